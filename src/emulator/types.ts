@@ -1,0 +1,94 @@
+/**
+ * The emulator's public shape: a stateful, local stand-in for the platform, for
+ * development, demos and tests. `server.ts` implements it.
+ */
+import type { Logger } from "../core/logger.js";
+
+export interface EmulatorOptions {
+  /** Port to listen on; 0 picks a free one. Default 0. */
+  port?: number;
+  /** Interface to bind. Default `127.0.0.1`. */
+  host?: string;
+  /** Accepted test (dev) keys. Default: one random `svc_test_…` key, exposed as `testKey`. */
+  testKeys?: string[];
+  /** Accepted live (prod) keys. Default: one random `svc_live_…` key, exposed as `liveKey`. */
+  liveKeys?: string[];
+  /** Requests per minute per key, sliding window. Default dev 60, prod 600 (the vendor's). */
+  rateLimits?: { dev?: number; prod?: number; windowMs?: number };
+  /** Students one class can hold before sign-in answers 409 `conflict`. Default 1000. */
+  classCapacity?: number;
+  /** Query parameter the exam page reads the ticket from. Default `__clerk_ticket`. */
+  ticketParam?: string;
+  /** Sign-in token lifetime, ms. Default 600 000 (10 minutes, as the vendor documents). */
+  tokenTtlMs?: number;
+  /** Response shape: the vendor's `{ data, meta }` envelope, bare records, or alternating. Default `envelope`. */
+  responseShape?: "envelope" | "bare" | "mixed";
+  /** Logger for requests and faults. Default: silent. */
+  logger?: Partial<Logger>;
+}
+
+/** A fault that applies to the next matching requests. */
+export interface FaultSpec {
+  /** What happens: answer with `status`, never answer, destroy the socket, or send broken JSON. */
+  type: "status" | "hang" | "reset" | "malformed";
+  /** With `type: "status"`: the status to answer (e.g. 500, 503, 429). */
+  status?: number;
+  /** With status 429/503: the `Retry-After` seconds to send. */
+  retryAfter?: number;
+  /** How many matching requests it applies to. Default 1. */
+  count?: number;
+  /** Only requests whose method matches (e.g. `POST`). Default any. */
+  method?: string;
+  /** Only requests whose path (after `/api/v1/<env>`) starts with this. Default any. */
+  pathPrefix?: string;
+}
+
+/** One API request the emulator received, for assertions (never the key: only its env). */
+export interface ReceivedRequest {
+  method: string;
+  /** Path after `/api/v1/<env>`, e.g. `/courses/abc`. */
+  path: string;
+  env: string;
+  status: number;
+  /** ms since epoch when it arrived. */
+  at: number;
+  body: unknown;
+}
+
+export interface EmulatorStateSnapshot {
+  courses: Record<string, unknown>[];
+  classes: Record<string, unknown>[];
+  assessments: Record<string, unknown>[];
+  students: Record<string, unknown>[];
+  /** Issued sign-in tokens: jti, student, class, expiry, used. Never the token itself. */
+  tickets: { jti: string; studentId: string; classId: string; expiresAt: number; used: boolean }[];
+}
+
+export interface Emulator {
+  /** Origin, e.g. `http://127.0.0.1:43123`: the client's `baseUrl`. */
+  readonly url: string;
+  /** Where exam pages are served (same origin): stands in for a custom domain. */
+  readonly examHost: string;
+  /** A key accepted on `/api/v1/dev`. */
+  readonly testKey: string;
+  /** A key accepted on `/api/v1/prod`. */
+  readonly liveKey: string;
+  readonly ticketParam: string;
+
+  /** Every API request received since start or the last `reset()`. */
+  readonly requests: readonly ReceivedRequest[];
+  state(): EmulatorStateSnapshot;
+  /** Clears records, tickets, rate windows, faults, latency and the request log. */
+  reset(): void;
+
+  /** Adds a fault for upcoming requests. */
+  fault(spec: FaultSpec): void;
+  /** Latency added to every API request: fixed plus uniform random jitter, ms. */
+  setLatency(latency: { fixedMs?: number; jitterMs?: number }): void;
+  /** Removes all faults and latency. */
+  clearFaults(): void;
+  /** Changes rate limits at run time (e.g. a benchmark). */
+  setRateLimits(limits: { dev?: number; prod?: number; windowMs?: number }): void;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,87 @@
+/**
+ * The client's public shape. `client.ts` implements it; the router and tests depend on
+ * this file only.
+ */
+import type { Logger } from "../core/logger.js";
+import type {
+  Class, ClassCreateInput, Course, CourseCreateInput, CourseUpdateInput, Meta,
+  OralAssessment, OralAssessmentCreateInput, SignInToken, SignInTokenRequestInput,
+} from "./schemas.js";
+
+export type PlatformEnv = "prod" | "dev";
+
+/**
+ * Which queue a call waits in when the rate budget is short. `launch` (a student waiting
+ * in front of a browser) goes before `normal` (instructor and background traffic);
+ * within a priority, first come first served.
+ */
+export type RequestPriority = "launch" | "normal";
+
+export interface PlatformClientOptions {
+  /** The organization's API key. `svc_live_…` → prod, `svc_test_…` → dev. Required. */
+  apiKey: string;
+  /** The platform's base address, e.g. `https://platform.example.com`. Required. */
+  baseUrl: string;
+  /** Environment path. Optional: derived from the key prefix; must agree with it when given. */
+  env?: PlatformEnv;
+  /** Timeout of one attempt, in ms. Default 10 000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt (429 for any method; 5xx/timeouts/resets for GET, PUT, DELETE). Default 2. */
+  maxRetries?: number;
+  /** Bound on a whole call including retries and waits, in ms. Default `timeoutMs × (maxRetries + 1) + 5 000`. */
+  deadlineMs?: number;
+  /** Longest `Retry-After` we honour before giving up, in ms. Default 30 000. */
+  maxRetryAfterMs?: number;
+  /** Most requests in flight at once; more wait in a queue. Default 16. */
+  maxConcurrency?: number;
+  /** Requests per minute the key may make. Default by env: dev 60, prod 600. */
+  rateLimitPerMinute?: number;
+  /** pino-compatible logger. Default: silent. */
+  logger?: Partial<Logger>;
+}
+
+export interface RequestOptions {
+  /** Queue priority when the rate budget is short. Default `normal`. */
+  priority?: RequestPriority;
+  /** Abort the call (e.g. the browser went away and nobody needs the answer). */
+  signal?: AbortSignal;
+}
+
+/** A record plus the platform's `meta` (its request id), when there was one. */
+export interface WithMeta<T> {
+  data: T;
+  meta: Meta | undefined;
+}
+
+export interface PlatformClient {
+  readonly env: PlatformEnv;
+  /** The platform's origin (scheme://host:port), where its own exam pages live. */
+  readonly platformOrigin: string;
+  /** The key, redacted (`svc_live_…abcd`): safe to show. */
+  readonly redactedKey: string;
+
+  courses: {
+    create(body: CourseCreateInput, opts?: RequestOptions): Promise<WithMeta<Course>>;
+    list(opts?: RequestOptions): Promise<WithMeta<Course[]>>;
+    retrieve(courseId: string, opts?: RequestOptions): Promise<WithMeta<Course>>;
+    update(courseId: string, body: CourseUpdateInput, opts?: RequestOptions): Promise<WithMeta<Course>>;
+    del(courseId: string, opts?: RequestOptions): Promise<WithMeta<undefined>>;
+  };
+  classes: {
+    create(courseId: string, body: ClassCreateInput, opts?: RequestOptions): Promise<WithMeta<Class>>;
+  };
+  oralAssessments: {
+    create(body: OralAssessmentCreateInput, opts?: RequestOptions): Promise<WithMeta<OralAssessment>>;
+  };
+  students: {
+    createSignInToken(body: SignInTokenRequestInput, opts?: RequestOptions): Promise<WithMeta<SignInToken>>;
+  };
+  /**
+   * Any other platform endpoint (roleplay, video prompts…), through the same auth, retry,
+   * rate budget and error machinery. `path` is relative to `/api/v1/<env>` and must start
+   * with `/`; build it with `pathOf` so ids are percent-encoded.
+   */
+  request<T = unknown>(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown, opts?: RequestOptions): Promise<WithMeta<T>>;
+  /** Closes keep-alive sockets. */
+  close(): void;
+}
