@@ -1,12 +1,27 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Two projects: the whole suite on Express 5, and the router suite again with `express`
+ * resolved to Express 4 (the `express4` dev dependency), in our source and tests alike,
+ * so both majors are proven in every run.
+ */
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // Every test talks HTTP to real servers on 127.0.0.1; give slow CI machines room.
     testTimeout: 30_000,
     hookTimeout: 60_000,
     globalSetup: ["test/global-setup.ts"],
     setupFiles: ["test/key-canary.setup.ts"],
+    projects: [
+      {
+        extends: true,
+        test: { name: "express5", include: ["test/**/*.test.ts"] },
+      },
+      {
+        extends: true,
+        test: { name: "express4", include: ["test/router/**/*.test.ts"] },
+        resolve: { alias: [{ find: /^express$/, replacement: "express4" }] },
+      },
+    ],
   },
 });

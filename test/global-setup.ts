@@ -1,9 +1,26 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 
-/** Makes this run's canary keys. Test workers inherit them through the environment. */
+/**
+ * Runs once before the suite:
+ * - makes this run's canary keys (test workers inherit them through the environment);
+ * - builds dist/, because the package test, the example app and the browser test load
+ *   the package the way an integrator does (by its name), never a stale build.
+ */
 export default function setup(): void {
   const random = () => randomBytes(18).toString("base64url");
   process.env.CANARY_TEST_KEY = `svc_test_${random()}`;
   process.env.CANARY_LIVE_KEY = `svc_live_${random()}`;
   process.env.CANARY_WRONG_KEY = `svc_test_${random()}`;
+  // Emit in place (no clean: other test runs may be reading dist/). Type errors do not
+  // stop the emit; `npm run typecheck` is where they fail the build.
+  // Runs once per vitest project, in one process: build once.
+  if (process.env.EOA_DIST_BUILT) return;
+  process.env.EOA_DIST_BUILT = "1";
+  try {
+    execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { stdio: "pipe" });
+  } catch (error) {
+    const out = String((error as { stdout?: Buffer }).stdout ?? "");
+    console.warn(`global-setup: tsc reported problems (dist/ was emitted anyway):\n${out.slice(0, 2000)}`);
+  }
 }

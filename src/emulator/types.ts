@@ -23,8 +23,22 @@ export interface EmulatorOptions {
   tokenTtlMs?: number;
   /** Response shape: the vendor's `{ data, meta }` envelope, bare records, or alternating. Default `envelope`. */
   responseShape?: "envelope" | "bare" | "mixed";
-  /** Logger for requests and faults. Default: silent. */
+  /** Logger for requests and faults. Default: silent. Lines never hold a key, a token or a body. */
   logger?: Partial<Logger>;
+  /**
+   * Keys of a second organization (env from the prefix: `svc_live_` → prod, else dev).
+   * Records of one organization answer 403 `forbidden` to the other's keys. Default none.
+   */
+  otherOrgKeys?: string[];
+  /** Largest request body accepted, bytes; larger → 413. Default 1 048 576 (1 MiB). */
+  maxBodyBytes?: number;
+  /** How many requests `requests` keeps (oldest dropped first), so long benchmarks stay bounded. Default 10 000. */
+  requestLogLimit?: number;
+  /**
+   * Answer `/__emulator/*` control requests from non-loopback addresses too. They have no
+   * auth, so by default only 127.0.0.0/8 and ::1 may use them (403 otherwise). Default false.
+   */
+  controlFromAnyAddress?: boolean;
 }
 
 /** A fault that applies to the next matching requests. */
@@ -49,6 +63,7 @@ export interface ReceivedRequest {
   /** Path after `/api/v1/<env>`, e.g. `/courses/abc`. */
   path: string;
   env: string;
+  /** Status answered; 0 while in flight and for `hang`/`reset` faults (no answer was sent). */
   status: number;
   /** ms since epoch when it arrived. */
   at: number;
@@ -90,5 +105,9 @@ export interface Emulator {
   /** Changes rate limits at run time (e.g. a benchmark). */
   setRateLimits(limits: { dev?: number; prod?: number; windowMs?: number }): void;
 
+  /** The exam page address for an assessment, with the ticket query parameter when a token is given. */
+  examUrl(examId: string, token?: string): string;
+
+  /** Stops listening and ends every connection, hung ones included. Idempotent. */
   close(): Promise<void>;
 }

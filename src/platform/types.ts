@@ -3,6 +3,7 @@
  * this file only.
  */
 import type { Logger } from "../core/logger.js";
+import type { RateBudget, RateBudgetStats } from "./rate-budget.js";
 import type {
   Class, ClassCreateInput, Course, CourseCreateInput, CourseUpdateInput, Meta,
   OralAssessment, OralAssessmentCreateInput, SignInToken, SignInTokenRequestInput,
@@ -36,6 +37,26 @@ export interface PlatformClientOptions {
   maxConcurrency?: number;
   /** Requests per minute the key may make. Default by env: dev 60, prod 600. */
   rateLimitPerMinute?: number;
+  /**
+   * Length of the rate-limit window, in ms. Default 60 000 (the vendor's "per minute").
+   * Shorter windows exist for tests and benchmarks against the emulator.
+   */
+  rateWindowMs?: number;
+  /**
+   * The scheduler every call passes through. Default: an in-process budget built from
+   * `rateLimitPerMinute`, `rateWindowMs` and `maxConcurrency`. Replace it with a shared
+   * implementation when several app instances use one key.
+   */
+  rateBudget?: RateBudget;
+  /** First retry delay before jitter, in ms; doubles per attempt. Default 250. */
+  retryBaseDelayMs?: number;
+  /** Largest backoff delay before jitter, in ms. Default 5 000. */
+  retryMaxDelayMs?: number;
+  /**
+   * Allow `http://` to a host other than localhost. Default false: the key would travel in
+   * clear text. Meant for a container network (e.g. the emulator at `http://emulator:4010`).
+   */
+  allowInsecureHttp?: boolean;
   /** pino-compatible logger. Default: silent. */
   logger?: Partial<Logger>;
 }
@@ -43,8 +64,13 @@ export interface PlatformClientOptions {
 export interface RequestOptions {
   /** Queue priority when the rate budget is short. Default `normal`. */
   priority?: RequestPriority;
-  /** Abort the call (e.g. the browser went away and nobody needs the answer). */
+  /**
+   * Abort the call (e.g. the browser went away and nobody needs the answer). The call
+   * then rejects with `signal.reason`, as `fetch` does.
+   */
   signal?: AbortSignal;
+  /** Bound on this call including queueing, retries and waits, in ms. Default: the client's `deadlineMs`. */
+  deadlineMs?: number;
 }
 
 /** A record plus the platform's `meta` (its request id), when there was one. */
@@ -82,6 +108,8 @@ export interface PlatformClient {
    * with `/`; build it with `pathOf` so ids are percent-encoded.
    */
   request<T = unknown>(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown, opts?: RequestOptions): Promise<WithMeta<T>>;
+  /** What the rate budget is doing now (queued calls per priority, requests in the window…). */
+  rateStats(): RateBudgetStats;
   /** Closes keep-alive sockets. */
   close(): void;
 }

@@ -1,0 +1,218 @@
+/* global URLSearchParams */
+/**
+ * The example app: an ordinary Express app with passport-local login and cookie
+ * sessions, that mounts the plugin at `/oral` exactly as the README tells integrators to.
+ * `createExampleApp` only builds the app; `server.js` starts it (tests start it on port 0).
+ */
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import express from "express";
+import session from "express-session";
+import passport from "passport";
+import { Strategy as LocalStrategy } from "passport-local";
+import { memoryStore, oralAssessments } from "express-oral-assessments";
+import { createRoster } from "./roster.js";
+import { createDemoUsers } from "./users.js";
+
+const PUBLIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "public");
+
+/** Where the plugin is mounted; the pages' scripts call `/oral/…`. */
+export const MOUNT_PATH = "/oral";
+
+/** Our own pages load scripts and styles from /assets only: no inline code at all. */
+const PAGE_CSP = [
+  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:",
+  "connect-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'",
+].join("; ");
+
+/**
+ * A `returnTo` is honoured only when it is a path on this site. `//evil.example` and
+ * `/\evil.example` are protocol-relative to browsers, and anything absolute would make
+ * the login form an open redirect.
+ */
+export function safeReturnTo(value) {
+  if (typeof value !== "string" || value.length === 0 || value.length > 2000) return undefined;
+  if (!value.startsWith("/") || value.startsWith("//") || value.includes("\\")) return undefined;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) return undefined;
+  const base = "http://example-app.invalid";
+  try {
+    const url = new URL(value, base);
+    return url.origin === base ? url.pathname + url.search + url.hash : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const homeOf = (user) => (user?.role === "instructor" ? "/dashboard" : "/student");
+
+/**
+ * @param {object} options
+ * @param {import("express-oral-assessments").PlatformClient} options.platform  the platform client
+ * @param {string} [options.examHost]        custom exam domain; unset → the platform's own host
+ * @param {import("express-oral-assessments").OralStore} [options.store]  default: memoryStore()
+ * @param {ReturnType<typeof createDemoUsers>} [options.users]  default: demo users with random passwords
+ * @param {ReturnType<typeof createRoster>} [options.roster]   default: createRoster(users)
+ * @param {string} [options.sessionSecret]   default: random at every start (sessions end on restart)
+ * @param {boolean} [options.secureCookies]  send the session cookie over https only. Default false (the demo runs on http://localhost).
+ * @param {object} [options.logger]          pino-compatible logger handed to the plugin. Default: silent.
+ */
+export function createExampleApp(options) {
+  const { platform, examHost, logger } = options;
+  const store = options.store ?? memoryStore();
+  const users = options.users ?? createDemoUsers();
+  const roster = options.roster ?? createRoster(users);
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.use((_req, res, next) => {
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    next();
+  });
+
+  // --- sessions and login -------------------------------------------------------------
+  // The in-memory session store is express-session's default: fine for one demo process,
+  // not for production (use connect-redis, connect-pg-simple, …).
+  app.use(session({
+    name: "example.sid",
+    secret: options.sessionSecret ?? randomBytes(32).toString("hex"),
+    resave: false,
+    saveUninitialized: false,
+    cookie: { httpOnly: true, sameSite: "lax", secure: options.secureCookies ?? false, maxAge: 8 * 3600_000 },
+  }));
+
+  // Our own passport instance, so two apps in one process (tests) do not share strategies.
+  const auth = new passport.Passport();
+  auth.use(new LocalStrategy((username, password, done) => done(null, users.verify(username, password) ?? false)));
+  auth.serializeUser((user, done) => done(null, user.id));
+  auth.deserializeUser((id, done) => done(null, users.findById(id) ?? false));
+  app.use(auth.initialize());
+  app.use(auth.session());
+
+  // --- the plugin ---------------------------------------------------------------------
+  const oral = oralAssessments({
+    platform,
+    examHost,
+    isInstructor: (req) => req.user?.role === "instructor",
+    canLaunch: async (req, { classId }) => roster.has(classId, req.user.id),
+    store,
+    loginUrl: "/login",
+    logger,
+  });
+  app.use(MOUNT_PATH, oral);
+  app.locals.oral = oral;
+
+  // --- pages --------------------------------------------------------------------------
+  const sendPage = (res, file) => {
+    res.setHeader("Content-Security-Policy", PAGE_CSP);
+    res.setHeader("Referrer-Policy", "same-origin");
+    res.setHeader("Cache-Control", "no-store");
+    res.sendFile(path.join(PUBLIC_DIR, file));
+  };
+
+  /** Pages need a signed-in user; signed-out visitors go to the login page and come back. */
+  const requireUser = (req, res, next) => {
+    if (req.user) return next();
+    res.redirect(303, `/login?returnTo=${encodeURIComponent(req.originalUrl)}`);
+  };
+  const requireInstructorPage = (req, res, next) => {
+    if (req.user?.role === "instructor") return next();
+    res.status(403);
+    sendPage(res, "forbidden.html");
+  };
+  /** The app's own JSON endpoints answer 401 instead of redirecting. */
+  const requireUserApi = (req, res, next) => {
+    if (req.user) return next();
+    res.status(401).json({ error: "not signed in" });
+  };
+
+  app.use("/assets", express.static(PUBLIC_DIR, { index: false, maxAge: 0 }));
+
+  app.get("/", (req, res) => res.redirect(303, req.user ? homeOf(req.user) : "/login"));
+
+  app.get("/login", (req, res) => {
+    if (req.user) return res.redirect(303, safeReturnTo(req.query.returnTo) ?? homeOf(req.user));
+    sendPage(res, "login.html");
+  });
+
+  app.post("/login", express.urlencoded({ extended: false, limit: "10kb" }), (req, res, next) => {
+    const returnTo = safeReturnTo(req.body?.returnTo);
+    auth.authenticate("local", (error, user) => {
+      if (error) return next(error);
+      if (!user) {
+        const again = new URLSearchParams({ error: "1", ...(returnTo ? { returnTo } : {}) });
+        return res.redirect(303, `/login?${again}`);
+      }
+      // passport 0.7 regenerates the session here (no session fixation).
+      req.logIn(user, (loginError) => {
+        if (loginError) return next(loginError);
+        res.redirect(303, returnTo ?? homeOf(user));
+      });
+    })(req, res, next);
+  });
+
+  // POST only: a GET logout could be triggered by any page embedding an <img>.
+  app.post("/logout", (req, res, next) => {
+    req.logout((error) => {
+      if (error) return next(error);
+      res.redirect(303, "/login");
+    });
+  });
+
+  app.get("/dashboard", requireUser, requireInstructorPage, (_req, res) => sendPage(res, "dashboard.html"));
+  app.get("/student", requireUser, (_req, res) => sendPage(res, "student.html"));
+
+  // --- the app's own JSON endpoints (the plugin's list routes are for instructors) -----
+  app.get("/app/me", requireUserApi, (req, res) => {
+    const u = req.user;
+    res.json({ data: { id: u.id, username: u.username, role: u.role, name: users.displayName(u), email: u.email } });
+  });
+
+  app.get("/app/roster", requireUserApi, (req, res) => {
+    if (req.user.role !== "instructor") return res.status(403).json({ error: "instructors only" });
+    const { everyClass, noClass } = roster.summary();
+    const brief = (u) => ({ id: u.id, username: u.username, name: users.displayName(u) });
+    res.json({ data: { everyClass: everyClass.map(brief), noClass: noClass.map(brief) } });
+  });
+
+  /** The signed-in student's exams: every assessment of every class whose roster has them. */
+  app.get("/app/my-exams", requireUserApi, async (req, res, next) => {
+    try {
+      await oral.ready();
+      const exams = [];
+      for (const course of await store.listCourses()) {
+        for (const cls of await store.listClasses(course.id)) {
+          if (!roster.has(cls.id, req.user.id)) continue;
+          for (const a of await store.listAssessments(cls.id)) {
+            exams.push({
+              examId: a.id,
+              name: a.name,
+              courseName: course.name,
+              className: cls.name,
+              duration: typeof a.data.duration === "number" ? a.data.duration : undefined,
+              launchUrl: `${MOUNT_PATH}/launch/${encodeURIComponent(a.id)}`,
+            });
+          }
+        }
+      }
+      res.setHeader("Cache-Control", "no-store");
+      res.json({ data: exams });
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  app.use((_req, res) => {
+    res.status(404);
+    sendPage(res, "not-found.html");
+  });
+
+  app.use((error, _req, res, _next) => {
+    logger?.error?.({ event: "example_app_error", error: error?.message }, "unexpected error in the example app");
+    if (res.headersSent) return;
+    res.status(500).type("text/plain").send("Something went wrong.");
+  });
+
+  return app;
+}

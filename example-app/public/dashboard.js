@@ -1,0 +1,303 @@
+/* global confirm, navigator */
+/**
+ * The instructor dashboard: creates courses, classes and assessments through the plugin's
+ * JSON API (mounted at /oral) and lists what exists. Errors come back as problem+json;
+ * each `errors[].path` is shown next to the field it names, the rest above the button.
+ */
+import { api, formatDate, formatDuration, h, whoAmI } from "./common.js";
+
+const API = "/oral";
+
+const state = { courses: [], classes: new Map() /* courseId → class[] */, loadToken: 0 };
+
+// ---------------------------------------------------------------------------------------
+// Form plumbing: progress, errors
+// ---------------------------------------------------------------------------------------
+
+function setBusy(button, busy, label = "Saving…") {
+  button.disabled = busy;
+  button.setAttribute("aria-busy", busy ? "true" : "false");
+  button.textContent = busy ? label : button.dataset.label;
+}
+
+function clearMessages(scope) {
+  for (const el of scope.querySelectorAll(".field-error, .form-error, .form-status")) el.textContent = "";
+  for (const el of scope.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+}
+
+/** Shows a problem: each error next to the field its path names, the rest at the form. */
+function showProblem(scope, problem) {
+  const slots = [...scope.querySelectorAll(".field-error")];
+  const unplaced = [];
+  for (const { path, message } of problem.errors ?? []) {
+    const field = String(path ?? "").split(".")[0];
+    const slot = slots.find((s) => s.dataset.for === field);
+    if (!slot) {
+      unplaced.push(path && path !== "(body)" ? `${path}: ${message}` : message);
+      continue;
+    }
+    slot.textContent = slot.textContent ? `${slot.textContent} ${message}` : message;
+    const input = [...scope.querySelectorAll("[name]")].find((i) => i.getAttribute("name") === field);
+    input?.setAttribute("aria-invalid", "true");
+  }
+  const formError = scope.querySelector(".form-error");
+  if (!formError) return;
+  const placedAll = (problem.errors?.length ?? 0) > 0 && unplaced.length === 0;
+  const text = placedAll ? "Please correct the fields marked above." : [problem.detail || problem.title, ...unplaced].filter(Boolean).join(" ");
+  formError.textContent = text;
+  if (problem.signedOut) formError.append(" ", h("a", { href: `/login?returnTo=${encodeURIComponent("/dashboard")}` }, "Log in"));
+}
+
+/** Wires a form: build the request, send it with progress shown, then show the outcome. */
+function onSubmit(form, { request, done }) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const button = form.querySelector("button[type=submit]");
+    if (button.disabled) return;
+    clearMessages(form);
+    const { method, url, body, invalid } = request(new FormData(form));
+    if (invalid) return showProblem(form, invalid);
+    setBusy(button, true);
+    const result = await api(method, url, body);
+    setBusy(button, false);
+    if (!result.ok) return showProblem(form, result.problem);
+    await done(result.data, form);
+  });
+}
+
+const text = (data, name) => String(data.get(name) ?? "").trim();
+
+// ---------------------------------------------------------------------------------------
+// The three forms
+// ---------------------------------------------------------------------------------------
+
+const courseForm = document.getElementById("course-form");
+const classForm = document.getElementById("class-form");
+const assessmentForm = document.getElementById("assessment-form");
+
+onSubmit(courseForm, {
+  request: (data) => ({ method: "POST", url: `${API}/courses`, body: { name: text(data, "name"), level: text(data, "level") || undefined } }),
+  async done(course, form) {
+    form.reset();
+    form.querySelector(".form-status").textContent = `Created course “${course.name}”.`;
+    await loadTree({ selectCourse: course._id });
+  },
+});
+
+onSubmit(classForm, {
+  request(data) {
+    const courseId = text(data, "courseId");
+    if (!courseId) return { invalid: { errors: [{ path: "courseId", message: "Choose a course (create one first)." }] } };
+    return {
+      method: "POST",
+      url: `${API}/courses/${encodeURIComponent(courseId)}/classes`,
+      // Dates from <input type=date> are "YYYY-MM-DD": the plugin reads them as UTC midnight.
+      body: { name: text(data, "name"), classMode: text(data, "classMode"), startDate: text(data, "startDate"), endDate: text(data, "endDate") },
+    };
+  },
+  async done(cls, form) {
+    form.querySelector("[name=name]").value = "";
+    form.querySelector(".form-status").textContent = `Created class “${cls.name}”.`;
+    await loadTree({ selectClass: cls._id });
+  },
+});
+
+onSubmit(assessmentForm, {
+  request(data) {
+    const classId = text(data, "classId");
+    if (!classId) return { invalid: { errors: [{ path: "classId", message: "Choose a class (create one first)." }] } };
+    const durationText = text(data, "duration");
+    const questions = String(data.get("questions") ?? "")
+      .split("\n").map((q) => q.trim()).filter(Boolean).map((q) => ({ text: q }));
+    return {
+      method: "POST",
+      url: `${API}/oral-assessments`,
+      body: {
+        name: text(data, "name"),
+        classId,
+        // Sent as typed; the plugin says what is wrong with it (e.g. not a whole number).
+        duration: durationText === "" ? undefined : Number(durationText),
+        examType: text(data, "examType"),
+        questions,
+      },
+    };
+  },
+  async done(assessment, form) {
+    form.querySelector("[name=name]").value = "";
+    form.querySelector("[name=questions]").value = "";
+    form.querySelector(".form-status").textContent = `Created assessment “${assessment.name}”. Its launch link is listed below.`;
+    await loadTree();
+  },
+});
+
+// ---------------------------------------------------------------------------------------
+// The tree: courses → classes → assessments
+// ---------------------------------------------------------------------------------------
+
+const tree = document.getElementById("tree");
+const treeError = document.getElementById("tree-error");
+const refreshButton = document.getElementById("refresh");
+
+refreshButton.addEventListener("click", async () => {
+  setBusy(refreshButton, true, "Refreshing…");
+  try { await loadTree(); } finally { setBusy(refreshButton, false); }
+});
+
+async function loadTree({ selectCourse, selectClass } = {}) {
+  const token = ++state.loadToken;
+  treeError.textContent = "";
+  const courses = await api("GET", `${API}/courses`);
+  if (token !== state.loadToken) return;
+  if (!courses.ok) {
+    showProblem(tree.parentElement, courses.problem);
+    return;
+  }
+  const withClasses = await Promise.all(courses.data.map(async (course) => {
+    const classes = await api("GET", `${API}/courses/${encodeURIComponent(course._id)}/classes`);
+    const list = classes.ok ? classes.data : [];
+    const withAssessments = await Promise.all(list.map(async (cls) => {
+      const assessments = await api("GET", `${API}/classes/${encodeURIComponent(cls._id)}/oral-assessments`);
+      return { ...cls, assessments: assessments.ok ? assessments.data : [], error: assessments.ok ? undefined : assessments.problem };
+    }));
+    return { ...course, classes: withAssessments, error: classes.ok ? undefined : classes.problem };
+  }));
+  if (token !== state.loadToken) return;
+  state.courses = withClasses;
+  renderSelects({ selectCourse, selectClass });
+  renderTree();
+}
+
+function renderSelects({ selectCourse, selectClass }) {
+  const courseSelect = classForm.querySelector("[name=courseId]");
+  const previousCourse = selectCourse ?? courseSelect.value;
+  courseSelect.replaceChildren(
+    state.courses.length === 0 ? h("option", { value: "" }, "— create a course first —") : null,
+    ...state.courses.map((c) => h("option", { value: c._id }, c.name)),
+  );
+  if (state.courses.some((c) => c._id === previousCourse)) courseSelect.value = previousCourse;
+
+  const classSelect = assessmentForm.querySelector("[name=classId]");
+  const previousClass = selectClass ?? classSelect.value;
+  const groups = state.courses.filter((c) => c.classes.length > 0);
+  classSelect.replaceChildren(
+    groups.length === 0 ? h("option", { value: "" }, "— create a class first —") : null,
+    ...groups.map((c) => h("optgroup", { label: c.name }, c.classes.map((cls) => h("option", { value: cls._id }, cls.name)))),
+  );
+  if (groups.some((c) => c.classes.some((cls) => cls._id === previousClass))) classSelect.value = previousClass;
+}
+
+function launchUrlOf(examId) {
+  return new URL(`${API}/launch/${encodeURIComponent(examId)}`, window.location.origin).href;
+}
+
+function renderTree() {
+  if (state.courses.length === 0) {
+    tree.replaceChildren(h("p", { class: "muted" }, "No courses yet. Create one above."));
+    return;
+  }
+  tree.replaceChildren(...state.courses.map(renderCourse));
+}
+
+function renderCourse(course) {
+  const nameEl = h("h3", { class: "course-name" }, course.name, " ", course.level ? h("span", { class: "badge" }, course.level) : null);
+  const actions = h("div", { class: "actions" },
+    h("button", { type: "button", class: "secondary small", "data-action": "rename", "data-label": "Rename", onclick: () => startRename(article, course) }, "Rename"),
+    h("button", { type: "button", class: "danger small", "data-action": "delete", "data-label": "Delete", onclick: (e) => deleteCourse(e.currentTarget, article, course) }, "Delete"),
+  );
+  const classes = course.classes.length === 0
+    ? h("p", { class: "muted" }, "No classes created here yet.")
+    : h("ul", { class: "classes" }, course.classes.map(renderClass));
+  const article = h("article", { class: "course", "data-course-id": course._id },
+    h("div", { class: "course-head" }, nameEl, actions),
+    h("p", { class: "form-error", role: "alert" }),
+    course.error ? h("p", { class: "form-error" }, course.error.detail || course.error.title) : null,
+    classes,
+  );
+  return article;
+}
+
+function renderClass(cls) {
+  const dates = [formatDate(cls.startDate), formatDate(cls.endDate)].filter(Boolean).join(" → ");
+  const assessments = cls.assessments.length === 0
+    ? h("p", { class: "muted" }, "No assessments yet.")
+    : h("ul", { class: "assessments" }, cls.assessments.map(renderAssessment));
+  return h("li", { class: "class", "data-class-id": cls._id },
+    h("div", { class: "class-head" },
+      h("strong", {}, cls.name), " ",
+      cls.classMode ? h("span", { class: "badge" }, cls.classMode) : null, " ",
+      dates ? h("span", { class: "muted" }, dates) : null),
+    assessments);
+}
+
+function renderAssessment(a) {
+  const url = launchUrlOf(a._id);
+  const copy = h("button", {
+    type: "button", class: "secondary small", "data-label": "Copy",
+    async onclick(e) {
+      const button = e.currentTarget;
+      try { await navigator.clipboard.writeText(url); button.textContent = "Copied"; } catch { input.select(); }
+      setTimeout(() => { button.textContent = "Copy"; }, 1500);
+    },
+  }, "Copy");
+  const input = h("input", { class: "launch-link", readonly: true, value: url, "aria-label": `Student launch link for ${a.name}` });
+  const details = [formatDuration(a.duration), a.examType, Array.isArray(a.questions) ? `${a.questions.length} question${a.questions.length === 1 ? "" : "s"}` : null].filter(Boolean).join(" · ");
+  return h("li", { class: "assessment", "data-exam-id": a._id },
+    h("div", {}, h("strong", {}, a.name), " ", h("span", { class: "muted" }, details)),
+    h("div", { class: "launch" }, h("span", { class: "muted" }, "Student launch link:"), input, copy,
+      h("a", { class: "launch-open", href: url, target: "_blank", rel: "noopener" }, "Open")));
+}
+
+function startRename(article, course) {
+  const head = article.querySelector(".course-head");
+  const form = h("form", { class: "rename", novalidate: true },
+    h("label", { class: "visually-hidden", for: `rename-${course._id}` }, "New name"),
+    h("input", { id: `rename-${course._id}`, name: "name", value: course.name, autocomplete: "off" }),
+    h("button", { type: "submit", class: "small", "data-label": "Save" }, "Save"),
+    h("button", { type: "button", class: "secondary small", onclick: () => form.replaceWith(head) }, "Cancel"),
+    h("p", { class: "field-error", "data-for": "name", role: "alert" }),
+    h("p", { class: "form-error", role: "alert" }),
+  );
+  onSubmit(form, {
+    request: (data) => ({ method: "PUT", url: `${API}/courses/${encodeURIComponent(course._id)}`, body: { name: text(data, "name") } }),
+    done: () => loadTree(),
+  });
+  head.replaceWith(form);
+  form.querySelector("input").select();
+}
+
+async function deleteCourse(button, article, course) {
+  if (!confirm(`Delete the course “${course.name}”? Its classes and assessments go with it, and their launch links stop working.`)) return;
+  clearMessages(article);
+  setBusy(button, true, "Deleting…");
+  const result = await api("DELETE", `${API}/courses/${encodeURIComponent(course._id)}`);
+  setBusy(button, false);
+  if (!result.ok) {
+    article.querySelector(".form-error").textContent = result.problem.detail || result.problem.title;
+    return;
+  }
+  await loadTree();
+}
+
+// ---------------------------------------------------------------------------------------
+// Start
+// ---------------------------------------------------------------------------------------
+
+function defaultDates() {
+  const start = new Date();
+  const end = new Date(start.getTime() + 90 * 86_400_000);
+  classForm.querySelector("[name=startDate]").value = start.toISOString().slice(0, 10);
+  classForm.querySelector("[name=endDate]").value = end.toISOString().slice(0, 10);
+}
+
+async function showRoster() {
+  const note = document.getElementById("roster-note");
+  const roster = await api("GET", "/app/roster");
+  if (!roster.ok) { note.textContent = ""; return; }
+  const names = (list) => list.map((u) => `${u.name} (${u.username})`).join(", ");
+  note.textContent = `Roster: ${names(roster.data.everyClass)} ${roster.data.everyClass.length === 1 ? "is" : "are"} enrolled in every class. ` +
+    `${names(roster.data.noClass)} ${roster.data.noClass.length === 1 ? "is" : "are"} on no roster: opening a launch link as them shows the “not enrolled” page.`;
+}
+
+defaultDates();
+const me = await whoAmI();
+if (me) await Promise.all([showRoster(), loadTree()]);

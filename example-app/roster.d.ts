@@ -1,0 +1,11 @@
+/** Types of roster.js, for the TypeScript tests. */
+import type { DemoUser, DemoUsers } from "./users.js";
+
+export interface Roster {
+  has(classId: string, userId: string): boolean;
+  add(classId: string, userId: string): boolean;
+  studentsOf(classId: string): DemoUser[];
+  summary(): { everyClass: DemoUser[]; noClass: DemoUser[] };
+}
+
+export declare function createRoster(users: DemoUsers): Roster;

@@ -1,0 +1,141 @@
+/**
+ * Starts the example app: `npm start` (which builds the package first).
+ *
+ * By default everything runs in this one process: an embedded platform emulator on a free
+ * port, and the app on PORT (default 3000). To talk to the real platform instead, set
+ *   ORAL_API_KEY    the organization's key (svc_live_… or svc_test_…)
+ *   ORAL_BASE_URL   the platform's address, e.g. https://platform.example.com
+ *   ORAL_EXAM_HOST  the custom exam domain (optional: unset → the platform's own host)
+ *   ORAL_ENV        optional, "prod" or "dev"; must agree with the key's prefix
+ * Other settings: PORT, HOST (default 127.0.0.1), SESSION_SECRET (default: random, so
+ * sessions end at restart), DEMO_PASSWORD (one password for every demo user; default: a
+ * random password per user, printed below).
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createPlatformClient, memoryStore, sqliteStore } from "express-oral-assessments";
+import { startEmulator } from "express-oral-assessments/emulator";
+import { createExampleApp } from "./app.js";
+import { createDemoUsers } from "./users.js";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const env = process.env;
+
+/** The one place the key could reach output: scrub it from anything we print. */
+function scrub(text) {
+  const key = env.ORAL_API_KEY;
+  return key && key.length >= 8 ? String(text).split(key).join("[redacted key]") : String(text);
+}
+
+function fail(title, error) {
+  const detail = error?.name === "ConfigurationError" ? error.message : `${error?.name ?? "Error"}: ${error?.message ?? error}`;
+  console.error(`\n✖ ${title}\n\n${scrub(detail)}\n`);
+  process.exit(1);
+}
+
+/** The platform to talk to: the real one when configured, else an emulator in this process. */
+async function connect() {
+  const useRealPlatform = Boolean(env.ORAL_API_KEY || env.ORAL_BASE_URL || env.ORAL_EXAM_HOST);
+  if (useRealPlatform) {
+    const platform = createPlatformClient({
+      apiKey: env.ORAL_API_KEY,
+      baseUrl: env.ORAL_BASE_URL,
+      ...(env.ORAL_ENV ? { env: env.ORAL_ENV } : {}),
+    });
+    // Records of what was created must outlive a restart, since the platform keeps them:
+    // a SQLite file next to the app (gitignored by *.sqlite).
+    const dataDir = path.join(HERE, "data");
+    mkdirSync(dataDir, { recursive: true });
+    return {
+      platform,
+      examHost: env.ORAL_EXAM_HOST || undefined,
+      store: sqliteStore({ filename: path.join(dataDir, "oral-assessments.sqlite") }),
+      describe: `the platform at ${new URL(env.ORAL_BASE_URL).origin} (key ${platform.redactedKey}, ${platform.env})`,
+      close: async () => platform.close(),
+    };
+  }
+
+  const emulator = await startEmulator({ port: 0 });
+  const platform = createPlatformClient({ apiKey: emulator.testKey, baseUrl: emulator.url });
+  return {
+    platform,
+    examHost: emulator.examHost,
+    // The emulator keeps its courses, classes and exams in memory and forgets them at exit,
+    // so the router's records must not outlive it either: a SQLite file would remember
+    // exams that the next emulator does not know (their launches would fail).
+    store: memoryStore(),
+    describe: `the embedded emulator at ${emulator.url} (in memory: everything is gone when you stop the app)`,
+    close: async () => {
+      platform.close();
+      await emulator.close();
+    },
+  };
+}
+
+async function main() {
+  let connection;
+  try {
+    connection = await connect();
+  } catch (error) {
+    fail("The example app cannot start: the platform is not configured correctly.", error);
+  }
+
+  const users = createDemoUsers({ password: env.DEMO_PASSWORD || undefined });
+  let app;
+  try {
+    app = createExampleApp({
+      platform: connection.platform,
+      examHost: connection.examHost,
+      store: connection.store,
+      users,
+      sessionSecret: env.SESSION_SECRET || undefined,
+      logger: console,
+    });
+  } catch (error) {
+    fail("The example app cannot start: the oral-assessments router is not configured correctly.", error);
+  }
+
+  const port = env.PORT === undefined || env.PORT === "" ? 3000 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail("The example app cannot start.", new Error(`PORT must be a port number, got "${env.PORT}".`));
+  const host = env.HOST || "127.0.0.1";
+
+  const server = app.listen(port, host);
+  server.on("error", (error) => {
+    fail("The example app cannot start.", error.code === "EADDRINUSE" ? new Error(`Port ${port} is in use. Set PORT to another port.`) : error);
+  });
+  server.on("listening", () => {
+    const { port: actual } = server.address();
+    const url = `http://${host.includes(":") ? `[${host}]` : host}:${actual}`;
+    const lines = [
+      "",
+      `Example app:  ${url}`,
+      `Platform:     ${connection.describe}`,
+      "",
+      `Demo logins (${env.DEMO_PASSWORD ? "password from DEMO_PASSWORD" : "random passwords, new at every start; set DEMO_PASSWORD to fix them"}):`,
+      ...users.all().map((u) => {
+        const what = u.role === "instructor"
+          ? `instructor → ${url}/dashboard`
+          : u.outsider ? "student on no roster: launching shows the 403 page" : "student, enrolled in every class";
+        return `  ${u.username.padEnd(11)} ${users.passwordOf(u.username).padEnd(12)} ${what}`;
+      }),
+      "",
+    ];
+    console.log(lines.join("\n"));
+  });
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    server.close();
+    server.closeAllConnections?.();
+    await app.locals.oral.close().catch(() => {});
+    await connection.close().catch(() => {});
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+main().catch((error) => fail("The example app stopped.", error));

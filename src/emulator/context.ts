@@ -1,0 +1,57 @@
+/**
+ * Everything the request handlers share: settings, records, tickets, the rate limiter,
+ * faults and the request log. One object, built once per emulator, passed to handlers so
+ * they stay plain functions that are easy to read and test.
+ */
+import type { Logger } from "../core/logger.js";
+import { FaultQueue, Latency } from "./faults.js";
+import type { RateLimits, ResolvedOptions } from "./options.js";
+import { RateLimiter } from "./rate-window.js";
+import { RequestLog } from "./request-log.js";
+import { EmulatorState } from "./state.js";
+import { TicketBook } from "./tickets.js";
+
+export interface EmulatorContext {
+  readonly options: ResolvedOptions;
+  readonly logger: Logger;
+  readonly state: EmulatorState;
+  readonly tickets: TicketBook;
+  readonly limiter: RateLimiter;
+  /** Current limits (`setRateLimits` changes them at run time). */
+  readonly limits: RateLimits;
+  readonly faults: FaultQueue;
+  readonly latency: Latency;
+  readonly log: RequestLog;
+  /** Successful responses so far; `responseShape: "mixed"` alternates on it. */
+  shapeCounter: number;
+  /** Pending latency timers, cleared on close so the process can exit. */
+  readonly timers: Set<NodeJS.Timeout>;
+}
+
+export function createContext(options: ResolvedOptions, logger: Logger): EmulatorContext {
+  return {
+    options,
+    logger,
+    state: new EmulatorState(),
+    tickets: new TicketBook(options.tokenTtlMs),
+    limiter: new RateLimiter(options.rateLimits.windowMs),
+    limits: { ...options.rateLimits },
+    faults: new FaultQueue(),
+    latency: new Latency(),
+    log: new RequestLog(options.requestLogLimit),
+    shapeCounter: 0,
+    timers: new Set(),
+  };
+}
+
+/** Waits `ms` (0 → no timer at all), remembering the timer so `close()` can cancel it. */
+export function delay(ctx: EmulatorContext, ms: number): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      ctx.timers.delete(timer);
+      resolve();
+    }, ms);
+    ctx.timers.add(timer);
+  });
+}

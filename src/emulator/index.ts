@@ -1,0 +1,8 @@
+/**
+ * The emulator's public face (`express-oral-assessments/emulator`): re-exports only.
+ */
+export { startEmulator } from "./server.js";
+export { FaultSpecError } from "./faults.js";
+export type {
+  Emulator, EmulatorOptions, EmulatorStateSnapshot, FaultSpec, ReceivedRequest,
+} from "./types.js";

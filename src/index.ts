@@ -1,0 +1,17 @@
+/**
+ * express-oral-assessments: the public face. Re-exports only; every name here is part
+ * of the package's contract.
+ */
+export { ConfigurationError, type ConfigurationProblem } from "./core/configuration-error.js";
+export { redactKey } from "./core/redact.js";
+export type { Logger } from "./core/logger.js";
+
+export * from "./platform/index.js";
+export * as schemas from "./platform/schemas.js";
+
+export { memoryStore } from "./store/memory.js";
+export { sqliteStore } from "./store/sqlite.js";
+export { postgresStore } from "./store/postgres.js";
+export type { OralStore, CourseRecord, ClassRecord, AssessmentRecord } from "./store/types.js";
+
+export { oralAssessments, type OralAssessmentsRouter, type OralAssessmentsOptions, type LaunchContext, type StudentIdentity } from "./router/index.js";

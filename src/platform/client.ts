@@ -1,0 +1,137 @@
+/**
+ * `createPlatformClient`: the typed client. Each resource method checks its ids and body
+ * with the shared schemas *before* anything is sent (every issue at once, in a
+ * `PlatformInvalidRequestError`), sends the normalised body (defaults filled, dates in
+ * UTC with milliseconds, unknown fields untouched), and reads the answer, enveloped or
+ * bare, against the record schema. Everything else (auth, budget, retries, errors) is
+ * the shared call pipeline in `call.ts`.
+ */
+import { z } from "zod";
+import { redactKey } from "../core/redact.js";
+import { createCaller, type CallResult } from "./call.js";
+import { PlatformInvalidRequestError } from "./errors.js";
+import { resolveOptions } from "./options.js";
+import { idIssues, pathOf, requestPathIssues, type Issue } from "./paths.js";
+import { createRateBudget } from "./rate-budget.js";
+import { readRecord } from "./responses.js";
+import type { HttpMethod } from "./retry.js";
+import {
+  Class, ClassCreate, Course, CourseCreate, CourseUpdate, OralAssessment, OralAssessmentCreate,
+  SignInToken, SignInTokenRequest, issuesOf,
+} from "./schemas.js";
+import { createTransport } from "./transport.js";
+import type { PlatformClient, PlatformClientOptions, RequestOptions, WithMeta } from "./types.js";
+
+const USER_AGENT = "express-oral-assessments";
+const METHODS: readonly string[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
+  const settings = resolveOptions(options);
+  const transport = createTransport({ apiKey: settings.apiKey, maxSockets: settings.maxConcurrency, userAgent: USER_AGENT });
+  const budget = settings.rateBudget ?? createRateBudget({
+    limit: settings.rateLimitPerMinute,
+    windowMs: settings.rateWindowMs,
+    maxConcurrency: settings.maxConcurrency,
+  });
+  const call = createCaller(settings, transport, budget);
+  const log = settings.logger;
+
+  /** Checks ids and body together, so one error lists every problem; returns the normalised body. */
+  function checked<S extends z.ZodType | undefined>(
+    what: string, method: string, ids: Record<string, unknown>, schema: S, body?: unknown,
+  ): S extends z.ZodType ? z.output<S> : undefined {
+    const issues: Issue[] = Object.entries(ids).flatMap(([name, id]) => idIssues(name, id));
+    let output: unknown;
+    if (schema !== undefined) {
+      const parsed = schema.safeParse(body);
+      if (parsed.success) output = parsed.data;
+      else issues.push(...issuesOf(parsed.error));
+    }
+    if (issues.length > 0) {
+      log.debug({ method, what, issues: issues.map((i) => i.path) }, "platform call refused locally");
+      throw new PlatformInvalidRequestError(
+        `Invalid ${what}: ${issues.map((i) => `${i.path} ${i.message}`).join("; ")}. Nothing was sent.`, issues);
+    }
+    return output as S extends z.ZodType ? z.output<S> : undefined;
+  }
+
+  /** Sends, then reads the answer as `schema`. */
+  async function record<T extends z.ZodType>(
+    schema: T, what: string, method: HttpMethod, path: string, body: unknown, opts: RequestOptions | undefined,
+  ): Promise<WithMeta<z.output<T>>> {
+    const result = await call(method, path, body, opts);
+    return { data: readRecord(schema, result.data, what, context(method, path, result)), meta: result.meta };
+  }
+
+  // Every method is async, so a local refusal is a rejected promise like any other failure.
+  const client: PlatformClient = {
+    env: settings.env,
+    platformOrigin: settings.platformOrigin,
+    redactedKey: redactKey(settings.apiKey),
+
+    courses: {
+      async create(body, opts) {
+        const payload = checked("course", "POST", {}, CourseCreate, body);
+        return record(Course, "a course", "POST", "/courses", payload, opts);
+      },
+      async list(opts) {
+        return record(z.array(Course), "a list of courses", "GET", "/courses", undefined, opts);
+      },
+      async retrieve(courseId, opts) {
+        checked("course id", "GET", { courseId }, undefined);
+        return record(Course, "a course", "GET", pathOf`/courses/${courseId}`, undefined, opts);
+      },
+      async update(courseId, body, opts) {
+        const payload = checked("course update", "PUT", { courseId }, CourseUpdate, body);
+        return record(Course, "a course", "PUT", pathOf`/courses/${courseId}`, payload, opts);
+      },
+      async del(courseId, opts) {
+        checked("course id", "DELETE", { courseId }, undefined);
+        // 204 is the expected answer; whatever a 200 carries is not needed.
+        const result = await call("DELETE", pathOf`/courses/${courseId}`, undefined, opts);
+        return { data: undefined, meta: result.meta };
+      },
+    },
+    classes: {
+      async create(courseId, body, opts) {
+        const payload = checked("class", "POST", { courseId }, ClassCreate, body);
+        return record(Class, "a class", "POST", pathOf`/courses/${courseId}/classes`, payload, opts);
+      },
+    },
+    oralAssessments: {
+      async create(body, opts) {
+        const payload = checked("oral assessment", "POST", {}, OralAssessmentCreate, body);
+        return record(OralAssessment, "an oral assessment", "POST", "/oral-assessments", payload, opts);
+      },
+    },
+    students: {
+      async createSignInToken(body, opts) {
+        const payload = checked("sign-in token request", "POST", {}, SignInTokenRequest, body);
+        // A sign-in token is asked for while a student waits at the launch page, so it goes
+        // ahead of instructor traffic unless the caller says otherwise.
+        return record(SignInToken, "a sign-in token", "POST", "/students/sign-in-token", payload,
+          { ...opts, priority: opts?.priority ?? "launch" });
+      },
+    },
+
+    async request<T = unknown>(method: HttpMethod, path: string, body?: unknown, opts?: RequestOptions): Promise<WithMeta<T>> {
+      const verb = typeof method === "string" ? method.toUpperCase() : "";
+      const issues = requestPathIssues(path);
+      if (!METHODS.includes(verb)) issues.unshift({ path: "method", message: `must be one of ${METHODS.join(", ")}` });
+      if (issues.length > 0) {
+        throw new PlatformInvalidRequestError(
+          `Invalid request: ${issues.map((i) => `${i.path} ${i.message}`).join("; ")}. Nothing was sent.`, issues);
+      }
+      const result = await call(verb as HttpMethod, path, body, opts);
+      return { data: result.data as T, meta: result.meta };
+    },
+
+    rateStats: () => budget.stats(),
+    close: () => transport.close(),
+  };
+  return client;
+
+  function context(method: string, path: string, result: CallResult) {
+    return { method, path, secrets: [settings.apiKey], status: result.status, requestId: result.requestId };
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * Options → settings for the platform client. Every mistake is collected and thrown once
+ * (a `ConfigurationError` listing each problem with its fix), so an integrator fixes the
+ * whole configuration in one pass. The key is only ever shown through `redactKey`.
+ */
+import { ProblemList } from "../core/configuration-error.js";
+import { toLogger, type Logger } from "../core/logger.js";
+import { redactKey } from "../core/redact.js";
+import type { RateBudget } from "./rate-budget.js";
+import type { PlatformClientOptions, PlatformEnv } from "./types.js";
+
+/** Validated, defaulted options: what the rest of the client reads. */
+export interface PlatformSettings {
+  apiKey: string;
+  env: PlatformEnv;
+  /** scheme://host:port: where the platform's own exam pages live. */
+  platformOrigin: string;
+  /** `{baseUrl}/api/v1/{env}` without a trailing slash: every request path is appended to it. */
+  apiBase: string;
+  timeoutMs: number;
+  maxRetries: number;
+  deadlineMs: number;
+  maxRetryAfterMs: number;
+  maxConcurrency: number;
+  rateLimitPerMinute: number;
+  rateWindowMs: number;
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  rateBudget: RateBudget | undefined;
+  logger: Logger;
+}
+
+const COMPONENT = "createPlatformClient";
+const PREFIX_ENV: Record<string, PlatformEnv> = { svc_live_: "prod", svc_test_: "dev" };
+/** The vendor's published limits per key. */
+export const DEFAULT_RATE_LIMITS: Record<PlatformEnv, number> = { dev: 60, prod: 600 };
+
+const KNOWN_OPTIONS = [
+  "apiKey", "baseUrl", "env", "timeoutMs", "maxRetries", "deadlineMs", "maxRetryAfterMs",
+  "maxConcurrency", "rateLimitPerMinute", "rateWindowMs", "rateBudget", "retryBaseDelayMs",
+  "retryMaxDelayMs", "allowInsecureHttp", "logger",
+] as const;
+
+/** Common misspellings, so the fix can name the option that was meant. */
+const LIKELY_MEANT: Record<string, string> = {
+  key: "apiKey", apikey: "apiKey", api_key: "apiKey", token: "apiKey",
+  baseURL: "baseUrl", url: "baseUrl", base_url: "baseUrl", environment: "env",
+  timeout: "timeoutMs", retries: "maxRetries", deadline: "deadlineMs",
+  concurrency: "maxConcurrency", rateLimit: "rateLimitPerMinute",
+};
+
+// eslint-disable-next-line no-control-regex
+const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f-\u009f]/;
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+export function resolveOptions(input: PlatformClientOptions): PlatformSettings {
+  const problems = new ProblemList();
+  const options: Partial<PlatformClientOptions> =
+    input !== null && typeof input === "object" ? input : {};
+  if (input === null || typeof input !== "object") {
+    problems.add("options", "must be an object.", "Call createPlatformClient({ apiKey, baseUrl }).");
+  }
+
+  for (const name of Object.keys(options)) {
+    if (!(KNOWN_OPTIONS as readonly string[]).includes(name)) {
+      const meant = LIKELY_MEANT[name];
+      problems.add(name, "is not an option of the platform client.",
+        meant ? `Did you mean \`${meant}\`? Rename it.` : `Remove it; known options are ${KNOWN_OPTIONS.join(", ")}.`);
+    }
+  }
+
+  const keyEnv = checkApiKey(options.apiKey, problems);
+  const env = checkEnv(options.env, keyEnv, options.apiKey, problems);
+  const base = checkBaseUrl(options.baseUrl, options.apiKey, options.allowInsecureHttp, problems);
+
+  const timeoutMs = integer(problems, "timeoutMs", options.timeoutMs, 10_000, { min: 1 });
+  const maxRetries = integer(problems, "maxRetries", options.maxRetries, 2, { min: 0, max: 10 });
+  const deadlineMs = integer(problems, "deadlineMs", options.deadlineMs,
+    timeoutMs * (maxRetries + 1) + 5_000, { min: 1 });
+  const maxRetryAfterMs = integer(problems, "maxRetryAfterMs", options.maxRetryAfterMs, 30_000, { min: 0 });
+  const maxConcurrency = integer(problems, "maxConcurrency", options.maxConcurrency, 16, { min: 1, max: 1024 });
+  const rateLimitPerMinute = integer(problems, "rateLimitPerMinute", options.rateLimitPerMinute,
+    DEFAULT_RATE_LIMITS[env ?? "dev"], { min: 1 });
+  const rateWindowMs = integer(problems, "rateWindowMs", options.rateWindowMs, 60_000, { min: 1 });
+  const retryBaseDelayMs = integer(problems, "retryBaseDelayMs", options.retryBaseDelayMs, 250, { min: 0 });
+  const retryMaxDelayMs = integer(problems, "retryMaxDelayMs", options.retryMaxDelayMs, 5_000, { min: 0 });
+  if (retryMaxDelayMs < retryBaseDelayMs) {
+    problems.add("retryMaxDelayMs", `(${retryMaxDelayMs}) is smaller than retryBaseDelayMs (${retryBaseDelayMs}).`,
+      "Make retryMaxDelayMs at least retryBaseDelayMs.");
+  }
+
+  if (options.allowInsecureHttp !== undefined && typeof options.allowInsecureHttp !== "boolean") {
+    problems.add("allowInsecureHttp", "must be true or false.", "Pass a boolean, or leave it out.");
+  }
+  checkRateBudget(options.rateBudget, problems);
+  checkLogger(options.logger, problems);
+
+  problems.throwIfAny(COMPONENT);
+  // Every field below was checked: the casts only restate what the checks proved.
+  const resolvedEnv = env as PlatformEnv;
+  const origin = base as { origin: string; prefix: string };
+  return {
+    apiKey: options.apiKey as string,
+    env: resolvedEnv,
+    platformOrigin: origin.origin,
+    apiBase: `${origin.origin}${origin.prefix}/api/v1/${resolvedEnv}`,
+    timeoutMs, maxRetries, deadlineMs, maxRetryAfterMs, maxConcurrency,
+    rateLimitPerMinute, rateWindowMs, retryBaseDelayMs, retryMaxDelayMs,
+    rateBudget: options.rateBudget,
+    logger: toLogger(options.logger),
+  };
+}
+
+/** Returns the env the key's prefix implies, if any. */
+function checkApiKey(apiKey: unknown, problems: ProblemList): PlatformEnv | undefined {
+  if (apiKey === undefined || apiKey === null || apiKey === "") {
+    problems.add("apiKey", "is missing or empty.",
+      "Pass the organization's API key (svc_live_… or svc_test_…), e.g. from process.env.ORAL_API_KEY on the server.");
+    return undefined;
+  }
+  if (typeof apiKey !== "string") {
+    problems.add("apiKey", `must be a string, got ${typeof apiKey}.`, "Pass the key as a string.");
+    return undefined;
+  }
+  const shown = redactKey(apiKey);
+  if (apiKey.trim() !== apiKey || WHITESPACE_OR_CONTROL.test(apiKey)) {
+    // A trailing newline from a secrets file is the usual cause; in a header it would also
+    // be a request-splitting vector, so it is refused rather than silently trimmed.
+    problems.add("apiKey", `(${shown}) contains whitespace or control characters.`,
+      "Trim the value (a trailing newline from a secrets file is the usual cause).");
+  }
+  const prefix = Object.keys(PREFIX_ENV).find((p) => apiKey.startsWith(p));
+  if (prefix !== undefined && apiKey.length === prefix.length) {
+    problems.add("apiKey", `(${shown}) is only a prefix.`, "Pass the whole key, not just its prefix.");
+  }
+  return prefix === undefined ? undefined : PREFIX_ENV[prefix];
+}
+
+function checkEnv(env: unknown, keyEnv: PlatformEnv | undefined, apiKey: unknown, problems: ProblemList): PlatformEnv | undefined {
+  if (env !== undefined && env !== "prod" && env !== "dev") {
+    problems.add("env", `must be "prod" or "dev", got ${shown(env, apiKey)}.`,
+      'Use "prod" for a live key (svc_live_…), "dev" for a test key (svc_test_…), or leave it out to derive it from the key.');
+    return keyEnv;
+  }
+  const keyIsString = typeof apiKey === "string" && apiKey.length > 0;
+  if (env !== undefined && keyEnv !== undefined && env !== keyEnv) {
+    problems.add("env", `is "${env}" but the key ${redactKey(apiKey)} is a ${keyEnv === "prod" ? "live" : "test"} key (${keyEnv}).`,
+      `Leave env out, or use a ${env === "prod" ? "live (svc_live_…)" : "test (svc_test_…)"} key: the platform refuses a key on the other environment's path (401).`);
+  }
+  if (env === undefined && keyEnv === undefined && keyIsString) {
+    problems.add("apiKey", `(${redactKey(apiKey)}) has neither the svc_live_ nor the svc_test_ prefix, so the environment cannot be derived.`,
+      'Check that this is the platform API key; if it is, pass env: "prod" or "dev" explicitly.');
+  }
+  return (env as PlatformEnv | undefined) ?? keyEnv;
+}
+
+function checkBaseUrl(value: unknown, apiKey: unknown, allowInsecureHttp: unknown, problems: ProblemList): { origin: string; prefix: string } | undefined {
+  const example = "Pass the platform's address, e.g. https://platform.example.com (without /api/v1).";
+  if (value === undefined || value === null || value === "") {
+    problems.add("baseUrl", "is missing or empty.", example);
+    return undefined;
+  }
+  if (typeof value !== "string") {
+    problems.add("baseUrl", `must be a string, got ${typeof value}.`, example);
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    problems.add("baseUrl", `(${shown(value, apiKey)}) is not an absolute URL.`, example);
+    return undefined;
+  }
+  const before = problems.size;
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    problems.add("baseUrl", `uses ${url.protocol}; only http: and https: are supported.`, example);
+  }
+  if (url.username || url.password) {
+    problems.add("baseUrl", "contains credentials (user:password@).",
+      "Remove them: the client authenticates with apiKey, and credentials in a URL end up in logs.");
+  }
+  if (url.search || url.hash || value.includes("?") || value.includes("#")) {
+    problems.add("baseUrl", "has a query string or fragment, which would end up in the middle of every request path.",
+      "Remove everything from ? or # on.");
+  }
+  const prefix = url.pathname.replace(/\/+$/, "");
+  if (/\/api\/v\d+(\/|$)/.test(prefix)) {
+    problems.add("baseUrl", `already ends in the API path (${prefix}); the client adds /api/v1/<env> itself.`,
+      `Use ${url.origin}${prefix.replace(/\/api\/v\d+.*$/, "")} instead.`);
+  }
+  if (url.protocol === "http:" && !LOOPBACK_HOSTS.has(url.hostname) && allowInsecureHttp !== true) {
+    problems.add("baseUrl", `uses http:// to ${url.hostname}: the API key would travel in clear text.`,
+      "Use https://, or set allowInsecureHttp: true for a private network you trust (e.g. the emulator in a container).");
+  }
+  return problems.size === before ? { origin: url.origin, prefix } : undefined;
+}
+
+function integer(problems: ProblemList, option: string, value: unknown, fallback: number,
+  range: { min: number; max?: number }): number {
+  if (value === undefined) return fallback;
+  const bounds = range.max === undefined ? `≥ ${range.min}` : `between ${range.min} and ${range.max}`;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < range.min || (range.max !== undefined && value > range.max)) {
+    problems.add(option, `must be a whole number ${bounds}, got ${shown(value)}.`,
+      `Pass a whole number ${bounds}, or leave it out for the default (${fallback}).`);
+    return fallback;
+  }
+  return value;
+}
+
+/**
+ * A value as it may appear in a message. Keys pasted into the wrong option (`env:
+ * process.env.ORAL_API_KEY`) are a real mistake, so anything key-like is redacted and
+ * long strings are cut.
+ */
+function shown(value: unknown, apiKey?: unknown): string {
+  if (typeof value !== "string") return typeof value === "number" ? String(value) : typeof value;
+  if (/svc_(live|test)_/.test(value) || (typeof apiKey === "string" && apiKey.length >= 8 && value.includes(apiKey))) {
+    return `a key-like value (${redactKey(value)})`;
+  }
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+}
+
+function checkRateBudget(budget: unknown, problems: ProblemList): void {
+  if (budget === undefined) return;
+  const b = budget as Partial<Record<keyof RateBudget, unknown>> | null;
+  const missing = (["acquire", "observe", "pause", "stats"] as const).filter((m) => typeof b?.[m] !== "function");
+  if (missing.length > 0) {
+    problems.add("rateBudget", `does not implement RateBudget (missing ${missing.join(", ")}).`,
+      "Pass an object with acquire, observe, pause and stats (see createRateBudget), or leave it out.");
+  }
+}
+
+function checkLogger(logger: unknown, problems: ProblemList): void {
+  if (logger === undefined) return;
+  if (logger === null || typeof logger !== "object") {
+    problems.add("logger", "must be a pino-compatible logger object.", "Pass a pino logger (or console), or leave it out.");
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * The rate budget: one scheduler every platform call passes through before it is sent.
+ *
+ * The platform limits each key over a sliding window (dev 60, prod 600 requests per
+ * minute) and answers 429 beyond it. A 429 costs a student at the launch page a
+ * `Retry-After` wait, so the budget keeps calls *out* of that state instead of recovering
+ * from it:
+ *
+ * - it counts the requests it let through in the last window and holds the next one
+ *   until an old one leaves the window;
+ * - it follows `X-RateLimit-Remaining`/`-Reset` from responses, which also reflect other
+ *   processes using the same key: at 0 it waits for the reset instead of sending;
+ * - after a 429 it holds everything until `Retry-After` has passed (`pause`);
+ * - it caps requests in flight (`maxConcurrency`);
+ * - waiting calls leave in priority order (`launch` before `normal`), first come first
+ *   served within a priority, and leave the queue when their signal aborts (deadline or
+ *   caller), rejecting with the signal's reason.
+ *
+ * `RateBudget` is an interface so that several app instances sharing one key can plug in
+ * a shared implementation (e.g. on Redis); `createRateBudget` is the in-process one.
+ */
+import type { RequestPriority } from "./types.js";
+
+/** Lets the next call go; call it once the response (or failure) is in. */
+export type ReleaseFn = () => void;
+
+/** Rate-limit facts a response carried. Times are ms since the epoch. */
+export interface RateLimitObservation {
+  limit?: number;
+  remaining?: number;
+  resetAt?: number;
+}
+
+export interface RateBudgetStats {
+  /** Requests allowed per window (the lower of the configured and the platform-reported limit). */
+  limit: number;
+  windowMs: number;
+  maxConcurrency: number;
+  /** Calls waiting to be sent, per priority. */
+  queued: Record<RequestPriority, number>;
+  inFlight: number;
+  /** Requests sent whose window has not yet passed (in flight ones included). */
+  sentInWindow: number;
+  /** Requests let through since the budget was made. */
+  totalSent: number;
+  /** Until when a 429 holds every call (ms since epoch), if it still does. */
+  pausedUntil: number | undefined;
+  /** What the platform last said remains (minus what we sent since), until its reset. */
+  serverRemaining: number | undefined;
+}
+
+export interface RateBudget {
+  /**
+   * Resolves when the call may be sent. Rejects with `signal.reason` if the signal aborts
+   * first (the call then no longer holds a place in the queue).
+   */
+  acquire(priority: RequestPriority, signal?: AbortSignal): Promise<ReleaseFn>;
+  /** Feeds the rate-limit headers of a response. */
+  observe(observation: RateLimitObservation): void;
+  /** Holds every call until `untilMs` (ms since epoch): the platform answered 429. */
+  pause(untilMs: number): void;
+  stats(): RateBudgetStats;
+}
+
+export interface RateBudgetOptions {
+  /** Requests per window. */
+  limit: number;
+  /** Window length, ms. Default 60 000. */
+  windowMs?: number;
+  /** Requests in flight at once. Default 16. */
+  maxConcurrency?: number;
+  /** Clock, for tests. Default `Date.now`. */
+  now?: () => number;
+}
+
+interface Waiter {
+  resolve(release: ReleaseFn): void;
+  reject(reason: unknown): void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+/**
+ * A request let through. It occupies the window from the moment it is sent until
+ * `windowMs` after its response: the platform saw it somewhere in between, and counting
+ * from the later end means latency can never make us undercount the platform's window.
+ */
+interface Slot {
+  doneAt: number | undefined;
+}
+
+export function createRateBudget(options: RateBudgetOptions): RateBudget {
+  return new InProcessRateBudget(options);
+}
+
+class InProcessRateBudget implements RateBudget {
+  private readonly configuredLimit: number;
+  private serverLimit = Infinity;
+  private readonly windowMs: number;
+  private readonly maxConcurrency: number;
+  private readonly now: () => number;
+  private readonly queues: Record<RequestPriority, Waiter[]> = { launch: [], normal: [] };
+  private slots: Slot[] = [];
+  private inFlight = 0;
+  private totalSent = 0;
+  private pausedUntil = 0;
+  private server: { remaining: number; resetAt: number } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+
+  constructor(options: RateBudgetOptions) {
+    this.configuredLimit = options.limit;
+    this.windowMs = options.windowMs ?? 60_000;
+    this.maxConcurrency = options.maxConcurrency ?? 16;
+    this.now = options.now ?? Date.now;
+  }
+
+  private get limit(): number {
+    return Math.min(this.configuredLimit, this.serverLimit);
+  }
+
+  acquire(priority: RequestPriority, signal?: AbortSignal): Promise<ReleaseFn> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<ReleaseFn>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
+      if (signal) {
+        waiter.onAbort = () => {
+          const queue = this.queues[priority];
+          const index = queue.indexOf(waiter);
+          if (index !== -1) queue.splice(index, 1);
+          reject(signal.reason);
+          this.pump();
+        };
+        signal.addEventListener("abort", waiter.onAbort, { once: true });
+      }
+      this.queues[priority === "launch" ? "launch" : "normal"].push(waiter);
+      this.pump();
+    });
+  }
+
+  observe(observation: RateLimitObservation): void {
+    const now = this.now();
+    const { limit, remaining, resetAt } = observation;
+    // A lower limit from the platform wins (the key's real limit); a higher one does not
+    // raise ours, which the integrator may have lowered on purpose to share the key.
+    if (limit !== undefined && Number.isFinite(limit) && limit > 0) this.serverLimit = limit;
+    if (remaining !== undefined && resetAt !== undefined && resetAt > now) {
+      // Requests still in flight (other than the one that brought this answer) may not be
+      // counted in `remaining` yet: assume they are about to be.
+      const pending = Math.max(0, this.inFlight - 1);
+      // The reset is in whole seconds, so it may lie up to 1 s past the window's end; one
+      // further away is clock skew or nonsense, and we do not wait on it longer than that.
+      this.server = { remaining: remaining - pending, resetAt: Math.min(resetAt, now + this.windowMs + 1000) };
+    }
+    this.pump();
+  }
+
+  pause(untilMs: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, untilMs);
+    this.pump();
+  }
+
+  stats(): RateBudgetStats {
+    const now = this.now();
+    this.expire(now);
+    return {
+      limit: this.limit,
+      windowMs: this.windowMs,
+      maxConcurrency: this.maxConcurrency,
+      queued: { launch: this.queues.launch.length, normal: this.queues.normal.length },
+      inFlight: this.inFlight,
+      sentInWindow: this.slots.length,
+      totalSent: this.totalSent,
+      pausedUntil: this.pausedUntil > now ? this.pausedUntil : undefined,
+      serverRemaining: this.server?.remaining,
+    };
+  }
+
+  /** Lets through as many waiting calls as the budget allows, in priority order. */
+  private pump(): void {
+    for (;;) {
+      const queue = this.queues.launch.length > 0 ? this.queues.launch : this.queues.normal;
+      if (queue.length === 0) break;
+      const now = this.now();
+      const waitMs = this.blockedFor(now);
+      if (waitMs > 0) {
+        // Infinity: a release will call pump; a finite wait needs a timer.
+        if (Number.isFinite(waitMs)) this.wakeAt(now + waitMs);
+        return;
+      }
+      this.grant(queue.shift() as Waiter, now);
+    }
+    this.clearTimer();
+  }
+
+  /** 0 when a request may go now; otherwise ms until it may (Infinity: until a release). */
+  private blockedFor(now: number): number {
+    this.expire(now);
+    if (this.inFlight >= this.maxConcurrency) return Infinity;
+    if (now < this.pausedUntil) return this.pausedUntil - now;
+    if (this.server && this.server.remaining <= 0) return this.server.resetAt - now;
+    if (this.slots.length < this.limit) return 0;
+    let firstExpiry = Infinity;
+    for (const slot of this.slots) {
+      if (slot.doneAt !== undefined) firstExpiry = Math.min(firstExpiry, slot.doneAt + this.windowMs);
+    }
+    return firstExpiry === Infinity ? Infinity : Math.max(1, firstExpiry - now);
+  }
+
+  private expire(now: number): void {
+    this.slots = this.slots.filter((s) => s.doneAt === undefined || s.doneAt + this.windowMs > now);
+    if (this.server && now >= this.server.resetAt) this.server = undefined;
+  }
+
+  private grant(waiter: Waiter, now: number): void {
+    if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
+    const slot: Slot = { doneAt: undefined };
+    this.slots.push(slot);
+    this.inFlight += 1;
+    this.totalSent += 1;
+    if (this.server) this.server.remaining -= 1;
+    let released = false;
+    waiter.resolve(() => {
+      if (released) return;
+      released = true;
+      this.inFlight -= 1;
+      slot.doneAt = Math.max(now, this.now());
+      this.pump();
+    });
+  }
+
+  private wakeAt(at: number): void {
+    if (this.timer !== undefined && this.timerAt <= at) return;
+    this.clearTimer();
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      this.pump();
+    }, Math.max(1, at - this.now()));
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+  }
+}

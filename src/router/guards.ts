@@ -1,0 +1,63 @@
+/**
+ * Middleware in front of the instructor API: who may call it, and the cookie-session
+ * CSRF defence for calls that change state.
+ */
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { sendProblem } from "./problem.js";
+import type { RouterSettings } from "./options.js";
+import { userOf } from "./user.js";
+
+/** Express 4 does not catch rejected promises from handlers; this forwards them to `next`. */
+export function asyncHandler(fn: (req: Request, res: Response, next: NextFunction) => Promise<unknown>): RequestHandler {
+  return (req, res, next) => {
+    fn(req, res, next).catch(next);
+  };
+}
+
+/** 401 with no user, 403 when `isInstructor` says no (the default says no to everyone). */
+export function requireInstructor(settings: RouterSettings): RequestHandler {
+  return asyncHandler(async (req, res, next) => {
+    if (!userOf(req)) {
+      sendProblem(res, { status: 401, code: "unauthenticated", title: "Not signed in", detail: "Sign in to use the instructor API." });
+      return;
+    }
+    if (!(await settings.isInstructor(req))) {
+      sendProblem(res, { status: 403, code: "forbidden", title: "Not an instructor", detail: "Only instructors may use this endpoint." });
+      return;
+    }
+    next();
+  });
+}
+
+const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * With cookie sessions a browser attaches the cookie to any site's request, so a
+ * state-changing call must prove it came from us: a cross-site `Origin` (or
+ * `Sec-Fetch-Site: cross-site`) is refused, and bodies must be `application/json`, which
+ * an HTML form cannot send without a CORS preflight.
+ */
+export function csrfGuard(settings: RouterSettings): RequestHandler {
+  return (req, res, next) => {
+    if (!STATE_CHANGING.has(req.method)) return next();
+    const origin = req.get("origin");
+    if (origin !== undefined && origin !== ownOrigin(req) && !settings.trustedOrigins.has(origin)) {
+      sendProblem(res, { status: 403, code: "cross_site_request", title: "Cross-site request refused", detail: `Requests from ${origin} may not change data here. Add it to trustedOrigins if it is yours.` });
+      return;
+    }
+    if (origin === undefined && req.get("sec-fetch-site") === "cross-site") {
+      sendProblem(res, { status: 403, code: "cross_site_request", title: "Cross-site request refused", detail: "Cross-site requests may not change data here." });
+      return;
+    }
+    const hasBody = req.method !== "DELETE" || Number(req.get("content-length") ?? 0) > 0 || req.get("transfer-encoding") !== undefined;
+    if (hasBody && !req.is("application/json")) {
+      sendProblem(res, { status: 415, code: "unsupported_media_type", title: "JSON required", detail: "Send the body as application/json." });
+      return;
+    }
+    next();
+  };
+}
+
+function ownOrigin(req: Request): string {
+  return `${req.protocol}://${req.get("host") ?? ""}`;
+}

@@ -1,0 +1,156 @@
+/**
+ * The instructor API: courses, classes and oral assessments, created on the platform with
+ * the server-held key and recorded in the store. Input is validated with the shared
+ * schemas before anything is sent upstream.
+ */
+import express, { type Request, type Response, type Router } from "express";
+import type { z } from "zod";
+import { PlatformError } from "../platform/errors.js";
+import {
+  ClassCreate, CourseCreate, CourseUpdate, issuesOf, OralAssessmentCreate, RecordId, type Meta,
+} from "../platform/schemas.js";
+import type { WithMeta } from "../platform/types.js";
+import type { OralStore } from "../store/types.js";
+import { asyncHandler } from "./guards.js";
+import { ListCache } from "./list-cache.js";
+import type { RouterSettings } from "./options.js";
+import { invalidInput, problemFromPlatform, sendProblem } from "./problem.js";
+
+type StoreAccess = () => Promise<OralStore>;
+
+/** Parses with a schema; on failure answers 400 naming every field and returns undefined. */
+function parseOr400<S extends z.ZodType>(res: Response, schema: S, value: unknown, prefix?: string): z.output<S> | undefined {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const errors = issuesOf(result.error).map((e) => ({ ...e, path: prefix ? (e.path === "(body)" ? prefix : `${prefix}.${e.path}`) : e.path }));
+  sendProblem(res, invalidInput(errors));
+  return undefined;
+}
+
+function param(req: Request, res: Response, name: string): string | undefined {
+  return parseOr400(res, RecordId, req.params[name], name);
+}
+
+function send(res: Response, status: number, result: { data: unknown; meta: Meta | undefined }): void {
+  const body: Record<string, unknown> = { data: result.data };
+  if (result.meta?.requestId) body.meta = { requestId: result.meta.requestId };
+  res.status(status).json(body);
+}
+
+const now = () => new Date().toISOString();
+
+export function instructorRoutes(settings: RouterSettings, store: StoreAccess): Router {
+  const router = express.Router();
+  const { platform, logger } = settings;
+  const courseList = new ListCache<WithMeta<unknown[]>>(settings.listCacheMs);
+
+  /**
+   * Calls the platform and maps its failures. Creates are not tied to the browser's
+   * connection: a record the platform made is recorded even if the instructor left.
+   */
+  async function upstream<T>(res: Response, call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof PlatformError)) throw error;
+      logger.warn({ event: "platform_error", kind: error.kind, status: error.status, code: error.code, requestId: error.requestId }, error.message);
+      sendProblem(res, problemFromPlatform(error));
+      return undefined;
+    }
+  }
+
+  router.post("/courses", asyncHandler(async (req, res) => {
+    const body = parseOr400(res, CourseCreate, req.body);
+    if (!body) return;
+    const created = await upstream(res, () => platform.courses.create(body));
+    if (!created) return;
+    courseList.invalidate();
+    const c = created.data;
+    await (await store()).putCourse({ id: c._id, name: c.name, data: c, createdAt: now() });
+    send(res, 201, created);
+  }));
+
+  router.get("/courses", asyncHandler(async (_req, res) => {
+    const listed = await upstream(res, () => courseList.get(() => platform.courses.list()));
+    if (listed) send(res, 200, listed);
+  }));
+
+  router.get("/courses/:courseId", asyncHandler(async (req, res) => {
+    const courseId = param(req, res, "courseId");
+    if (courseId === undefined) return;
+    const found = await upstream(res, () => platform.courses.retrieve(courseId));
+    if (found) send(res, 200, found);
+  }));
+
+  router.put("/courses/:courseId", asyncHandler(async (req, res) => {
+    const courseId = param(req, res, "courseId");
+    if (courseId === undefined) return;
+    const body = parseOr400(res, CourseUpdate, req.body);
+    if (!body) return;
+    const updated = await upstream(res, () => platform.courses.update(courseId, body));
+    if (!updated) return;
+    courseList.invalidate();
+    const s = await store();
+    const known = await s.getCourse(courseId);
+    await s.putCourse({ id: courseId, name: updated.data.name, data: updated.data, createdAt: known?.createdAt ?? now() });
+    send(res, 200, updated);
+  }));
+
+  router.delete("/courses/:courseId", asyncHandler(async (req, res) => {
+    const courseId = param(req, res, "courseId");
+    if (courseId === undefined) return;
+    try {
+      await platform.courses.del(courseId);
+    } catch (error) {
+      // Already gone upstream: forget it here too, then report the 404 as the platform did.
+      if (error instanceof PlatformError && error.kind === "not_found") await (await store()).deleteCourse(courseId);
+      if (!(error instanceof PlatformError)) throw error;
+      courseList.invalidate();
+      sendProblem(res, problemFromPlatform(error));
+      return;
+    }
+    courseList.invalidate();
+    await (await store()).deleteCourse(courseId);
+    res.status(204).end();
+  }));
+
+  router.post("/courses/:courseId/classes", asyncHandler(async (req, res) => {
+    const courseId = param(req, res, "courseId");
+    if (courseId === undefined) return;
+    const body = parseOr400(res, ClassCreate, req.body);
+    if (!body) return;
+    const created = await upstream(res, () => platform.classes.create(courseId, body));
+    if (!created) return;
+    const c = created.data;
+    await (await store()).putClass({ id: c._id, courseId, name: c.name, data: c, createdAt: now() });
+    send(res, 201, created);
+  }));
+
+  router.get("/courses/:courseId/classes", asyncHandler(async (req, res) => {
+    const courseId = param(req, res, "courseId");
+    if (courseId === undefined) return;
+    const records = await (await store()).listClasses(courseId);
+    res.status(200).json({ data: records.map((r) => r.data) });
+  }));
+
+  router.post("/oral-assessments", asyncHandler(async (req, res) => {
+    const body = parseOr400(res, OralAssessmentCreate, req.body);
+    if (!body) return;
+    const created = await upstream(res, () => platform.oralAssessments.create(body));
+    if (!created) return;
+    const a = created.data;
+    const s = await store();
+    const cls = await s.getClass(body.classId);
+    await s.putAssessment({ id: a._id, classId: body.classId, courseId: cls?.courseId, name: a.name, data: a, createdAt: now() });
+    send(res, 201, created);
+  }));
+
+  router.get("/classes/:classId/oral-assessments", asyncHandler(async (req, res) => {
+    const classId = param(req, res, "classId");
+    if (classId === undefined) return;
+    const records = await (await store()).listAssessments(classId);
+    res.status(200).json({ data: records.map((r) => r.data) });
+  }));
+
+  return router;
+}

@@ -1,0 +1,126 @@
+/**
+ * An in-process store for tests and throwaway demos: everything is lost when the process
+ * exits, and two app instances do not see each other's records. It follows the same
+ * contract as the database stores (test/store/store-contract.ts), down to returning
+ * copies and JSON-shaped `data`, so code tested against it behaves the same in production.
+ */
+import { lifecycle } from "./lifecycle.js";
+import { assessmentFields, checkRecord, classFields, courseFields, createdMs } from "./records.js";
+import type { AssessmentRecord, ClassRecord, CourseRecord, OralStore } from "./types.js";
+
+interface Row<R> {
+  /** Stored through the *Fields helpers: own fields only, `data` as JSON gives it back. */
+  record: R;
+  createdMs: number;
+  /** ISO time the row's course was deleted; deletion is final, a later put does not undo it. */
+  deletedAt?: string;
+}
+
+/** Map iteration follows first insertion, and an upsert keeps its key's place: that is the tiebreak. */
+type Table<R> = Map<string, Row<R>>;
+
+/** Callers get copies: mutating a returned record must not change what is stored. */
+function copy<R extends { data: Record<string, unknown> }>(record: R): R {
+  return { ...record, data: structuredClone(record.data) };
+}
+
+function found<R extends { data: Record<string, unknown> }>(table: Table<R>, id: string): R | undefined {
+  const row = table.get(id);
+  return row && row.deletedAt === undefined ? copy(row.record) : undefined;
+}
+
+/** Oldest first; Array#sort is stable, so equal instants keep insertion order. */
+function listed<R extends { data: Record<string, unknown> }>(table: Table<R>, keep: (record: R) => boolean): R[] {
+  return [...table.values()]
+    .filter((row) => row.deletedAt === undefined && keep(row.record))
+    .sort((a, b) => a.createdMs - b.createdMs)
+    .map((row) => copy(row.record));
+}
+
+function upsert<R extends { id: string; createdAt: string }>(table: Table<R>, record: R, deletedAt: string | undefined): void {
+  const previous = table.get(record.id);
+  const row: Row<R> = { record, createdMs: createdMs(record.createdAt) };
+  const gone = previous?.deletedAt ?? deletedAt;
+  if (gone !== undefined) row.deletedAt = gone;
+  table.set(record.id, row);
+}
+
+export function memoryStore(): OralStore {
+  const courses: Table<CourseRecord> = new Map();
+  const classes: Table<ClassRecord> = new Map();
+  const assessments: Table<AssessmentRecord> = new Map();
+  const state = lifecycle("memoryStore", async () => undefined, () => undefined);
+
+  return {
+    async init() {
+      await state.ready();
+    },
+
+    async putCourse(record) {
+      checkRecord("course", record);
+      await state.ready();
+      upsert(courses, courseFields(record), undefined);
+    },
+    async getCourse(id) {
+      await state.ready();
+      return found(courses, id);
+    },
+    async listCourses() {
+      await state.ready();
+      return listed(courses, () => true);
+    },
+    async deleteCourse(id) {
+      await state.ready();
+      const now = new Date().toISOString();
+      const mark = <R>(row: Row<R> | undefined): void => {
+        if (row && row.deletedAt === undefined) row.deletedAt = now;
+      };
+      mark(courses.get(id));
+      const classIds = new Set<string>();
+      for (const row of classes.values()) {
+        if (row.record.courseId !== id) continue;
+        classIds.add(row.record.id);
+        mark(row);
+      }
+      // Through the class as well: an assessment stored before its class has no courseId.
+      for (const row of assessments.values()) {
+        if (row.record.courseId === id || classIds.has(row.record.classId)) mark(row);
+      }
+    },
+
+    async putClass(record) {
+      checkRecord("class", record);
+      await state.ready();
+      // A class written after its course was deleted (a request racing the DELETE) is born gone.
+      upsert(classes, classFields(record), courses.get(record.courseId)?.deletedAt);
+    },
+    async getClass(id) {
+      await state.ready();
+      return found(classes, id);
+    },
+    async listClasses(courseId) {
+      await state.ready();
+      return listed(classes, (record) => record.courseId === courseId);
+    },
+
+    async putAssessment(record) {
+      checkRecord("assessment", record);
+      await state.ready();
+      const parent = classes.get(record.classId);
+      // Denormalise now, so a launch reads one record instead of two.
+      const courseId = record.courseId ?? parent?.record.courseId;
+      const deletedAt = parent?.deletedAt ?? (courseId === undefined ? undefined : courses.get(courseId)?.deletedAt);
+      upsert(assessments, assessmentFields({ ...record, courseId }), deletedAt);
+    },
+    async getAssessment(id) {
+      await state.ready();
+      return found(assessments, id);
+    },
+    async listAssessments(classId) {
+      await state.ready();
+      return listed(assessments, (record) => record.classId === classId);
+    },
+
+    close: () => state.close(),
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * What every backend does to a record the same way: check it before writing, and work
+ * out the key it is listed by. Sharing this keeps memory, SQLite and PostgreSQL from
+ * drifting apart on the edge cases (odd timestamps, missing names).
+ */
+import type { AssessmentRecord, ClassRecord, CourseRecord } from "./types.js";
+
+type AnyRecord = CourseRecord | ClassRecord | AssessmentRecord;
+
+/**
+ * Rejects a record no backend could store faithfully. A TypeError, not a
+ * ConfigurationError: a bad record is a bug in the caller, not in the integrator's options.
+ */
+export function checkRecord(kind: "course" | "class" | "assessment", record: AnyRecord): void {
+  const problems: string[] = [];
+  const text = (field: string, value: unknown, optional = false): void => {
+    if (optional && value === undefined) return;
+    if (typeof value !== "string" || value.length === 0) problems.push(`${field} must be a non-empty string`);
+  };
+  if (typeof record !== "object" || record === null) throw new TypeError(`${kind} record must be an object`);
+  text("id", record.id);
+  if (typeof record.name !== "string") problems.push("name must be a string");
+  if (typeof record.data !== "object" || record.data === null || Array.isArray(record.data)) {
+    problems.push("data must be a plain object");
+  }
+  if (typeof record.createdAt !== "string" || Number.isNaN(Date.parse(record.createdAt))) {
+    problems.push("createdAt must be an ISO 8601 timestamp");
+  }
+  if ("classId" in record) {
+    text("classId", record.classId);
+    text("courseId", record.courseId, true);
+  } else if ("courseId" in record) {
+    text("courseId", record.courseId);
+  }
+  if (problems.length > 0) throw new TypeError(`invalid ${kind} record: ${problems.join("; ")}`);
+}
+
+/**
+ * Lists sort by the instant, not the text: `…00Z` and `…00.500Z` or `+02:00` offsets do
+ * not sort correctly as strings. Milliseconds since the epoch are exact for ISO strings.
+ */
+export function createdMs(createdAt: string): number {
+  return Date.parse(createdAt);
+}
+
+/**
+ * The `data` the databases will give back: JSON, so `undefined` fields vanish and a
+ * Date becomes a string. The memory store passes data through here too, so tests that
+ * run on memory see what production sees.
+ */
+export function toJsonData(data: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(data)) as Record<string, unknown>;
+}
+
+/** Only the record's own fields: the databases keep nothing else, so neither does memory. */
+export function courseFields(r: CourseRecord): CourseRecord {
+  return { id: r.id, name: r.name, data: toJsonData(r.data), createdAt: r.createdAt };
+}
+
+export function classFields(r: ClassRecord): ClassRecord {
+  return { id: r.id, courseId: r.courseId, name: r.name, data: toJsonData(r.data), createdAt: r.createdAt };
+}
+
+export function assessmentFields(r: AssessmentRecord): AssessmentRecord {
+  return { id: r.id, classId: r.classId, courseId: r.courseId, name: r.name, data: toJsonData(r.data), createdAt: r.createdAt };
+}

@@ -1,0 +1,252 @@
+/**
+ * The default store: one SQLite file, so `oralAssessments()` keeps working across
+ * restarts with nothing to configure. Right for one app instance (or several processes
+ * on one machine: WAL and a busy timeout let them share the file). Several machines need
+ * `postgresStore()`.
+ */
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, resolve } from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
+import { ConfigurationError, ProblemList } from "../core/configuration-error.js";
+import { lifecycle } from "./lifecycle.js";
+import { pendingMigrations, type Migration } from "./migrations.js";
+import { describe, readOptions } from "./options.js";
+import { checkRecord, createdMs } from "./records.js";
+import type { AssessmentRecord, ClassRecord, CourseRecord, OralStore } from "./types.js";
+
+export interface SqliteStoreOptions {
+  /**
+   * The database file, resolved against `process.cwd()` when the store is created; its
+   * folder is created if missing. SQLite keeps `-wal` and `-shm` files next to it.
+   * `":memory:"` gives a private, throwaway database. Default `"./oral-assessments.sqlite"`.
+   */
+  filename?: string;
+  /**
+   * How long a write waits for another process holding the write lock before failing
+   * with SQLITE_BUSY, in milliseconds (SQLite's `busy_timeout`). Default 5000.
+   */
+  busyTimeoutMs?: number;
+}
+
+export interface SqliteStore extends OralStore {
+  /** The absolute path of the database file (or `":memory:"`). */
+  readonly filename: string;
+}
+
+export const DEFAULT_SQLITE_FILENAME = "./oral-assessments.sqlite";
+const COMPONENT = "sqliteStore";
+
+/** Versions live in `PRAGMA user_version`: no extra table, and it is read in the same transaction. */
+const MIGRATIONS: readonly Migration<string>[] = [
+  {
+    version: 1,
+    description: "courses, classes and assessments, soft-deleted, listed oldest first",
+    // `seq` is the insertion-order tiebreak; an upsert keeps it, so a replaced record keeps its place.
+    // `created_ms` sorts by instant (ISO strings with offsets do not sort as text).
+    // Partial indexes: the lists and the DELETE cascade only ever look at live rows.
+    up: `
+      CREATE TABLE courses (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        deleted_at TEXT
+      );
+      CREATE INDEX courses_by_created ON courses (created_ms, seq) WHERE deleted_at IS NULL;
+      CREATE TABLE classes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        course_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        deleted_at TEXT
+      );
+      CREATE INDEX classes_by_course ON classes (course_id, created_ms, seq) WHERE deleted_at IS NULL;
+      CREATE TABLE assessments (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        class_id TEXT NOT NULL,
+        course_id TEXT,
+        name TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        deleted_at TEXT
+      );
+      CREATE INDEX assessments_by_class ON assessments (class_id, created_ms, seq) WHERE deleted_at IS NULL;
+      CREATE INDEX assessments_by_course ON assessments (course_id) WHERE deleted_at IS NULL;
+    `,
+  },
+];
+
+// Deletion is final: an upsert never clears deleted_at, and a child written under a
+// deleted parent (a request racing the DELETE) takes the parent's deleted_at.
+const SQL = {
+  putCourse: `INSERT INTO courses (id, name, data, created_at, created_ms) VALUES (@id, @name, @data, @createdAt, @createdMs)
+    ON CONFLICT (id) DO UPDATE SET name = excluded.name, data = excluded.data,
+      created_at = excluded.created_at, created_ms = excluded.created_ms`,
+  putClass: `INSERT INTO classes (id, course_id, name, data, created_at, created_ms, deleted_at)
+    VALUES (@id, @courseId, @name, @data, @createdAt, @createdMs, (SELECT deleted_at FROM courses WHERE id = @courseId))
+    ON CONFLICT (id) DO UPDATE SET course_id = excluded.course_id, name = excluded.name, data = excluded.data,
+      created_at = excluded.created_at, created_ms = excluded.created_ms,
+      deleted_at = coalesce(classes.deleted_at, excluded.deleted_at)`,
+  // courseId is denormalised from the class when the caller did not give one.
+  // ("WHERE true" resolves SQLite's parsing ambiguity between a join and the upsert clause.)
+  putAssessment: `INSERT INTO assessments (id, class_id, course_id, name, data, created_at, created_ms, deleted_at)
+    SELECT @id, @classId, r.course_id, @name, @data, @createdAt, @createdMs,
+      coalesce((SELECT deleted_at FROM classes WHERE id = @classId), (SELECT deleted_at FROM courses WHERE id = r.course_id))
+    FROM (SELECT coalesce(@courseId, (SELECT course_id FROM classes WHERE id = @classId)) AS course_id) AS r WHERE true
+    ON CONFLICT (id) DO UPDATE SET class_id = excluded.class_id, course_id = excluded.course_id, name = excluded.name,
+      data = excluded.data, created_at = excluded.created_at, created_ms = excluded.created_ms,
+      deleted_at = coalesce(assessments.deleted_at, excluded.deleted_at)`,
+  getCourse: "SELECT id, name, data, created_at FROM courses WHERE id = ? AND deleted_at IS NULL",
+  listCourses: "SELECT id, name, data, created_at FROM courses WHERE deleted_at IS NULL ORDER BY created_ms, seq",
+  getClass: "SELECT id, course_id, name, data, created_at FROM classes WHERE id = ? AND deleted_at IS NULL",
+  listClasses: `SELECT id, course_id, name, data, created_at FROM classes
+    WHERE course_id = ? AND deleted_at IS NULL ORDER BY created_ms, seq`,
+  getAssessment: "SELECT id, class_id, course_id, name, data, created_at FROM assessments WHERE id = ? AND deleted_at IS NULL",
+  listAssessments: `SELECT id, class_id, course_id, name, data, created_at FROM assessments
+    WHERE class_id = ? AND deleted_at IS NULL ORDER BY created_ms, seq`,
+  deleteCourse: "UPDATE courses SET deleted_at = @now WHERE id = @id AND deleted_at IS NULL",
+  deleteClasses: "UPDATE classes SET deleted_at = @now WHERE course_id = @id AND deleted_at IS NULL",
+  // Through the class as well: an assessment stored before its class has no course_id.
+  deleteAssessments: `UPDATE assessments SET deleted_at = @now WHERE deleted_at IS NULL
+    AND (course_id = @id OR class_id IN (SELECT id FROM classes WHERE course_id = @id))`,
+} as const;
+
+interface Row {
+  id: string;
+  course_id?: string | null;
+  class_id?: string;
+  name: string;
+  data: string;
+  created_at: string;
+}
+
+const toCourse = (r: Row): CourseRecord => ({ id: r.id, name: r.name, data: JSON.parse(r.data), createdAt: r.created_at });
+const toClass = (r: Row): ClassRecord => ({ ...toCourse(r), courseId: r.course_id as string });
+const toAssessment = (r: Row): AssessmentRecord => ({
+  ...toCourse(r),
+  classId: r.class_id as string,
+  courseId: r.course_id ?? undefined,
+});
+
+/** What every write binds: the shared columns of a record. */
+function columns(r: CourseRecord): Record<string, string | number> {
+  return { id: r.id, name: r.name, data: JSON.stringify(r.data), createdAt: r.createdAt, createdMs: createdMs(r.createdAt) };
+}
+
+/**
+ * Loaded on first use, not on import: importing the package (for the client, or to use
+ * PostgreSQL) must work where the native module was not built.
+ */
+function loadDriver(): typeof BetterSqlite3 {
+  try {
+    return createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
+  } catch (error) {
+    throw new ConfigurationError(COMPONENT, [{
+      option: "better-sqlite3",
+      message: `could not be loaded (${error instanceof Error ? error.message.split("\n")[0] : String(error)}).`,
+      fix: "Run `npm rebuild better-sqlite3` (its native module must match this Node version), or pass another store: postgresStore({ connectionString }) or memoryStore().",
+    }]);
+  }
+}
+
+function open(filename: string, busyTimeoutMs: number) {
+  const Database = loadDriver();
+  if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true });
+  const db = new Database(filename);
+  try {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    // WAL: readers (launches) never wait for a writer, and several processes can share the file.
+    db.pragma("journal_mode = WAL");
+    // IMMEDIATE takes the write lock before reading the version, so two processes
+    // starting together migrate one after the other instead of both at once.
+    db.transaction(() => {
+      const current = db.pragma("user_version", { simple: true }) as number;
+      for (const step of pendingMigrations(COMPONENT, "filename", current, MIGRATIONS)) {
+        db.exec(step.up);
+        db.pragma(`user_version = ${step.version}`);
+      }
+    }).immediate();
+    const statements = Object.fromEntries(
+      Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)]),
+    ) as Record<keyof typeof SQL, BetterSqlite3.Statement>;
+    const deleteCourse = db.transaction((id: string, now: string) => {
+      for (const step of [statements.deleteCourse, statements.deleteClasses, statements.deleteAssessments]) step.run({ id, now });
+    });
+    return { db, statements, deleteCourse: (id: string, now: string) => deleteCourse.immediate(id, now) };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+export function sqliteStore(options?: SqliteStoreOptions): SqliteStore {
+  const problems = new ProblemList();
+  const given = readOptions(problems, options, ["filename", "busyTimeoutMs"]);
+  const filename = given.filename ?? DEFAULT_SQLITE_FILENAME;
+  const busyTimeoutMs = given.busyTimeoutMs ?? 5000;
+  if (typeof filename !== "string" || filename.trim() === "") {
+    problems.add("filename", `must be a path, got ${describe(filename)}.`, `Pass a file path such as "${DEFAULT_SQLITE_FILENAME}", or leave it out.`);
+  }
+  if (typeof busyTimeoutMs !== "number" || !Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    problems.add("busyTimeoutMs", `must be a whole number of milliseconds >= 0, got ${describe(busyTimeoutMs)}.`, "Pass e.g. 5000, or leave it out.");
+  }
+  problems.throwIfAny(COMPONENT);
+
+  const path = filename === ":memory:" ? filename : resolve(process.cwd(), filename as string);
+  const state = lifecycle(COMPONENT, async () => open(path, busyTimeoutMs as number), (handle) => {
+    handle.db.close();
+  });
+  const run = async <T>(use: (s: Record<keyof typeof SQL, BetterSqlite3.Statement>) => T): Promise<T> =>
+    use((await state.ready()).statements);
+
+  return {
+    filename: path,
+    async init() {
+      await state.ready();
+    },
+
+    async putCourse(record) {
+      checkRecord("course", record);
+      await run((s) => s.putCourse.run(columns(record)));
+    },
+    getCourse: (id) => run((s) => {
+      const row = s.getCourse.get(id) as Row | undefined;
+      return row && toCourse(row);
+    }),
+    listCourses: () => run((s) => (s.listCourses.all() as Row[]).map(toCourse)),
+    async deleteCourse(id) {
+      const handle = await state.ready();
+      handle.deleteCourse(id, new Date().toISOString());
+    },
+
+    async putClass(record) {
+      checkRecord("class", record);
+      await run((s) => s.putClass.run({ ...columns(record), courseId: record.courseId }));
+    },
+    getClass: (id) => run((s) => {
+      const row = s.getClass.get(id) as Row | undefined;
+      return row && toClass(row);
+    }),
+    listClasses: (courseId) => run((s) => (s.listClasses.all(courseId) as Row[]).map(toClass)),
+
+    async putAssessment(record) {
+      checkRecord("assessment", record);
+      await run((s) => s.putAssessment.run({ ...columns(record), classId: record.classId, courseId: record.courseId ?? null }));
+    },
+    getAssessment: (id) => run((s) => {
+      const row = s.getAssessment.get(id) as Row | undefined;
+      return row && toAssessment(row);
+    }),
+    listAssessments: (classId) => run((s) => (s.listAssessments.all(classId) as Row[]).map(toAssessment)),
+
+    close: () => state.close(),
+  };
+}

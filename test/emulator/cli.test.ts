@@ -1,0 +1,74 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  // SIGTERM, not SIGKILL: tsx relays it to the CLI process, so nothing is left orphaned.
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGTERM");
+});
+
+/**
+ * `tsx src/cli.ts …`, i.e. what `npx tsx src/cli.ts …` runs, without npm in between: npm
+ * exec dies of a forwarded SIGINT/SIGTERM itself (exit code null) instead of reporting
+ * the CLI's own exit code, which is what these tests prove.
+ */
+const TSX_CLI = fileURLToPath(import.meta.resolve("tsx/cli"));
+
+function runCli(args: string[]): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, [TSX_CLI, "src/cli.ts", ...args], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let out = "";
+  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+  child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+  return { child, output: () => out };
+}
+
+async function waitFor(output: () => string, pattern: RegExp, ms = 20_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const match = output().match(pattern);
+    if (match) return match;
+    if (Date.now() > deadline) throw new Error("the CLI did not print the expected line in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("CLI: express-oral-assessments emulator", () => {
+  it("starts, prints base URL, keys, exam pattern and control URL, serves the API, and exits 0 on SIGINT", async () => {
+    const { child, output } = runCli(["emulator", "--port", "0"]);
+    const [, url] = await waitFor(output, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const text = output();
+    const testKey = /Test key\s+(svc_test_\S+)/.exec(text)?.[1];
+    expect(testKey).toBeDefined();
+    expect(text).toMatch(/Live key\s+svc_live_\S+/);
+    expect(text).toContain(`${url}/exam/<examId>?__clerk_ticket=<token>`);
+    expect(text).toContain(`${url}/__emulator`);
+
+    const res = await fetch(`${url}/api/v1/dev/courses`, { method: "POST", headers: { Authorization: `Bearer ${testKey}`, "Content-Type": "application/json" }, body: JSON.stringify({ name: "From the CLI test" }) });
+    expect(res.status).toBe(201);
+    expect((await fetch(`${url}/__emulator/state`)).status).toBe(200);
+
+    const exited = once(child, "exit");
+    child.kill("SIGINT");
+    const [code] = await exited;
+    expect(code).toBe(0);
+    await expect(fetch(`${url}/__emulator/state`)).rejects.toThrow();
+  });
+
+  it("exits 0 on SIGTERM too", async () => {
+    const { child, output } = runCli(["emulator", "--port", "0"]);
+    await waitFor(output, /listening on http/);
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    expect((await exited)[0]).toBe(0);
+  });
+
+  it("rejects a bad option with usage and exit code 2", async () => {
+    const { child, output } = runCli(["emulator", "--port", "nope"]);
+    const [code] = await once(child, "exit");
+    expect(code).toBe(2);
+    expect(output()).toContain("Usage: express-oral-assessments emulator");
+  });
+});

@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../../src/emulator/index.js";
+import { RateLimiter } from "../../src/emulator/rate-window.js";
+import { LIVE_KEY, TEST_KEY } from "../support/keys.js";
+import { call } from "./helpers.js";
+
+let emu: Emulator | undefined;
+afterEach(async () => {
+  await emu?.close();
+  emu = undefined;
+});
+
+const start = async (rateLimits: { dev?: number; prod?: number; windowMs?: number }) =>
+  (emu = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], rateLimits }));
+
+describe("rate limits", () => {
+  it("sends X-RateLimit-Limit/Remaining/Reset on every authenticated answer, errors included", async () => {
+    const e = await start({ dev: 5 });
+    const before = Math.floor(Date.now() / 1000);
+    const first = await call(e, "GET", "/courses");
+    expect(first.headers.get("x-ratelimit-limit")).toBe("5");
+    expect(first.headers.get("x-ratelimit-remaining")).toBe("4");
+    const reset = Number(first.headers.get("x-ratelimit-reset"));
+    expect(reset).toBeGreaterThanOrEqual(before + 60);
+    expect(reset).toBeLessThanOrEqual(before + 62);
+    const notFound = await call(e, "GET", "/courses/nope");
+    expect(notFound.status).toBe(404);
+    expect(notFound.headers.get("x-ratelimit-remaining")).toBe("3");
+  });
+
+  it("answers 429 rate_limited with Retry-After once the window is spent, and 429s do not count", async () => {
+    const e = await start({ dev: 5, windowMs: 1500 });
+    for (let i = 0; i < 5; i++) expect((await call(e, "GET", "/courses")).status).toBe(200);
+    const refused = await call(e, "GET", "/courses");
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe("rate_limited");
+    expect(refused.headers.get("retry-after")).toBe("2"); // ceil(≤1.5 s), at least 1
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(refused.headers.get("x-ratelimit-limit")).toBe("5");
+    // More refused requests do not push the window out: after it passes, all 5 slots are back.
+    for (let i = 0; i < 3; i++) expect((await call(e, "GET", "/courses")).status).toBe(429);
+    await new Promise((r) => setTimeout(r, 1600));
+    const again = await call(e, "GET", "/courses");
+    expect(again.status).toBe(200);
+    expect(again.headers.get("x-ratelimit-remaining")).toBe("4");
+  });
+
+  it("slides: a slot frees when the oldest request leaves the window, not at a fixed boundary", async () => {
+    const e = await start({ dev: 2, windowMs: 800 });
+    await call(e, "GET", "/courses");
+    await new Promise((r) => setTimeout(r, 400));
+    await call(e, "GET", "/courses");
+    expect((await call(e, "GET", "/courses")).status).toBe(429);
+    await new Promise((r) => setTimeout(r, 450)); // the first left, the second has not
+    expect((await call(e, "GET", "/courses")).status).toBe(200);
+    expect((await call(e, "GET", "/courses")).status).toBe(429);
+  });
+
+  it("counts per key: dev and prod keys have separate windows and limits", async () => {
+    const e = await start({ dev: 1, prod: 3 });
+    expect((await call(e, "GET", "/courses")).status).toBe(200);
+    expect((await call(e, "GET", "/courses")).status).toBe(429);
+    const prod = await call(e, "GET", "/courses", undefined, { env: "prod" });
+    expect(prod.status).toBe(200);
+    expect(prod.headers.get("x-ratelimit-limit")).toBe("3");
+  });
+
+  it("defaults to the vendor's limits: dev 60, prod 600 per minute", async () => {
+    const e = (emu = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY] }));
+    expect((await call(e, "GET", "/courses")).headers.get("x-ratelimit-limit")).toBe("60");
+    expect((await call(e, "GET", "/courses", undefined, { env: "prod" })).headers.get("x-ratelimit-limit")).toBe("600");
+  });
+
+  it("setRateLimits changes the limit at run time", async () => {
+    const e = await start({ dev: 1 });
+    expect((await call(e, "GET", "/courses")).status).toBe(200);
+    expect((await call(e, "GET", "/courses")).status).toBe(429);
+    e.setRateLimits({ dev: 3 });
+    const res = await call(e, "GET", "/courses");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-ratelimit-limit")).toBe("3");
+    expect(() => e.setRateLimits({ dev: -1 })).toThrow(RangeError);
+  });
+
+  it("counts exactly under concurrency: 1 000 parallel-batched requests against a limit of 1 000", async () => {
+    const e = await start({ dev: 1000 });
+    let ok = 0;
+    for (let batch = 0; batch < 10; batch++) {
+      const results = await Promise.all(Array.from({ length: 100 }, () => call(e, "GET", "/courses")));
+      ok += results.filter((r) => r.status === 200).length;
+    }
+    expect(ok).toBe(1000);
+    expect((await call(e, "GET", "/courses")).status).toBe(429);
+  });
+
+  it("decides in O(1) per request: 100 000 decisions at a 6 000/min limit take well under a second", () => {
+    const limiter = new RateLimiter(60_000);
+    const started = performance.now();
+    let allowed = 0;
+    // 100k requests spread over 10 simulated minutes: the window keeps sliding and refusing.
+    for (let i = 0; i < 100_000; i++) if (limiter.take("key", 6000, i * 6).allowed) allowed++;
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(allowed).toBe(60_000); // 6 000 per simulated minute, 10 minutes
+  });
+});

@@ -1,0 +1,247 @@
+/**
+ * The example app's own behaviour (login, role redirects, returnTo, roster, start-up
+ * configuration), over real HTTP against an embedded emulator. The app loads the package
+ * by its name, i.e. from dist/ (built by global-setup), like an integrator's app would.
+ */
+import { spawn } from "node:child_process";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPlatformClient, memoryStore, type PlatformClient } from "express-oral-assessments";
+import { startEmulator, type Emulator } from "express-oral-assessments/emulator";
+import { createExampleApp, safeReturnTo } from "../example-app/app.js";
+import { createDemoUsers } from "../example-app/users.js";
+import { LIVE_KEY, TEST_KEY } from "./support/keys.js";
+
+const PASSWORD = "correct horse battery staple";
+const users = createDemoUsers({ password: PASSWORD });
+
+let emulator: Emulator;
+let platform: PlatformClient;
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, testKeys: [TEST_KEY] });
+  platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url });
+  const app = createExampleApp({ platform, examHost: emulator.examHost, store: memoryStore(), users });
+  server = app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  platform?.close();
+  await emulator?.close();
+});
+
+async function loggedIn(username: string) {
+  const agent = request.agent(base);
+  const res = await agent.post("/login").type("form").send({ username, password: PASSWORD });
+  expect(res.status).toBe(303);
+  return agent;
+}
+
+describe("login", () => {
+  it("sends an instructor to the dashboard and a student to their page", async () => {
+    const instructor = await request(base).post("/login").type("form").send({ username: "instructor", password: PASSWORD });
+    expect(instructor.status).toBe(303);
+    expect(instructor.headers.location).toBe("/dashboard");
+
+    const student = await request(base).post("/login").type("form").send({ username: "ana", password: PASSWORD });
+    expect(student.status).toBe(303);
+    expect(student.headers.location).toBe("/student");
+  });
+
+  it("refuses a wrong password and keeps a safe returnTo for the next try", async () => {
+    const res = await request(base).post("/login").type("form")
+      .send({ username: "ana", password: "nope", returnTo: "/oral/launch/abc" });
+    expect(res.status).toBe(303);
+    const next = new URL(String(res.headers.location), base);
+    expect(next.pathname).toBe("/login");
+    expect(next.searchParams.get("error")).toBe("1");
+    expect(next.searchParams.get("returnTo")).toBe("/oral/launch/abc");
+    expect(res.headers["set-cookie"]).toBeUndefined();
+  });
+
+  it("honours a relative returnTo", async () => {
+    const res = await request(base).post("/login").type("form")
+      .send({ username: "ben", password: PASSWORD, returnTo: "/oral/launch/exam_1?x=1" });
+    expect(res.headers.location).toBe("/oral/launch/exam_1?x=1");
+  });
+
+  it.each([
+    "https://evil.example/phish", "//evil.example/phish", "/\\evil.example", "\\\\evil.example",
+    "javascript:alert(1)", "evil.example", "/ok\r\nSet-Cookie: x=1", "",
+  ])("ignores a returnTo that is not a path on this site: %j", async (returnTo) => {
+    const res = await request(base).post("/login").type("form").send({ username: "ana", password: PASSWORD, returnTo });
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe("/student");
+  });
+
+  it("safeReturnTo keeps paths and drops everything that leaves the site", () => {
+    expect(safeReturnTo("/dashboard")).toBe("/dashboard");
+    expect(safeReturnTo("/oral/launch/a%2Fb")).toBe("/oral/launch/a%2Fb");
+    expect(safeReturnTo("//x.example")).toBeUndefined();
+    expect(safeReturnTo("/\tx")).toBeUndefined();
+    expect(safeReturnTo(["/a"])).toBeUndefined();
+  });
+
+  it("sends a signed-out launch to /login?returnTo=… and back after login", async () => {
+    const launch = await request(base).get("/oral/launch/exam_123");
+    expect(launch.status).toBe(303);
+    expect(launch.headers.location).toBe(`/login?returnTo=${encodeURIComponent("/oral/launch/exam_123")}`);
+
+    const page = await request(base).get(String(launch.headers.location));
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('name="returnTo"');
+  });
+
+  it("logs out with POST /logout, after which pages ask for a login again", async () => {
+    const agent = await loggedIn("instructor");
+    expect((await agent.get("/dashboard")).status).toBe(200);
+    const out = await agent.post("/logout");
+    expect(out.status).toBe(303);
+    expect(out.headers.location).toBe("/login");
+    const again = await agent.get("/dashboard");
+    expect(again.status).toBe(303);
+    expect(again.headers.location).toBe("/login?returnTo=%2Fdashboard");
+  });
+});
+
+describe("pages and roles", () => {
+  it("shows the dashboard to the instructor only", async () => {
+    const student = await loggedIn("ana");
+    const refused = await student.get("/dashboard");
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain("for instructors");
+
+    const instructor = await loggedIn("instructor");
+    const page = await instructor.get("/dashboard");
+    expect(page.status).toBe(200);
+    expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(page.text).toContain('id="course-form"');
+  });
+
+  it("lets the plugin's instructor API refuse students (403) and signed-out callers (401)", async () => {
+    expect((await request(base).get("/oral/courses")).status).toBe(401);
+    const student = await loggedIn("ben");
+    const res = await student.post("/oral/courses").send({ name: "Nope" });
+    expect(res.status).toBe(403);
+    expect(res.headers["content-type"]).toMatch(/application\/problem\+json/);
+  });
+
+  it("lists a student's exams from the roster: enrolled students see them, the outsider does not", async () => {
+    const instructor = await loggedIn("instructor");
+    const course = await instructor.post("/oral/courses").send({ name: "Roster course" });
+    expect(course.status).toBe(201);
+    const cls = await instructor.post(`/oral/courses/${course.body.data._id}/classes`)
+      .send({ name: "Group R", startDate: "2026-09-01", endDate: "2026-12-20" });
+    expect(cls.status).toBe(201);
+    const exam = await instructor.post("/oral/oral-assessments")
+      .send({ name: "Roster exam", classId: cls.body.data._id, questions: [{ text: "Why?" }] });
+    expect(exam.status).toBe(201);
+    const examId: string = exam.body.data._id;
+
+    const ana = await loggedIn("ana");
+    const mine = await ana.get("/app/my-exams");
+    expect(mine.status).toBe(200);
+    expect(mine.body.data).toContainEqual(expect.objectContaining({
+      examId, name: "Roster exam", className: "Group R", courseName: "Roster course", launchUrl: `/oral/launch/${examId}`,
+    }));
+
+    const outsider = await loggedIn("outsider");
+    const theirs = await outsider.get("/app/my-exams");
+    expect(theirs.body.data).toEqual([]);
+    const launch = await outsider.get(`/oral/launch/${examId}`);
+    expect(launch.status).toBe(403);
+    expect(launch.headers["content-type"]).toMatch(/text\/html/);
+
+    const launched = await ana.get(`/oral/launch/${examId}`);
+    expect(launched.status).toBe(303);
+    expect(launched.headers.location).toMatch(new RegExp(`^${emulator.examHost}/exam/${examId}\\?__clerk_ticket=`));
+  });
+
+  it("answers the app's JSON endpoints with 401 when signed out", async () => {
+    expect((await request(base).get("/app/my-exams")).status).toBe(401);
+    expect((await request(base).get("/app/me")).status).toBe(401);
+  });
+
+  it("never puts a password into req.user (what the plugin and pages see)", async () => {
+    const ana = await loggedIn("ana");
+    const me = await ana.get("/app/me");
+    expect(me.body.data).toEqual({ id: "u_ana", username: "ana", role: "student", name: "Ana Lima", email: "ana.lima@example.edu" });
+    expect(JSON.stringify(users.all())).not.toContain(PASSWORD);
+  });
+});
+
+describe("server.js start-up", () => {
+  function runServer(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ["example-app/server.js"], {
+        cwd: process.cwd(),
+        env: { PATH: process.env.PATH ?? "", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString("utf8"); });
+      child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString("utf8"); });
+      const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error("server.js did not exit within 15 s")); }, 15_000);
+      child.on("error", reject);
+      child.on("exit", (code) => { clearTimeout(timer); resolve({ code, output }); });
+    });
+  }
+
+  it("stops at start (exit 1) with the client's ConfigurationError when the key is for the other environment", async () => {
+    const { code, output } = await runServer({
+      ORAL_API_KEY: LIVE_KEY, ORAL_ENV: "dev", ORAL_BASE_URL: "https://platform.example.com", PORT: "0",
+    });
+    expect(code).toBe(1);
+    expect(output).toContain("createPlatformClient is misconfigured");
+    expect(output).toMatch(/env: is "dev" but the key svc_live_…\S{4} is a live key/);
+    // Never the key itself: only its redacted form.
+    expect(output).not.toContain(LIVE_KEY);
+    expect(output).not.toContain(LIVE_KEY.slice(9, 20));
+  });
+
+  it("reports every missing setting at once when only part of the real-platform configuration is set", async () => {
+    const { code, output } = await runServer({ ORAL_EXAM_HOST: "https://exams.example.edu", PORT: "0" });
+    expect(code).toBe(1);
+    expect(output).toContain("apiKey: is missing");
+    expect(output).toContain("baseUrl: is missing");
+  });
+
+  it("starts with the embedded emulator and prints the URL and the demo logins", async () => {
+    const child = spawn(process.execPath, ["example-app/server.js"], {
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? "", PORT: "0", DEMO_PASSWORD: "demo-pass" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no banner within 15 s:\n${output}`)), 15_000);
+        const onData = (chunk: Buffer) => {
+          output += chunk.toString("utf8");
+          if (output.includes("outsider")) { clearTimeout(timer); resolve(); }
+        };
+        child.stdout.on("data", onData);
+        child.stderr.on("data", onData);
+        child.on("exit", (code) => { clearTimeout(timer); reject(new Error(`exited with ${code}:\n${output}`)); });
+      });
+      const url = /Example app: +(http:\/\/\S+)/.exec(output)?.[1];
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(output).toContain("embedded emulator");
+      expect(output).toMatch(/instructor +demo-pass/);
+      const res = await request(url!).post("/login").type("form").send({ username: "instructor", password: "demo-pass" });
+      expect(res.headers.location).toBe("/dashboard");
+    } finally {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+  });
+});

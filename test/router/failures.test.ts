@@ -1,0 +1,84 @@
+/** Every platform failure kind, as the instructor API and the launch route report it. */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startStack, type Stack } from "../support/stack.js";
+
+let stack: Stack;
+let exam: { courseId: string; classId: string; examId: string };
+beforeAll(async () => {
+  // One retry, 1 s per attempt: failures end well inside a test's time.
+  stack = await startStack({ client: { timeoutMs: 500, maxRetries: 1, maxRetryAfterMs: 2_000 } });
+  exam = await stack.seedExam();
+});
+afterAll(async () => { await stack.close(); });
+afterEach(() => { stack.emulator.clearFaults(); });
+
+describe("instructor API under platform failures", () => {
+  it.each([
+    ["a 500", { type: "status", status: 500, count: 5 }, 502, "upstream_error"],
+    ["a hang", { type: "hang", count: 5 }, 504, "upstream_timeout"],
+    ["a socket reset", { type: "reset", count: 5 }, 502, "upstream_error"],
+    ["malformed JSON", { type: "malformed", count: 5 }, 502, "upstream_error"],
+  ] as const)("maps %s to %i problem+json", async (_name, fault, status, code) => {
+    const ines = await stack.login("ines");
+    stack.emulator.fault({ ...fault });
+    const started = Date.now();
+    const res = await ines.get(`/oral/courses/${exam.courseId}`).expect(status);
+    expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status, code, detail: expect.any(String) });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("maps a 429 storm that outlasts the retries to 503 with Retry-After", async () => {
+    const ines = await stack.login("ines");
+    stack.emulator.fault({ type: "status", status: 429, retryAfter: 1, count: 10 });
+    const res = await ines.get(`/oral/courses/${exam.courseId}`).expect(503);
+    expect(res.body.code).toBe("upstream_rate_limited");
+    expect(Number(res.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+  });
+
+  it("does not retry a POST that got a 500 (it may have been applied)", async () => {
+    const ines = await stack.login("ines");
+    const sent = stack.track();
+    stack.emulator.fault({ type: "status", status: 500, count: 5 });
+    await ines.post("/oral/courses").send({ name: "Once" }).expect(502);
+    expect(sent().filter((r) => r.method === "POST")).toHaveLength(1);
+  });
+
+  it("reports a refused server key as 502, never as the user's 401", async () => {
+    const { WRONG_KEY } = await import("../support/keys.js");
+    const badKey = await startStack({ useEmulator: stack.emulator, client: { apiKey: WRONG_KEY } });
+    try {
+      const ines = await badKey.login("ines");
+      const res = await ines.get("/oral/courses").expect(502);
+      expect(res.body.code).toBe("upstream_unauthorized");
+      expect(JSON.stringify(res.body)).not.toContain(WRONG_KEY);
+    } finally { await badKey.close(); }
+  });
+});
+
+describe("launch under platform failures", () => {
+  it.each([
+    ["a 500", { type: "status", status: 500, count: 5 }, 502],
+    ["a hang", { type: "hang", count: 5 }, 504],
+    ["a socket reset", { type: "reset", count: 5 }, 502],
+    ["malformed JSON", { type: "malformed", count: 5 }, 502],
+    ["a 429 storm", { type: "status", status: 429, retryAfter: 1, count: 10 }, 503],
+  ] as const)("answers %s with a friendly %i page and a retry hint", async (_name, fault, status) => {
+    const ada = await stack.login("ada");
+    stack.emulator.fault({ ...fault });
+    const res = await ada.get(`/oral/launch/${exam.examId}`).expect(status);
+    expect(res.headers["content-type"]).toMatch(/text\/html/);
+    expect(res.text).toMatch(/try again/i);
+    expect(res.headers.location).toBeUndefined();
+  });
+
+  it("answers 409 when the class is full", async () => {
+    const full = await startStack({ emulator: { classCapacity: 1 } });
+    try {
+      const ids = await full.seedExam();
+      await (await full.login("ada")).get(`/oral/launch/${ids.examId}`).expect(303);
+      const res = await (await full.login("bob")).get(`/oral/launch/${ids.examId}`).expect(409);
+      expect(res.text).toMatch(/full/i);
+    } finally { await full.close(); }
+  });
+});

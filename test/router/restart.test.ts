@@ -1,0 +1,32 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { sqliteStore } from "../../src/index.js";
+import { startEmulator } from "../../src/emulator/index.js";
+import { LIVE_KEY, TEST_KEY } from "../support/keys.js";
+import { startStack } from "../support/stack.js";
+
+const dir = mkdtempSync(join(tmpdir(), "eoa-restart-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("a registry that survives restarts", () => {
+  it("launches an exam created before the app restarted on the same SQLite file", async () => {
+    const filename = join(dir, "oral.sqlite");
+    const emulator = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY] });
+    try {
+      const first = await startStack({ useEmulator: emulator, router: { store: sqliteStore({ filename }) } });
+      const ids = await first.seedExam();
+      await first.close();
+
+      const second = await startStack({ useEmulator: emulator, router: { store: sqliteStore({ filename }) } });
+      try {
+        const res = await (await second.login("ada")).get(`/oral/launch/${ids.examId}`).expect(303);
+        expect(new URL(res.headers.location ?? "").pathname).toBe(`/exam/${ids.examId}`);
+        const ines = await second.login("ines");
+        const exams = await ines.get(`/oral/classes/${ids.classId}/oral-assessments`).expect(200);
+        expect(exams.body.data.map((a: { _id: string }) => a._id)).toEqual([ids.examId]);
+      } finally { await second.close(); }
+    } finally { await emulator.close(); }
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * A real host app for router tests: express-session + passport-local, a JSON login
+ * route, and the router mounted at `/oral`. Users are plain objects, as an LMS's would be.
+ */
+import express from "express";
+import session from "express-session";
+import passport from "passport";
+import { Strategy as LocalStrategy } from "passport-local";
+import { oralAssessments, type OralAssessmentsOptions, type OralAssessmentsRouter } from "../../src/index.js";
+import { listen, type Listening } from "./http.js";
+
+export interface TestUser {
+  id: string;
+  username: string;
+  password: string;
+  role: "instructor" | "student";
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+}
+
+export const USERS: TestUser[] = [
+  { id: "u-ins", username: "ines", password: "pw-ines", role: "instructor", email: "ines@school.test", firstName: "Ines", lastName: "Instructor" },
+  { id: "u-ada", username: "ada", password: "pw-ada", role: "student", email: "ada@school.test", firstName: "Ada", lastName: "Lovelace" },
+  { id: "u-bob", username: "bob", password: "pw-bob", role: "student", email: "bob@school.test", firstName: "Bob", lastName: "Builder" },
+  { id: "u-nomail", username: "nomail", password: "pw-nomail", role: "student", firstName: "No", lastName: "Mail" },
+];
+
+export interface SessionApp extends Listening {
+  router: OralAssessmentsRouter;
+}
+
+export async function startSessionApp(options: OralAssessmentsOptions, mount = "/oral"): Promise<SessionApp> {
+  const app = express();
+  const auth = new passport.Passport();
+  auth.use(new LocalStrategy((username, password, done) => {
+    const user = USERS.find((u) => u.username === username && u.password === password);
+    done(null, user ?? false);
+  }));
+  auth.serializeUser((user, done) => done(null, (user as TestUser).id));
+  auth.deserializeUser((id: string, done) => done(null, USERS.find((u) => u.id === id) ?? false));
+
+  app.use(session({ secret: "test-session-secret", resave: false, saveUninitialized: false }));
+  app.use(auth.initialize());
+  app.use(auth.session());
+  app.post("/login", express.json(), auth.authenticate("local"), (_req, res) => {
+    res.status(204).end();
+  });
+
+  const router = oralAssessments({ isInstructor: (req) => (req.user as TestUser | undefined)?.role === "instructor", ...options });
+  app.use(mount, router);
+  app.use((_req, res) => {
+    res.status(404).type("text/plain").send("host app 404");
+  });
+  const listening = await listen(app);
+  return {
+    ...listening,
+    router,
+    close: async () => {
+      await listening.close();
+      await router.close();
+    },
+  };
+}
