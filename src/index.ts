@@ -10,8 +10,8 @@ export * from "./platform/index.js";
 export * as schemas from "./platform/schemas.js";
 
 export { memoryStore } from "./store/memory.js";
-export { sqliteStore } from "./store/sqlite.js";
-export { postgresStore } from "./store/postgres.js";
+export { sqliteStore, DEFAULT_SQLITE_FILENAME, type SqliteStore, type SqliteStoreOptions } from "./store/sqlite.js";
+export { postgresStore, type PostgresStoreOptions } from "./store/postgres.js";
 export type { OralStore, CourseRecord, ClassRecord, AssessmentRecord } from "./store/types.js";
 
 export { oralAssessments, type OralAssessmentsRouter, type OralAssessmentsOptions, type LaunchContext, type StudentIdentity } from "./router/index.js";

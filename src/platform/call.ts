@@ -101,7 +101,7 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
         const init = response ? errorInitFor(response, ctx) : failureInit(failure as TransportFailure, ctx, settings.timeoutMs);
         const attemptFailure: AttemptFailure = response
           ? { type: "status", status: response.status, retryAfterMs: response.retryAfterMs }
-          : { type: (failure as TransportFailure).kind === "too_large" ? "bad_response" : (failure as TransportFailure).kind as "timeout" | "reset" | "network" };
+          : attemptFailureOf(failure as TransportFailure);
         const decision = decideRetry({ policy: settings, method, attempt: attempts, failure: attemptFailure, msLeft: deadlineAt - Date.now() });
         if (!decision.retry) {
           if (decision.reason === "retry_after_too_long") {
@@ -142,6 +142,11 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
     }, "platform call failed");
     return error;
   }
+}
+
+function attemptFailureOf(failure: TransportFailure): AttemptFailure {
+  // "aborted" never gets here: the call rethrows its signal's reason first.
+  return { type: failure.kind === "too_large" || failure.kind === "aborted" ? "bad_response" : failure.kind };
 }
 
 function failureInit(failure: TransportFailure, ctx: CallContext, timeoutMs: number): PlatformErrorInit {

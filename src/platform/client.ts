@@ -60,7 +60,12 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     schema: T, what: string, method: HttpMethod, path: string, body: unknown, opts: RequestOptions | undefined,
   ): Promise<WithMeta<z.output<T>>> {
     const result = await call(method, path, body, opts);
-    return { data: readRecord(schema, result.data, what, context(method, path, result)), meta: result.meta };
+    try {
+      return { data: readRecord(schema, result.data, what, context(method, path, result)), meta: result.meta };
+    } catch (error) {
+      log.warn({ method, path, status: result.status, kind: "bad_response", requestId: result.requestId }, "platform call failed");
+      throw error;
+    }
   }
 
   // Every method is async, so a local refusal is a rejected promise like any other failure.

@@ -40,6 +40,8 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
         return s;
       })();
       storePromise.catch((error: unknown) => {
+        // Forget the failure, so the next request tries again (the database may be back).
+        storePromise = undefined;
         logger.error({ event: "store_unavailable", error: (error as Error)?.message }, "the oral-assessments store could not be opened");
       });
     }

@@ -13,7 +13,7 @@ export function readOptions(
 ): Record<string, unknown> {
   if (options === undefined) return {};
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    problems.add("options", `must be an object, got ${describe(options)}.`, `Pass an object such as { ${known[0]}: … } or nothing.`);
+    problems.add("options", `must be an object, got ${kindOf(options)}.`, `Pass an object such as { ${known[0]}: … } or nothing.`);
     return {};
   }
   const record = options as Record<string, unknown>;
@@ -26,7 +26,7 @@ export function readOptions(
 }
 
 /** A short, secret-free description of a value for a problem message. */
-export function describe(value: unknown): string {
+export function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";

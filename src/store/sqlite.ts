@@ -11,7 +11,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import { ConfigurationError, ProblemList } from "../core/configuration-error.js";
 import { lifecycle } from "./lifecycle.js";
 import { pendingMigrations, type Migration } from "./migrations.js";
-import { describe, readOptions } from "./options.js";
+import { kindOf, readOptions } from "./options.js";
 import { checkRecord, createdMs } from "./records.js";
 import type { AssessmentRecord, ClassRecord, CourseRecord, OralStore } from "./types.js";
 
@@ -193,10 +193,10 @@ export function sqliteStore(options?: SqliteStoreOptions): SqliteStore {
   const filename = given.filename ?? DEFAULT_SQLITE_FILENAME;
   const busyTimeoutMs = given.busyTimeoutMs ?? 5000;
   if (typeof filename !== "string" || filename.trim() === "") {
-    problems.add("filename", `must be a path, got ${describe(filename)}.`, `Pass a file path such as "${DEFAULT_SQLITE_FILENAME}", or leave it out.`);
+    problems.add("filename", `must be a path, got ${kindOf(filename)}.`, `Pass a file path such as "${DEFAULT_SQLITE_FILENAME}", or leave it out.`);
   }
   if (typeof busyTimeoutMs !== "number" || !Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    problems.add("busyTimeoutMs", `must be a whole number of milliseconds >= 0, got ${describe(busyTimeoutMs)}.`, "Pass e.g. 5000, or leave it out.");
+    problems.add("busyTimeoutMs", `must be a whole number of milliseconds >= 0, got ${kindOf(busyTimeoutMs)}.`, "Pass e.g. 5000, or leave it out.");
   }
   problems.throwIfAny(COMPONENT);
 

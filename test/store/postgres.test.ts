@@ -12,6 +12,8 @@ import type { OralStore } from "../../src/store/types.js";
 import { describeStoreContract } from "./store-contract.js";
 
 const url = process.env.EOA_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+/** The URL as printed: a password set through the environment stays out of the log. */
+const shown = url.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
 const run = `eoa_test_${randomBytes(4).toString("hex")}`;
 const schemas = new Set<string>();
 /** A schema of this run: unique, and dropped in afterAll. */
@@ -38,14 +40,14 @@ const unreachable = await probe();
 if (unreachable !== undefined && process.env.CI) {
   describe("postgresStore", () => {
     it("needs a reachable PostgreSQL in CI", () => {
-      throw new Error(`PostgreSQL at ${url} is unreachable (${unreachable}); CI must run the PostgreSQL store tests. Start a postgres service on 127.0.0.1:5432 with a "test" database.`);
+      throw new Error(`PostgreSQL at ${shown} is unreachable (${unreachable}); CI must run the PostgreSQL store tests. Start a postgres service on 127.0.0.1:5432 with a "test" database.`);
     });
   });
 } else if (unreachable !== undefined) {
   console.warn([
     "",
     "!".repeat(78),
-    `!!! SKIPPING the postgresStore tests: no PostgreSQL at ${url}`,
+    `!!! SKIPPING the postgresStore tests: no PostgreSQL at ${shown}`,
     `!!! (${unreachable})`,
     "!!! Start it with:  pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start",
     "!!! or point EOA_TEST_POSTGRES_URL at a server. In CI (CI set) this is a failure.",
@@ -115,7 +117,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
 
     it("ends the pool it created from connectionString on close()", async () => {
       const app = `${run}_owned`;
-      const s = postgresStore({ connectionString: `${url}?application_name=${app}`, schema: schema() , tablePrefix: "owned_" });
+      const s = postgresStore({ connectionString: `${url}?application_name=${app}`, schema: schema(), tablePrefix: "owned_" });
       await s.listCourses();
       expect(await connections(app)).toBeGreaterThan(0);
       await s.close();
