@@ -12,6 +12,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     globalSetup: ["test/global-setup.ts"],
     setupFiles: ["test/key-canary.setup.ts"],
+    // In CI also write a JSON report: .ci/run prints the plain "N passed, N failed" line from it.
+    reporters: process.env.CI ? ["default", ["json", { outputFile: "test-artifacts/vitest.json" }]] : ["default"],
     projects: [
       {
         extends: true,

@@ -14,11 +14,11 @@ afterEach(() => { stack.emulator.clearFaults(); });
 
 describe("instructor API under platform failures", () => {
   it.each([
-    ["a 500", { type: "status", status: 500, count: 5 }, 502, "upstream_error"],
-    ["a hang", { type: "hang", count: 5 }, 504, "upstream_timeout"],
-    ["a socket reset", { type: "reset", count: 5 }, 502, "upstream_error"],
-    ["malformed JSON", { type: "malformed", count: 5 }, 502, "upstream_error"],
-  ] as const)("maps %s to %i problem+json", async (_name, fault, status, code) => {
+    ["a 500", 502, { type: "status", status: 500, count: 5 }, "upstream_error"],
+    ["a hang", 504, { type: "hang", count: 5 }, "upstream_timeout"],
+    ["a socket reset", 502, { type: "reset", count: 5 }, "upstream_error"],
+    ["malformed JSON", 502, { type: "malformed", count: 5 }, "upstream_error"],
+  ] as const)("maps %s to %i problem+json", async (_name, status, fault, code) => {
     const ines = await stack.login("ines");
     stack.emulator.fault({ ...fault });
     const started = Date.now();
@@ -58,12 +58,12 @@ describe("instructor API under platform failures", () => {
 
 describe("launch under platform failures", () => {
   it.each([
-    ["a 500", { type: "status", status: 500, count: 5 }, 502],
-    ["a hang", { type: "hang", count: 5 }, 504],
-    ["a socket reset", { type: "reset", count: 5 }, 502],
-    ["malformed JSON", { type: "malformed", count: 5 }, 502],
-    ["a 429 storm", { type: "status", status: 429, retryAfter: 1, count: 10 }, 503],
-  ] as const)("answers %s with a friendly %i page and a retry hint", async (_name, fault, status) => {
+    ["a 500", 502, { type: "status", status: 500, count: 5 }],
+    ["a hang", 504, { type: "hang", count: 5 }],
+    ["a socket reset", 502, { type: "reset", count: 5 }],
+    ["malformed JSON", 502, { type: "malformed", count: 5 }],
+    ["a 429 storm", 503, { type: "status", status: 429, retryAfter: 1, count: 10 }],
+  ] as const)("answers %s with a friendly %i page and a retry hint", async (_name, status, fault) => {
     const ada = await stack.login("ada");
     stack.emulator.fault({ ...fault });
     const res = await ada.get(`/oral/launch/${exam.examId}`).expect(status);
