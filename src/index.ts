@@ -14,4 +14,7 @@ export { sqliteStore, DEFAULT_SQLITE_FILENAME, type SqliteStore, type SqliteStor
 export { postgresStore, type PostgresStoreOptions } from "./store/postgres.js";
 export type { OralStore, CourseRecord, ClassRecord, AssessmentRecord } from "./store/types.js";
 
-export { oralAssessments, type OralAssessmentsRouter, type OralAssessmentsOptions, type LaunchContext, type StudentIdentity } from "./router/index.js";
+export {
+  oralAssessments, PrepareError, type OralAssessmentsRouter, type OralAssessmentsOptions, type LaunchContext, type StudentIdentity,
+  type PrewarmOptions, type PrepareInput, type PrepareProgress,
+} from "./router/index.js";

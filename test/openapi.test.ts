@@ -17,6 +17,7 @@ import { createPlatformClient } from "../src/platform/client.js";
 import { ClassCreate, CourseCreate, CourseUpdate, OralAssessmentCreate } from "../src/platform/schemas.js";
 import { oralAssessments } from "../src/router/index.js";
 import { buildOpenApiDocument } from "../src/router/openapi.js";
+import { PrepareRequest } from "../src/router/prepare-schema.js";
 import { memoryStore } from "../src/store/memory.js";
 import { TEST_KEY } from "./support/keys.js";
 
@@ -32,7 +33,7 @@ const doc = buildOpenApiDocument() as unknown as Doc;
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
 
 /** The zod schema behind each request body of the document. */
-const ZOD_FOR: Record<string, z.ZodType> = { CourseCreate, CourseUpdate, ClassCreate, OralAssessmentCreate };
+const ZOD_FOR: Record<string, z.ZodType> = { CourseCreate, CourseUpdate, ClassCreate, OralAssessmentCreate, PrepareRequest };
 
 /**
  * Rules between fields that JSON Schema cannot state, which the document therefore states
@@ -79,6 +80,8 @@ const FORMATS: Record<string, (v: string) => boolean> = {
     return m !== null && validDate(m[1]!);
   },
   "uri-reference": () => true,
+  // Only the shape; the schema's `pattern` carries zod's exact rule.
+  email: (v) => /^[^\s@]+@[^\s@]+$/.test(v),
 };
 
 function typeOf(value: unknown): string {
@@ -153,6 +156,7 @@ function valuesFor(schema: Json): unknown[] {
     case "string": {
       if (schema.format === "date") return ["2026-09-01", "2027-02-28"];
       if (schema.format === "date-time") return ["2026-09-01T09:00:00.000Z", "2026-09-01T09:00:00+02:00", "2026-09-01t09:00:00z"];
+      if (schema.format === "email") return ["ada@school.example", "no-at-sign", "two@@signs.example"];
       const min = Math.max(1, (schema.minLength as number | undefined) ?? 1);
       const out: unknown[] = ["q".repeat(min), "Écrire ✓ 漢字"];
       if (typeof schema.maxLength === "number") out.push("m".repeat(schema.maxLength), "m".repeat(schema.maxLength + 1));

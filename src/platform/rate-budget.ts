@@ -81,12 +81,51 @@ interface Waiter {
 }
 
 /**
- * A request let through. It occupies the window from the moment it is sent until
- * `windowMs` after its response: the platform saw it somewhere in between, and counting
- * from the later end means latency can never make us undercount the platform's window.
+ * A request let through occupies the window from the moment it is sent until `windowMs`
+ * after its response: the platform saw it somewhere in between, and counting from the
+ * later end means latency can never make us undercount the platform's window. In flight
+ * it is counted in `inFlight`; once answered, its response time joins `DoneQueue`.
  */
-interface Slot {
-  doneAt: number | undefined;
+
+/**
+ * Response times of answered requests still in the window, oldest first. Responses come
+ * in time order, so expiry pops from the head: O(1) per request however large the
+ * window (a benchmark's limit of a billion per minute must not make every call O(n)).
+ */
+class DoneQueue {
+  private items: number[] = [];
+  private head = 0;
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  /** The oldest response time, or undefined when empty. */
+  get first(): number | undefined {
+    return this.items[this.head];
+  }
+
+  push(doneAt: number): void {
+    // Kept sorted even if the clock steps back: a later entry then waits a little longer
+    // (over-counting), never less.
+    const last = this.items[this.items.length - 1];
+    this.items.push(last !== undefined && last > doneAt ? last : doneAt);
+  }
+
+  /** Drops entries answered at or before `cutoff`; returns how many. */
+  dropUpTo(cutoff: number): number {
+    const start = this.head;
+    while (this.head < this.items.length && (this.items[this.head] as number) <= cutoff) this.head++;
+    const dropped = this.head - start;
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return dropped;
+  }
 }
 
 export function createRateBudget(options: RateBudgetOptions): RateBudget {
@@ -100,7 +139,7 @@ class InProcessRateBudget implements RateBudget {
   private readonly maxConcurrency: number;
   private readonly now: () => number;
   private readonly queues: Record<RequestPriority, Waiter[]> = { launch: [], normal: [] };
-  private slots: Slot[] = [];
+  private readonly done = new DoneQueue();
   private inFlight = 0;
   private totalSent = 0;
   private pausedUntil = 0;
@@ -123,9 +162,10 @@ class InProcessRateBudget implements RateBudget {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<ReleaseFn>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
+      // One queue for both the push and the abort below (an unknown priority waits as normal).
+      const queue = this.queues[priority === "launch" ? "launch" : "normal"];
       if (signal) {
         waiter.onAbort = () => {
-          const queue = this.queues[priority];
           const index = queue.indexOf(waiter);
           if (index !== -1) queue.splice(index, 1);
           reject(signal.reason);
@@ -133,7 +173,7 @@ class InProcessRateBudget implements RateBudget {
         };
         signal.addEventListener("abort", waiter.onAbort, { once: true });
       }
-      this.queues[priority === "launch" ? "launch" : "normal"].push(waiter);
+      queue.push(waiter);
       this.pump();
     });
   }
@@ -169,7 +209,7 @@ class InProcessRateBudget implements RateBudget {
       maxConcurrency: this.maxConcurrency,
       queued: { launch: this.queues.launch.length, normal: this.queues.normal.length },
       inFlight: this.inFlight,
-      sentInWindow: this.slots.length,
+      sentInWindow: this.inFlight + this.done.size,
       totalSent: this.totalSent,
       pausedUntil: this.pausedUntil > now ? this.pausedUntil : undefined,
       serverRemaining: this.server?.remaining,
@@ -198,24 +238,32 @@ class InProcessRateBudget implements RateBudget {
     this.expire(now);
     if (this.inFlight >= this.maxConcurrency) return Infinity;
     if (now < this.pausedUntil) return this.pausedUntil - now;
-    if (this.server && this.server.remaining <= 0) return this.server.resetAt - now;
-    if (this.slots.length < this.limit) return 0;
-    let firstExpiry = Infinity;
-    for (const slot of this.slots) {
-      if (slot.doneAt !== undefined) firstExpiry = Math.min(firstExpiry, slot.doneAt + this.windowMs);
-    }
+    // The platform's Reset is in whole seconds; one of our own requests leaving the window
+    // (see `expire`) may reopen it sooner, so wake for whichever comes first.
+    if (this.server && this.server.remaining <= 0) return Math.max(1, Math.min(this.server.resetAt, this.firstExpiry()) - now);
+    if (this.inFlight + this.done.size < this.limit) return 0;
+    const firstExpiry = this.firstExpiry();
     return firstExpiry === Infinity ? Infinity : Math.max(1, firstExpiry - now);
   }
 
+  /** When the first answered request leaves the window (Infinity: none answered yet). */
+  private firstExpiry(): number {
+    const first = this.done.first;
+    return first === undefined ? Infinity : first + this.windowMs;
+  }
+
   private expire(now: number): void {
-    this.slots = this.slots.filter((s) => s.doneAt === undefined || s.doneAt + this.windowMs > now);
+    const left = this.done.dropUpTo(now - this.windowMs);
+    // Every request in our window is counted in the platform's `remaining` (observed, or taken at
+    // grant). One that left our window has left the platform's too — ours runs from the
+    // response, the platform's from arrival — so it is free there again: no need to wait
+    // for the Reset, which the platform rounds up to the next whole second.
+    if (this.server && left > 0) this.server.remaining = Math.min(this.limit, this.server.remaining + left);
     if (this.server && now >= this.server.resetAt) this.server = undefined;
   }
 
   private grant(waiter: Waiter, now: number): void {
     if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
-    const slot: Slot = { doneAt: undefined };
-    this.slots.push(slot);
     this.inFlight += 1;
     this.totalSent += 1;
     if (this.server) this.server.remaining -= 1;
@@ -224,7 +272,7 @@ class InProcessRateBudget implements RateBudget {
       if (released) return;
       released = true;
       this.inFlight -= 1;
-      slot.doneAt = Math.max(now, this.now());
+      this.done.push(Math.max(now, this.now()));
       this.pump();
     });
   }

@@ -15,6 +15,8 @@ export interface PageOptions {
   message: string;
   /** Shown as a "Try again" link to the same launch URL. */
   retryHref?: string;
+  /** Text of that link. Default "Try again". */
+  retryText?: string;
   /** Seconds; sent as `Retry-After`. */
   retryAfter?: number;
   /** Extra trusted markup for <head> (e.g. a meta refresh built from escaped values). */
@@ -22,7 +24,7 @@ export interface PageOptions {
 }
 
 export function renderPage(opts: PageOptions): string {
-  const retry = opts.retryHref ? `<p><a href="${escapeHtml(opts.retryHref)}">Try again</a></p>` : "";
+  const retry = opts.retryHref ? `<p><a href="${escapeHtml(opts.retryHref)}">${escapeHtml(opts.retryText ?? "Try again")}</a></p>` : "";
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">${opts.head ?? ""}

@@ -9,18 +9,33 @@ import { bodyParseErrors, jsonBody } from "./body.js";
 import { csrfGuard, requireInstructor } from "./guards.js";
 import { instructorRoutes } from "./instructor.js";
 import { launchRoute } from "./launch.js";
+import { LaunchQueue } from "./launch-queue.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { resolveRouterOptions, type OralAssessmentsOptions } from "./options.js";
 import { sendPage } from "./html.js";
 import { sendProblem } from "./problem.js";
+import { createPreparation, type PrepareInput } from "./prepare.js";
+import { prepareRoutes } from "./prepare-routes.js";
+import { Prewarmer } from "./prewarm.js";
+import type { PrepareProgress } from "./prewarm-plan.js";
 
-export type { LaunchContext, OralAssessmentsOptions, StudentIdentity } from "./options.js";
+export type { LaunchContext, OralAssessmentsOptions, PrewarmOptions, StudentIdentity } from "./options.js";
+export { PrepareError, type PrepareInput } from "./prepare.js";
+export type { PrepareProgress } from "./prewarm-plan.js";
 
 export interface OralAssessmentsRouter extends Router {
   /** Resolves once the store is ready (schema created or migrated); rejects if it cannot be. */
   ready(): Promise<void>;
-  /** Closes the store the router uses. */
+  /** Closes the store the router uses, and stops pre-warming and waiting launches. */
   close(): Promise<void>;
+  /**
+   * Pre-warms sign-in tokens for an exam's roster before `startAt` (what
+   * `POST /oral-assessments/:examId/prepare` does). Replaces an earlier plan for the
+   * exam, keeping its usable tokens. Rejects with a `PrepareError` (400 or 404 semantics).
+   */
+  prepare(examId: string, input: PrepareInput): Promise<PrepareProgress>;
+  /** The exam's pre-warming progress; undefined when it was never prepared. */
+  preparation(examId: string): PrepareProgress | undefined;
 }
 
 /** The route prefixes of the instructor API (everything but the launch route). */
@@ -49,10 +64,18 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   };
 
   const router = express.Router() as OralAssessmentsRouter;
+  // A pending launch nobody asked about for this long is abandoned: well above the gap
+  // between a waiting page and its refresh (one hold plus a page load).
+  const queue = new LaunchQueue({ abandonMs: Math.max(15_000, 4 * settings.waitingPageAfterMs) });
+  const prewarmer = new Prewarmer(settings.platform, settings.prewarm, logger);
+  const preparation = createPreparation(settings, store, prewarmer);
 
+  // First: the launch route is the hot path of an exam-day storm, and matches nothing else.
+  router.get("/launch/:examId", launchRoute(settings, store, { queue, prewarmer }));
+  // Before the generic instructor middleware: a roster needs its own body limit.
+  router.use(prepareRoutes(settings, preparation));
   router.use(INSTRUCTOR_PREFIXES, requireInstructor(settings), csrfGuard(settings), jsonBody(settings.bodyLimit));
   router.use(instructorRoutes(settings, store));
-  router.get("/launch/:examId", launchRoute(settings, store));
 
   // Public: it describes routes and shapes, nothing about this deployment's data.
   const documents = new Map<string, string>();
@@ -78,6 +101,12 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   router.use(lastResort);
 
   router.ready = async () => { await store(); };
-  router.close = async () => { if (storePromise) await (await storePromise).close(); };
+  router.close = async () => {
+    queue.close();
+    prewarmer.close();
+    if (storePromise) await (await storePromise).close();
+  };
+  router.prepare = (examId, input) => preparation.prepare(examId, input);
+  router.preparation = (examId) => preparation.progress(examId);
   return router;
 }

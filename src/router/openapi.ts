@@ -12,6 +12,7 @@ import { z } from "zod";
 import {
   Class, ClassCreate, Course, CourseCreate, CourseUpdate, OralAssessment, OralAssessmentCreate, RecordId,
 } from "../platform/schemas.js";
+import { PrepareRequest } from "./prepare-schema.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -103,8 +104,43 @@ function buildComponents(): JsonSchema {
     ],
     examples: [{ name: "Cell biology oral", classId: "cls_123", duration: 600, examType: "Generic", questions: [{ text: "Explain osmosis." }] }],
   });
+  const prepareRequest = requestSchema(PrepareRequest, {
+    description:
+      "When the exam starts, and the students to pre-warm sign-in tokens for (at most `prewarm.maxRoster`, default " +
+      "5 000). `roster` may be left out when the router has a `roster` option. `startAt` must not be over " +
+      "(start + `prewarm.keepAfterStartMs`) nor more than 7 days ahead.",
+    examples: [{ startAt: "2026-09-01T09:00:00Z", roster: [{ email: "ada@school.example", firstName: "Ada", lastName: "Lovelace", orgInternalId: "u-1815" }] }],
+  });
+  const count = (description: string) => ({ type: "integer", minimum: 0, description });
+  const instant = { type: "string", format: "date-time" };
   return {
     schemas: {
+      PrepareRequest: prepareRequest,
+      PrepareProgress: {
+        type: "object",
+        description: "A pre-warming plan's progress. Never contains a token.",
+        required: ["examId", "classId", "startAt", "issueFrom", "keepUntil", "state", "roster", "ready", "pending", "failed", "handedOut", "onDemand", "expired", "platformCalls", "failures"],
+        properties: {
+          examId: { type: "string" },
+          classId: { type: "string" },
+          startAt: instant,
+          issueFrom: { ...instant, description: "When issuing begins (startAt − lead)." },
+          keepUntil: { ...instant, description: "Until when unused tokens are refreshed (startAt + keepAfterStartMs)." },
+          state: { enum: ["scheduled", "issuing", "ready", "finished"] },
+          roster: count("Students in the plan (duplicates counted once)."),
+          ready: count("Students holding a usable token now."),
+          pending: count("Students whose token is not issued yet or is being refreshed."),
+          failed: count("Students the platform refused; they launch on demand."),
+          handedOut: count("Prepared tokens given to their students."),
+          onDemand: count("Students who launched while no usable token was ready."),
+          expired: count("Tokens that went stale unused after keepUntil."),
+          platformCalls: count("Sign-in token requests the plan sent."),
+          failures: {
+            type: "array",
+            items: { type: "object", required: ["orgInternalId", "code", "message"], properties: { orgInternalId: { type: "string" }, code: { type: "string" }, message: { type: "string" } } },
+          },
+        },
+      },
       CourseCreate: courseCreate,
       CourseUpdate: courseUpdate,
       ClassCreate: classCreate,
@@ -132,7 +168,7 @@ function buildComponents(): JsonSchema {
               "Stable and machine-readable: `validation_error`, `malformed_json`, `unauthenticated`, `forbidden`, " +
               "`cross_site_request`, `not_found`, `conflict`, `body_too_large`, `unsupported_media_type`, " +
               "`upstream_unauthorized`, `upstream_rate_limited`, `upstream_timeout`, `upstream_error`, " +
-              "`internal_error`, or a code the platform sent.",
+              "`not_prepared`, `internal_error`, or a code the platform sent.",
           },
           errors: {
             type: "array",
@@ -338,6 +374,37 @@ function buildPaths(): JsonSchema {
         tags: ["oral assessments"],
         requestBody: jsonBody("OralAssessmentCreate"),
         responses: { "201": success("The created assessment. Its `_id` is the exam id of the launch link.", assessment), ...instructorErrors({ body: true, upstream: true, conflict: true }) },
+      }),
+    },
+    "/oral-assessments/{examId}/prepare": {
+      post: operation({
+        operationId: "prepareExam",
+        summary: "Pre-warm sign-in tokens for an exam's roster before it starts",
+        description:
+          "Issues one token per student in the minutes before `startAt`, paced within half the rate budget at " +
+          "normal priority (live launches go first), and refreshes unused ones until `keepAfterStartMs` after the " +
+          "start. A launch then needs no platform call. Tokens stay in memory, are handed out once, only to the " +
+          "student whose `orgInternalId` and e-mail match, and only with at least `minTokenLifeMs` of life left. " +
+          "Posting again replaces the plan and keeps its usable tokens.",
+        tags: ["oral assessments"],
+        parameters: ["examId"],
+        requestBody: jsonBody("PrepareRequest"),
+        responses: {
+          "202": success("The plan's progress.", ref("schemas/PrepareProgress")),
+          ...instructorErrors({ body: true }),
+          "404": problem("An exam this router does not know (`not_found`)."),
+        },
+      }),
+      get: operation({
+        operationId: "getExamPreparation",
+        summary: "Progress of an exam's pre-warming",
+        tags: ["oral assessments"],
+        parameters: ["examId"],
+        responses: {
+          "200": success("The plan's progress.", ref("schemas/PrepareProgress")),
+          ...instructorErrors({}),
+          "404": problem("The exam was never prepared (`not_prepared`)."),
+        },
       }),
     },
     "/classes/{classId}/oral-assessments": {

@@ -70,6 +70,66 @@ export interface OralAssessmentsOptions {
   listCacheMs?: number;
   /** pino-compatible logger for errors and launch outcomes. Default: silent. */
   logger?: Partial<Logger>;
+  /**
+   * Longest a student waits for an on-demand sign-in token, rate-budget queue included,
+   * before a retry page. Default 120 000 (2 minutes: a 600-student storm at prod's
+   * 600/min clears in about one).
+   */
+  launchWaitMs?: number;
+  /**
+   * How long a launch (or a waiting page's refresh) is held open for its token before
+   * the "Preparing your exam" page answers instead. A launch whose estimated wait is
+   * longer gets that page at once. Default 2 000.
+   */
+  waitingPageAfterMs?: number;
+  /**
+   * The students of a class, for `POST /oral-assessments/:examId/prepare` without a
+   * `roster` in its body. Default: none (the body must carry the roster).
+   */
+  roster?: (classId: string, examId: string) => MaybePromise<StudentIdentity[] | undefined>;
+  /** Pre-warming of sign-in tokens before an exam starts (see `PrewarmOptions`). */
+  prewarm?: PrewarmOptions;
+}
+
+/**
+ * Pre-warming: tokens are issued in the minutes before `startAt`, paced inside a share
+ * of the rate budget, and refreshed until `keepAfterStartMs` after the start. A token is
+ * handed out only while it has `minTokenLifeMs` of life left, counted from the moment
+ * its request was *sent* (the platform's clock cannot have started earlier).
+ */
+export interface PrewarmOptions {
+  /** Token lifetime the platform grants, ms. Default 600 000 (10 minutes, as documented). */
+  tokenTtlMs?: number;
+  /**
+   * Life a token must still have when handed out, ms: time for the redirect, the exam
+   * page's load and a slow student's click. Default 120 000 (so a token is usable for 8 of
+   * its 10 minutes).
+   */
+  minTokenLifeMs?: number;
+  /**
+   * How long before `startAt` issuing begins, ms. Default: auto — the time the roster
+   * needs at the paced rate × 1.25 + 30 s, at least 60 s, at most the usable life − 60 s
+   * (so the first token issued is still good a minute after the start).
+   */
+  leadMs?: number;
+  /** How long after `startAt` unused tokens are still refreshed, ms (late students). Default 600 000. */
+  keepAfterStartMs?: number;
+  /** Share of the rate budget pre-warming may use (0 < share ≤ 1), leaving the rest to live launches. Default 0.5. */
+  budgetShare?: number;
+  /** Pre-warm requests in flight at once. Default 4. */
+  concurrency?: number;
+  /** Largest roster accepted, students. Default 5 000. */
+  maxRoster?: number;
+}
+
+export interface PrewarmSettings {
+  tokenTtlMs: number;
+  minTokenLifeMs: number;
+  leadMs: number | undefined;
+  keepAfterStartMs: number;
+  budgetShare: number;
+  concurrency: number;
+  maxRoster: number;
 }
 
 export interface RouterSettings {
@@ -87,6 +147,10 @@ export interface RouterSettings {
   trustedOrigins: Set<string>;
   listCacheMs: number;
   logger: Logger;
+  launchWaitMs: number;
+  waitingPageAfterMs: number;
+  roster: OralAssessmentsOptions["roster"];
+  prewarm: PrewarmSettings;
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -185,6 +249,16 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     problems.add("listCacheMs", "must be a number of milliseconds ≥ 0.", "Use 0 to disable the cache, or leave it out for 5000.");
   }
 
+  const launchWaitMs = wholeMs(problems, "launchWaitMs", o.launchWaitMs, 120_000, 1_000);
+  const waitingPageAfterMs = wholeMs(problems, "waitingPageAfterMs", o.waitingPageAfterMs, 2_000, 0);
+  if (waitingPageAfterMs > 30_000) {
+    problems.add("waitingPageAfterMs", "must be at most 30000: proxies and browsers give up on requests held longer.", "Use a few seconds, e.g. 2000.");
+  }
+  if (o.roster !== undefined && typeof o.roster !== "function") {
+    problems.add("roster", `must be a function, got ${typeof o.roster}.`, "Pass (classId, examId) => students, or leave it out.");
+  }
+  const prewarm = resolvePrewarm(o.prewarm, problems);
+
   problems.throwIfAny("oralAssessments()");
   return {
     platform: platform as PlatformClient,
@@ -200,5 +274,37 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     trustedOrigins,
     listCacheMs,
     logger: toLogger(o.logger),
+    launchWaitMs,
+    waitingPageAfterMs,
+    roster: o.roster,
+    prewarm,
   };
+}
+
+function wholeMs(problems: ProblemList, option: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
+    problems.add(option, `must be a whole number ≥ ${min}.`, `Leave it out for the default (${fallback}).`);
+    return fallback;
+  }
+  return value;
+}
+
+function resolvePrewarm(input: PrewarmOptions | undefined, problems: ProblemList): PrewarmSettings {
+  const p = (input ?? {}) as Partial<PrewarmOptions>;
+  if (input !== undefined && (input === null || typeof input !== "object")) problems.add("prewarm", "must be an object.", "Pass { tokenTtlMs, … } or leave it out.");
+  const tokenTtlMs = wholeMs(problems, "prewarm.tokenTtlMs", p.tokenTtlMs, 600_000, 1);
+  const minTokenLifeMs = wholeMs(problems, "prewarm.minTokenLifeMs", p.minTokenLifeMs, 120_000, 0);
+  if (minTokenLifeMs >= tokenTtlMs) {
+    problems.add("prewarm.minTokenLifeMs", `(${minTokenLifeMs}) must be less than prewarm.tokenTtlMs (${tokenTtlMs}).`, "A token must be usable for some time after it is issued.");
+  }
+  const leadMs = p.leadMs === undefined ? undefined : wholeMs(problems, "prewarm.leadMs", p.leadMs, 0, 0);
+  const keepAfterStartMs = wholeMs(problems, "prewarm.keepAfterStartMs", p.keepAfterStartMs, 600_000, 0);
+  const budgetShare = p.budgetShare ?? 0.5;
+  if (typeof budgetShare !== "number" || !(budgetShare > 0 && budgetShare <= 1)) {
+    problems.add("prewarm.budgetShare", "must be a number above 0 and at most 1.", "Leave it out for 0.5.");
+  }
+  const concurrency = wholeMs(problems, "prewarm.concurrency", p.concurrency, 4, 1);
+  const maxRoster = wholeMs(problems, "prewarm.maxRoster", p.maxRoster, 5_000, 1);
+  return { tokenTtlMs, minTokenLifeMs, leadMs, keepAfterStartMs, budgetShare, concurrency, maxRoster };
 }

@@ -1,0 +1,16 @@
+/**
+ * The emulator in its own process, so the benchmark's RSS and CPU numbers are the
+ * router's, not the emulator's. Started by lib/emulator.js with an IPC channel; sends
+ * `{ url, testKey }` once listening, and stops when the parent disconnects.
+ */
+import { startEmulator } from "express-oral-assessments/emulator";
+
+const emulator = await startEmulator({
+  // Enough for a 600-student storm's log; bounded for the 100k-launch memory run.
+  requestLogLimit: 5_000,
+  classCapacity: 100_000,
+});
+process.send?.({ url: emulator.url, testKey: emulator.testKey });
+process.on("disconnect", () => {
+  emulator.close().then(() => process.exit(0));
+});

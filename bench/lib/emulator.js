@@ -1,0 +1,40 @@
+/**
+ * Starts bench/emulator-process.js as a child and drives it through its HTTP control
+ * endpoints (`/__emulator/*`), as an integrator would drive an emulator in another process.
+ */
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const CHILD = fileURLToPath(new URL("../emulator-process.js", import.meta.url));
+
+export async function startEmulatorProcess() {
+  const child = fork(CHILD, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const { url, testKey } = await new Promise((resolve, reject) => {
+    child.once("message", resolve);
+    child.once("exit", (code) => reject(new Error(`the emulator process exited (${code}) before listening`)));
+  });
+
+  async function control(method, path, body) {
+    const res = await fetch(`${url}/__emulator${path}`, {
+      method,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`emulator control ${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  }
+
+  return {
+    url,
+    testKey,
+    setRateLimits: (limits) => control("POST", "/rate-limits", limits),
+    setLatency: (latency) => control("POST", "/latency", latency),
+    clearFaults: () => control("DELETE", "/faults"),
+    /** The last `limit` API requests received, oldest first. */
+    requests: (limit) => control("GET", `/requests?limit=${limit}`),
+    close: () => new Promise((resolve) => {
+      child.once("exit", () => resolve());
+      child.disconnect();
+    }),
+  };
+}

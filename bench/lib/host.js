@@ -1,0 +1,92 @@
+/**
+ * A tiny passport-free host app for the benchmark: the "session" is a cookie
+ * `bench_user=<id>` that sets `req.user` (one cookie per student, as each browser has
+ * its own session), with the router mounted at `/oral`.
+ */
+import http from "node:http";
+import express from "express";
+import { createPlatformClient, memoryStore, oralAssessments } from "express-oral-assessments";
+
+/** Student `i` of the benchmark, as `req.user` and as a roster entry. */
+export function studentOf(i) {
+  return { id: `s${i}`, email: `s${i}@bench.example`, firstName: "Student", lastName: `No${i}`, orgInternalId: `s${i}` };
+}
+
+const INSTRUCTOR = { id: "ins", role: "instructor", email: "ins@bench.example", firstName: "Ines", lastName: "Instructor" };
+
+export function cookieOf(user) {
+  return `bench_user=${user}`;
+}
+
+/**
+ * Starts a host app with its own platform client. `client` and `router` options are
+ * passed through; `examHost` defaults to the emulator (a "custom domain" needing tokens).
+ */
+export async function startHost(emulator, { client = {}, router = {} } = {}) {
+  const platform = createPlatformClient({ apiKey: emulator.testKey, baseUrl: emulator.url, ...client });
+  const users = new Map();
+  const userFor = (id) => {
+    if (id === "ins") return INSTRUCTOR;
+    let user = users.get(id);
+    if (!user) users.set(id, (user = studentOf(id)));
+    return user;
+  };
+  const app = express();
+  app.use((req, _res, next) => {
+    const m = /(?:^|;\s*)bench_user=(\w+)/.exec(req.headers.cookie ?? "");
+    if (m) req.user = userFor(m[1]);
+    next();
+  });
+  const oral = oralAssessments({
+    platform,
+    store: memoryStore(),
+    examHost: emulator.url,
+    isInstructor: (req) => req.user?.role === "instructor",
+    ...router,
+  });
+  app.use("/oral", oral);
+  const server = http.createServer(app);
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}`;
+
+  /** Course → class → exam through the instructor API; returns the ids. */
+  async function seedExam(name) {
+    const call = async (path, body) => {
+      const res = await fetch(`${url}/oral${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: cookieOf("ins") },
+        body: JSON.stringify(body),
+      });
+      if (res.status !== 201) throw new Error(`seeding ${path}: ${res.status} ${await res.text()}`);
+      return (await res.json()).data;
+    };
+    const course = await call("/courses", { name });
+    const cls = await call(`/courses/${course._id}/classes`, { name, startDate: "2026-09-01", endDate: "2026-12-20" });
+    const exam = await call("/oral-assessments", { name, classId: cls._id, questions: [{ text: "Why?" }] });
+    return { courseId: course._id, classId: cls._id, examId: exam._id };
+  }
+
+  /** Instructor JSON call to the router (prepare, progress). */
+  async function instructor(method, path, body) {
+    const res = await fetch(`${url}/oral${path}`, {
+      method,
+      headers: { cookie: cookieOf("ins"), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  }
+
+  return {
+    url,
+    platform,
+    router: oral,
+    seedExam,
+    instructor,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await oral.close();
+      platform.close();
+    },
+  };
+}

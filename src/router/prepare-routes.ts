@@ -1,0 +1,52 @@
+/**
+ * Instructor routes for pre-warming:
+ *
+ *   POST /oral-assessments/:examId/prepare   { startAt, roster? } → 202 { data: progress }
+ *   GET  /oral-assessments/:examId/prepare   → 200 { data: progress }, 404 if never prepared
+ *
+ * Mounted before the generic instructor middleware, with the same guards, because a
+ * roster needs a larger body limit than other instructor calls (1 KiB per student of
+ * `prewarm.maxRoster`, at least `bodyLimit`'s default).
+ */
+import express, { type Router } from "express";
+import { bodyParseErrors, jsonBody } from "./body.js";
+import { asyncHandler, csrfGuard, requireInstructor } from "./guards.js";
+import type { RouterSettings } from "./options.js";
+import { PrepareError, type Preparation } from "./prepare.js";
+import { sendProblem } from "./problem.js";
+
+const PATH = "/oral-assessments/:examId/prepare";
+
+export function prepareRoutes(settings: RouterSettings, preparation: Preparation): Router {
+  const router = express.Router();
+  const bodyLimit = Math.max(100 * 1024, settings.prewarm.maxRoster * 1024);
+  const guards = [requireInstructor(settings), csrfGuard(settings)];
+
+  router.post(PATH, ...guards, jsonBody(bodyLimit), asyncHandler(async (req, res) => {
+    try {
+      const progress = await preparation.prepare(String(req.params.examId), req.body, req);
+      res.status(202).json({ data: progress });
+    } catch (error) {
+      if (!(error instanceof PrepareError)) throw error;
+      sendProblem(res, {
+        status: error.status,
+        code: error.code,
+        title: error.status === 404 ? "Not found" : "Invalid request",
+        detail: error.message,
+        ...(error.errors.length > 0 ? { errors: error.errors } : {}),
+      });
+    }
+  }));
+
+  router.get(PATH, ...guards, (req, res) => {
+    const progress = preparation.progress(String(req.params.examId));
+    if (!progress) {
+      sendProblem(res, { status: 404, code: "not_prepared", title: "Not prepared", detail: "This exam has no preparation: POST to this URL first." });
+      return;
+    }
+    res.status(200).json({ data: progress });
+  });
+
+  router.use(bodyParseErrors);
+  return router;
+}

@@ -1,0 +1,88 @@
+/**
+ * Preparing an exam: input checks, the exam's class, the roster, then the pre-warmer.
+ * One implementation behind both `POST /oral-assessments/:examId/prepare` and the
+ * programmatic `router.prepare(examId, { startAt, roster })`.
+ */
+import type { Request } from "express";
+import { z } from "zod";
+import { issuesOf } from "../platform/schemas.js";
+import type { OralStore } from "../store/types.js";
+import { EXAM_ID_PATTERN, examClassOf } from "./exam-class.js";
+import type { RouterSettings, StudentIdentity } from "./options.js";
+import { prepareRequestSchema, RosterStudent } from "./prepare-schema.js";
+import type { Prewarmer } from "./prewarm.js";
+import type { PrepareProgress } from "./prewarm-plan.js";
+
+/** How far ahead an exam may be prepared: plans live in memory, so not for long. */
+const MAX_AHEAD_MS = 7 * 24 * 60 * 60_000;
+
+/** Why a preparation was refused. `status` and `code` are what the route answers. */
+export class PrepareError extends Error {
+  override readonly name = "PrepareError";
+  constructor(
+    readonly status: 400 | 404,
+    readonly code: string,
+    message: string,
+    readonly errors: { path: string; message: string }[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export interface PrepareInput {
+  /** When the exam starts: a Date or an ISO 8601 date-time with a zone. */
+  startAt: Date | string;
+  /** The students to prepare. Default: the router's `roster` option. */
+  roster?: StudentIdentity[];
+}
+
+export interface Preparation {
+  /** Validates and starts (or replaces) the exam's plan. Throws `PrepareError`. */
+  prepare(examId: string, input: unknown, req?: Request): Promise<PrepareProgress>;
+  progress(examId: string): PrepareProgress | undefined;
+}
+
+function invalid(errors: { path: string; message: string }[]): PrepareError {
+  return new PrepareError(400, "validation_error", errors.map((e) => `${e.path}: ${e.message}`).join("; "), errors);
+}
+
+export function createPreparation(settings: RouterSettings, store: () => Promise<OralStore>, prewarmer: Prewarmer): Preparation {
+  const { maxRoster, keepAfterStartMs } = settings.prewarm;
+  const schema = prepareRequestSchema(maxRoster);
+  const rosterSchema = z.array(RosterStudent).min(1, "must list at least one student").max(maxRoster, `must list at most ${maxRoster} students`);
+
+  return {
+    async prepare(examId, input, req) {
+      if (typeof examId !== "string" || !EXAM_ID_PATTERN.test(examId)) {
+        throw invalid([{ path: "examId", message: "must be a platform record id (letters, digits, _ and -)" }]);
+      }
+      const body = input !== null && typeof input === "object" && (input as { startAt?: unknown }).startAt instanceof Date
+        ? { ...input, startAt: ((input as { startAt: Date }).startAt).toISOString() }
+        : input;
+      const parsed = schema.safeParse(body);
+      if (!parsed.success) throw invalid(issuesOf(parsed.error));
+
+      const startAt = Date.parse(parsed.data.startAt);
+      const now = Date.now();
+      if (startAt + keepAfterStartMs <= now) {
+        throw invalid([{ path: "startAt", message: `is over: tokens are kept only until ${keepAfterStartMs} ms after the start (prewarm.keepAfterStartMs)` }]);
+      }
+      if (startAt - now > MAX_AHEAD_MS) throw invalid([{ path: "startAt", message: "must be within 7 days: preparations live in memory" }]);
+
+      const exam = await examClassOf(settings, store, examId, req);
+      if (!exam) throw new PrepareError(404, "not_found", `No exam ${examId} is known to this router.`);
+
+      let roster: StudentIdentity[] | undefined = parsed.data.roster;
+      if (roster === undefined && settings.roster) {
+        const listed = rosterSchema.safeParse(await settings.roster(exam.classId, examId));
+        if (!listed.success) throw invalid(issuesOf(listed.error).map((e) => ({ ...e, path: e.path === "(body)" ? "roster" : `roster.${e.path}` })));
+        roster = listed.data;
+      }
+      if (roster === undefined) {
+        throw invalid([{ path: "roster", message: "is required: send the students, or configure the router's roster option" }]);
+      }
+      return prewarmer.prepare({ examId, classId: exam.classId, courseId: exam.courseId, startAt, roster });
+    },
+    progress: (examId) => prewarmer.progress(examId),
+  };
+}

@@ -1,0 +1,203 @@
+/**
+ * The pre-warmer: issues sign-in tokens for prepared rosters before an exam starts, and
+ * refreshes the unused ones until `keepAfterStartMs` after it, so that at the start a
+ * launch is a memory lookup instead of a platform call.
+ *
+ * Pacing. The rate budget is a sliding window, which allows a burst of a whole window's
+ * worth of calls; a pre-warmer using it would leave live launches waiting for a slot for
+ * up to a window. So pre-warm calls are spaced evenly at `budgetShare` of the budget's
+ * rate (`limit / windowMs`, read from the client's budget), at most `concurrency` in
+ * flight, and sent at `normal` priority: live launches still go first in the queue, and
+ * find room in the window.
+ *
+ * Timeline of one student's token (defaults: 10-minute tokens, 2-minute margin):
+ *   issued at t (request sent)  → handed out only until t + 8 min (`usableUntil`)
+ *   refreshed from usableUntil − min(60 s, usable life / 4), while before keepUntil
+ *   after keepUntil: no more calls; a stale token is dropped, never handed out.
+ */
+import type { Logger } from "../core/logger.js";
+import { PlatformError } from "../platform/errors.js";
+import type { PlatformClient } from "../platform/types.js";
+import type { PrewarmSettings, StudentIdentity } from "./options.js";
+import { PrewarmPlan, type PreparedEntry, type PrepareProgress } from "./prewarm-plan.js";
+
+/** Calls per entry before a transient failure counts as failed. */
+const MAX_TRIES = 3;
+/** A finished plan's progress stays readable this long after its tokens went stale. */
+const KEEP_FINISHED_MS = 60 * 60_000;
+
+export interface PrewarmInput {
+  examId: string;
+  classId: string;
+  courseId: string | undefined;
+  /** ms since epoch. */
+  startAt: number;
+  roster: StudentIdentity[];
+}
+
+export class Prewarmer {
+  private readonly plans = new Map<string, PrewarmPlan>();
+  private inFlight = 0;
+  private lastStartAt = -Infinity;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly platform: PlatformClient,
+    private readonly settings: PrewarmSettings,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Life of a token during which it may be handed out. */
+  private get usableLifeMs(): number {
+    return this.settings.tokenTtlMs - this.settings.minTokenLifeMs;
+  }
+
+  /** Starts (or replaces) the plan for an exam; issuing begins at startAt − lead. */
+  prepare(input: PrewarmInput): PrepareProgress {
+    const now = this.now();
+    const leadMs = this.settings.leadMs ?? this.autoLeadMs(input.roster.length);
+    const plan = new PrewarmPlan(input.examId, input.classId, input.courseId, input.startAt,
+      input.startAt - leadMs, input.startAt + this.settings.keepAfterStartMs, input.roster);
+    const previous = this.plans.get(input.examId);
+    if (previous) {
+      plan.adopt(previous, now);
+      previous.cancelled = true;
+    }
+    this.plans.set(input.examId, plan);
+    this.purge(now);
+    this.logger.info({ event: "prewarm_planned", examId: input.examId, roster: plan.entries.size, issueFrom: new Date(plan.issueFrom).toISOString() }, "pre-warming planned");
+    this.pump();
+    return plan.progress(now);
+  }
+
+  progress(examId: string): PrepareProgress | undefined {
+    return this.plans.get(examId)?.progress(this.now());
+  }
+
+  /**
+   * The student's prepared token for this exam, at most once. Undefined when there is
+   * none usable: the caller then asks on demand, and the entry stops being refreshed.
+   */
+  take(examId: string, classId: string, student: StudentIdentity): string | undefined {
+    const plan = this.plans.get(examId);
+    if (!plan || plan.classId !== classId) return undefined;
+    const entry = plan.entryFor(student);
+    if (!entry || entry.state === "handedOut" || entry.state === "onDemand") return undefined;
+    const token = entry.takeToken(this.now());
+    if (token === undefined && entry.state !== "failed") entry.state = "onDemand";
+    return token;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const plan of this.plans.values()) {
+      plan.cancelled = true;
+      for (const entry of plan.entries.values()) entry.drop();
+    }
+    this.plans.clear();
+  }
+
+  /** ms between two pre-warm calls: the budget's rate × budgetShare, spread evenly. */
+  private intervalMs(): number {
+    let limit = NaN;
+    let windowMs = NaN;
+    try {
+      ({ limit, windowMs } = this.platform.rateStats());
+    } catch {
+      // a custom budget without usable stats: fall back below
+    }
+    if (!(limit > 0 && windowMs > 0)) return 100;
+    return windowMs / (limit * this.settings.budgetShare);
+  }
+
+  private autoLeadMs(rosterSize: number): number {
+    const need = rosterSize * this.intervalMs() * 1.25 + 30_000;
+    return Math.min(Math.max(need, 60_000), Math.max(0, this.usableLifeMs - 60_000));
+  }
+
+  /** When this entry next needs a platform call (Infinity: never, as things stand). */
+  private dueAt(plan: PrewarmPlan, entry: PreparedEntry, now: number): number {
+    if (entry.inFlight || entry.noMoreCalls || now >= plan.keepUntil) return Infinity;
+    if (entry.state === "waiting") return Math.max(plan.issueFrom, entry.nextTryAt);
+    if (entry.state !== "ready") return Infinity;
+    // A token good past keepUntil needs no refresh.
+    if (entry.usableUntil >= plan.keepUntil) return Infinity;
+    const refreshAhead = Math.min(60_000, this.usableLifeMs / 4);
+    return Math.max(entry.usableUntil - refreshAhead, entry.nextTryAt);
+  }
+
+  /** Starts every call that is due and allowed by the pacing; sets a timer for the next. */
+  private pump(): void {
+    if (this.closed) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.inFlight < this.settings.concurrency) {
+      const now = this.now();
+      let best: { plan: PrewarmPlan; entry: PreparedEntry; at: number } | undefined;
+      for (const plan of this.plans.values()) {
+        for (const entry of plan.entries.values()) {
+          const at = this.dueAt(plan, entry, now);
+          if (at !== Infinity && (!best || at < best.at)) best = { plan, entry, at };
+        }
+      }
+      if (!best) return; // nothing left to do until a plan is added or a call completes
+      const wakeAt = Math.max(best.at, this.lastStartAt + this.intervalMs());
+      if (wakeAt > now) {
+        this.timer = setTimeout(() => this.pump(), Math.max(1, Math.ceil(wakeAt - now)));
+        // Plans live as long as the app; the timer alone must not keep a process alive.
+        this.timer.unref();
+        return;
+      }
+      this.lastStartAt = now;
+      this.issue(best.plan, best.entry, now);
+    }
+  }
+
+  private issue(plan: PrewarmPlan, entry: PreparedEntry, sentAt: number): void {
+    entry.inFlight = true;
+    this.inFlight += 1;
+    plan.platformCalls += 1;
+    const body = { ...entry.student, classId: plan.classId, ...(plan.courseId ? { courseId: plan.courseId } : {}) };
+    this.platform.students.createSignInToken(body, { priority: "normal" }).then(
+      ({ data }) => {
+        // Counted from when the request was sent: the platform's 10 minutes cannot have started earlier.
+        if (!plan.cancelled && !this.closed && (entry.state === "waiting" || entry.state === "ready")) {
+          entry.hold(data.token, sentAt + this.usableLifeMs);
+        }
+      },
+      (error: unknown) => this.failed(plan, entry, error),
+    ).finally(() => {
+      entry.inFlight = false;
+      this.inFlight -= 1;
+      this.pump();
+    });
+  }
+
+  private failed(plan: PrewarmPlan, entry: PreparedEntry, error: unknown): void {
+    const platformError = error instanceof PlatformError ? error : undefined;
+    entry.failures += 1;
+    entry.lastError = { code: platformError?.code ?? "internal_error", message: platformError?.message ?? "unexpected error" };
+    const retry = platformError?.isTransient === true && entry.failures < MAX_TRIES;
+    if (retry) entry.nextTryAt = this.now() + 5_000 * 2 ** (entry.failures - 1);
+    else if (entry.state === "ready") entry.noMoreCalls = true; // keep the current token while it is usable
+    else if (entry.state === "waiting") entry.state = "failed";
+    this.logger.warn({
+      event: "prewarm_failed", examId: plan.examId, user: entry.student.orgInternalId, kind: platformError?.kind,
+      code: entry.lastError.code, willRetry: retry,
+    }, "pre-warming a sign-in token failed");
+  }
+
+  /** Forgets plans long finished, so a long-running app does not keep every roster. */
+  private purge(now: number): void {
+    for (const [examId, plan] of this.plans) {
+      if (now > plan.keepUntil + this.usableLifeMs + KEEP_FINISHED_MS) {
+        for (const entry of plan.entries.values()) entry.drop();
+        this.plans.delete(examId);
+      }
+    }
+  }
+}

@@ -1,0 +1,41 @@
+/** The storm options of `oralAssessments()`: every mistake reported at once, with its fix. */
+import { describe, expect, it } from "vitest";
+import { ConfigurationError, createPlatformClient, memoryStore, oralAssessments } from "../../src/index.js";
+import { TEST_KEY } from "../support/keys.js";
+
+const platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: "http://127.0.0.1:9" });
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigurationError);
+    return (error as ConfigurationError).problems.map((p) => p.option);
+  }
+  throw new Error("expected a ConfigurationError");
+}
+
+describe("storm options", () => {
+  it("lists every invalid launch and prewarm option at once", () => {
+    const options = problemsOf(() => oralAssessments({
+      platform,
+      store: memoryStore(),
+      launchWaitMs: 10,
+      waitingPageAfterMs: 60_000,
+      roster: [] as never,
+      prewarm: { tokenTtlMs: 60_000, minTokenLifeMs: 60_000, budgetShare: 2, concurrency: 0, maxRoster: -1, leadMs: 1.5 },
+    }));
+    expect(options.sort()).toEqual([
+      "launchWaitMs", "prewarm.budgetShare", "prewarm.concurrency", "prewarm.leadMs", "prewarm.maxRoster",
+      "prewarm.minTokenLifeMs", "roster", "waitingPageAfterMs",
+    ]);
+  });
+
+  it("accepts the defaults and sensible values", async () => {
+    const router = oralAssessments({
+      platform, store: memoryStore(), launchWaitMs: 60_000, waitingPageAfterMs: 0, roster: () => [],
+      prewarm: { tokenTtlMs: 600_000, minTokenLifeMs: 120_000, budgetShare: 1, concurrency: 1, maxRoster: 10, leadMs: 0, keepAfterStartMs: 0 },
+    });
+    await router.close();
+  });
+});
