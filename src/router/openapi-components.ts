@@ -1,0 +1,229 @@
+/**
+ * The reusable parts of the OpenAPI document (`components`): request and record schemas
+ * converted from the shared zod schemas, and the problem+json error schema.
+ *
+ * Request bodies are converted with `io: "input"` (what a caller may send: defaults
+ * optional, transforms not applied yet), response records with `io: "output"`.
+ * JSON Schema cannot say everything a zod refinement says; where a refinement matters to
+ * a caller it is restated here by hand (and test/openapi.test.ts checks the two agree).
+ */
+import { z } from "zod";
+import {
+  Class, ClassCreate, Course, CourseCreate, CourseUpdate, OralAssessment, OralAssessmentCreate, RecordId,
+} from "../platform/schemas.js";
+import { PrepareRequest } from "./prepare-schema.js";
+
+export type JsonSchema = Record<string, unknown>;
+
+
+/** The accepted shapes of a point in time, once sent as JSON (a `Date` cannot be). */
+const DATE_OR_DATE_TIME: JsonSchema = {
+  anyOf: [
+    { type: "string", format: "date" },
+    { type: "string", format: "date-time" },
+  ],
+  description:
+    "An ISO 8601 date (`2026-09-01`, read as UTC midnight) or date-time with a zone " +
+    "(`2026-09-01T09:00:00Z`). Sent upstream as ISO 8601 UTC with milliseconds.",
+  examples: ["2026-09-01", "2026-09-01T09:00:00.000Z"],
+};
+
+function isDateUnion(schema: z.core.$ZodType): boolean {
+  const def = schema._zod.def as { type: string; options?: z.core.$ZodType[] };
+  return def.type === "union" && (def.options ?? []).some((o) => o._zod.def.type === "date");
+}
+
+/** zod → JSON Schema (2020-12, the dialect of OpenAPI 3.1), without the `$schema` key. */
+function toSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const json = z.toJSONSchema(schema, {
+    io,
+    target: "draft-2020-12",
+    // `z.date()` has no JSON form; the union holding it is replaced just below.
+    unrepresentable: "any",
+    override: (ctx) => {
+      const json = ctx.jsonSchema as JsonSchema;
+      if (isDateUnion(ctx.zodSchema)) {
+        for (const key of Object.keys(json)) delete json[key];
+        Object.assign(json, structuredClone(DATE_OR_DATE_TIME));
+      } else if (ctx.zodSchema === RecordId) {
+        json.description = "A platform record `_id`: no control characters, and not `.` or `..`.";
+      } else if (io === "input" && isTrimmedNonEmpty(ctx.zodSchema, json)) {
+        json.pattern = "\\S";
+      }
+    },
+  }) as JsonSchema;
+  delete json.$schema;
+  return json;
+}
+
+/**
+ * Non-empty text is trimmed before its length is checked (`z.string().trim().min(1)`), so
+ * whitespace alone is refused: JSON Schema says that with a pattern.
+ */
+function isTrimmedNonEmpty(schema: z.core.$ZodType, json: JsonSchema): boolean {
+  const def = schema._zod.def as { type: string; checks?: { _zod: { def: { check?: string } } }[] };
+  const trims = (def.checks ?? []).some((c) => c._zod.def.check === "overwrite");
+  return def.type === "string" && trims && typeof json.minLength === "number" && json.minLength > 0;
+}
+
+function requestSchema(schema: z.ZodType, extra: JsonSchema = {}): JsonSchema {
+  return { ...toSchema(schema, "input"), ...extra };
+}
+
+export function buildComponents(): JsonSchema {
+  const courseCreate = requestSchema(CourseCreate, { examples: [{ name: "Biology 101", level: "undergraduate" }] });
+  const courseUpdate = requestSchema(CourseUpdate, {
+    // zod: `.refine(body => Object.keys(body).length > 0)`.
+    minProperties: 1,
+    description: "The fields to change; at least one.",
+    examples: [{ name: "Biology 101 (autumn)" }],
+  });
+  const classCreate = requestSchema(ClassCreate, {
+    description: "A class of a course. `endDate` must not be before `startDate`.",
+    examples: [{ name: "Group A", classMode: "online", startDate: "2026-09-01", endDate: "2026-12-20" }],
+  });
+  const assessmentCreate = requestSchema(OralAssessmentCreate, {
+    description:
+      "An oral assessment of a class. `duration` is in seconds. A `Generic` exam (the default) needs at " +
+      "least one question; a question's `id` is generated when missing. Fields the platform accepts " +
+      "beyond these (`examDescription`, `instructions`, `language`, `isDraft`, …) pass through untouched.",
+    // zod: `.superRefine` — Generic (explicit or by default) needs a question.
+    anyOf: [
+      { type: "object", properties: { examType: { enum: ["Personalized", "Hybrid"] } }, required: ["examType"] },
+      { type: "object", properties: { questions: { type: "array", minItems: 1 } }, required: ["questions"] },
+    ],
+    examples: [{ name: "Cell biology oral", classId: "cls_123", duration: 600, examType: "Generic", questions: [{ text: "Explain osmosis." }] }],
+  });
+  const prepareRequest = requestSchema(PrepareRequest, {
+    description:
+      "When the exam starts, and the students to pre-warm sign-in tokens for (at most `prewarm.maxRoster`, default " +
+      "5 000). `roster` may be left out when the router has a `roster` option. `startAt` must not be over " +
+      "(start + `prewarm.keepAfterStartMs`) nor more than 7 days ahead.",
+    examples: [{ startAt: "2026-09-01T09:00:00Z", roster: [{ email: "ada@school.example", firstName: "Ada", lastName: "Lovelace", orgInternalId: "u-1815" }] }],
+  });
+  const count = (description: string) => ({ type: "integer", minimum: 0, description });
+  const instant = { type: "string", format: "date-time" };
+  return {
+    schemas: {
+      PrepareRequest: prepareRequest,
+      PrepareProgress: {
+        type: "object",
+        description: "A pre-warming plan's progress. Never contains a token.",
+        required: ["examId", "classId", "startAt", "issueFrom", "keepUntil", "state", "roster", "ready", "pending", "failed", "handedOut", "onDemand", "expired", "platformCalls", "failures"],
+        properties: {
+          examId: { type: "string" },
+          classId: { type: "string" },
+          startAt: instant,
+          issueFrom: { ...instant, description: "When issuing begins (startAt − lead)." },
+          keepUntil: { ...instant, description: "Until when unused tokens are refreshed (startAt + keepAfterStartMs)." },
+          state: { enum: ["scheduled", "issuing", "ready", "finished"] },
+          roster: count("Students in the plan (duplicates counted once)."),
+          ready: count("Students holding a usable token now."),
+          pending: count("Students whose token is not issued yet or is being refreshed."),
+          failed: count("Students the platform refused; they launch on demand."),
+          handedOut: count("Prepared tokens given to their students."),
+          onDemand: count("Students who launched while no usable token was ready."),
+          expired: count("Tokens that went stale unused after keepUntil."),
+          platformCalls: count("Sign-in token requests the plan sent."),
+          failures: {
+            type: "array",
+            items: { type: "object", required: ["orgInternalId", "code", "message"], properties: { orgInternalId: { type: "string" }, code: { type: "string" }, message: { type: "string" } } },
+          },
+        },
+      },
+      CourseCreate: courseCreate,
+      CourseUpdate: courseUpdate,
+      ClassCreate: classCreate,
+      OralAssessmentCreate: assessmentCreate,
+      Course: toSchema(Course, "output"),
+      Class: toSchema(Class, "output"),
+      OralAssessment: toSchema(OralAssessment, "output"),
+      Meta: {
+        type: "object",
+        properties: { requestId: { type: "string", description: "The platform's request id, for support requests." } },
+        additionalProperties: {},
+      },
+      Problem: {
+        type: "object",
+        description: "RFC 9457 problem details, plus a stable `code` and, for invalid input, one entry per field.",
+        required: ["type", "title", "status", "detail", "code"],
+        properties: {
+          type: { type: "string", format: "uri-reference", examples: ["urn:express-oral-assessments:problem:validation_error"] },
+          title: { type: "string" },
+          status: { type: "integer", minimum: 400, maximum: 599 },
+          detail: { type: "string" },
+          code: {
+            type: "string",
+            description:
+              "Stable and machine-readable: `validation_error`, `malformed_json`, `unauthenticated`, `forbidden`, " +
+              "`cross_site_request`, `not_found`, `conflict`, `body_too_large`, `unsupported_media_type`, " +
+              "`upstream_unauthorized`, `upstream_rate_limited`, `upstream_timeout`, `upstream_error`, " +
+              "`not_prepared`, `internal_error`, or a code the platform sent.",
+          },
+          errors: {
+            type: "array",
+            description: "Invalid input: one entry per field. `path` is dotted (`questions.0.text`), `(body)` for the whole body.",
+            items: {
+              type: "object",
+              required: ["path", "message"],
+              properties: { path: { type: "string" }, message: { type: "string" } },
+            },
+          },
+          requestId: { type: "string", description: "The platform's request id, when the failure came from the platform." },
+        },
+      },
+    },
+    parameters: {
+      courseId: idParameter("courseId", "The course's platform `_id`."),
+      classId: idParameter("classId", "The class's platform `_id`."),
+      examId: {
+        name: "examId",
+        in: "path",
+        required: true,
+        description: "The oral assessment's platform `_id`.",
+        schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,128}$" },
+      },
+    },
+    responses: {
+      Invalid: problem("Invalid input (`validation_error`, with `errors`), or a body that is not JSON (`malformed_json`)."),
+      Unauthenticated: problem("No signed-in user (`unauthenticated`)."),
+      Forbidden: problem("Not an instructor (`forbidden`), a cross-site browser request (`cross_site_request`), or refused by the platform."),
+      NotFound: problem("The platform does not know this record (`not_found`)."),
+      Conflict: problem("The platform reported a conflict."),
+      TooLarge: problem("The body is larger than `bodyLimit` (`body_too_large`)."),
+      UnsupportedMediaType: problem("The body is not `application/json` (`unsupported_media_type`)."),
+      InternalError: problem("An unexpected error in the router (`internal_error`); it was logged."),
+      BadGateway: problem("The platform failed, or refused this server's API key (`upstream_error`, `upstream_unauthorized`)."),
+      ServiceUnavailable: problem("The platform is rate limiting this server (`upstream_rate_limited`); see `Retry-After`.", true),
+      GatewayTimeout: problem("The platform did not answer in time (`upstream_timeout`)."),
+    },
+    securitySchemes: {
+      session: {
+        type: "apiKey",
+        in: "cookie",
+        name: "connect.sid",
+        description:
+          "The host application's session (e.g. passport with express-session). The cookie name is the host " +
+          "application's; instructor routes also need `isInstructor(req)` to say yes.",
+      },
+    },
+  };
+}
+
+export function idParameter(name: string, description: string): JsonSchema {
+  return {
+    name,
+    in: "path",
+    required: true,
+    description,
+    schema: { type: "string", minLength: 1, maxLength: 200 },
+  };
+}
+
+export function problem(description: string, retryAfter = false): JsonSchema {
+  return {
+    description,
+    ...(retryAfter ? { headers: { "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer", minimum: 1 } } } } : {}),
+    content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+  };
+}
