@@ -7,6 +7,7 @@
  * request costs amortised O(1) and a key holds at most `limit` numbers. Benchmarks push
  * 6 000 requests a minute through one key; a scan or a per-request allocation would show.
  */
+import { TimeQueue } from "../core/time-queue.js";
 
 export interface RateDecision {
   allowed: boolean;
@@ -19,38 +20,8 @@ export interface RateDecision {
   retryAfter: number;
 }
 
-/** A FIFO of numbers with an advancing head; compacted now and then, never shifted per item. */
-class TimestampQueue {
-  private items: number[] = [];
-  private head = 0;
-
-  get size(): number {
-    return this.items.length - this.head;
-  }
-
-  /** The i-th oldest timestamp (0 = oldest). */
-  at(i: number): number | undefined {
-    return this.items[this.head + i];
-  }
-
-  push(t: number): void {
-    this.items.push(t);
-  }
-
-  dropUpTo(cutoff: number): void {
-    while (this.head < this.items.length && this.items[this.head]! <= cutoff) this.head++;
-    if (this.head === this.items.length) {
-      this.items = [];
-      this.head = 0;
-    } else if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-  }
-}
-
 export class RateLimiter {
-  private readonly windows = new Map<string, TimestampQueue>();
+  private readonly windows = new Map<string, TimeQueue>();
 
   constructor(private windowMs: number) {}
 
@@ -75,7 +46,7 @@ export class RateLimiter {
   private decide(key: string, limit: number, now: number, count: boolean): RateDecision {
     let queue = this.windows.get(key);
     if (!queue) {
-      queue = new TimestampQueue();
+      queue = new TimeQueue();
       this.windows.set(key, queue);
     }
     queue.dropUpTo(now - this.windowMs);

@@ -19,6 +19,7 @@
  * `RateBudget` is an interface so that several app instances sharing one key can plug in
  * a shared implementation (e.g. on Redis); `createRateBudget` is the in-process one.
  */
+import { TimeQueue } from "../core/time-queue.js";
 import type { RequestPriority } from "./types.js";
 
 /** Lets the next call go; call it once the response (or failure) is in. */
@@ -80,54 +81,6 @@ interface Waiter {
   onAbort: (() => void) | undefined;
 }
 
-/**
- * A request let through occupies the window from the moment it is sent until `windowMs`
- * after its response: the platform saw it somewhere in between, and counting from the
- * later end means latency can never make us undercount the platform's window. In flight
- * it is counted in `inFlight`; once answered, its response time joins `DoneQueue`.
- */
-
-/**
- * Response times of answered requests still in the window, oldest first. Responses come
- * in time order, so expiry pops from the head: O(1) per request however large the
- * window (a benchmark's limit of a billion per minute must not make every call O(n)).
- */
-class DoneQueue {
-  private items: number[] = [];
-  private head = 0;
-
-  get size(): number {
-    return this.items.length - this.head;
-  }
-
-  /** The oldest response time, or undefined when empty. */
-  get first(): number | undefined {
-    return this.items[this.head];
-  }
-
-  push(doneAt: number): void {
-    // Kept sorted even if the clock steps back: a later entry then waits a little longer
-    // (over-counting), never less.
-    const last = this.items[this.items.length - 1];
-    this.items.push(last !== undefined && last > doneAt ? last : doneAt);
-  }
-
-  /** Drops entries answered at or before `cutoff`; returns how many. */
-  dropUpTo(cutoff: number): number {
-    const start = this.head;
-    while (this.head < this.items.length && (this.items[this.head] as number) <= cutoff) this.head++;
-    const dropped = this.head - start;
-    if (this.head === this.items.length) {
-      this.items = [];
-      this.head = 0;
-    } else if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return dropped;
-  }
-}
-
 export function createRateBudget(options: RateBudgetOptions): RateBudget {
   return new InProcessRateBudget(options);
 }
@@ -139,7 +92,13 @@ class InProcessRateBudget implements RateBudget {
   private readonly maxConcurrency: number;
   private readonly now: () => number;
   private readonly queues: Record<RequestPriority, Waiter[]> = { launch: [], normal: [] };
-  private readonly done = new DoneQueue();
+  /**
+   * A request let through occupies the window from the moment it is sent until `windowMs`
+   * after its response: the platform saw it somewhere in between, and counting from the
+   * later end means latency can never make us undercount the platform's window. In
+   * flight it is counted in `inFlight`; once answered, its response time joins `done`.
+   */
+  private readonly done = new TimeQueue();
   private inFlight = 0;
   private totalSent = 0;
   private pausedUntil = 0;
@@ -248,7 +207,7 @@ class InProcessRateBudget implements RateBudget {
 
   /** When the first answered request leaves the window (Infinity: none answered yet). */
   private firstExpiry(): number {
-    const first = this.done.first;
+    const first = this.done.at(0);
     return first === undefined ? Infinity : first + this.windowMs;
   }
 
