@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
 
 /**
  * Runs once before the suite:
@@ -17,10 +18,14 @@ export default function setup(): void {
   // Runs once per vitest project, in one process: build once.
   if (process.env.EOA_DIST_BUILT) return;
   process.env.EOA_DIST_BUILT = "1";
-  try {
-    execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { stdio: "pipe" });
-  } catch (error) {
-    const out = String((error as { stdout?: Buffer }).stdout ?? "");
-    console.warn(`global-setup: tsc reported problems (dist/ was emitted anyway):\n${out.slice(0, 2000)}`);
+  // Both builds, as `npm run build` makes them: ESM in dist/, CommonJS in dist/cjs.
+  for (const project of ["tsconfig.build.json", "tsconfig.build.cjs.json"]) {
+    try {
+      execFileSync("npx", ["tsc", "-p", project], { stdio: "pipe" });
+    } catch (error) {
+      const out = String((error as { stdout?: Buffer }).stdout ?? "");
+      console.warn(`global-setup: tsc -p ${project} reported problems (dist/ was emitted anyway):\n${out.slice(0, 2000)}`);
+    }
   }
+  writeFileSync("dist/cjs/package.json", '{"type":"commonjs"}\n');
 }

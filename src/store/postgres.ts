@@ -61,7 +61,9 @@ async function createPool(connectionString: string, logger: Logger): Promise<Poo
   try {
     pg = await import("pg");
   } catch (error) {
-    const missing = (error as { code?: string }).code === "ERR_MODULE_NOT_FOUND";
+    // ERR_MODULE_NOT_FOUND from the ESM build's import(), MODULE_NOT_FOUND from the CommonJS build's require().
+    const code = (error as { code?: string }).code;
+    const missing = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
     if (!missing) throw error;
     throw new ConfigurationError(COMPONENT, [{
       option: "connectionString",
@@ -69,7 +71,8 @@ async function createPool(connectionString: string, logger: Logger): Promise<Poo
       fix: "Run `npm i pg` (an optional peer dependency of express-oral-assessments).",
     }]);
   }
-  const pool = new (pg.Pool ?? pg.default.Pool)({ connectionString });
+  // Older `pg` only has a default export under import(); the CommonJS build's types have no `default`.
+  const pool = new (pg.Pool ?? (pg as unknown as { default: typeof pg }).default.Pool)({ connectionString });
   pool.on("error", (error) => {
     logger.warn({ event: "store_connection_error", error: error.message }, "an idle PostgreSQL connection failed; the pool will open a new one");
   });

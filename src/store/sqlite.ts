@@ -5,7 +5,6 @@
  * `postgresStore()`.
  */
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { ConfigurationError, ProblemList } from "../core/configuration-error.js";
@@ -145,9 +144,10 @@ function columns(r: CourseRecord): Record<string, string | number> {
  * Loaded on first use, not on import: importing the package (for the client, or to use
  * PostgreSQL) must work where the native module was not built.
  */
-function loadDriver(): typeof BetterSqlite3 {
+async function loadDriver(): Promise<typeof BetterSqlite3> {
   try {
-    return createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
+    // import(), not createRequire(import.meta.url): it compiles to both the ESM and the CommonJS build.
+    return (await import("better-sqlite3")).default;
   } catch (error) {
     throw new ConfigurationError(COMPONENT, [{
       option: "better-sqlite3",
@@ -157,8 +157,8 @@ function loadDriver(): typeof BetterSqlite3 {
   }
 }
 
-function open(filename: string, busyTimeoutMs: number) {
-  const Database = loadDriver();
+async function open(filename: string, busyTimeoutMs: number) {
+  const Database = await loadDriver();
   if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true });
   const db = new Database(filename);
   try {

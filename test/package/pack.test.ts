@@ -1,30 +1,49 @@
 /**
- * The published artefact: `npm pack`, installed into an empty folder, loads with both
- * `import` and `require()` (Node ≥ 20.19's require(esm)), ships type declarations, and
- * its `./emulator` subpath works.
+ * The published artefact: `npm pack`, installed into an empty folder. `import` gets the
+ * ESM build (dist/) and `require()` the CommonJS build (dist/cjs), not require(esm); both
+ * entry points work both ways; a CommonJS TypeScript project (module node16) type-checks
+ * against the shipped declarations, compiles and runs; and are-the-types-wrong finds no
+ * problem in the tarball.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..", "..");
+const bin = (name: string) => join(root, "node_modules", ".bin", name);
 const dir = mkdtempSync(join(tmpdir(), "eoa-pack-"));
+let tarball = "";
 
-function node(args: string[]): string {
-  return execFileSync(process.execPath, args, { cwd: dir, encoding: "utf8", timeout: 60_000 });
+function node(args: string[], cwd = dir): string {
+  return execFileSync(process.execPath, args, { cwd, encoding: "utf8", timeout: 60_000 });
+}
+
+/** Runs a tool; on failure the error carries its full output, so the test log shows why. */
+function run(file: string, args: string[], cwd = dir): string {
+  try {
+    return execFileSync(file, args, { cwd, encoding: "utf8", stdio: "pipe", timeout: 120_000 });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${file} ${args.join(" ")} failed:\n${stdout ?? ""}\n${stderr ?? ""}`);
+  }
 }
 
 beforeAll(() => {
   // dist/ was built by global-setup; --ignore-scripts keeps pack from building again.
   execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], { cwd: root, stdio: "pipe" });
-  const tarball = readdirSync(dir).find((f) => f.endsWith(".tgz"));
+  tarball = readdirSync(dir).find((f) => f.endsWith(".tgz")) ?? "";
   if (!tarball) throw new Error("npm pack produced no tarball");
+  // No "type" field: the consumer folder is CommonJS, like most Express backends.
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true }));
   // --ignore-scripts: the native SQLite module is loaded lazily and not needed here, and
-  // compiling it from source would take a minute.
-  execFileSync("npm", ["install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", `./${tarball}`, "express@5"], { cwd: dir, stdio: "pipe", timeout: 240_000 });
+  // compiling it from source would take a minute. The @types are what a TypeScript
+  // Express backend already has.
+  execFileSync("npm", [
+    "install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund",
+    `./${tarball}`, "express@5", "@types/node@20", "@types/express@5",
+  ], { cwd: dir, stdio: "pipe", timeout: 240_000 });
 }, 300_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -40,21 +59,105 @@ const USE = `
   await emulator.close();
 `;
 
+const lastLine = (out: string) => JSON.parse(out.trim().split("\n").pop() ?? "") as unknown;
+
 describe("the npm pack tarball", () => {
   it("loads with import, and its emulator subpath works", () => {
     writeFileSync(join(dir, "esm.mjs"), `import * as pkg from "express-oral-assessments"; import * as emu from "express-oral-assessments/emulator";\n${USE}`);
     expect(JSON.parse(node(["esm.mjs"]).trim())).toEqual({ name: "Packed", level: "undergraduate", ok: true });
   });
 
-  it("loads with require()", () => {
+  it("loads with require(), and its emulator subpath works", () => {
     writeFileSync(join(dir, "cjs.cjs"), `const pkg = require("express-oral-assessments"); const emu = require("express-oral-assessments/emulator");\n(async () => {${USE}})();`);
-    expect(JSON.parse(node(["cjs.cjs"]).trim().split("\n").pop() ?? "")).toEqual({ name: "Packed", level: "undergraduate", ok: true });
+    expect(lastLine(node(["cjs.cjs"]))).toEqual({ name: "Packed", level: "undergraduate", ok: true });
   });
 
-  it("ships type declarations for both entry points", () => {
+  it("gives require() the CommonJS build and import the ESM build, each a separate copy", () => {
+    // A namespace object from require(esm) has the "Module" tag; a CommonJS exports object has none.
+    writeFileSync(join(dir, "which.mjs"), `
+      import { createRequire } from "node:module";
+      import * as esm from "express-oral-assessments";
+      import * as esmEmu from "express-oral-assessments/emulator";
+      const require = createRequire(import.meta.url);
+      const cjs = require("express-oral-assessments");
+      const cjsEmu = require("express-oral-assessments/emulator");
+      const rel = (p) => p.slice(p.indexOf("express-oral-assessments/") + "express-oral-assessments/".length);
+      let thrown;
+      try { cjs.createPlatformClient({}); } catch (error) { thrown = error; }
+      console.log(JSON.stringify({
+        requirePaths: [require.resolve("express-oral-assessments"), require.resolve("express-oral-assessments/emulator")].map(rel),
+        importPaths: [import.meta.resolve("express-oral-assessments"), import.meta.resolve("express-oral-assessments/emulator")].map(rel),
+        requireTags: [cjs[Symbol.toStringTag] ?? null, cjsEmu[Symbol.toStringTag] ?? null],
+        importTags: [esm[Symbol.toStringTag], esmEmu[Symbol.toStringTag]],
+        sameClass: cjs.ConfigurationError === esm.ConfigurationError,
+        error: { name: thrown?.name, code: thrown?.code, cjsInstance: thrown instanceof cjs.ConfigurationError, esmInstance: thrown instanceof esm.ConfigurationError },
+      }));
+    `);
+    expect(lastLine(node(["which.mjs"]))).toEqual({
+      requirePaths: ["dist/cjs/index.js", "dist/cjs/emulator/index.js"],
+      importPaths: ["dist/index.js", "dist/emulator/index.js"],
+      requireTags: [null, null],
+      importTags: ["Module", "Module"],
+      // The dual-package hazard, documented in the README: two copies, two classes. The
+      // name and code are what a consumer mixing both can branch on.
+      sameClass: false,
+      error: { name: "ConfigurationError", code: "configuration_error", cjsInstance: true, esmInstance: false },
+    });
+  });
+
+  it("type-checks, compiles and runs in a CommonJS TypeScript project (module node16)", () => {
+    const project = join(dir, "ts-cjs");
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
+      compilerOptions: {
+        module: "node16", moduleResolution: "node16", target: "es2022", strict: true,
+        // skipLibCheck as `tsc --init` sets it: the store declarations name the optional
+        // peer `pg`, whose types a consumer without PostgreSQL has not installed.
+        esModuleInterop: true, skipLibCheck: true, types: ["node"], outDir: "out", rootDir: ".",
+      },
+      include: ["app.ts"],
+    }));
+    writeFileSync(join(project, "app.ts"), `
+      import { createPlatformClient, ConfigurationError, type OralAssessmentsOptions } from "express-oral-assessments";
+      import emulatorModule = require("express-oral-assessments/emulator");
+      import express = require("express");
+
+      // Never called: only the compiler looks at it.
+      export function typesAreReal(): void {
+        // @ts-expect-error apiKey must be a string: proves real declarations were found, not \`any\`.
+        createPlatformClient({ apiKey: 42 });
+      }
+      const options: Partial<OralAssessmentsOptions> = {};
+
+      async function main(): Promise<void> {
+        const emulator = await emulatorModule.startEmulator({ port: 0 });
+        const platform = createPlatformClient({ apiKey: emulator.testKey, baseUrl: emulator.url });
+        const course = await platform.courses.create({ name: "From CommonJS TypeScript" });
+        const name: string = course.data.name;
+        platform.close();
+        await emulator.close();
+        console.log(JSON.stringify({ name, app: typeof express(), options: typeof options, errorClass: ConfigurationError.name }));
+      }
+      void main();
+    `);
+    run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "."], project);
+    // The emitted file uses require(): it is CommonJS, as node16 decides for a "type"-less package.
+    expect(node(["-e", "process.stdout.write(require('fs').readFileSync('out/app.js', 'utf8'))"], project)).toMatch(/require\("express-oral-assessments"\)/);
+    expect(lastLine(node([join("out", "app.js")], project))).toEqual({
+      name: "From CommonJS TypeScript", app: "function", options: "object", errorClass: "ConfigurationError",
+    });
+  });
+
+  it("has no problem are-the-types-wrong can find (every resolution mode)", () => {
+    // Default ("strict") profile: node10, node16 from CJS and ESM, bundler. Exits non-zero on any problem.
+    expect(run(bin("attw"), [join(dir, tarball), "--format", "ascii"], root)).toMatch(/No problems found/);
+  });
+
+  it("ships type declarations for both builds and both entry points, and no source", () => {
     const pkgDir = join(dir, "node_modules", "express-oral-assessments");
-    expect(existsSync(join(pkgDir, "dist", "index.d.ts"))).toBe(true);
-    expect(existsSync(join(pkgDir, "dist", "emulator", "index.d.ts"))).toBe(true);
+    for (const file of ["index.d.ts", "emulator/index.d.ts", "cjs/index.d.ts", "cjs/emulator/index.d.ts"]) {
+      expect(existsSync(join(pkgDir, "dist", file)), file).toBe(true);
+    }
     expect(existsSync(join(pkgDir, "src"))).toBe(false);
   });
 });
