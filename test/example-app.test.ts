@@ -317,6 +317,23 @@ describe("server.js start-up", () => {
       expect(output).toMatch(/instructor +demo-pass/);
       const res = await request(url!).post("/login").type("form").send({ username: "instructor", password: "demo-pass" });
       expect(res.headers.location).toBe("/dashboard");
+
+      // A launch is logged by pino as one JSON line (not a multi-line object dump).
+      const instructor = request.agent(url!);
+      await instructor.post("/login").type("form").send({ username: "instructor", password: "demo-pass" });
+      const course = await instructor.post("/oral/courses").send({ name: "Logged course" });
+      const cls = await instructor.post(`/oral/courses/${course.body.data._id}/classes`)
+        .send({ name: "Group L", startDate: "2026-09-01", endDate: "2026-12-20" });
+      const exam = await instructor.post("/oral/oral-assessments").send({ name: "Logged exam", classId: cls.body.data._id, questions: [{ text: "Why?" }] });
+      const ana = request.agent(url!);
+      await ana.post("/login").type("form").send({ username: "ana", password: "demo-pass" });
+      expect((await ana.get(`/oral/launch/${exam.body.data._id}`)).status).toBe(303);
+      await expect.poll(() => output.includes('"event":"launch"'), { timeout: 5_000 }).toBe(true);
+      const logLines = output.slice(output.indexOf("outsider")).split("\n").slice(1).filter((line) => line.trim() !== "");
+      expect(logLines.length).toBeGreaterThan(0);
+      for (const line of logLines) expect(() => JSON.parse(line), line).not.toThrow();
+      const launch = logLines.map((line) => JSON.parse(line)).find((entry) => entry.event === "launch");
+      expect(launch).toMatchObject({ outcome: "redirected", status: 303, examId: exam.body.data._id, msg: "launch redirected" });
     } finally {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
