@@ -2,9 +2,9 @@
  * The default student mapper against the shapes real login strategies leave on
  * `req.user`. Where a strategy package exposes its own parsing, the profile here is the one
  * that package builds (passport-google-oauth20, passport-github2); the other suites in this
- * folder get theirs from a real protocol exchange (OpenID Connect, SAML, LDAP). The
- * hand-written objects below cover the flat record the router always understood and
- * claim names no local exchange produces (ADFS claim URIs, Shibboleth OIDs).
+ * folder get theirs from a real protocol exchange (oidc, saml, ldap .test.ts). The
+ * hand-written objects below cover the flat record the router always understood, the
+ * precedence between shapes, and quick SAML-shaped edge cases.
  */
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
@@ -75,7 +75,7 @@ describe("studentFromUser: passport profiles built by the strategies' own parser
   });
 });
 
-describe("studentFromUser: claim names no local exchange produces (hand-written)", () => {
+describe("studentFromUser: SAML-shaped objects (hand-written; saml.test.ts validates real ones)", () => {
   it("ADFS / Entra ID claim URIs", () => {
     const profile = {
       nameID: "b0c8f7a1-entra-object-id", nameIDFormat: "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent",
