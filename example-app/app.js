@@ -95,7 +95,9 @@ function sameOriginOnly(req, res, next) {
     ? origin === `${req.protocol}://${req.host}`
     : site === undefined || site === "same-origin" || site === "none";
   if (ok) return next();
-  res.status(403).type("text/plain").send("Refused: this form was sent from another site.");
+  // Behind a proxy, the public origin is known only when the proxy is trusted (trustProxy):
+  // otherwise the Host and scheme seen here may be the proxy's, and every login is refused.
+  res.status(403).type("text/plain").send("Refused: this form was sent from another site. (Behind a proxy? Set trustProxy / TRUST_PROXY.)");
 }
 
 const homeOf = (user) => (user?.role === "instructor" ? "/dashboard" : "/student");
