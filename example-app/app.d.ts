@@ -21,8 +21,10 @@ export interface ExampleAppOptions {
   roster?: Roster;
   /** Default: random at every start. */
   sessionSecret?: string;
-  /** Default false. */
-  secureCookies?: boolean;
+  /** Mark the session cookie Secure: true always, false never. Default "auto": when the request came over https. */
+  secureCookies?: boolean | "auto";
+  /** Express's "trust proxy" setting (behind a TLS-terminating proxy). Default false. */
+  trustProxy?: boolean | number | string;
   logger?: Partial<Logger>;
 }
 

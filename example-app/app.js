@@ -26,23 +26,78 @@ const PAGE_CSP = [
   "connect-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'",
 ].join("; ");
 
+/** A path on this site: starts with one "/", no backslash (browsers read "/\\x" as "//x"), no control characters. */
+function isLocalPath(value) {
+  // eslint-disable-next-line no-control-regex
+  return value.startsWith("/") && !value.startsWith("//") && !value.includes("\\") && !/[\u0000-\u001f\u007f]/.test(value);
+}
+
 /**
  * A `returnTo` is honoured only when it is a path on this site. `//evil.example` and
  * `/\evil.example` are protocol-relative to browsers, and anything absolute would make
- * the login form an open redirect.
+ * the login form an open redirect. The check runs on the raw value *and* on the path the
+ * URL parser makes of it, since that is what we send: "/.//evil.example" and
+ * "/a/..//evil.example" normalise to "//evil.example".
  */
 export function safeReturnTo(value) {
-  if (typeof value !== "string" || value.length === 0 || value.length > 2000) return undefined;
-  if (!value.startsWith("/") || value.startsWith("//") || value.includes("\\")) return undefined;
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) return undefined;
+  if (typeof value !== "string" || value.length === 0 || value.length > 2000 || !isLocalPath(value)) return undefined;
   const base = "http://example-app.invalid";
   try {
     const url = new URL(value, base);
-    return url.origin === base ? url.pathname + url.search + url.hash : undefined;
+    const path = url.pathname + url.search + url.hash;
+    return url.origin === base && isLocalPath(path) ? path : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Escapes text for an HTML attribute or element. */
+const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * The page a login with `returnTo` ends on. The login form's redirect chain must stay on
+ * this site: Chromium applies the login page's `form-action 'self'` to every redirect
+ * after a form submission, so a chain that went on to a launch (and from there to the
+ * exam host) was blocked, leaving the student on the login form with a wasted sign-in
+ * token. From this page the browser navigates to `returnTo` afresh (continue.js, or the
+ * link without JavaScript): a navigation that is not a form submission.
+ */
+const continuePage = (to) => `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Signed in · Oral assessments example</title>
+  <link rel="stylesheet" href="/assets/styles.css">
+  <script type="module" src="/assets/continue.js"></script>
+</head>
+<body>
+  <main class="narrow">
+    <div class="card">
+      <h1>Signed in</h1>
+      <p><a id="continue" href="${escapeHtml(to)}">Continue</a></p>
+    </div>
+  </main>
+</body>
+</html>
+`;
+
+/**
+ * Refuses state-changing form posts from other sites (login CSRF: a hostile page could
+ * otherwise sign a visitor into an account of the attacker's choosing). Browsers send
+ * `Origin` on every POST; `Sec-Fetch-Site` covers the few that do not. A request with
+ * neither comes from no browser, so there is no victim session to abuse.
+ */
+function sameOriginOnly(req, res, next) {
+  const origin = req.get("origin");
+  const site = req.get("sec-fetch-site");
+  const ok = origin !== undefined
+    ? origin === `${req.protocol}://${req.host}`
+    : site === undefined || site === "same-origin" || site === "none";
+  if (ok) return next();
+  // Behind a proxy, the public origin is known only when the proxy is trusted (trustProxy):
+  // otherwise the Host and scheme seen here may be the proxy's, and every login is refused.
+  res.status(403).type("text/plain").send("Refused: this form was sent from another site. (Behind a proxy? Set trustProxy / TRUST_PROXY.)");
 }
 
 const homeOf = (user) => (user?.role === "instructor" ? "/dashboard" : "/student");
@@ -55,8 +110,11 @@ const homeOf = (user) => (user?.role === "instructor" ? "/dashboard" : "/student
  * @param {ReturnType<typeof createDemoUsers>} [options.users]  default: demo users with random passwords
  * @param {ReturnType<typeof createRoster>} [options.roster]   default: createRoster(users)
  * @param {string} [options.sessionSecret]   default: random at every start (sessions end on restart)
- * @param {boolean} [options.secureCookies]  send the session cookie over https only. Default false (the demo runs on http://localhost).
- * @param {object} [options.logger]          pino-compatible logger handed to the plugin. Default: silent.
+ * @param {boolean|"auto"} [options.secureCookies]  mark the session cookie `Secure`: true always, false never.
+ *   Default "auto": whenever the request came over https, directly or through a proxy trusted by `trustProxy`.
+ * @param {boolean|number|string} [options.trustProxy]  Express's "trust proxy" setting, for an app behind a
+ *   TLS-terminating proxy (then `X-Forwarded-Proto: https` makes cookies Secure). Default false.
+ * @param {object} [options.logger]          pino (or pino-compatible) logger for the app and the plugin. Default: silent.
  */
 export function createExampleApp(options) {
   const { platform, examHost, logger } = options;
@@ -66,6 +124,7 @@ export function createExampleApp(options) {
 
   const app = express();
   app.disable("x-powered-by");
+  app.set("trust proxy", options.trustProxy ?? false);
   app.use((_req, res, next) => {
     res.setHeader("X-Content-Type-Options", "nosniff");
     next();
@@ -79,7 +138,7 @@ export function createExampleApp(options) {
     secret: options.sessionSecret ?? randomBytes(32).toString("hex"),
     resave: false,
     saveUninitialized: false,
-    cookie: { httpOnly: true, sameSite: "lax", secure: options.secureCookies ?? false, maxAge: 8 * 3600_000 },
+    cookie: { httpOnly: true, sameSite: "lax", secure: options.secureCookies ?? "auto", maxAge: 8 * 3600_000 },
   }));
 
   // Our own passport instance, so two apps in one process (tests) do not share strategies.
@@ -136,7 +195,7 @@ export function createExampleApp(options) {
     sendPage(res, "login.html");
   });
 
-  app.post("/login", express.urlencoded({ extended: false, limit: "10kb" }), (req, res, next) => {
+  app.post("/login", sameOriginOnly, express.urlencoded({ extended: false, limit: "10kb" }), (req, res, next) => {
     const returnTo = safeReturnTo(req.body?.returnTo);
     auth.authenticate("local", (error, user) => {
       if (error) return next(error);
@@ -147,17 +206,24 @@ export function createExampleApp(options) {
       // passport 0.7 regenerates the session here (no session fixation).
       req.logIn(user, (loginError) => {
         if (loginError) return next(loginError);
-        res.redirect(303, returnTo ?? homeOf(user));
+        res.redirect(303, returnTo ? `/continue?${new URLSearchParams({ to: returnTo })}` : homeOf(user));
       });
     })(req, res, next);
   });
 
   // POST only: a GET logout could be triggered by any page embedding an <img>.
-  app.post("/logout", (req, res, next) => {
+  app.post("/logout", sameOriginOnly, (req, res, next) => {
     req.logout((error) => {
       if (error) return next(error);
       res.redirect(303, "/login");
     });
+  });
+
+  app.get("/continue", requireUser, (req, res) => {
+    res.setHeader("Content-Security-Policy", PAGE_CSP);
+    res.setHeader("Referrer-Policy", "same-origin");
+    res.setHeader("Cache-Control", "no-store");
+    res.type("html").send(continuePage(safeReturnTo(req.query.to) ?? homeOf(req.user)));
   });
 
   app.get("/dashboard", requireUser, requireInstructorPage, (_req, res) => sendPage(res, "dashboard.html"));

@@ -9,11 +9,18 @@
  *   ORAL_ENV        optional, "prod" or "dev"; must agree with the key's prefix
  * Other settings: PORT, HOST (default 127.0.0.1), SESSION_SECRET (default: random, so
  * sessions end at restart), DEMO_PASSWORD (one password for every demo user; default: a
- * random password per user, printed below).
+ * random password per user, printed below), TRUST_PROXY (Express's "trust proxy" behind a
+ * TLS-terminating proxy: "true", a hop count, or e.g. "loopback"; default: not trusted),
+ * LOG_LEVEL (pino level, default "info").
+ *
+ * Logs are pino's: one JSON line per event on stdout (pipe through `npx pino-pretty` to
+ * read them as text). pino because it is the logger the plugin's `logger` option is
+ * shaped after, and it writes each event as one line that log collectors can parse.
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { pino } from "pino";
 import { createPlatformClient, memoryStore, sqliteStore } from "express-oral-assessments";
 import { startEmulator } from "express-oral-assessments/emulator";
 import { createExampleApp } from "./app.js";
@@ -73,6 +80,13 @@ async function connect() {
   };
 }
 
+/** TRUST_PROXY as Express's "trust proxy" value: unset → false, "true"/"false", a hop count, or addresses/names. */
+function trustProxySetting(value) {
+  if (value === undefined || value === "" || value === "false") return false;
+  if (value === "true") return true;
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
+
 async function main() {
   let connection;
   try {
@@ -82,6 +96,7 @@ async function main() {
   }
 
   const users = createDemoUsers({ password: env.DEMO_PASSWORD || undefined });
+  const logger = pino({ level: env.LOG_LEVEL || "info" });
   let app;
   try {
     app = createExampleApp({
@@ -90,7 +105,8 @@ async function main() {
       store: connection.store,
       users,
       sessionSecret: env.SESSION_SECRET || undefined,
-      logger: console,
+      trustProxy: trustProxySetting(env.TRUST_PROXY),
+      logger,
     });
   } catch (error) {
     fail("The example app cannot start: the oral-assessments router is not configured correctly.", error);

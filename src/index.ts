@@ -5,6 +5,7 @@
 export { ConfigurationError, type ConfigurationProblem } from "./core/configuration-error.js";
 export { redactKey } from "./core/redact.js";
 export type { Logger } from "./core/logger.js";
+export { studentFromUser, splitFullName, type StudentFields } from "./identity/student-from-user.js";
 
 export * from "./platform/index.js";
 export * as schemas from "./platform/schemas.js";

@@ -67,11 +67,40 @@ describe("login", () => {
     expect(res.headers["set-cookie"]).toBeUndefined();
   });
 
-  it("honours a relative returnTo", async () => {
-    const res = await request(base).post("/login").type("form")
-      .send({ username: "ben", password: PASSWORD, returnTo: "/oral/launch/exam_1?x=1" });
-    expect(res.headers.location).toBe("/oral/launch/exam_1?x=1");
+  it("honours a relative returnTo through a same-site /continue page (not a redirect chain from the form)", async () => {
+    const agent = request.agent(base);
+    const res = await agent.post("/login").type("form")
+      .send({ username: "ben", password: PASSWORD, returnTo: "/oral/launch/exam_1?x=1&y=<2>" });
+    expect(res.status).toBe(303);
+    const next = new URL(String(res.headers.location), base);
+    expect(next.pathname).toBe("/continue");
+    const page = await agent.get(next.pathname + next.search);
+    expect(page.status).toBe(200);
+    expect(page.headers["content-security-policy"]).toContain("form-action 'self'");
+    expect(page.text).toContain('<a id="continue" href="/oral/launch/exam_1?x=1&#38;y=%3C2%3E">');
+    expect(page.text).toContain('src="/assets/continue.js"');
   });
+
+  it("/continue never leaves the site and needs a login", async () => {
+    const agent = await loggedIn("ana");
+    const evil = await agent.get(`/continue?to=${encodeURIComponent("/.//evil.example")}`);
+    expect(evil.text).toContain('href="/student"');
+    const signedOut = await request(base).get("/continue?to=%2Fstudent");
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.location).toMatch(/^\/login\?returnTo=/);
+  });
+
+  it.each(["/.//evil.example", "/./%2F/evil.example", "/a/..//evil.example", "/%2e//evil.example", "/%2E%2E//evil.example"])(
+    "does not redirect a signed-in user to another site with returnTo=%j (checked after normalising)",
+    async (returnTo) => {
+      const agent = await loggedIn("ana");
+      const res = await agent.get(`/login?returnTo=${encodeURIComponent(returnTo)}`);
+      expect(res.status).toBe(303);
+      const location = String(res.headers.location);
+      expect(location.startsWith("//")).toBe(false);
+      expect(new URL(location, base).origin).toBe(base);
+    },
+  );
 
   it.each([
     "https://evil.example/phish", "//evil.example/phish", "/\\evil.example", "\\\\evil.example",
@@ -88,6 +117,25 @@ describe("login", () => {
     expect(safeReturnTo("//x.example")).toBeUndefined();
     expect(safeReturnTo("/\tx")).toBeUndefined();
     expect(safeReturnTo(["/a"])).toBeUndefined();
+    expect(safeReturnTo("/.//evil.example")).toBeUndefined();
+    expect(safeReturnTo("/a/..//evil.example/x")).toBeUndefined();
+    expect(safeReturnTo("/a/../b")).toBe("/b");
+  });
+
+  it("refuses a login posted from another site (login CSRF), accepts its own origin", async () => {
+    const foreign = await request(base).post("/login").set("Origin", "https://evil.example").type("form")
+      .send({ username: "ana", password: PASSWORD });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers["set-cookie"]).toBeUndefined();
+    const opaque = await request(base).post("/login").set("Origin", "null").type("form").send({ username: "ana", password: PASSWORD });
+    expect(opaque.status).toBe(403);
+    const crossSite = await request(base).post("/login").set("Sec-Fetch-Site", "cross-site").type("form")
+      .send({ username: "ana", password: PASSWORD });
+    expect(crossSite.status).toBe(403);
+    const own = await request(base).post("/login").set("Origin", base).set("Sec-Fetch-Site", "same-origin").type("form")
+      .send({ username: "ana", password: PASSWORD });
+    expect(own.status).toBe(303);
+    expect(own.headers.location).toBe("/student");
   });
 
   it("sends a signed-out launch to /login?returnTo=… and back after login", async () => {
@@ -178,6 +226,37 @@ describe("pages and roles", () => {
   });
 });
 
+describe("session cookie", () => {
+  async function startApp(options: { trustProxy?: boolean }) {
+    const app = createExampleApp({ platform, store: memoryStore(), users, ...options });
+    const srv = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => srv.once("listening", resolve));
+    return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, close: () => { srv.closeAllConnections(); srv.close(); } };
+  }
+  const cookieOf = (res: request.Response) => String((res.headers["set-cookie"] as unknown as string[] | undefined)?.find((c) => c.startsWith("example.sid=")));
+
+  it("is Secure when a trusted proxy says the request came over https, and not over plain http", async () => {
+    const proxied = await startApp({ trustProxy: true });
+    try {
+      const https = await request(proxied.url).post("/login").set("X-Forwarded-Proto", "https").type("form").send({ username: "ana", password: PASSWORD });
+      expect(https.status).toBe(303);
+      expect(cookieOf(https)).toMatch(/;\s*Secure/i);
+      expect(cookieOf(https)).toMatch(/;\s*HttpOnly/i);
+      const http = await request(proxied.url).post("/login").type("form").send({ username: "ana", password: PASSWORD });
+      expect(cookieOf(http)).toMatch(/^example\.sid=/);
+      expect(cookieOf(http)).not.toMatch(/;\s*Secure/i);
+    } finally {
+      proxied.close();
+    }
+  });
+
+  it("ignores X-Forwarded-Proto unless told it is behind a proxy (a client cannot fake https)", async () => {
+    const res = await request(base).post("/login").set("X-Forwarded-Proto", "https").type("form").send({ username: "ana", password: PASSWORD });
+    expect(cookieOf(res)).toMatch(/^example\.sid=/);
+    expect(cookieOf(res)).not.toMatch(/;\s*Secure/i);
+  });
+});
+
 describe("server.js start-up", () => {
   function runServer(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
     return new Promise((resolve, reject) => {
@@ -238,6 +317,23 @@ describe("server.js start-up", () => {
       expect(output).toMatch(/instructor +demo-pass/);
       const res = await request(url!).post("/login").type("form").send({ username: "instructor", password: "demo-pass" });
       expect(res.headers.location).toBe("/dashboard");
+
+      // A launch is logged by pino as one JSON line (not a multi-line object dump).
+      const instructor = request.agent(url!);
+      await instructor.post("/login").type("form").send({ username: "instructor", password: "demo-pass" });
+      const course = await instructor.post("/oral/courses").send({ name: "Logged course" });
+      const cls = await instructor.post(`/oral/courses/${course.body.data._id}/classes`)
+        .send({ name: "Group L", startDate: "2026-09-01", endDate: "2026-12-20" });
+      const exam = await instructor.post("/oral/oral-assessments").send({ name: "Logged exam", classId: cls.body.data._id, questions: [{ text: "Why?" }] });
+      const ana = request.agent(url!);
+      await ana.post("/login").type("form").send({ username: "ana", password: "demo-pass" });
+      expect((await ana.get(`/oral/launch/${exam.body.data._id}`)).status).toBe(303);
+      await expect.poll(() => output.includes('"event":"launch"'), { timeout: 5_000 }).toBe(true);
+      const logLines = output.slice(output.indexOf("outsider")).split("\n").slice(1).filter((line) => line.trim() !== "");
+      expect(logLines.length).toBeGreaterThan(0);
+      for (const line of logLines) expect(() => JSON.parse(line), line).not.toThrow();
+      const launch = logLines.map((line) => JSON.parse(line)).find((entry) => entry.event === "launch");
+      expect(launch).toMatchObject({ outcome: "redirected", status: 303, examId: exam.body.data._id, msg: "launch redirected" });
     } finally {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");

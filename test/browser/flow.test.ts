@@ -2,7 +2,8 @@
  * The whole product in a real browser (Debian's Chromium driven by playwright-core): an
  * instructor creates a course, a class and an assessment through the dashboard; an
  * enrolled student launches it and lands on the exam page signed in; the one-time ticket
- * cannot be used twice; a student on no roster gets the 403 page.
+ * cannot be used twice; a student on no roster gets the 403 page; an enrolled student who
+ * opens the launch link signed out reaches the exam right after logging in.
  *
  * Screenshots go to test-artifacts/ (gitignored) for a person to look at.
  */
@@ -10,6 +11,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlatformClient, memoryStore, type PlatformClient } from "express-oral-assessments";
 import { startEmulator, type Emulator } from "express-oral-assessments/emulator";
@@ -198,11 +200,53 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     expect(login.pathname).toBe("/login");
     expect(login.searchParams.get("returnTo")).toBe(`/oral/launch/${examId}`);
     await logIn("outsider");
-    // returnTo brought them back to the launch route, which refuses them.
-    expect(new URL(page.url()).pathname).toBe(`/oral/launch/${examId}`);
+    // returnTo brought them back (through the /continue page) to the launch route, which refuses them.
+    await page.waitForURL((url) => url.pathname === `/oral/launch/${examId}`);
     expect(await page.textContent("h1")).toBe("You cannot take this exam");
     const refused = await page.goto(launchUrl);
     expect(refused?.status()).toBe(403);
     await page.screenshot({ path: `${ARTIFACTS}/launch-403.png`, fullPage: true });
   }, 120_000);
+
+  it("an enrolled student who opens the launch link signed out, then logs in, lands on the exam signed in (one token)", async () => {
+    // The exam, made through the instructor API (the dashboard is covered above).
+    const instructor = request.agent(base);
+    expect((await instructor.post("/login").type("form").send({ username: "instructor", password: PASSWORD })).status).toBe(303);
+    const course = await instructor.post("/oral/courses").send({ name: "Signed-out course" });
+    const cls = await instructor.post(`/oral/courses/${course.body.data._id}/classes`)
+      .send({ name: "Group S", startDate: "2026-09-01", endDate: "2026-12-20" });
+    const exam = await instructor.post("/oral/oral-assessments")
+      .send({ name: "Signed-out oral", classId: cls.body.data._id, questions: [{ text: "Why?" }] });
+    expect(exam.status).toBe(201);
+    const examId: string = exam.body.data._id;
+
+    const student = await browser.newContext();
+    student.setDefaultTimeout(15_000);
+    const tab = await student.newPage();
+    const cspViolations: string[] = [];
+    tab.on("console", (message) => { if (/Content Security Policy|form-action/i.test(message.text())) cspViolations.push(message.text()); });
+    try {
+      const signInCalls = () => emulator.requests.filter((r) => r.path.endsWith("/students/sign-in-token")).length;
+      const before = signInCalls();
+
+      await tab.goto(`${base}/oral/launch/${examId}`);
+      expect(new URL(tab.url()).pathname).toBe("/login");
+      expect(signInCalls()).toBe(before); // nobody is signed in yet: no token asked for
+
+      await tab.fill("#username", "ben");
+      await tab.fill("#password", PASSWORD);
+      await tab.click("form.login button[type=submit]");
+      // The form's redirect chain used to end on the exam host and be blocked by the
+      // login page's form-action 'self', leaving the student on the filled-in form.
+      await tab.waitForSelector("text=Signed in as Ben Okafor");
+      expect(new URL(tab.url()).origin).toBe(emulator.examHost);
+      expect(new URL(tab.url()).pathname).toBe(`/exam/${examId}`);
+      expect(await tab.textContent("h1")).toBe("Signed-out oral");
+      expect(signInCalls() - before).toBe(1); // exactly one token, and it was used
+      expect(cspViolations).toEqual([]);
+      await tab.screenshot({ path: `${ARTIFACTS}/signed-out-launch.png`, fullPage: true });
+    } finally {
+      await student.close();
+    }
+  }, 60_000);
 });
