@@ -5,23 +5,23 @@
 import express, { type ErrorRequestHandler, type Router } from "express";
 import { sqliteStore } from "../store/sqlite.js";
 import type { OralStore } from "../store/types.js";
-import { bodyParseErrors, jsonBody } from "./body.js";
-import { csrfGuard, requireInstructor } from "./guards.js";
-import { instructorRoutes } from "./instructor.js";
-import { launchRoute } from "./launch.js";
-import { LaunchQueue } from "./launch-queue.js";
-import { buildOpenApiDocument } from "./openapi.js";
+import { bodyParseErrors, jsonBody } from "./shared/body.js";
+import { csrfGuard, requireInstructor } from "./shared/guards.js";
+import { instructorRoutes } from "./instructor/routes.js";
+import { launchRoute } from "./launch/route.js";
+import { LaunchQueue } from "./launch/attempts.js";
+import { buildOpenApiDocument } from "../api/openapi.js";
 import { resolveRouterOptions, type OralAssessmentsOptions } from "./options.js";
-import { sendPage } from "./html.js";
-import { sendProblem } from "./problem.js";
-import { createPreparation, type PrepareInput } from "./prepare.js";
-import { prepareRoutes } from "./prepare-routes.js";
-import { Prewarmer } from "./prewarm.js";
-import type { PrepareProgress } from "./prewarm-plan.js";
+import { sendPage } from "./shared/html.js";
+import { sendProblem } from "./shared/problem.js";
+import { createPreparation, type PrepareInput } from "./prepare/preparation.js";
+import { prepareRoutes } from "./prepare/routes.js";
+import { Prewarmer } from "./prepare/preparer.js";
+import type { PrepareProgress } from "./prepare/plan.js";
 
 export type { LaunchContext, OralAssessmentsOptions, PrewarmOptions, StudentIdentity } from "./options.js";
-export { PrepareError, type PrepareInput } from "./prepare.js";
-export type { PrepareProgress } from "./prewarm-plan.js";
+export { PrepareError, type PrepareInput } from "./prepare/preparation.js";
+export type { PrepareProgress } from "./prepare/plan.js";
 
 export interface OralAssessmentsRouter extends Router {
   /** Resolves once the store is ready (schema created or migrated); rejects if it cannot be. */

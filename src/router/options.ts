@@ -7,7 +7,7 @@ import { ProblemList } from "../core/configuration-error.js";
 import { toLogger, type Logger } from "../core/logger.js";
 import type { PlatformClient } from "../platform/types.js";
 import type { OralStore } from "../store/types.js";
-import { userOf } from "./user.js";
+import { userOf } from "./shared/user.js";
 
 /** The student a launch signs in, as the platform's sign-in endpoint wants it. */
 export interface StudentIdentity {

@@ -9,11 +9,11 @@
  * `prewarm.maxRoster`, at least `bodyLimit`'s default).
  */
 import express, { type Router } from "express";
-import { bodyParseErrors, jsonBody } from "./body.js";
-import { asyncHandler, csrfGuard, requireInstructor } from "./guards.js";
-import type { RouterSettings } from "./options.js";
-import { PrepareError, type Preparation } from "./prepare.js";
-import { sendProblem } from "./problem.js";
+import { bodyParseErrors, jsonBody } from "../shared/body.js";
+import { asyncHandler, csrfGuard, requireInstructor } from "../shared/guards.js";
+import type { RouterSettings } from "../options.js";
+import { PrepareError, type Preparation } from "../prepare/preparation.js";
+import { sendProblem } from "../shared/problem.js";
 
 const PATH = "/oral-assessments/:examId/prepare";
 

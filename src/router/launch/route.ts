@@ -14,22 +14,22 @@
  * `?wait=<id>`; that id is honoured only for the student it was made for.
  */
 import type { Request, Response } from "express";
-import { PlatformError, platformErrorFor } from "../platform/errors.js";
-import { SignInTokenRequest } from "../platform/schemas.js";
-import type { OralStore } from "../store/types.js";
-import { EXAM_ID_PATTERN, examClassOf, type ExamClass, type ExamClassCache } from "./exam-class.js";
-import { asyncHandler } from "./guards.js";
-import { sendPage } from "./html.js";
+import { PlatformError, platformErrorFor } from "../../platform/errors.js";
+import { SignInTokenRequest } from "../../platform/schemas.js";
+import type { OralStore } from "../../store/types.js";
+import { EXAM_ID_PATTERN, examClassOf, type ExamClass, type ExamClassCache } from "../shared/exam-directory.js";
+import { asyncHandler } from "../shared/guards.js";
+import { sendPage } from "../shared/html.js";
 import {
   sendFailure, sendWaitExceeded, sendWaitingPage, sendWaitRefused, type LaunchOutcome, type PageResult,
-} from "./launch-pages.js";
-import { studentKey, type LaunchAttempt, type LaunchQueue } from "./launch-queue.js";
-import type { LaunchContext, RouterSettings, StudentIdentity } from "./options.js";
-import type { Prewarmer } from "./prewarm.js";
-import { userOf } from "./user.js";
+} from "../launch/pages.js";
+import { studentKey, type LaunchAttempt, type LaunchQueue } from "../launch/attempts.js";
+import type { LaunchContext, RouterSettings, StudentIdentity } from "../options.js";
+import type { Prewarmer } from "../prepare/preparer.js";
+import { userOf } from "../shared/user.js";
 
-export { EXAM_ID_PATTERN } from "./exam-class.js";
-export type { LaunchOutcome } from "./launch-pages.js";
+export { EXAM_ID_PATTERN } from "../shared/exam-directory.js";
+export type { LaunchOutcome } from "../launch/pages.js";
 
 const StudentFields = SignInTokenRequest.pick({ email: true, firstName: true, lastName: true, orgInternalId: true });
 

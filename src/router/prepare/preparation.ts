@@ -5,13 +5,13 @@
  */
 import type { Request } from "express";
 import { z } from "zod";
-import { issuesOf } from "../platform/schemas.js";
-import type { OralStore } from "../store/types.js";
-import { EXAM_ID_PATTERN, examClassOf } from "./exam-class.js";
-import type { RouterSettings, StudentIdentity } from "./options.js";
-import { prepareRequestSchema, RosterStudent } from "./prepare-schema.js";
-import type { Prewarmer } from "./prewarm.js";
-import type { PrepareProgress } from "./prewarm-plan.js";
+import { issuesOf } from "../../platform/schemas.js";
+import type { OralStore } from "../../store/types.js";
+import { EXAM_ID_PATTERN, examClassOf } from "../shared/exam-directory.js";
+import type { RouterSettings, StudentIdentity } from "../options.js";
+import { prepareRequestSchema, RosterStudent } from "../../api/prepare-request.js";
+import type { Prewarmer } from "../prepare/preparer.js";
+import type { PrepareProgress } from "../prepare/plan.js";
 
 /** How far ahead an exam may be prepared: plans live in memory, so not for long. */
 const MAX_AHEAD_MS = 7 * 24 * 60 * 60_000;

@@ -3,9 +3,9 @@
  * CSRF defence for calls that change state.
  */
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { sendProblem } from "./problem.js";
-import type { RouterSettings } from "./options.js";
-import { userOf } from "./user.js";
+import { sendProblem } from "../shared/problem.js";
+import type { RouterSettings } from "../options.js";
+import { userOf } from "../shared/user.js";
 
 /** Express 4 does not catch rejected promises from handlers; this forwards them to `next`. */
 export function asyncHandler(fn: (req: Request, res: Response, next: NextFunction) => Promise<unknown>): RequestHandler {

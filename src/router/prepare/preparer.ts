@@ -15,11 +15,11 @@
  *   refreshed from usableUntil − min(60 s, usable life / 4), while before keepUntil
  *   after keepUntil: no more calls; a stale token is dropped, never handed out.
  */
-import type { Logger } from "../core/logger.js";
-import { PlatformError } from "../platform/errors.js";
-import type { PlatformClient } from "../platform/types.js";
-import type { PrewarmSettings, StudentIdentity } from "./options.js";
-import { PrewarmPlan, type PreparedEntry, type PrepareProgress } from "./prewarm-plan.js";
+import type { Logger } from "../../core/logger.js";
+import { PlatformError } from "../../platform/errors.js";
+import type { PlatformClient } from "../../platform/types.js";
+import type { PrewarmSettings, StudentIdentity } from "../options.js";
+import { PrewarmPlan, type PreparedEntry, type PrepareProgress } from "../prepare/plan.js";
 
 /** Calls per entry before a transient failure counts as failed. */
 const MAX_TRIES = 3;

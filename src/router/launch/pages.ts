@@ -3,8 +3,8 @@
  * pages for each way getting a token can fail. Each returns the outcome it logs.
  */
 import type { Response } from "express";
-import { PlatformError } from "../platform/errors.js";
-import { escapeHtml, sendPage } from "./html.js";
+import { PlatformError } from "../../platform/errors.js";
+import { escapeHtml, sendPage } from "../shared/html.js";
 
 export type LaunchOutcome =
   | "redirected" | "login_required" | "bad_exam_id" | "unknown_exam" | "student_incomplete"

@@ -3,7 +3,7 @@
  * failures to what our caller sees.
  */
 import type { Response } from "express";
-import { PlatformError } from "../platform/errors.js";
+import { PlatformError } from "../../platform/errors.js";
 
 export interface Problem {
   status: number;

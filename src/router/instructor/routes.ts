@@ -5,16 +5,16 @@
  */
 import express, { type Request, type Response, type Router } from "express";
 import type { z } from "zod";
-import { PlatformError } from "../platform/errors.js";
+import { PlatformError } from "../../platform/errors.js";
 import {
   ClassCreate, CourseCreate, CourseUpdate, issuesOf, OralAssessmentCreate, RecordId, type Meta,
-} from "../platform/schemas.js";
-import type { WithMeta } from "../platform/types.js";
-import type { OralStore } from "../store/types.js";
-import { asyncHandler } from "./guards.js";
-import { ListCache } from "./list-cache.js";
-import type { RouterSettings } from "./options.js";
-import { invalidInput, problemFromPlatform, sendProblem } from "./problem.js";
+} from "../../platform/schemas.js";
+import type { WithMeta } from "../../platform/types.js";
+import type { OralStore } from "../../store/types.js";
+import { asyncHandler } from "../shared/guards.js";
+import { ListCache } from "../instructor/list-cache.js";
+import type { RouterSettings } from "../options.js";
+import { invalidInput, problemFromPlatform, sendProblem } from "../shared/problem.js";
 
 type StoreAccess = () => Promise<OralStore>;
 

@@ -8,8 +8,8 @@
  * out at most once, only to the student it was issued for (matched on `orgInternalId`
  * *and* e-mail), and only while it has `minTokenLifeMs` of life left.
  */
-import type { StudentIdentity } from "./options.js";
-import { studentKey } from "./launch-queue.js";
+import type { StudentIdentity } from "../options.js";
+import { studentKey } from "../launch/attempts.js";
 
 /**
  * - `waiting`: no token yet (not issued, issuing, or its token went stale and is re-issued);
