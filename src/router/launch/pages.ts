@@ -82,3 +82,8 @@ export function sendFailure(res: Response, error: PlatformError, retryHref: stri
   sendPage(res, { status: 502, title: "The exam service is not available", message: "We could not reach the exam service. Please try again in a minute.", retryHref });
   return { outcome: "platform_failed", status: 502 };
 }
+
+/** The last resort: an unexpected error on the launch route (it was logged by the caller). */
+export function sendLastResortPage(res: Response, retryHref: string): void {
+  sendPage(res, { status: 500, title: "Something went wrong", message: "We could not start your exam. Please try again in a minute.", retryHref });
+}
