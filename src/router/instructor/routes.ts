@@ -11,6 +11,7 @@ import {
 } from "../../platform/schemas.js";
 import type { PlatformClient, WithMeta } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
+import { expressPath, ROUTES } from "../../api/routes.js";
 import { asyncHandler } from "../shared/guards.js";
 import { ListCache } from "../instructor/list-cache.js";
 import type { Logger } from "../../core/logger.js";
@@ -45,6 +46,8 @@ function send(res: Response, status: number, result: { data: unknown; meta: Meta
 
 const now = () => new Date().toISOString();
 
+type Handler = (req: Request, res: Response) => Promise<void>;
+
 export function instructorRoutes(settings: InstructorSettings, platform: PlatformClient, store: OralStore, logger: Logger): Router {
   const router = express.Router();
   const courseList = new ListCache<WithMeta<unknown[]>>(settings.listCacheMs);
@@ -64,7 +67,7 @@ export function instructorRoutes(settings: InstructorSettings, platform: Platfor
     }
   }
 
-  router.post("/courses", asyncHandler(async (req, res) => {
+  const createCourse: Handler = async (req, res) => {
     const body = parseOr400(res, CourseCreate, req.body);
     if (!body) return;
     const created = await upstream(res, () => platform.courses.create(body));
@@ -73,21 +76,21 @@ export function instructorRoutes(settings: InstructorSettings, platform: Platfor
     const c = created.data;
     await store.putCourse({ id: c._id, name: c.name, data: c, createdAt: now() });
     send(res, 201, created);
-  }));
+  };
 
-  router.get("/courses", asyncHandler(async (_req, res) => {
+  const listCourses: Handler = async (_req, res) => {
     const listed = await upstream(res, () => courseList.get(() => platform.courses.list()));
     if (listed) send(res, 200, listed);
-  }));
+  };
 
-  router.get("/courses/:courseId", asyncHandler(async (req, res) => {
+  const getCourse: Handler = async (req, res) => {
     const courseId = param(req, res, "courseId");
     if (courseId === undefined) return;
     const found = await upstream(res, () => platform.courses.retrieve(courseId));
     if (found) send(res, 200, found);
-  }));
+  };
 
-  router.put("/courses/:courseId", asyncHandler(async (req, res) => {
+  const updateCourse: Handler = async (req, res) => {
     const courseId = param(req, res, "courseId");
     if (courseId === undefined) return;
     const body = parseOr400(res, CourseUpdate, req.body);
@@ -98,9 +101,9 @@ export function instructorRoutes(settings: InstructorSettings, platform: Platfor
     const known = await store.getCourse(courseId);
     await store.putCourse({ id: courseId, name: updated.data.name, data: updated.data, createdAt: known?.createdAt ?? now() });
     send(res, 200, updated);
-  }));
+  };
 
-  router.delete("/courses/:courseId", asyncHandler(async (req, res) => {
+  const deleteCourse: Handler = async (req, res) => {
     const courseId = param(req, res, "courseId");
     if (courseId === undefined) return;
     try {
@@ -116,9 +119,9 @@ export function instructorRoutes(settings: InstructorSettings, platform: Platfor
     courseList.invalidate();
     await store.deleteCourse(courseId);
     res.status(204).end();
-  }));
+  };
 
-  router.post("/courses/:courseId/classes", asyncHandler(async (req, res) => {
+  const createClass: Handler = async (req, res) => {
     const courseId = param(req, res, "courseId");
     if (courseId === undefined) return;
     const body = parseOr400(res, ClassCreate, req.body);
@@ -128,16 +131,16 @@ export function instructorRoutes(settings: InstructorSettings, platform: Platfor
     const c = created.data;
     await store.putClass({ id: c._id, courseId, name: c.name, data: c, createdAt: now() });
     send(res, 201, created);
-  }));
+  };
 
-  router.get("/courses/:courseId/classes", asyncHandler(async (req, res) => {
+  const listClasses: Handler = async (req, res) => {
     const courseId = param(req, res, "courseId");
     if (courseId === undefined) return;
     const records = await store.listClasses(courseId);
     res.status(200).json({ data: records.map((r) => r.data) });
-  }));
+  };
 
-  router.post("/oral-assessments", asyncHandler(async (req, res) => {
+  const createOralAssessment: Handler = async (req, res) => {
     const body = parseOr400(res, OralAssessmentCreate, req.body);
     if (!body) return;
     const created = await upstream(res, () => platform.oralAssessments.create(body));
@@ -146,14 +149,23 @@ export function instructorRoutes(settings: InstructorSettings, platform: Platfor
     const cls = await store.getClass(body.classId);
     await store.putAssessment({ id: a._id, classId: body.classId, courseId: cls?.courseId, name: a.name, data: a, createdAt: now() });
     send(res, 201, created);
-  }));
+  };
 
-  router.get("/classes/:classId/oral-assessments", asyncHandler(async (req, res) => {
+  const listOralAssessments: Handler = async (req, res) => {
     const classId = param(req, res, "classId");
     if (classId === undefined) return;
     const records = await store.listAssessments(classId);
     res.status(200).json({ data: records.map((r) => r.data) });
-  }));
+  };
 
+  // Bound by operationId from the one route table, at the table's paths and methods.
+  const handlers: Record<string, Handler> = {
+    createCourse, listCourses, getCourse, updateCourse, deleteCourse, createClass, listClasses, createOralAssessment, listOralAssessments,
+  };
+  for (const route of ROUTES.filter((r) => r.feature === "instructor")) {
+    const handler = handlers[route.operationId];
+    if (!handler) throw new Error(`No instructor handler for ${route.operationId}.`);
+    router[route.method](expressPath(route.path), asyncHandler(handler));
+  }
   return router;
 }

@@ -9,13 +9,15 @@
  * `prepare.maxRoster`, at least `bodyLimit`'s default).
  */
 import express, { type Router } from "express";
+import { expressPath, routeOf } from "../../api/routes.js";
 import { bodyParseErrors, jsonBody } from "../shared/body.js";
 import { asyncHandler, instructorGuards, type GuardSettings } from "../shared/guards.js";
 import { PrepareError, type Preparation } from "./preparation.js";
 import type { PrepareSettings } from "./settings.js";
 import { sendProblem } from "../shared/problem.js";
 
-const PATH = "/oral-assessments/:examId/prepare";
+/** From the one route table (both operations share the path). */
+const PATH = expressPath(routeOf("prepareExam").path);
 
 export function prepareRoutes(settings: PrepareSettings, guardSettings: GuardSettings, preparation: Preparation): Router {
   const router = express.Router();
