@@ -14,7 +14,7 @@ import { instructorRoutes } from "./instructor/routes.js";
 import { LaunchAttempts } from "./launch/attempts.js";
 import { sendLastResortPage } from "./launch/pages.js";
 import { launchRoute } from "./launch/route.js";
-import type { OralAssessmentsOptions } from "./options.js";
+import type { OralAssessmentsOptions } from "./shared/options.js";
 import type { PrepareProgress } from "./prepare/plan.js";
 import { createPreparation, type PrepareInput } from "./prepare/preparation.js";
 import { TokenPreparer } from "./prepare/preparer.js";
@@ -25,7 +25,7 @@ import { ExamDirectory } from "./shared/exam-directory.js";
 import { instructorGuards } from "./shared/guards.js";
 import { sendProblem } from "./shared/problem.js";
 
-export type { LaunchContext, OralAssessmentsOptions, PrepareOptions, PrewarmOptions, StudentIdentity } from "./options.js";
+export type { LaunchContext, OralAssessmentsOptions, PrepareOptions, PrewarmOptions, StudentIdentity } from "./shared/options.js";
 export { PrepareError, type PrepareInput } from "./prepare/preparation.js";
 export type { PrepareProgress } from "./prepare/plan.js";
 

@@ -11,7 +11,7 @@ import type { PlatformClient } from "../platform/types.js";
 import type { OralStore } from "../store/types.js";
 import type { InstructorSettings } from "./instructor/routes.js";
 import { resolveLaunchSettings, type LaunchSettings } from "./launch/settings.js";
-import type { OralAssessmentsOptions } from "./options.js";
+import type { OralAssessmentsOptions } from "./shared/options.js";
 import { resolvePrepareSettings, type PrepareSettings } from "./prepare/settings.js";
 import { checkOrigin, optionalFunction } from "./shared/checks.js";
 import type { GuardSettings } from "./shared/guards.js";

@@ -5,7 +5,7 @@
  */
 import type { Request, Response } from "express";
 import { StudentIdentity } from "../../platform/schemas.js";
-import type { LaunchContext } from "../options.js";
+import type { LaunchContext } from "../shared/options.js";
 import { EXAM_ID_PATTERN, type ExamClass, type ExamDirectory } from "../shared/exam-directory.js";
 import { sendPage } from "../shared/html.js";
 import { userOf } from "../shared/user.js";

@@ -5,7 +5,7 @@
 import type { Request } from "express";
 import type { ProblemList } from "../../core/configuration-error.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
-import type { LaunchContext, MaybePromise, OralAssessmentsOptions } from "../options.js";
+import type { LaunchContext, MaybePromise, OralAssessmentsOptions } from "../shared/options.js";
 import { checkOrigin, optionalFunction, wholeMs } from "../shared/checks.js";
 import { userOf } from "../shared/user.js";
 

@@ -5,7 +5,7 @@
  */
 import type { ProblemList } from "../../core/configuration-error.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
-import type { MaybePromise, OralAssessmentsOptions, PrepareOptions } from "../options.js";
+import type { MaybePromise, OralAssessmentsOptions, PrepareOptions } from "../shared/options.js";
 import { wholeMs } from "../shared/checks.js";
 
 export interface PrepareSettings {

@@ -13,7 +13,7 @@
 import type { Request } from "express";
 import { RecordId } from "../../platform/schemas.js";
 import type { OralStore } from "../../store/types.js";
-import type { OralAssessmentsOptions } from "../options.js";
+import type { OralAssessmentsOptions } from "./options.js";
 
 /** Exam ids are platform `_id`s: anything else is refused before a lookup or a redirect. */
 export const EXAM_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;

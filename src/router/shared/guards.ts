@@ -4,7 +4,7 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { sendProblem } from "../shared/problem.js";
-import type { MaybePromise } from "../options.js";
+import type { MaybePromise } from "./options.js";
 import { userOf } from "../shared/user.js";
 
 /** What the guards need: the `isInstructor` option (default: nobody) and the resolved `trustedOrigins`. */

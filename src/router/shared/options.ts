@@ -1,16 +1,18 @@
 /**
  * The router's public options, each with its default. Resolution into settings (and the
- * one ConfigurationError listing every mistake) is in `settings.ts`; each feature then
- * receives only the settings it uses.
+ * one ConfigurationError listing every mistake) is in `../settings.ts`; each feature then
+ * receives only the settings it uses. Here, in `shared/`, because every feature folder
+ * reads its part of these types, and feature folders import only downwards (never the
+ * router's root, which imports them).
  */
 import type { Request } from "express";
-import type { Logger } from "../core/logger.js";
-import type { StudentIdentity } from "../platform/schemas.js";
-import type { PlatformClient } from "../platform/types.js";
-import type { OralStore } from "../store/types.js";
+import type { Logger } from "../../core/logger.js";
+import type { StudentIdentity } from "../../platform/schemas.js";
+import type { PlatformClient } from "../../platform/types.js";
+import type { OralStore } from "../../store/types.js";
 
 /** The student a launch signs in: the platform schema's type (`schemas.StudentIdentity`). */
-export type { StudentIdentity } from "../platform/schemas.js";
+export type { StudentIdentity } from "../../platform/schemas.js";
 
 export interface LaunchContext {
   examId: string;
