@@ -1,6 +1,7 @@
 /**
  * express-oral-assessments: the public face. Re-exports only; every name here is part
- * of the package's contract.
+ * of the package's contract. Internals (the error factory, schema helpers, the route
+ * table) stay unexported so they can change.
  */
 export { ConfigurationError, type ConfigurationProblem } from "./core/configuration-error.js";
 export { redactKey } from "./core/redact.js";
@@ -8,14 +9,14 @@ export type { Logger } from "./core/logger.js";
 export { studentFromUser, splitFullName, type StudentFields } from "./identity/student-from-user.js";
 
 export * from "./platform/index.js";
-export * as schemas from "./platform/schemas.js";
+export * as schemas from "./platform/public-schemas.js";
 
-export { memoryStore } from "./store/memory.js";
-export { sqliteStore, DEFAULT_SQLITE_FILENAME, type SqliteStore, type SqliteStoreOptions } from "./store/sqlite.js";
-export { postgresStore, type PostgresStoreOptions } from "./store/postgres.js";
-export type { OralStore, CourseRecord, ClassRecord, AssessmentRecord } from "./store/types.js";
+export * from "./store/index.js";
+
+export { buildOpenApiDocument, type OpenApiDocumentOptions } from "./api/openapi.js";
+export type { Problem } from "./router/shared/problem.js";
 
 export {
-  oralAssessments, PrepareError, type OralAssessmentsRouter, type OralAssessmentsOptions, type LaunchContext, type StudentIdentity,
-  type PrewarmOptions, type PrepareInput, type PrepareProgress,
+  oralAssessments, PrepareError, type OralAssessmentsRouter, type OralAssessmentsOptions, type LaunchContext,
+  type PrepareOptions, type PrewarmOptions, type PrepareInput, type PrepareProgress,
 } from "./router/index.js";

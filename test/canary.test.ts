@@ -4,14 +4,15 @@
  * and checks the error, its JSON, its stack, the log lines and the client object itself.
  * The setup file (key-canary.setup.ts) additionally scans all output of every test file.
  */
+import { startTestEmulator } from "./support/emulator.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlatformClient, PlatformError, type PlatformClient } from "../src/index.js";
-import { startEmulator, type Emulator } from "../src/emulator/index.js";
+import { type Emulator } from "../src/emulator/index.js";
 import { assertNoKey, captureLogger, findKey } from "./support/canary.js";
 import { LIVE_KEY, TEST_KEY, WRONG_KEY } from "./support/keys.js";
 
 let emulator: Emulator;
-beforeAll(async () => { emulator = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY] }); });
+beforeAll(async () => { emulator = await startTestEmulator(); });
 afterAll(async () => { await emulator.close(); });
 
 describe("the canary itself", () => {

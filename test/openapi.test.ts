@@ -16,8 +16,8 @@ import type { z } from "zod";
 import { createPlatformClient } from "../src/platform/client.js";
 import { ClassCreate, CourseCreate, CourseUpdate, OralAssessmentCreate } from "../src/platform/schemas.js";
 import { oralAssessments } from "../src/router/index.js";
-import { buildOpenApiDocument } from "../src/router/openapi.js";
-import { PrepareRequest } from "../src/router/prepare-schema.js";
+import { buildOpenApiDocument } from "../src/api/openapi.js";
+import { PrepareRequest } from "../src/api/prepare-request.js";
 import { memoryStore } from "../src/store/memory.js";
 import { TEST_KEY } from "./support/keys.js";
 

@@ -11,16 +11,7 @@ export const median = (values) => percentile(values, 50);
 
 export const round = (n, digits = 3) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : n);
 
-/** Largest number of timestamps within any `windowMs` span. */
-export function maxInAnyWindow(times, windowMs) {
-  const sorted = [...times].sort((a, b) => a - b);
-  let max = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i] - sorted[j] >= windowMs) j++;
-    max = Math.max(max, i - j + 1);
-  }
-  return max;
-}
+export { maxInAnyWindow } from "./windows.js";
 
 /** Rows of [metric, value, target, met?] as an aligned text table. */
 export function table(rows) {

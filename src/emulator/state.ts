@@ -7,6 +7,7 @@
  * another organization get 403, as the vendor documents.
  */
 import { randomBytes } from "node:crypto";
+import type { StudentIdentity } from "../platform/schemas.js";
 
 export type JsonRecord = Record<string, unknown>;
 
@@ -15,14 +16,11 @@ export interface Owned {
   record: JsonRecord;
 }
 
-export interface StudentRecord extends JsonRecord {
+/** A student of a class: the platform's one `StudentIdentity`, plus the ids the platform gives it. */
+export interface StudentRecord extends JsonRecord, StudentIdentity {
   _id: string;
   userId: string;
   classId: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  orgInternalId: string;
   createdAt: string;
 }
 
@@ -127,7 +125,7 @@ export class EmulatorState {
   enrol(
     org: string,
     classId: string,
-    person: { email: string; firstName: string; lastName: string; orgInternalId: string },
+    person: StudentIdentity,
     capacity: number,
   ): { student: StudentRecord; created: boolean } | "full" {
     let roster = this.rosters.get(classId);

@@ -117,6 +117,12 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
         return record(SignInToken, "a sign-in token", "POST", "/students/sign-in-token", payload,
           { ...opts, priority: opts?.priority ?? "launch" });
       },
+      async issueSignInToken(student, target, opts) {
+        const body = { ...student, classId: target.classId, ...(target.courseId ? { courseId: target.courseId } : {}) };
+        const { data } = await record(SignInToken, "a sign-in token", "POST", "/students/sign-in-token", body,
+          { ...opts, priority: opts?.priority ?? "launch" });
+        return data.token;
+      },
     },
 
     async request<T = unknown>(method: HttpMethod, path: string, body?: unknown, opts?: RequestOptions): Promise<WithMeta<T>> {
@@ -132,6 +138,8 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     },
 
     rateStats: () => budget.stats(),
+    estimateWaitMs: (ahead) => budget.estimateWaitMs(ahead),
+    pacingIntervalMs: (share) => budget.pacingIntervalMs(share),
     close: () => transport.close(),
   };
   return client;

@@ -15,13 +15,12 @@ export {
   PlatformError, PlatformInvalidRequestError, PlatformValidationError, PlatformAuthError,
   PlatformPermissionError, PlatformNotFoundError, PlatformConflictError, PlatformRateLimitError,
   PlatformServerError, PlatformTimeoutError, PlatformNetworkError, PlatformBadResponseError,
-  platformErrorFor, kindForStatus,
 } from "./errors.js";
 export type { PlatformErrorInit, PlatformErrorKind } from "./errors.js";
 // Record and input types; the schema values themselves are public as the `schemas` namespace.
 export type {
   Class, ClassCreateInput, Course, CourseCreateInput, CourseUpdateInput, Meta, OralAssessment,
-  OralAssessmentCreateInput, QuestionInput, SignInToken, SignInTokenRequestInput,
+  OralAssessmentCreateInput, QuestionInput, SignInToken, SignInTokenRequestInput, StudentIdentity,
 } from "./schemas.js";
 export { ConfigurationError } from "../core/configuration-error.js";
 export type { ConfigurationProblem } from "../core/configuration-error.js";

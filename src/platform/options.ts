@@ -223,10 +223,10 @@ function shown(value: unknown, apiKey?: unknown): string {
 function checkRateBudget(budget: unknown, problems: ProblemList): void {
   if (budget === undefined) return;
   const b = budget as Partial<Record<keyof RateBudget, unknown>> | null;
-  const missing = (["acquire", "observe", "pause", "stats"] as const).filter((m) => typeof b?.[m] !== "function");
+  const missing = (["acquire", "observe", "pause", "stats", "estimateWaitMs", "pacingIntervalMs"] as const).filter((m) => typeof b?.[m] !== "function");
   if (missing.length > 0) {
     problems.add("rateBudget", `does not implement RateBudget (missing ${missing.join(", ")}).`,
-      "Pass an object with acquire, observe, pause and stats (see createRateBudget), or leave it out.");
+      "Pass an object with acquire, observe, pause, stats, estimateWaitMs and pacingIntervalMs (see createRateBudget), or leave it out.");
   }
 }
 

@@ -61,6 +61,20 @@ export interface RateBudget {
   /** Holds every call until `untilMs` (ms since epoch): the platform answered 429. */
   pause(untilMs: number): void;
   stats(): RateBudgetStats;
+  /**
+   * Roughly how long a call queued now at launch priority, behind `ahead` calls queued
+   * before it, waits before it is sent, ms: the calls already in the window plus those
+   * ahead, in whole windows, plus what remains of a 429 pause. An estimate for deciding
+   * whether to hold a browser request or answer with a waiting page at once, not a promise.
+   * A shared budget answers for every process using the key.
+   */
+  estimateWaitMs(ahead: number): number;
+  /**
+   * The even spacing, ms, at which a background caller using `share` (0 < share ≤ 1) of
+   * the budget's rate should start calls: `windowMs / (limit × share)`. Pre-warming paces
+   * itself with it instead of bursting a window's worth of calls ahead of live launches.
+   */
+  pacingIntervalMs(share: number): number;
 }
 
 export interface RateBudgetOptions {
@@ -173,6 +187,18 @@ class InProcessRateBudget implements RateBudget {
       pausedUntil: this.pausedUntil > now ? this.pausedUntil : undefined,
       serverRemaining: this.server?.remaining,
     };
+  }
+
+  estimateWaitMs(ahead: number): number {
+    const s = this.stats();
+    const paused = s.pausedUntil === undefined ? 0 : s.pausedUntil - this.now();
+    // Calls in flight already count in `sentInWindow`; only those still queued add to it.
+    const queuedAhead = Math.max(0, ahead - s.inFlight);
+    return paused + Math.floor((s.sentInWindow + queuedAhead) / Math.max(1, s.limit)) * s.windowMs;
+  }
+
+  pacingIntervalMs(share: number): number {
+    return this.windowMs / (this.limit * share);
   }
 
   /** Lets through as many waiting calls as the budget allows, in priority order. */

@@ -126,11 +126,22 @@ export const OralAssessmentCreate = z
 export type OralAssessmentCreateInput = z.input<typeof OralAssessmentCreate>;
 export type OralAssessmentCreateBody = z.output<typeof OralAssessmentCreate>;
 
-export const SignInTokenRequest = z.looseObject({
+/**
+ * The student a sign-in token is for: the one definition of a student's identity, used by
+ * the router's options, the launch, the prepare roster and the emulator. A plain
+ * `z.object`, not a loose one: extra fields of what it is parsed from (passport's
+ * `req.user`) are stripped, so only these documented fields ever reach the platform.
+ */
+export const StudentIdentity = z.object({
   email: z.email("must be an e-mail address"),
   firstName: NonEmptyText(100),
   lastName: NonEmptyText(100),
   orgInternalId: NonEmptyText(200),
+});
+export type StudentIdentity = z.infer<typeof StudentIdentity>;
+
+export const SignInTokenRequest = z.looseObject({
+  ...StudentIdentity.shape,
   classId: RecordId,
   courseId: RecordId.optional(),
 });

@@ -6,7 +6,7 @@ import type { Logger } from "../core/logger.js";
 import type { RateBudget, RateBudgetStats } from "./rate-budget.js";
 import type {
   Class, ClassCreateInput, Course, CourseCreateInput, CourseUpdateInput, Meta,
-  OralAssessment, OralAssessmentCreateInput, SignInToken, SignInTokenRequestInput,
+  OralAssessment, OralAssessmentCreateInput, SignInToken, SignInTokenRequestInput, StudentIdentity,
 } from "./schemas.js";
 
 export type PlatformEnv = "prod" | "dev";
@@ -101,6 +101,14 @@ export interface PlatformClient {
   };
   students: {
     createSignInToken(body: SignInTokenRequestInput, opts?: RequestOptions): Promise<WithMeta<SignInToken>>;
+    /**
+     * The token alone, for a student the caller already parsed with the `StudentIdentity`
+     * schema and a class (and course) id from its store. Unlike `createSignInToken` it does
+     * not validate the request again: on the launch path of an exam-day storm that second
+     * check was a measurable share of a launch's cost. The answer is read as strictly
+     * (`SignInToken`); priority defaults to `launch`.
+     */
+    issueSignInToken(student: StudentIdentity, target: { classId: string; courseId?: string | undefined }, opts?: RequestOptions): Promise<string>;
   };
   /**
    * Any other platform endpoint (roleplay, video prompts…), through the same auth, retry,
@@ -110,6 +118,10 @@ export interface PlatformClient {
   request<T = unknown>(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown, opts?: RequestOptions): Promise<WithMeta<T>>;
   /** What the rate budget is doing now (queued calls per priority, requests in the window…). */
   rateStats(): RateBudgetStats;
+  /** The rate budget's `estimateWaitMs`: how long a launch queued behind `ahead` calls waits, ms. */
+  estimateWaitMs(ahead: number): number;
+  /** The rate budget's `pacingIntervalMs`: spacing between calls using `share` of the rate, ms. */
+  pacingIntervalMs(share: number): number;
   /** Closes keep-alive sockets. */
   close(): void;
 }

@@ -1,27 +1,33 @@
 /**
  * `oralAssessments(options)`: the Express plugin. Mount it at any path of an Express 4
  * or 5 app: `app.use("/oral", oralAssessments({ platform, examHost, … }))`.
+ *
+ * Composition only: options become per-feature settings (`settings.ts`), and each
+ * feature folder (`launch/`, `prepare/`, `instructor/`) gets its own settings and the
+ * shared objects it needs (platform client, store, exam directory, logger).
  */
 import express, { type ErrorRequestHandler, type Router } from "express";
+import { buildOpenApiDocument } from "../api/openapi.js";
+import { INSTRUCTOR_PREFIXES } from "../api/routes.js";
 import { sqliteStore } from "../store/sqlite.js";
-import type { OralStore } from "../store/types.js";
-import { bodyParseErrors, jsonBody } from "./body.js";
-import { csrfGuard, requireInstructor } from "./guards.js";
-import { instructorRoutes } from "./instructor.js";
-import { launchRoute } from "./launch.js";
-import { LaunchQueue } from "./launch-queue.js";
-import { buildOpenApiDocument } from "./openapi.js";
-import { resolveRouterOptions, type OralAssessmentsOptions } from "./options.js";
-import { sendPage } from "./html.js";
-import { sendProblem } from "./problem.js";
-import { createPreparation, type PrepareInput } from "./prepare.js";
-import { prepareRoutes } from "./prepare-routes.js";
-import { Prewarmer } from "./prewarm.js";
-import type { PrepareProgress } from "./prewarm-plan.js";
+import { instructorRoutes } from "./instructor/routes.js";
+import { LaunchAttempts } from "./launch/attempts.js";
+import { sendLastResortPage } from "./launch/pages.js";
+import { launchRoute } from "./launch/route.js";
+import type { OralAssessmentsOptions } from "./shared/options.js";
+import type { PrepareProgress } from "./prepare/plan.js";
+import { createPreparation, type PrepareInput } from "./prepare/preparation.js";
+import { TokenPreparer } from "./prepare/preparer.js";
+import { prepareRoutes } from "./prepare/routes.js";
+import { resolveRouterOptions } from "./settings.js";
+import { bodyParseErrors, jsonBody } from "./shared/body.js";
+import { ExamDirectory } from "./shared/exam-directory.js";
+import { instructorGuards } from "./shared/guards.js";
+import { sendProblem } from "./shared/problem.js";
 
-export type { LaunchContext, OralAssessmentsOptions, PrewarmOptions, StudentIdentity } from "./options.js";
-export { PrepareError, type PrepareInput } from "./prepare.js";
-export type { PrepareProgress } from "./prewarm-plan.js";
+export type { LaunchContext, OralAssessmentsOptions, PrepareOptions, PrewarmOptions, StudentIdentity } from "./shared/options.js";
+export { PrepareError, type PrepareInput } from "./prepare/preparation.js";
+export type { PrepareProgress } from "./prepare/plan.js";
 
 export interface OralAssessmentsRouter extends Router {
   /** Resolves once the store is ready (schema created or migrated); rejects if it cannot be. */
@@ -38,44 +44,27 @@ export interface OralAssessmentsRouter extends Router {
   preparation(examId: string): PrepareProgress | undefined;
 }
 
-/** The route prefixes of the instructor API (everything but the launch route). */
-export const INSTRUCTOR_PREFIXES = ["/courses", "/oral-assessments", "/classes"];
-
 export function oralAssessments(options: OralAssessmentsOptions): OralAssessmentsRouter {
   const settings = resolveRouterOptions(options);
-  const { logger } = settings;
-
-  // The default store opens a SQLite file, so it is created on first use, not at import.
-  let storePromise: Promise<OralStore> | undefined;
-  const store = (): Promise<OralStore> => {
-    if (!storePromise) {
-      storePromise = (async () => {
-        const s = settings.store ?? sqliteStore();
-        await s.init();
-        return s;
-      })();
-      storePromise.catch((error: unknown) => {
-        // Forget the failure, so the next request tries again (the database may be back).
-        storePromise = undefined;
-        logger.error({ event: "store_unavailable", error: (error as Error)?.message }, "the oral-assessments store could not be opened");
-      });
-    }
-    return storePromise;
-  };
+  const { platform, logger } = settings;
+  // A plain store: every store method opens it on first use (and retries a failed
+  // opening), so the default SQLite file is created on the first request, not here.
+  const store = settings.store ?? sqliteStore();
+  const directory = new ExamDirectory(store, settings.resolveClassId);
 
   const router = express.Router() as OralAssessmentsRouter;
   // A pending launch nobody asked about for this long is abandoned: well above the gap
   // between a waiting page and its refresh (one hold plus a page load).
-  const queue = new LaunchQueue({ abandonMs: Math.max(15_000, 4 * settings.waitingPageAfterMs) });
-  const prewarmer = new Prewarmer(settings.platform, settings.prewarm, logger);
-  const preparation = createPreparation(settings, store, prewarmer);
+  const attempts = new LaunchAttempts({ abandonMs: Math.max(15_000, 4 * settings.launch.waitingPageAfterMs) });
+  const preparer = new TokenPreparer(platform, settings.prepare, logger);
+  const preparation = createPreparation(settings.prepare, directory, preparer);
 
   // First: the launch route is the hot path of an exam-day storm, and matches nothing else.
-  router.get("/launch/:examId", launchRoute(settings, store, { queue, prewarmer }));
+  router.get("/launch/:examId", launchRoute(settings.launch, { platform, logger, directory, attempts, preparer }));
   // Before the generic instructor middleware: a roster needs its own body limit.
-  router.use(prepareRoutes(settings, preparation));
-  router.use(INSTRUCTOR_PREFIXES, requireInstructor(settings), csrfGuard(settings), jsonBody(settings.bodyLimit));
-  router.use(instructorRoutes(settings, store));
+  router.use(prepareRoutes(settings.prepare, settings.guards, preparation));
+  router.use([...INSTRUCTOR_PREFIXES], ...instructorGuards(settings.guards), jsonBody(settings.instructor.bodyLimit));
+  router.use(instructorRoutes(settings.instructor, platform, store, logger));
 
   // Public: it describes routes and shapes, nothing about this deployment's data.
   const documents = new Map<string, string>();
@@ -92,19 +81,23 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
 
   const lastResort: ErrorRequestHandler = (error, req, res, _next) => {
     logger.error({ event: "router_error", path: req.path, error: (error as Error)?.message }, "unexpected error in the oral-assessments router");
-    if (req.path.startsWith("/launch/")) {
-      sendPage(res, { status: 500, title: "Something went wrong", message: "We could not start your exam. Please try again in a minute.", retryHref: req.originalUrl });
-    } else {
-      sendProblem(res, { status: 500, code: "internal_error", title: "Internal error", detail: "The request could not be completed. It has been logged." });
-    }
+    if (req.path.startsWith("/launch/")) sendLastResortPage(res, req.originalUrl);
+    else sendProblem(res, { status: 500, code: "internal_error", title: "Internal error", detail: "The request could not be completed. It has been logged." });
   };
   router.use(lastResort);
 
-  router.ready = async () => { await store(); };
+  router.ready = async () => {
+    try {
+      await store.init();
+    } catch (error) {
+      logger.error({ event: "store_unavailable", error: (error as Error)?.message }, "the oral-assessments store could not be opened");
+      throw error;
+    }
+  };
   router.close = async () => {
-    queue.close();
-    prewarmer.close();
-    if (storePromise) await (await storePromise).close();
+    attempts.close();
+    preparer.close();
+    await store.close();
   };
   router.prepare = (examId, input) => preparation.prepare(examId, input);
   router.preparation = (examId) => preparation.progress(examId);

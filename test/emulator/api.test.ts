@@ -1,12 +1,13 @@
+import { startTestEmulator } from "../support/emulator.js";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../src/emulator/index.js";
+import { type Emulator } from "../../src/emulator/index.js";
 import { LIVE_KEY, TEST_KEY } from "../support/keys.js";
 import { CLASS, COURSE, call, seed } from "./helpers.js";
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], rateLimits: { dev: 10_000, prod: 10_000 } });
+  emu = await startTestEmulator({ rateLimits: { dev: 10_000, prod: 10_000 } });
 });
 afterAll(() => emu.close());
 beforeEach(() => emu.reset());
@@ -135,7 +136,7 @@ describe("validation and routing", () => {
   });
 
   it("rejects a body over the size limit with 413", async () => {
-    const small = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], maxBodyBytes: 1024 });
+    const small = await startTestEmulator({ maxBodyBytes: 1024 });
     try {
       const res = await call(small, "POST", "/courses", { name: "x".repeat(5000) });
       expect(res.status).toBe(413);
@@ -172,7 +173,7 @@ describe("validation and routing", () => {
 
 describe("response shapes", () => {
   it("bare: answers raw records and lists, no envelope", async () => {
-    const bare = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], responseShape: "bare" });
+    const bare = await startTestEmulator({ responseShape: "bare" });
     try {
       const created = await call(bare, "POST", "/courses", COURSE);
       expect(created.status).toBe(201);
@@ -188,7 +189,7 @@ describe("response shapes", () => {
   });
 
   it("mixed: alternates envelope and bare between successful responses", async () => {
-    const mixed = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], responseShape: "mixed" });
+    const mixed = await startTestEmulator({ responseShape: "mixed" });
     try {
       const shapes: string[] = [];
       for (let i = 0; i < 4; i++) {
@@ -216,7 +217,7 @@ describe("records and log", () => {
   });
 
   it("keeps only the last requestLogLimit requests", async () => {
-    const bounded = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], requestLogLimit: 3 });
+    const bounded = await startTestEmulator({ requestLogLimit: 3 });
     try {
       for (let i = 0; i < 10; i++) await call(bounded, "GET", `/courses/${i}`);
       expect(bounded.requests.map((r) => r.path)).toEqual(["/courses/7", "/courses/8", "/courses/9"]);

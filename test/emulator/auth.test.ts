@@ -1,3 +1,4 @@
+import { startTestEmulator } from "../support/emulator.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator/index.js";
 import { assertNoKey } from "../support/canary.js";
@@ -8,7 +9,7 @@ const OTHER_ORG_KEY = `svc_test_other_${"x".repeat(24)}`;
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], otherOrgKeys: [OTHER_ORG_KEY] });
+  emu = await startTestEmulator({ otherOrgKeys: [OTHER_ORG_KEY] });
 });
 afterAll(() => emu.close());
 

@@ -1,13 +1,13 @@
+import { startTestEmulator } from "../support/emulator.js";
 import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../src/emulator/index.js";
+import { type Emulator } from "../../src/emulator/index.js";
 import { assertNoKey } from "../support/canary.js";
-import { LIVE_KEY, TEST_KEY } from "../support/keys.js";
 import { COURSE, call, seed } from "./helpers.js";
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY] });
+  emu = await startTestEmulator();
 });
 afterAll(() => emu.close());
 beforeEach(() => emu.reset());
@@ -84,7 +84,7 @@ describe("HTTP control endpoints", () => {
   const lan = Object.values(networkInterfaces()).flat().find((i) => i && i.family === "IPv4" && !i.internal)?.address;
   it.skipIf(!lan)("refuses clients from a non-loopback address with 403, unless controlFromAnyAddress", async () => {
     for (const controlFromAnyAddress of [false, true]) {
-      const open = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], host: "0.0.0.0", controlFromAnyAddress });
+      const open = await startTestEmulator({ host: "0.0.0.0", controlFromAnyAddress });
       try {
         const port = new URL(open.url).port;
         const res = await fetch(`http://${lan}:${port}/__emulator/state`);

@@ -1,12 +1,12 @@
+import { startTestEmulator } from "../support/emulator.js";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../src/emulator/index.js";
-import { LIVE_KEY, TEST_KEY } from "../support/keys.js";
+import { type Emulator } from "../../src/emulator/index.js";
 import { CLASS, call, seed, student, tokenFor } from "./helpers.js";
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], rateLimits: { dev: 1000 } });
+  emu = await startTestEmulator({ rateLimits: { dev: 1000 } });
 });
 afterAll(() => emu.close());
 beforeEach(() => emu.reset());
@@ -61,7 +61,7 @@ describe("exam page sign-in", () => {
   });
 
   it("refuses an expired ticket with 401", async () => {
-    const short = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], tokenTtlMs: 300 });
+    const short = await startTestEmulator({ tokenTtlMs: 300 });
     try {
       const { classId, examId } = await seed(short);
       const token = await tokenFor(short, classId);
@@ -106,7 +106,7 @@ describe("exam page sign-in", () => {
   });
 
   it("reads the ticket from a configured ticketParam", async () => {
-    const custom = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], ticketParam: "t" });
+    const custom = await startTestEmulator({ ticketParam: "t" });
     try {
       const { classId, examId } = await seed(custom);
       const token = await tokenFor(custom, classId);

@@ -1,11 +1,12 @@
+import { startTestEmulator } from "../support/emulator.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../src/emulator/index.js";
-import { LIVE_KEY, TEST_KEY } from "../support/keys.js";
+import { type Emulator } from "../../src/emulator/index.js";
+import { TEST_KEY } from "../support/keys.js";
 import { COURSE, call } from "./helpers.js";
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], rateLimits: { dev: 1000 } });
+  emu = await startTestEmulator({ rateLimits: { dev: 1000 } });
 });
 afterAll(() => emu.close());
 beforeEach(() => emu.reset());
@@ -70,7 +71,7 @@ describe("connection faults", () => {
   });
 
   it("close() ends hung sockets, so a hung request fails instead of holding the test open", async () => {
-    const own = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY] });
+    const own = await startTestEmulator();
     own.fault({ type: "hang" });
     const pending = fetch(`${own.url}/api/v1/dev/courses`, { headers: { Authorization: `Bearer ${TEST_KEY}` } });
     await new Promise((r) => setTimeout(r, 100));

@@ -1,7 +1,7 @@
+import { startTestEmulator } from "../support/emulator.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../src/emulator/index.js";
+import { type Emulator } from "../../src/emulator/index.js";
 import { RateLimiter } from "../../src/emulator/rate-window.js";
-import { LIVE_KEY, TEST_KEY } from "../support/keys.js";
 import { call } from "./helpers.js";
 
 let emu: Emulator | undefined;
@@ -11,7 +11,7 @@ afterEach(async () => {
 });
 
 const start = async (rateLimits: { dev?: number; prod?: number; windowMs?: number }) =>
-  (emu = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], rateLimits }));
+  (emu = await startTestEmulator({ rateLimits }));
 
 describe("rate limits", () => {
   it("sends X-RateLimit-Limit/Remaining/Reset on every authenticated answer, errors included", async () => {
@@ -66,7 +66,7 @@ describe("rate limits", () => {
   });
 
   it("defaults to the vendor's limits: dev 60, prod 600 per minute", async () => {
-    const e = (emu = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY] }));
+    const e = (emu = await startTestEmulator());
     expect((await call(e, "GET", "/courses")).headers.get("x-ratelimit-limit")).toBe("60");
     expect((await call(e, "GET", "/courses", undefined, { env: "prod" })).headers.get("x-ratelimit-limit")).toBe("600");
   });

@@ -1,12 +1,12 @@
+import { startTestEmulator } from "../support/emulator.js";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../src/emulator/index.js";
-import { LIVE_KEY, TEST_KEY } from "../support/keys.js";
+import { type Emulator } from "../../src/emulator/index.js";
 import { CLASS, call, seed, student } from "./helpers.js";
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], classCapacity: 2, rateLimits: { dev: 1000 } });
+  emu = await startTestEmulator({ classCapacity: 2, rateLimits: { dev: 1000 } });
 });
 afterAll(() => emu.close());
 beforeEach(() => emu.reset());

@@ -159,6 +159,8 @@ describe("a replaceable budget", () => {
       },
       pause: (until) => inner.pause(until),
       stats: () => inner.stats(),
+      estimateWaitMs: (ahead) => inner.estimateWaitMs(ahead),
+      pacingIntervalMs: (share) => inner.pacingIntervalMs(share),
     };
     const custom = client({ rateBudget: shared });
     await custom.courses.list();

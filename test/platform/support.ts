@@ -4,14 +4,16 @@
  * helper that awaits a rejection and checks the error for the key.
  */
 import { createServer } from "node:net";
-import { startEmulator, type Emulator, type EmulatorOptions } from "../../src/emulator/index.js";
+import type { Emulator, EmulatorOptions } from "../../src/emulator/index.js";
+import { startTestEmulator } from "../support/emulator.js";
 import { createPlatformClient } from "../../src/platform/index.js";
 import type { PlatformClient, PlatformClientOptions } from "../../src/platform/index.js";
 import { assertNoKey, captureLogger } from "../support/canary.js";
-import { LIVE_KEY, TEST_KEY } from "../support/keys.js";
+import { TEST_KEY } from "../support/keys.js";
 
+/** The shared emulator start (`support/emulator.ts`), under the name these tests use. */
 export function emulatorWith(options: EmulatorOptions = {}): Promise<Emulator> {
-  return startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], ...options });
+  return startTestEmulator(options);
 }
 
 export type TestClient = PlatformClient & { logger: ReturnType<typeof captureLogger> };
@@ -50,14 +52,4 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-/** Largest number of requests that arrived within any `windowMs` span. */
-export function maxInAnyWindow(times: readonly number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let max = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    let n = 0;
-    for (let j = i; j < sorted.length && sorted[j]! < sorted[i]! + windowMs; j++) n++;
-    max = Math.max(max, n);
-  }
-  return max;
-}
+export { maxInAnyWindow } from "../../bench/lib/windows.js";

@@ -1,10 +1,9 @@
+import { startTestEmulator } from "../support/emulator.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sqliteStore } from "../../src/index.js";
-import { startEmulator } from "../../src/emulator/index.js";
-import { LIVE_KEY, TEST_KEY } from "../support/keys.js";
 import { startStack } from "../support/stack.js";
 
 const dir = mkdtempSync(join(tmpdir(), "eoa-restart-"));
@@ -13,7 +12,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("a registry that survives restarts", () => {
   it("launches an exam created before the app restarted on the same SQLite file", async () => {
     const filename = join(dir, "oral.sqlite");
-    const emulator = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY] });
+    const emulator = await startTestEmulator();
     try {
       const first = await startStack({ useEmulator: emulator, router: { store: sqliteStore({ filename }) } });
       const ids = await first.seedExam();

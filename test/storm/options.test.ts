@@ -38,4 +38,21 @@ describe("storm options", () => {
     });
     await router.close();
   });
+
+  it("names problems after `prepare`, the option's name, and still accepts `prewarm` (deprecated) but not both", () => {
+    expect(problemsOf(() => oralAssessments({ platform, store: memoryStore(), prepare: { budgetShare: 0, concurrency: 0 } })).sort())
+      .toEqual(["prepare.budgetShare", "prepare.concurrency"]);
+    expect(problemsOf(() => oralAssessments({ platform, store: memoryStore(), prepare: {}, prewarm: {} }))).toEqual(["prewarm"]);
+  });
+
+  it("gives a `prewarm` object the same effect as `prepare`: its maxRoster limits the roster", async () => {
+    for (const key of ["prepare", "prewarm"] as const) {
+      const router = oralAssessments({ platform, store: memoryStore(), [key]: { maxRoster: 1 } });
+      // maxRoster 1 allows one student; two are refused (programmatic API, same checks as the route).
+      const student = (n: number) => ({ email: `s${n}@school.test`, firstName: "S", lastName: `${n}`, orgInternalId: `u${n}` });
+      const refused = await router.prepare("exam-1", { startAt: new Date(Date.now() + 60_000), roster: [student(1), student(2)] }).catch((e: unknown) => e);
+      expect((refused as { errors?: { path: string }[] }).errors?.map((e) => e.path)).toEqual(["roster"]);
+      await router.close();
+    }
+  });
 });

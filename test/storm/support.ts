@@ -7,34 +7,15 @@
  */
 import express from "express";
 import { createPlatformClient, memoryStore, oralAssessments, type OralAssessmentsOptions, type OralAssessmentsRouter, type PlatformClient, type PlatformClientOptions } from "../../src/index.js";
-import { startEmulator, type Emulator, type EmulatorOptions, type ReceivedRequest } from "../../src/emulator/index.js";
+import type { Emulator, EmulatorOptions, ReceivedRequest } from "../../src/emulator/index.js";
 import { captureLogger } from "../support/canary.js";
 import { listen, type Listening } from "../support/http.js";
-import { LIVE_KEY, TEST_KEY } from "../support/keys.js";
+import { startTestEmulator } from "../support/emulator.js";
+import { TEST_KEY } from "../support/keys.js";
+import { seedExam } from "../support/seed.js";
+import { USERS, type TestUser } from "../support/users.js";
 
-export interface TestUser {
-  id: string;
-  role: "instructor" | "student";
-  email: string;
-  firstName: string;
-  lastName: string;
-  orgInternalId?: string;
-}
-
-/** `s0`…`s99`, plus an instructor and an impostor sharing Ada's id but not her e-mail. */
-export const USERS = new Map<string, TestUser>([
-  ["ines", { id: "u-ins", role: "instructor", email: "ines@school.test", firstName: "Ines", lastName: "Instructor" }],
-  ["ada", { id: "u-ada", role: "student", email: "ada@school.test", firstName: "Ada", lastName: "Lovelace" }],
-  ["bob", { id: "u-bob", role: "student", email: "bob@school.test", firstName: "Bob", lastName: "Builder" }],
-  ["impostor", { id: "u-imp", orgInternalId: "u-ada", role: "student", email: "not-ada@school.test", firstName: "Ada", lastName: "Lovelace" }],
-  ...Array.from({ length: 100 }, (_, i) => [`s${i}`, { id: `u-s${i}`, role: "student", email: `s${i}@school.test`, firstName: "Student", lastName: `No${i}` }] as [string, TestUser]),
-]);
-
-/** The roster entry of a test user, as `POST …/prepare` takes it. */
-export function rosterOf(name: string): { email: string; firstName: string; lastName: string; orgInternalId: string } {
-  const u = USERS.get(name)!;
-  return { email: u.email, firstName: u.firstName, lastName: u.lastName, orgInternalId: u.orgInternalId ?? u.id };
-}
+export { rosterOf } from "../support/users.js";
 
 /** A response body as JSON, typed by the caller (the router's shapes are tested elsewhere). */
 export async function readJson<T>(res: Response): Promise<T> {
@@ -71,7 +52,7 @@ export interface StormOptions {
 
 export async function startStormStack(options: StormOptions = {}): Promise<StormStack> {
   // prod's 600/min on the dev key, so pre-warming (paced at half the budget) is quick.
-  const emulator = await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], rateLimits: { dev: 600 }, ...options.emulator });
+  const emulator = await startTestEmulator({ rateLimits: { dev: 600 }, ...options.emulator });
   const logger = captureLogger();
   const platform = createPlatformClient({
     apiKey: TEST_KEY, baseUrl: emulator.url, timeoutMs: 2_000, maxRetries: 1, rateLimitPerMinute: 600, logger, ...options.client,
@@ -84,7 +65,7 @@ export async function startStormStack(options: StormOptions = {}): Promise<Storm
   const host = express();
   host.use((req, _res, next) => {
     const name = req.get("x-test-user");
-    if (name) (req as unknown as { user?: TestUser }).user = USERS.get(name);
+    if (name) (req as unknown as { user?: TestUser }).user = USERS.find((u) => u.username === name);
     next();
   });
   host.use("/oral", router);
@@ -100,14 +81,11 @@ export async function startStormStack(options: StormOptions = {}): Promise<Storm
     body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body),
   });
 
-  const seedExam = async () => {
-    const course = await readJson<Created>(await as("ines", "/oral/courses", { method: "POST", body: { name: "Storm 101" } }));
-    const courseId = course.data._id;
-    const cls = await readJson<Created>(await as("ines", `/oral/courses/${courseId}/classes`, { method: "POST", body: { name: "Morning", startDate: "2026-09-01", endDate: "2026-12-20" } }));
-    const classId = cls.data._id;
-    const exam = await readJson<Created>(await as("ines", "/oral/oral-assessments", { method: "POST", body: { name: "Oral", classId, questions: [{ text: "Why?" }] } }));
-    return { courseId, classId, examId: exam.data._id };
-  };
+  const seed = () => seedExam(async (path, body) => {
+    const res = await as("ines", path, { method: "POST", body });
+    if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}`);
+    return readJson<Created>(res);
+  });
 
   const seedDirect = async () => {
     const admin = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, rateLimitPerMinute: 1_000 });
@@ -123,7 +101,7 @@ export async function startStormStack(options: StormOptions = {}): Promise<Storm
   };
 
   return {
-    emulator, platform, router, app, logger, as, seedExam, seedDirect,
+    emulator, platform, router, app, logger, as, seedExam: seed, seedDirect,
     signIns: () => emulator.requests.filter((r) => r.path === "/students/sign-in-token"),
     close: async () => {
       await app.close();

@@ -8,23 +8,9 @@ import passport from "passport";
 import { Strategy as LocalStrategy } from "passport-local";
 import { oralAssessments, type OralAssessmentsOptions, type OralAssessmentsRouter } from "../../src/index.js";
 import { listen, type Listening } from "./http.js";
+import { USERS, type TestUser } from "./users.js";
 
-export interface TestUser {
-  id: string;
-  username: string;
-  password: string;
-  role: "instructor" | "student";
-  email?: string;
-  firstName?: string;
-  lastName?: string;
-}
-
-export const USERS: TestUser[] = [
-  { id: "u-ins", username: "ines", password: "pw-ines", role: "instructor", email: "ines@school.test", firstName: "Ines", lastName: "Instructor" },
-  { id: "u-ada", username: "ada", password: "pw-ada", role: "student", email: "ada@school.test", firstName: "Ada", lastName: "Lovelace" },
-  { id: "u-bob", username: "bob", password: "pw-bob", role: "student", email: "bob@school.test", firstName: "Bob", lastName: "Builder" },
-  { id: "u-nomail", username: "nomail", password: "pw-nomail", role: "student", firstName: "No", lastName: "Mail" },
-];
+export { USERS, type TestUser } from "./users.js";
 
 export interface SessionApp extends Listening {
   router: OralAssessmentsRouter;

@@ -4,10 +4,13 @@
  */
 import request from "supertest";
 import { createPlatformClient, memoryStore, type OralAssessmentsOptions, type PlatformClientOptions } from "../../src/index.js";
-import { startEmulator, type Emulator, type EmulatorOptions, type ReceivedRequest } from "../../src/emulator/index.js";
+import type { Emulator, EmulatorOptions, ReceivedRequest } from "../../src/emulator/index.js";
 import { captureLogger } from "./canary.js";
-import { LIVE_KEY, TEST_KEY } from "./keys.js";
-import { startSessionApp, USERS, type SessionApp } from "./session-app.js";
+import { startTestEmulator } from "./emulator.js";
+import { TEST_KEY } from "./keys.js";
+import { seedExam, type ExamIds } from "./seed.js";
+import { startSessionApp, type SessionApp } from "./session-app.js";
+import { userNamed } from "./users.js";
 
 export interface Stack {
   emulator: Emulator;
@@ -36,27 +39,21 @@ export interface StackOptions {
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const emulator = options.useEmulator ?? (await startEmulator({ testKeys: [TEST_KEY], liveKeys: [LIVE_KEY], ...options.emulator }));
+  const emulator = options.useEmulator ?? (await startTestEmulator(options.emulator));
   const logger = captureLogger();
   const platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, timeoutMs: 1_000, maxRetries: 1, logger, ...options.client });
   const app = await startSessionApp({ platform, store: memoryStore(), examHost: emulator.examHost, logger, ...options.router });
 
   const login = async (username: string) => {
-    const user = USERS.find((u) => u.username === username);
-    if (!user) throw new Error(`no test user ${username}`);
+    const user = userNamed(username);
     const agent = request.agent(app.url);
     await agent.post("/login").send({ username, password: user.password }).expect(204);
     return agent;
   };
 
-  const seedExam = async () => {
+  const seed = async (): Promise<ExamIds> => {
     const ines = await login("ines");
-    const course = await ines.post("/oral/courses").send({ name: "Biology 101" }).expect(201);
-    const courseId = course.body.data._id as string;
-    const cls = await ines.post(`/oral/courses/${courseId}/classes`).send({ name: "Autumn", startDate: "2026-09-01", endDate: "2026-12-20" }).expect(201);
-    const classId = cls.body.data._id as string;
-    const exam = await ines.post("/oral/oral-assessments").send({ name: "Cells", classId, questions: [{ text: "What is a cell?" }] }).expect(201);
-    return { courseId, classId, examId: exam.body.data._id as string };
+    return seedExam(async (path, body) => (await ines.post(path).send(body as object).expect(201)).body);
   };
 
   return {
@@ -70,7 +67,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       const before = emulator.requests.length;
       return () => emulator.requests.slice(before);
     },
-    seedExam,
+    seedExam: seed,
     close: async () => {
       await app.close();
       platform.close();

@@ -6,21 +6,23 @@
  *
  * Mounted before the generic instructor middleware, with the same guards, because a
  * roster needs a larger body limit than other instructor calls (1 KiB per student of
- * `prewarm.maxRoster`, at least `bodyLimit`'s default).
+ * `prepare.maxRoster`, at least `bodyLimit`'s default).
  */
 import express, { type Router } from "express";
-import { bodyParseErrors, jsonBody } from "./body.js";
-import { asyncHandler, csrfGuard, requireInstructor } from "./guards.js";
-import type { RouterSettings } from "./options.js";
-import { PrepareError, type Preparation } from "./prepare.js";
-import { sendProblem } from "./problem.js";
+import { expressPath, routeOf } from "../../api/routes.js";
+import { bodyParseErrors, jsonBody } from "../shared/body.js";
+import { asyncHandler, instructorGuards, type GuardSettings } from "../shared/guards.js";
+import { PrepareError, type Preparation } from "./preparation.js";
+import type { PrepareSettings } from "./settings.js";
+import { sendProblem } from "../shared/problem.js";
 
-const PATH = "/oral-assessments/:examId/prepare";
+/** From the one route table (both operations share the path). */
+const PATH = expressPath(routeOf("prepareExam").path);
 
-export function prepareRoutes(settings: RouterSettings, preparation: Preparation): Router {
+export function prepareRoutes(settings: PrepareSettings, guardSettings: GuardSettings, preparation: Preparation): Router {
   const router = express.Router();
-  const bodyLimit = Math.max(100 * 1024, settings.prewarm.maxRoster * 1024);
-  const guards = [requireInstructor(settings), csrfGuard(settings)];
+  const bodyLimit = Math.max(100 * 1024, settings.maxRoster * 1024);
+  const guards = instructorGuards(guardSettings);
 
   router.post(PATH, ...guards, jsonBody(bodyLimit), asyncHandler(async (req, res) => {
     try {

@@ -3,8 +3,9 @@
  * pages for each way getting a token can fail. Each returns the outcome it logs.
  */
 import type { Response } from "express";
-import { PlatformError } from "../platform/errors.js";
-import { escapeHtml, sendPage } from "./html.js";
+import type { PlatformError } from "../../platform/errors.js";
+import { failureOf } from "../shared/platform-failures.js";
+import { escapeHtml, sendPage } from "../shared/html.js";
 
 export type LaunchOutcome =
   | "redirected" | "login_required" | "bad_exam_id" | "unknown_exam" | "student_incomplete"
@@ -60,25 +61,36 @@ export function sendWaitRefused(res: Response, launchHref: string): PageResult {
   return { outcome: "wait_refused", status: 403 };
 }
 
-/** A platform failure, as a page with a retry link where trying again can help. */
+/**
+ * A platform failure, as a page with a retry link where trying again can help. The status
+ * comes from the same mapping as the instructor API's problem+json (`failureOf`); a
+ * student can do nothing about a refused request (400, 403, a passed-through 4xx), so
+ * those show the generic 502 page.
+ */
 export function sendFailure(res: Response, error: PlatformError, retryHref: string): PageResult {
-  if (error.kind === "conflict") {
-    sendPage(res, { status: 409, title: "This exam is full", message: "The class has no free places left. Ask your instructor." });
-    return { outcome: "class_full", status: 409 };
+  const { status } = failureOf(error);
+  if (status === 409) {
+    sendPage(res, { status, title: "This exam is full", message: "The class has no free places left. Ask your instructor." });
+    return { outcome: "class_full", status };
   }
-  if (error.kind === "not_found") {
-    sendPage(res, { status: 404, title: "Exam not found", message: "The platform no longer knows this exam's class. Ask your instructor for a new link." });
-    return { outcome: "unknown_exam", status: 404 };
+  if (status === 404) {
+    sendPage(res, { status, title: "Exam not found", message: "The platform no longer knows this exam's class. Ask your instructor for a new link." });
+    return { outcome: "unknown_exam", status };
   }
-  if (error.kind === "timeout") {
-    sendPage(res, { status: 504, title: "The exam service is slow to answer", message: "Please wait a moment and try again.", retryHref });
-    return { outcome: "platform_timeout", status: 504 };
+  if (status === 504) {
+    sendPage(res, { status, title: "The exam service is slow to answer", message: "Please wait a moment and try again.", retryHref });
+    return { outcome: "platform_timeout", status };
   }
-  if (error.kind === "rate_limited") {
+  if (status === 503) {
     const retryAfter = error.retryAfter ?? 10;
-    sendPage(res, { status: 503, title: "The exam service is busy", message: `Many students are starting at once. Please try again in ${Math.ceil(retryAfter)} seconds.`, retryHref, retryAfter });
-    return { outcome: "platform_busy", status: 503 };
+    sendPage(res, { status, title: "The exam service is busy", message: `Many students are starting at once. Please try again in ${Math.ceil(retryAfter)} seconds.`, retryHref, retryAfter });
+    return { outcome: "platform_busy", status };
   }
   sendPage(res, { status: 502, title: "The exam service is not available", message: "We could not reach the exam service. Please try again in a minute.", retryHref });
   return { outcome: "platform_failed", status: 502 };
+}
+
+/** The last resort: an unexpected error on the launch route (it was logged by the caller). */
+export function sendLastResortPage(res: Response, retryHref: string): void {
+  sendPage(res, { status: 500, title: "Something went wrong", message: "We could not start your exam. Please try again in a minute.", retryHref });
 }

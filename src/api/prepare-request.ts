@@ -3,12 +3,12 @@
  * validates with it and the OpenAPI document is generated from it.
  */
 import { z } from "zod";
-import { SignInTokenRequest } from "../platform/schemas.js";
+import { StudentIdentity } from "../platform/schemas.js";
 
-/** One student of a roster: exactly what the platform's sign-in endpoint needs. */
-export const RosterStudent = SignInTokenRequest.pick({ email: true, firstName: true, lastName: true, orgInternalId: true });
+/** One student of a roster: the one `StudentIdentity` schema (extra fields are stripped). */
+export const RosterStudent = StudentIdentity;
 
-/** Default largest roster (`prewarm.maxRoster`). */
+/** Default largest roster (`prepare.maxRoster`). */
 export const DEFAULT_MAX_ROSTER = 5_000;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * One exam's pre-warming plan: its roster, each student's prepared token, and the
- * progress report. `prewarm.ts` decides when to call the platform; this file decides
+ * progress report. `preparer.ts` decides when to call the platform; this file decides
  * what a token may be used for.
  *
  * Tokens live only here, in process memory, in a private field: never in the store,
@@ -8,8 +8,8 @@
  * out at most once, only to the student it was issued for (matched on `orgInternalId`
  * *and* e-mail), and only while it has `minTokenLifeMs` of life left.
  */
-import type { StudentIdentity } from "./options.js";
-import { studentKey } from "./launch-queue.js";
+import type { StudentIdentity } from "../../platform/schemas.js";
+import { studentKey } from "../shared/student-key.js";
 
 /**
  * - `waiting`: no token yet (not issued, issuing, or its token went stale and is re-issued);
@@ -98,7 +98,7 @@ export interface PrepareProgress {
   failures: { orgInternalId: string; code: string; message: string }[];
 }
 
-export class PrewarmPlan {
+export class PreparationPlan {
   readonly entries = new Map<string, PreparedEntry>();
   /** Replaced by a newer plan: late answers are discarded. */
   cancelled = false;
@@ -125,7 +125,7 @@ export class PrewarmPlan {
   }
 
   /** Keeps what an earlier plan for the same exam and class already achieved. */
-  adopt(previous: PrewarmPlan, now: number): void {
+  adopt(previous: PreparationPlan, now: number): void {
     if (previous.classId !== this.classId) return;
     for (const [key, old] of previous.entries) {
       const entry = this.entries.get(key);

@@ -5,13 +5,13 @@
  */
 import type { Request } from "express";
 import { z } from "zod";
-import { issuesOf } from "../platform/schemas.js";
-import type { OralStore } from "../store/types.js";
-import { EXAM_ID_PATTERN, examClassOf } from "./exam-class.js";
-import type { RouterSettings, StudentIdentity } from "./options.js";
-import { prepareRequestSchema, RosterStudent } from "./prepare-schema.js";
-import type { Prewarmer } from "./prewarm.js";
-import type { PrepareProgress } from "./prewarm-plan.js";
+import { issuesOf } from "../../platform/schemas.js";
+import { prepareRequestSchema, RosterStudent } from "../../api/prepare-request.js";
+import type { StudentIdentity } from "../../platform/schemas.js";
+import { EXAM_ID_PATTERN, type ExamDirectory } from "../shared/exam-directory.js";
+import type { PrepareProgress } from "./plan.js";
+import type { TokenPreparer } from "./preparer.js";
+import type { PrepareSettings } from "./settings.js";
 
 /** How far ahead an exam may be prepared: plans live in memory, so not for long. */
 const MAX_AHEAD_MS = 7 * 24 * 60 * 60_000;
@@ -46,8 +46,8 @@ function invalid(errors: { path: string; message: string }[]): PrepareError {
   return new PrepareError(400, "validation_error", errors.map((e) => `${e.path}: ${e.message}`).join("; "), errors);
 }
 
-export function createPreparation(settings: RouterSettings, store: () => Promise<OralStore>, prewarmer: Prewarmer): Preparation {
-  const { maxRoster, keepAfterStartMs } = settings.prewarm;
+export function createPreparation(settings: PrepareSettings, directory: ExamDirectory, preparer: TokenPreparer): Preparation {
+  const { maxRoster, keepAfterStartMs } = settings;
   const schema = prepareRequestSchema(maxRoster);
   const rosterSchema = z.array(RosterStudent).min(1, "must list at least one student").max(maxRoster, `must list at most ${maxRoster} students`);
 
@@ -65,11 +65,11 @@ export function createPreparation(settings: RouterSettings, store: () => Promise
       const startAt = Date.parse(parsed.data.startAt);
       const now = Date.now();
       if (startAt + keepAfterStartMs <= now) {
-        throw invalid([{ path: "startAt", message: `is over: tokens are kept only until ${keepAfterStartMs} ms after the start (prewarm.keepAfterStartMs)` }]);
+        throw invalid([{ path: "startAt", message: `is over: tokens are kept only until ${keepAfterStartMs} ms after the start (prepare.keepAfterStartMs)` }]);
       }
       if (startAt - now > MAX_AHEAD_MS) throw invalid([{ path: "startAt", message: "must be within 7 days: preparations live in memory" }]);
 
-      const exam = await examClassOf(settings, store, examId, req);
+      const exam = await directory.classOf(examId, { req });
       if (!exam) throw new PrepareError(404, "not_found", `No exam ${examId} is known to this router.`);
 
       let roster: StudentIdentity[] | undefined = parsed.data.roster;
@@ -81,8 +81,8 @@ export function createPreparation(settings: RouterSettings, store: () => Promise
       if (roster === undefined) {
         throw invalid([{ path: "roster", message: "is required: send the students, or configure the router's roster option" }]);
       }
-      return prewarmer.prepare({ examId, classId: exam.classId, courseId: exam.courseId, startAt, roster });
+      return preparer.prepare({ examId, classId: exam.classId, courseId: exam.courseId, startAt, roster });
     },
-    progress: (examId) => prewarmer.progress(examId),
+    progress: (examId) => preparer.progress(examId),
   };
 }

@@ -1,9 +1,10 @@
 /**
- * RFC 9457 problem details for the instructor API, and the one mapping from platform
- * failures to what our caller sees.
+ * RFC 9457 problem details for the instructor API. `Problem` is public: integrators
+ * read these fields from the router's error answers.
  */
 import type { Response } from "express";
-import { PlatformError } from "../platform/errors.js";
+import type { PlatformError } from "../../platform/errors.js";
+import { failureOf } from "./platform-failures.js";
 
 export interface Problem {
   status: number;
@@ -48,38 +49,24 @@ export function invalidInput(errors: { path: string; message: string }[], detail
   };
 }
 
-/**
- * What a platform failure becomes for our caller. The platform's own 4xx answers pass
- * through with their code and field, except 401: that means *our server's key* was
- * refused, which is a gateway problem (502), not "you are not logged in".
- */
+/** A platform failure as problem+json: status, code and title from the one mapping (`platform-failures.ts`). */
 export function problemFromPlatform(error: PlatformError): Problem {
+  const { status, code, title } = failureOf(error);
   const requestId = error.requestId;
   const withField = error.field ? [{ path: error.field, message: error.message }] : undefined;
   switch (error.kind) {
     case "invalid_request":
       return { ...invalidInput(issuesOfInvalid(error)), requestId };
-    case "validation":
-      return { status: 400, code: error.code, title: "The platform rejected the request", detail: error.message, errors: withField, requestId };
-    case "permission":
-      return { status: 403, code: error.code, title: "Forbidden by the platform", detail: error.message, requestId };
-    case "not_found":
-      return { status: 404, code: error.code, title: "Not found", detail: error.message, requestId };
-    case "conflict":
-      return { status: 409, code: error.code, title: "Conflict", detail: error.message, errors: withField, requestId };
     case "auth":
-      return { status: 502, code: "upstream_unauthorized", title: "The platform refused this server's API key", detail: "The API key is invalid, revoked, or for the other environment. Check the server's configuration.", requestId };
+      return { status, code: code ?? error.code, title, detail: "The API key is invalid, revoked, or for the other environment. Check the server's configuration.", requestId };
     case "rate_limited":
-      return { status: 503, code: "upstream_rate_limited", title: "The platform is rate limiting this server", detail: "Too many requests to the platform; try again shortly.", retryAfter: error.retryAfter ?? 5, requestId };
-    case "timeout":
-      return { status: 504, code: "upstream_timeout", title: "The platform did not answer in time", detail: error.message, requestId };
-    case "http":
-      if (error.status !== undefined && error.status >= 400 && error.status < 500) {
-        return { status: error.status, code: error.code, title: "The platform rejected the request", detail: error.message, errors: withField, requestId };
-      }
-      return { status: 502, code: "upstream_error", title: "The platform failed", detail: error.message, requestId };
-    default: // server, network, bad_response
-      return { status: 502, code: "upstream_error", title: "The platform failed", detail: error.message, requestId };
+      return { status, code: code ?? error.code, title, detail: "Too many requests to the platform; try again shortly.", retryAfter: error.retryAfter ?? 5, requestId };
+    default: {
+      // The platform's own field-level answers (400, 409, a passed-through 4xx) keep their field.
+      const keepsField = error.kind === "validation" || error.kind === "conflict" || (error.kind === "http" && status < 500);
+      const errors = keepsField ? withField : undefined;
+      return { status, code: code ?? error.code, title, detail: error.message, ...(errors ? { errors } : {}), requestId };
+    }
   }
 }
 

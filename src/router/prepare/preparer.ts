@@ -1,5 +1,5 @@
 /**
- * The pre-warmer: issues sign-in tokens for prepared rosters before an exam starts, and
+ * `TokenPreparer` (formerly `Prewarmer`; "prepare" is the one public word): issues sign-in tokens for prepared rosters before an exam starts, and
  * refreshes the unused ones until `keepAfterStartMs` after it, so that at the start a
  * launch is a memory lookup instead of a platform call.
  *
@@ -15,18 +15,19 @@
  *   refreshed from usableUntil − min(60 s, usable life / 4), while before keepUntil
  *   after keepUntil: no more calls; a stale token is dropped, never handed out.
  */
-import type { Logger } from "../core/logger.js";
-import { PlatformError } from "../platform/errors.js";
-import type { PlatformClient } from "../platform/types.js";
-import type { PrewarmSettings, StudentIdentity } from "./options.js";
-import { PrewarmPlan, type PreparedEntry, type PrepareProgress } from "./prewarm-plan.js";
+import type { Logger } from "../../core/logger.js";
+import { PlatformError } from "../../platform/errors.js";
+import type { PlatformClient } from "../../platform/types.js";
+import type { StudentIdentity } from "../../platform/schemas.js";
+import type { PrepareSettings } from "./settings.js";
+import { PreparationPlan, type PreparedEntry, type PrepareProgress } from "./plan.js";
 
 /** Calls per entry before a transient failure counts as failed. */
 const MAX_TRIES = 3;
 /** A finished plan's progress stays readable this long after its tokens went stale. */
 const KEEP_FINISHED_MS = 60 * 60_000;
 
-export interface PrewarmInput {
+export interface PreparerInput {
   examId: string;
   classId: string;
   courseId: string | undefined;
@@ -35,8 +36,8 @@ export interface PrewarmInput {
   roster: StudentIdentity[];
 }
 
-export class Prewarmer {
-  private readonly plans = new Map<string, PrewarmPlan>();
+export class TokenPreparer {
+  private readonly plans = new Map<string, PreparationPlan>();
   private inFlight = 0;
   private lastStartAt = -Infinity;
   private timer: NodeJS.Timeout | undefined;
@@ -44,7 +45,7 @@ export class Prewarmer {
 
   constructor(
     private readonly platform: PlatformClient,
-    private readonly settings: PrewarmSettings,
+    private readonly settings: PrepareSettings,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
   ) {}
@@ -55,10 +56,10 @@ export class Prewarmer {
   }
 
   /** Starts (or replaces) the plan for an exam; issuing begins at startAt − lead. */
-  prepare(input: PrewarmInput): PrepareProgress {
+  prepare(input: PreparerInput): PrepareProgress {
     const now = this.now();
     const leadMs = this.settings.leadMs ?? this.autoLeadMs(input.roster.length);
-    const plan = new PrewarmPlan(input.examId, input.classId, input.courseId, input.startAt,
+    const plan = new PreparationPlan(input.examId, input.classId, input.courseId, input.startAt,
       input.startAt - leadMs, input.startAt + this.settings.keepAfterStartMs, input.roster);
     const previous = this.plans.get(input.examId);
     if (previous) {
@@ -101,17 +102,9 @@ export class Prewarmer {
     this.plans.clear();
   }
 
-  /** ms between two pre-warm calls: the budget's rate × budgetShare, spread evenly. */
+  /** ms between two pre-warm calls: the budget's rate × budgetShare, spread evenly (the budget does the arithmetic). */
   private intervalMs(): number {
-    let limit = NaN;
-    let windowMs = NaN;
-    try {
-      ({ limit, windowMs } = this.platform.rateStats());
-    } catch {
-      // a custom budget without usable stats: fall back below
-    }
-    if (!(limit > 0 && windowMs > 0)) return 100;
-    return windowMs / (limit * this.settings.budgetShare);
+    return this.platform.pacingIntervalMs(this.settings.budgetShare);
   }
 
   private autoLeadMs(rosterSize: number): number {
@@ -120,7 +113,7 @@ export class Prewarmer {
   }
 
   /** When this entry next needs a platform call (Infinity: never, as things stand). */
-  private dueAt(plan: PrewarmPlan, entry: PreparedEntry, now: number): number {
+  private dueAt(plan: PreparationPlan, entry: PreparedEntry, now: number): number {
     if (entry.inFlight || entry.noMoreCalls || now >= plan.keepUntil) return Infinity;
     if (entry.state === "waiting") return Math.max(plan.issueFrom, entry.nextTryAt);
     if (entry.state !== "ready") return Infinity;
@@ -137,7 +130,7 @@ export class Prewarmer {
     this.timer = undefined;
     while (this.inFlight < this.settings.concurrency) {
       const now = this.now();
-      let best: { plan: PrewarmPlan; entry: PreparedEntry; at: number } | undefined;
+      let best: { plan: PreparationPlan; entry: PreparedEntry; at: number } | undefined;
       for (const plan of this.plans.values()) {
         for (const entry of plan.entries.values()) {
           const at = this.dueAt(plan, entry, now);
@@ -157,16 +150,16 @@ export class Prewarmer {
     }
   }
 
-  private issue(plan: PrewarmPlan, entry: PreparedEntry, sentAt: number): void {
+  private issue(plan: PreparationPlan, entry: PreparedEntry, sentAt: number): void {
     entry.inFlight = true;
     this.inFlight += 1;
     plan.platformCalls += 1;
-    const body = { ...entry.student, classId: plan.classId, ...(plan.courseId ? { courseId: plan.courseId } : {}) };
-    this.platform.students.createSignInToken(body, { priority: "normal" }).then(
-      ({ data }) => {
+    // The roster was parsed with the StudentIdentity schema and the ids come from the store.
+    this.platform.students.issueSignInToken(entry.student, plan, { priority: "normal" }).then(
+      (token) => {
         // Counted from when the request was sent: the platform's 10 minutes cannot have started earlier.
         if (!plan.cancelled && !this.closed && (entry.state === "waiting" || entry.state === "ready")) {
-          entry.hold(data.token, sentAt + this.usableLifeMs);
+          entry.hold(token, sentAt + this.usableLifeMs);
         }
       },
       (error: unknown) => this.failed(plan, entry, error),
@@ -177,7 +170,7 @@ export class Prewarmer {
     });
   }
 
-  private failed(plan: PrewarmPlan, entry: PreparedEntry, error: unknown): void {
+  private failed(plan: PreparationPlan, entry: PreparedEntry, error: unknown): void {
     const platformError = error instanceof PlatformError ? error : undefined;
     entry.failures += 1;
     entry.lastError = { code: platformError?.code ?? "internal_error", message: platformError?.message ?? "unexpected error" };

@@ -11,7 +11,7 @@ import { z } from "zod";
 import {
   Class, ClassCreate, Course, CourseCreate, CourseUpdate, OralAssessment, OralAssessmentCreate, RecordId,
 } from "../platform/schemas.js";
-import { PrepareRequest } from "./prepare-schema.js";
+import { PrepareRequest } from "./prepare-request.js";
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
  * the stream was consumed by something else), so mounting order does not matter.
  */
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
-import { sendProblem } from "./problem.js";
+import { sendProblem } from "../shared/problem.js";
 
 export function jsonBody(limit: number | string): RequestHandler {
   const parse = express.json({ limit, strict: true });

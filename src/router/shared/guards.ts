@@ -3,9 +3,15 @@
  * CSRF defence for calls that change state.
  */
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { sendProblem } from "./problem.js";
-import type { RouterSettings } from "./options.js";
-import { userOf } from "./user.js";
+import { sendProblem } from "../shared/problem.js";
+import type { MaybePromise } from "./options.js";
+import { userOf } from "../shared/user.js";
+
+/** What the guards need: the `isInstructor` option (default: nobody) and the resolved `trustedOrigins`. */
+export interface GuardSettings {
+  isInstructor: (req: Request) => MaybePromise<boolean>;
+  trustedOrigins: Set<string>;
+}
 
 /** Express 4 does not catch rejected promises from handlers; this forwards them to `next`. */
 export function asyncHandler(fn: (req: Request, res: Response, next: NextFunction) => Promise<unknown>): RequestHandler {
@@ -14,8 +20,13 @@ export function asyncHandler(fn: (req: Request, res: Response, next: NextFunctio
   };
 }
 
+/** Both guards, in order: who may call, then where the call came from. */
+export function instructorGuards(settings: GuardSettings): RequestHandler[] {
+  return [requireInstructor(settings), csrfGuard(settings)];
+}
+
 /** 401 with no user, 403 when `isInstructor` says no (the default says no to everyone). */
-export function requireInstructor(settings: RouterSettings): RequestHandler {
+export function requireInstructor(settings: GuardSettings): RequestHandler {
   return asyncHandler(async (req, res, next) => {
     if (!userOf(req)) {
       sendProblem(res, { status: 401, code: "unauthenticated", title: "Not signed in", detail: "Sign in to use the instructor API." });
@@ -37,7 +48,7 @@ const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
  * `Sec-Fetch-Site: cross-site`) is refused, and bodies must be `application/json`, which
  * an HTML form cannot send without a CORS preflight.
  */
-export function csrfGuard(settings: RouterSettings): RequestHandler {
+export function csrfGuard(settings: GuardSettings): RequestHandler {
   return (req, res, next) => {
     if (!STATE_CHANGING.has(req.method)) return next();
     const origin = req.get("origin");

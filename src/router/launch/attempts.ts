@@ -1,6 +1,8 @@
 /**
- * On-demand launches under a storm: one sign-in token request per student and exam,
- * however many browser requests ask for it.
+ * `LaunchAttempts`: on-demand launches under a storm, one sign-in token request per
+ * student and exam, however many browser requests ask for it. (Formerly `LaunchQueue`:
+ * it is not a queue — the rate budget queues calls — but the registry that merges
+ * duplicate attempts per student and holds requests on them.)
  *
  * A launch *joins* the student's attempt for that exam, or starts one. An attempt is one
  * platform call (launch priority, bounded by `launchWaitMs`); every request held on it
@@ -44,7 +46,7 @@ interface AttemptState extends LaunchAttempt {
   controller: AbortController;
 }
 
-export interface LaunchQueueOptions {
+export interface LaunchAttemptsOptions {
   /**
    * How long an attempt nobody asks about is kept: a pending one is then aborted, a
    * settled one dropped. Must exceed the time between a waiting page and its refresh.
@@ -54,14 +56,9 @@ export interface LaunchQueueOptions {
   now?: () => number;
 }
 
-/** The key that binds an attempt (and a prepared token) to one student: id and e-mail both. */
-export function studentKey(student: { orgInternalId: string; email: string }): string {
-  return `${student.orgInternalId}\u0000${student.email.trim().toLowerCase()}`;
-}
-
 const WAIT_ID = /^[A-Za-z0-9_-]{24}$/;
 
-export class LaunchQueue {
+export class LaunchAttempts {
   private readonly byKey = new Map<string, AttemptState>();
   private readonly byWaitId = new Map<string, AttemptState>();
   /** Unsettled attempts in creation order (a Map keeps insertion order). */
@@ -70,7 +67,7 @@ export class LaunchQueue {
   private sweeper: NodeJS.Timeout | undefined;
   private readonly now: () => number;
 
-  constructor(private readonly options: LaunchQueueOptions) {
+  constructor(private readonly options: LaunchAttemptsOptions) {
     this.now = options.now ?? Date.now;
   }
 

@@ -5,18 +5,25 @@
  */
 import express, { type Request, type Response, type Router } from "express";
 import type { z } from "zod";
-import { PlatformError } from "../platform/errors.js";
+import { PlatformError } from "../../platform/errors.js";
 import {
   ClassCreate, CourseCreate, CourseUpdate, issuesOf, OralAssessmentCreate, RecordId, type Meta,
-} from "../platform/schemas.js";
-import type { WithMeta } from "../platform/types.js";
-import type { OralStore } from "../store/types.js";
-import { asyncHandler } from "./guards.js";
-import { ListCache } from "./list-cache.js";
-import type { RouterSettings } from "./options.js";
-import { invalidInput, problemFromPlatform, sendProblem } from "./problem.js";
+} from "../../platform/schemas.js";
+import type { PlatformClient, WithMeta } from "../../platform/types.js";
+import type { OralStore } from "../../store/types.js";
+import { expressPath, ROUTES } from "../../api/routes.js";
+import { asyncHandler } from "../shared/guards.js";
+import { ListCache } from "../instructor/list-cache.js";
+import type { Logger } from "../../core/logger.js";
+import { invalidInput, problemFromPlatform, sendProblem } from "../shared/problem.js";
 
-type StoreAccess = () => Promise<OralStore>;
+/** The options the instructor API reads. */
+export interface InstructorSettings {
+  /** How long `GET /courses` answers are cached, ms; 0 disables. */
+  listCacheMs: number;
+  /** Largest JSON body accepted. */
+  bodyLimit: number | string;
+}
 
 /** Parses with a schema; on failure answers 400 naming every field and returns undefined. */
 function parseOr400<S extends z.ZodType>(res: Response, schema: S, value: unknown, prefix?: string): z.output<S> | undefined {
@@ -39,9 +46,10 @@ function send(res: Response, status: number, result: { data: unknown; meta: Meta
 
 const now = () => new Date().toISOString();
 
-export function instructorRoutes(settings: RouterSettings, store: StoreAccess): Router {
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+export function instructorRoutes(settings: InstructorSettings, platform: PlatformClient, store: OralStore, logger: Logger): Router {
   const router = express.Router();
-  const { platform, logger } = settings;
   const courseList = new ListCache<WithMeta<unknown[]>>(settings.listCacheMs);
 
   /**
@@ -59,30 +67,30 @@ export function instructorRoutes(settings: RouterSettings, store: StoreAccess): 
     }
   }
 
-  router.post("/courses", asyncHandler(async (req, res) => {
+  const createCourse: Handler = async (req, res) => {
     const body = parseOr400(res, CourseCreate, req.body);
     if (!body) return;
     const created = await upstream(res, () => platform.courses.create(body));
     if (!created) return;
     courseList.invalidate();
     const c = created.data;
-    await (await store()).putCourse({ id: c._id, name: c.name, data: c, createdAt: now() });
+    await store.putCourse({ id: c._id, name: c.name, data: c, createdAt: now() });
     send(res, 201, created);
-  }));
+  };
 
-  router.get("/courses", asyncHandler(async (_req, res) => {
+  const listCourses: Handler = async (_req, res) => {
     const listed = await upstream(res, () => courseList.get(() => platform.courses.list()));
     if (listed) send(res, 200, listed);
-  }));
+  };
 
-  router.get("/courses/:courseId", asyncHandler(async (req, res) => {
+  const getCourse: Handler = async (req, res) => {
     const courseId = param(req, res, "courseId");
     if (courseId === undefined) return;
     const found = await upstream(res, () => platform.courses.retrieve(courseId));
     if (found) send(res, 200, found);
-  }));
+  };
 
-  router.put("/courses/:courseId", asyncHandler(async (req, res) => {
+  const updateCourse: Handler = async (req, res) => {
     const courseId = param(req, res, "courseId");
     if (courseId === undefined) return;
     const body = parseOr400(res, CourseUpdate, req.body);
@@ -90,31 +98,30 @@ export function instructorRoutes(settings: RouterSettings, store: StoreAccess): 
     const updated = await upstream(res, () => platform.courses.update(courseId, body));
     if (!updated) return;
     courseList.invalidate();
-    const s = await store();
-    const known = await s.getCourse(courseId);
-    await s.putCourse({ id: courseId, name: updated.data.name, data: updated.data, createdAt: known?.createdAt ?? now() });
+    const known = await store.getCourse(courseId);
+    await store.putCourse({ id: courseId, name: updated.data.name, data: updated.data, createdAt: known?.createdAt ?? now() });
     send(res, 200, updated);
-  }));
+  };
 
-  router.delete("/courses/:courseId", asyncHandler(async (req, res) => {
+  const deleteCourse: Handler = async (req, res) => {
     const courseId = param(req, res, "courseId");
     if (courseId === undefined) return;
     try {
       await platform.courses.del(courseId);
     } catch (error) {
       // Already gone upstream: forget it here too, then report the 404 as the platform did.
-      if (error instanceof PlatformError && error.kind === "not_found") await (await store()).deleteCourse(courseId);
+      if (error instanceof PlatformError && error.kind === "not_found") await store.deleteCourse(courseId);
       if (!(error instanceof PlatformError)) throw error;
       courseList.invalidate();
       sendProblem(res, problemFromPlatform(error));
       return;
     }
     courseList.invalidate();
-    await (await store()).deleteCourse(courseId);
+    await store.deleteCourse(courseId);
     res.status(204).end();
-  }));
+  };
 
-  router.post("/courses/:courseId/classes", asyncHandler(async (req, res) => {
+  const createClass: Handler = async (req, res) => {
     const courseId = param(req, res, "courseId");
     if (courseId === undefined) return;
     const body = parseOr400(res, ClassCreate, req.body);
@@ -122,35 +129,43 @@ export function instructorRoutes(settings: RouterSettings, store: StoreAccess): 
     const created = await upstream(res, () => platform.classes.create(courseId, body));
     if (!created) return;
     const c = created.data;
-    await (await store()).putClass({ id: c._id, courseId, name: c.name, data: c, createdAt: now() });
+    await store.putClass({ id: c._id, courseId, name: c.name, data: c, createdAt: now() });
     send(res, 201, created);
-  }));
+  };
 
-  router.get("/courses/:courseId/classes", asyncHandler(async (req, res) => {
+  const listClasses: Handler = async (req, res) => {
     const courseId = param(req, res, "courseId");
     if (courseId === undefined) return;
-    const records = await (await store()).listClasses(courseId);
+    const records = await store.listClasses(courseId);
     res.status(200).json({ data: records.map((r) => r.data) });
-  }));
+  };
 
-  router.post("/oral-assessments", asyncHandler(async (req, res) => {
+  const createOralAssessment: Handler = async (req, res) => {
     const body = parseOr400(res, OralAssessmentCreate, req.body);
     if (!body) return;
     const created = await upstream(res, () => platform.oralAssessments.create(body));
     if (!created) return;
     const a = created.data;
-    const s = await store();
-    const cls = await s.getClass(body.classId);
-    await s.putAssessment({ id: a._id, classId: body.classId, courseId: cls?.courseId, name: a.name, data: a, createdAt: now() });
+    const cls = await store.getClass(body.classId);
+    await store.putAssessment({ id: a._id, classId: body.classId, courseId: cls?.courseId, name: a.name, data: a, createdAt: now() });
     send(res, 201, created);
-  }));
+  };
 
-  router.get("/classes/:classId/oral-assessments", asyncHandler(async (req, res) => {
+  const listOralAssessments: Handler = async (req, res) => {
     const classId = param(req, res, "classId");
     if (classId === undefined) return;
-    const records = await (await store()).listAssessments(classId);
+    const records = await store.listAssessments(classId);
     res.status(200).json({ data: records.map((r) => r.data) });
-  }));
+  };
 
+  // Bound by operationId from the one route table, at the table's paths and methods.
+  const handlers: Record<string, Handler> = {
+    createCourse, listCourses, getCourse, updateCourse, deleteCourse, createClass, listClasses, createOralAssessment, listOralAssessments,
+  };
+  for (const route of ROUTES.filter((r) => r.feature === "instructor")) {
+    const handler = handlers[route.operationId];
+    if (!handler) throw new Error(`No instructor handler for ${route.operationId}.`);
+    router[route.method](expressPath(route.path), asyncHandler(handler));
+  }
   return router;
 }

@@ -1,0 +1,71 @@
+/**
+ * Admission to a launch: who is launching, which exam, and may they. The student is
+ * parsed here, once, with the platform's `StudentIdentity` schema; everything after
+ * (pre-warmed tokens, the sign-in call) trusts that parse instead of validating again.
+ */
+import type { Request, Response } from "express";
+import { StudentIdentity } from "../../platform/schemas.js";
+import type { LaunchContext } from "../shared/options.js";
+import { EXAM_ID_PATTERN, type ExamClass, type ExamDirectory } from "../shared/exam-directory.js";
+import { sendPage } from "../shared/html.js";
+import { userOf } from "../shared/user.js";
+import type { LaunchOutcome } from "./pages.js";
+import type { LaunchSettings } from "./settings.js";
+
+const FIELD_NAMES: Record<string, string> = {
+  email: "e-mail address",
+  firstName: "first name",
+  lastName: "last name",
+  orgInternalId: "user id",
+};
+
+export interface Admitted {
+  examId: string;
+  exam: ExamClass;
+  student: StudentIdentity;
+}
+
+/** Logs a launch's outcome; the route's `done`. */
+export type LaunchLog = (req: Request, outcome: LaunchOutcome, status: number, started: number, extra?: Record<string, unknown>) => void;
+
+/** Answers the request itself (and returns undefined) when the launch stops here. */
+export async function admit(
+  settings: LaunchSettings, directory: ExamDirectory, done: LaunchLog, req: Request, res: Response, started: number,
+): Promise<Admitted | undefined> {
+  const examId = String(req.params.examId ?? "");
+  if (!userOf(req)) {
+    if (settings.loginUrl) {
+      // Only the path on this site: an absolute returnTo would be an open redirect.
+      const returnTo = `${req.baseUrl}/launch/${encodeURIComponent(examId)}`;
+      const sep = settings.loginUrl.includes("?") ? "&" : "?";
+      res.setHeader("Cache-Control", "no-store");
+      res.redirect(303, `${settings.loginUrl}${sep}returnTo=${encodeURIComponent(returnTo)}`);
+      return void done(req, "login_required", 303, started);
+    }
+    sendPage(res, { status: 401, title: "Please sign in", message: "Sign in to your account, then open the exam link again." });
+    return void done(req, "login_required", 401, started);
+  }
+  if (!EXAM_ID_PATTERN.test(examId)) {
+    sendPage(res, { status: 400, title: "Not an exam link", message: "This link does not point to an exam. Check the link you were given." });
+    return void done(req, "bad_exam_id", 400, started);
+  }
+  const exam = await directory.classOf(examId, { req, cached: true });
+  if (!exam) {
+    sendPage(res, { status: 404, title: "Exam not found", message: "We could not find this exam. It may have been removed; ask your instructor for a new link." });
+    return void done(req, "unknown_exam", 404, started);
+  }
+  const parsed = StudentIdentity.safeParse((await settings.student(req)) ?? {});
+  if (!parsed.success) {
+    const fields = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? "student")))];
+    const named = fields.map((f) => `${FIELD_NAMES[f] ?? f} (${f})`).join(", ");
+    sendPage(res, { status: 400, title: "Your account is missing information", message: `The exam needs your ${named}. Ask your administrator to complete your profile.` });
+    return void done(req, "student_incomplete", 400, started, { fields });
+  }
+  const student = parsed.data;
+  const ctx: LaunchContext = { examId, classId: exam.classId, courseId: exam.courseId, student };
+  if (settings.canLaunch && !(await settings.canLaunch(req, ctx))) {
+    sendPage(res, { status: 403, title: "You cannot take this exam", message: "Your account is not enrolled for this exam. Ask your instructor if you think this is wrong." });
+    return void done(req, "forbidden", 403, started, { user: student.orgInternalId });
+  }
+  return { examId, exam, student };
+}

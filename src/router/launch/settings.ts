@@ -1,0 +1,60 @@
+/**
+ * The launch feature's settings: the options `GET /launch/:examId` reads, resolved and
+ * checked. Problems are added to the router's list (one ConfigurationError for all).
+ */
+import type { Request } from "express";
+import type { ProblemList } from "../../core/configuration-error.js";
+import type { StudentIdentity } from "../../platform/schemas.js";
+import type { LaunchContext, MaybePromise, OralAssessmentsOptions } from "../shared/options.js";
+import { checkOrigin, optionalFunction, wholeMs } from "../shared/checks.js";
+import { userOf } from "../shared/user.js";
+
+export interface LaunchSettings {
+  /** Undefined: students go to the platform's own host, with no token. */
+  examHost: string | undefined;
+  ticketParam: string;
+  loginUrl: string | undefined;
+  student: (req: Request) => MaybePromise<Partial<StudentIdentity> | undefined>;
+  canLaunch: ((req: Request, ctx: LaunchContext) => MaybePromise<boolean>) | undefined;
+  launchWaitMs: number;
+  waitingPageAfterMs: number;
+}
+
+/** The default student mapper: reads the identity fields from passport's `req.user`. */
+export function studentFromUser(req: Request): Partial<StudentIdentity> | undefined {
+  const user = userOf(req);
+  if (!user) return undefined;
+  const text = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v) : undefined);
+  return {
+    email: text(user.email),
+    firstName: text(user.firstName),
+    lastName: text(user.lastName),
+    orgInternalId: text(user.orgInternalId) ?? text(user.id),
+  };
+}
+
+export function resolveLaunchSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): LaunchSettings {
+  const examHost = o.examHost === undefined ? undefined : checkOrigin(o.examHost, "examHost", problems, true);
+  const student = optionalFunction(problems, "student", o.student, "Pass a function or leave student out for the default.");
+  const canLaunch = optionalFunction(problems, "canLaunch", o.canLaunch, "Pass a function or leave canLaunch out for the default.");
+
+  const ticketParam = o.ticketParam ?? "__clerk_ticket";
+  if (typeof ticketParam !== "string" || !/^[A-Za-z0-9_.-]{1,64}$/.test(ticketParam)) {
+    problems.add("ticketParam", "must be 1–64 characters of letters, digits, '_', '.' or '-'.", 'Leave it out for "__clerk_ticket", or name the parameter your exam page reads.');
+  }
+
+  let loginUrl: string | undefined;
+  if (o.loginUrl !== undefined) {
+    const v = o.loginUrl;
+    if (typeof v === "string" && v.startsWith("/") && !v.startsWith("//") && !v.includes("\\")) loginUrl = v;
+    else if (typeof v === "string" && /^https?:\/\//i.test(v) && URL.canParse(v)) loginUrl = v;
+    else problems.add("loginUrl", "must be a path on this site (\"/login\") or an absolute http(s) URL.", 'Use e.g. loginUrl: "/login".');
+  }
+
+  const launchWaitMs = wholeMs(problems, "launchWaitMs", o.launchWaitMs, 120_000, 1_000);
+  const waitingPageAfterMs = wholeMs(problems, "waitingPageAfterMs", o.waitingPageAfterMs, 2_000, 0);
+  if (waitingPageAfterMs > 30_000) {
+    problems.add("waitingPageAfterMs", "must be at most 30000: proxies and browsers give up on requests held longer.", "Use a few seconds, e.g. 2000.");
+  }
+  return { examHost, ticketParam, loginUrl, student: student ?? studentFromUser, canLaunch, launchWaitMs, waitingPageAfterMs };
+}

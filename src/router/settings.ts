@@ -1,0 +1,85 @@
+/**
+ * The router's options resolved into settings, one small object per feature: the launch
+ * route gets `LaunchSettings`, the prepare routes `PrepareSettings`, the guards
+ * `GuardSettings`, the instructor routes `InstructorSettings`. No feature sees options it
+ * does not use. Every mistake is collected and thrown once, as a ConfigurationError
+ * listing each problem with its fix.
+ */
+import { ProblemList } from "../core/configuration-error.js";
+import { toLogger, type Logger } from "../core/logger.js";
+import type { PlatformClient } from "../platform/types.js";
+import type { OralStore } from "../store/types.js";
+import type { InstructorSettings } from "./instructor/routes.js";
+import { resolveLaunchSettings, type LaunchSettings } from "./launch/settings.js";
+import type { OralAssessmentsOptions } from "./shared/options.js";
+import { resolvePrepareSettings, type PrepareSettings } from "./prepare/settings.js";
+import { checkOrigin, optionalFunction } from "./shared/checks.js";
+import type { GuardSettings } from "./shared/guards.js";
+
+export interface RouterSettings {
+  platform: PlatformClient;
+  logger: Logger;
+  /** Undefined: the router makes the default `sqliteStore()`. */
+  store: OralStore | undefined;
+  resolveClassId: OralAssessmentsOptions["resolveClassId"];
+  guards: GuardSettings;
+  instructor: InstructorSettings;
+  launch: LaunchSettings;
+  prepare: PrepareSettings;
+}
+
+const STORE_METHODS = ["init", "putCourse", "getCourse", "listCourses", "deleteCourse", "putClass", "getClass", "listClasses", "putAssessment", "getAssessment", "listAssessments", "close"] as const;
+
+export function resolveRouterOptions(options: OralAssessmentsOptions | undefined): RouterSettings {
+  const problems = new ProblemList();
+  const o = (options ?? {}) as Partial<OralAssessmentsOptions>;
+
+  const platform = o.platform;
+  if (!platform || typeof platform.students?.issueSignInToken !== "function" || typeof platform.courses?.create !== "function" || typeof platform.estimateWaitMs !== "function") {
+    problems.add("platform", "is missing or is not a platform client.", "Pass `platform: createPlatformClient({ apiKey, baseUrl })`.");
+  }
+
+  const isInstructor = optionalFunction(problems, "isInstructor", o.isInstructor, "Pass a function or leave isInstructor out for the default.");
+  const resolveClassId = optionalFunction(problems, "resolveClassId", o.resolveClassId, "Pass a function or leave resolveClassId out for the default.");
+
+  if (o.store !== undefined) {
+    const missing = STORE_METHODS.filter((m) => typeof (o.store as unknown as Record<string, unknown>)?.[m] !== "function");
+    if (missing.length > 0) {
+      problems.add("store", `does not implement ${missing.join(", ")}.`, "Pass memoryStore(), sqliteStore({ filename }) or postgresStore({ connectionString }).");
+    }
+  }
+
+  const bodyLimit = o.bodyLimit ?? "100kb";
+  if (!(typeof bodyLimit === "number" && bodyLimit > 0) && !(typeof bodyLimit === "string" && /^\d+(\.\d+)?\s*(b|kb|mb)?$/i.test(bodyLimit))) {
+    problems.add("bodyLimit", "must be a positive number of bytes or a size like \"100kb\".", 'Use e.g. bodyLimit: "100kb".');
+  }
+
+  const trustedOrigins = new Set<string>();
+  if (o.trustedOrigins !== undefined) {
+    if (!Array.isArray(o.trustedOrigins)) problems.add("trustedOrigins", "must be an array of origins.", 'Use e.g. ["https://lms.example.edu"].');
+    else o.trustedOrigins.forEach((v, i) => {
+      const origin = checkOrigin(v, `trustedOrigins[${i}]`, problems, false);
+      if (origin) trustedOrigins.add(origin);
+    });
+  }
+
+  const listCacheMs = o.listCacheMs ?? 5_000;
+  if (typeof listCacheMs !== "number" || !Number.isFinite(listCacheMs) || listCacheMs < 0) {
+    problems.add("listCacheMs", "must be a number of milliseconds ≥ 0.", "Use 0 to disable the cache, or leave it out for 5000.");
+  }
+
+  const launch = resolveLaunchSettings(o, problems);
+  const prepare = resolvePrepareSettings(o, problems);
+
+  problems.throwIfAny("oralAssessments()");
+  return {
+    platform: platform as PlatformClient,
+    logger: toLogger(o.logger),
+    store: o.store,
+    resolveClassId,
+    guards: { isInstructor: isInstructor ?? (() => false), trustedOrigins },
+    instructor: { listCacheMs, bodyLimit },
+    launch,
+    prepare,
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * Small checks the settings of several features share. Each adds a problem (with its fix)
+ * to the list instead of throwing, so one ConfigurationError lists every mistake.
+ */
+import type { ProblemList } from "../../core/configuration-error.js";
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** An origin (`https://host[:port]`); http only for loopback hosts when `httpLoopbackOnly`. */
+export function checkOrigin(value: unknown, option: string, problems: ProblemList, httpLoopbackOnly: boolean): string | undefined {
+  if (typeof value !== "string" || value.length === 0) {
+    problems.add(option, "must be an origin string.", `Set ${option} to e.g. "https://exams.example.edu".`);
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    problems.add(option, `"${value}" is not a URL.`, `Set ${option} to an origin such as "https://exams.example.edu".`);
+    return undefined;
+  }
+  const httpAllowed = !httpLoopbackOnly || LOOPBACK.has(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && httpAllowed)) {
+    problems.add(option, `must use https (http is allowed only for localhost), got "${url.protocol}".`, `Use "https://${url.host}".`);
+    return undefined;
+  }
+  if ((url.pathname !== "/" && url.pathname !== "") || url.search || url.hash || url.username || url.password) {
+    problems.add(option, "must be an origin only (no path, query, fragment or credentials).", `Use "${url.origin}".`);
+    return undefined;
+  }
+  return url.origin;
+}
+
+/** A whole number of ms ≥ `min`, or `fallback` when absent (or wrong: the problem is recorded). */
+export function wholeMs(problems: ProblemList, option: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
+    problems.add(option, `must be a whole number ≥ ${min}.`, `Leave it out for the default (${fallback}).`);
+    return fallback;
+  }
+  return value;
+}
+
+/** A function option, or undefined; anything else is a problem. */
+export function optionalFunction<T>(problems: ProblemList, option: string, value: T | undefined, fix: string): T | undefined {
+  if (value !== undefined && typeof value !== "function") problems.add(option, `must be a function, got ${typeof value}.`, fix);
+  return value;
+}

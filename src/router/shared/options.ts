@@ -1,0 +1,128 @@
+/**
+ * The router's public options, each with its default. Resolution into settings (and the
+ * one ConfigurationError listing every mistake) is in `../settings.ts`; each feature then
+ * receives only the settings it uses. Here, in `shared/`, because every feature folder
+ * reads its part of these types, and feature folders import only downwards (never the
+ * router's root, which imports them).
+ */
+import type { Request } from "express";
+import type { Logger } from "../../core/logger.js";
+import type { StudentIdentity } from "../../platform/schemas.js";
+import type { PlatformClient } from "../../platform/types.js";
+import type { OralStore } from "../../store/types.js";
+
+/** The student a launch signs in: the platform schema's type (`schemas.StudentIdentity`). */
+export type { StudentIdentity } from "../../platform/schemas.js";
+
+export interface LaunchContext {
+  examId: string;
+  classId: string;
+  courseId: string | undefined;
+  student: StudentIdentity;
+}
+
+export type MaybePromise<T> = T | Promise<T>;
+
+export interface OralAssessmentsOptions {
+  /** The platform client (`createPlatformClient`). Required. */
+  platform: PlatformClient;
+  /**
+   * The organization's custom exam domain, an origin such as `https://exams.example.edu`
+   * (https; http only for localhost). The only host the router ever redirects to.
+   * Default: unset → students go to the platform's own host, and no sign-in token is needed.
+   */
+  examHost?: string;
+  /** Who may use the instructor API. Default: nobody (deny by default). */
+  isInstructor?: (req: Request) => MaybePromise<boolean>;
+  /**
+   * Maps the logged-in user to the student the platform signs in. Default: `email`,
+   * `firstName`, `lastName`, `orgInternalId` read from `req.user`, `orgInternalId`
+   * falling back to `req.user.id`.
+   */
+  student?: (req: Request) => MaybePromise<Partial<StudentIdentity> | undefined>;
+  /** Whether this user may launch this exam (e.g. a roster check). Default: every logged-in user may. */
+  canLaunch?: (req: Request, ctx: LaunchContext) => MaybePromise<boolean>;
+  /**
+   * Finds the class of an exam the store does not know (integrators who keep their own
+   * mapping). Default: none — only exams created through this router can be launched.
+   */
+  resolveClassId?: (examId: string, req: Request) => MaybePromise<string | { classId: string; courseId?: string } | undefined>;
+  /** Where created records live. Default: `sqliteStore()`, a file `oral-assessments.sqlite` in the working directory. */
+  store?: OralStore;
+  /** Query parameter that carries the sign-in token to the exam page. Default `__clerk_ticket`. */
+  ticketParam?: string;
+  /**
+   * Where a signed-out student is sent, with `?returnTo=<relative launch path>`: a path
+   * on this site (`/login`) or an absolute http(s) URL. Default: unset → a 401 page.
+   */
+  loginUrl?: string;
+  /** Largest JSON body accepted, in bytes or a size string. Default `"100kb"`. */
+  bodyLimit?: number | string;
+  /**
+   * Origins, besides this site's own, allowed to call state-changing instructor routes
+   * from a browser (cookie-session CSRF defence). Default: none.
+   */
+  trustedOrigins?: string[];
+  /** How long `GET /courses` answers are cached, ms (the vendor advises caching lists). 0 disables. Default 5 000. */
+  listCacheMs?: number;
+  /** pino-compatible logger for errors and launch outcomes. Default: silent. */
+  logger?: Partial<Logger>;
+  /**
+   * Longest a student waits for an on-demand sign-in token, rate-budget queue included,
+   * before a retry page. Default 120 000 (2 minutes: a 600-student storm at prod's
+   * 600/min clears in about one).
+   */
+  launchWaitMs?: number;
+  /**
+   * How long a launch (or a waiting page's refresh) is held open for its token before
+   * the "Preparing your exam" page answers instead. A launch whose estimated wait is
+   * longer gets that page at once. Default 2 000.
+   */
+  waitingPageAfterMs?: number;
+  /**
+   * The students of a class, for `POST /oral-assessments/:examId/prepare` without a
+   * `roster` in its body. Default: none (the body must carry the roster).
+   */
+  roster?: (classId: string, examId: string) => MaybePromise<StudentIdentity[] | undefined>;
+  /** Pre-warming of sign-in tokens before an exam starts, for the `/prepare` routes (see `PrepareOptions`). Default: every field's own default. */
+  prepare?: PrepareOptions;
+  /**
+   * @deprecated The earlier name of `prepare`, still accepted so no integrator breaks;
+   * configuration errors name the option you used. Passing both is a configuration error.
+   */
+  prewarm?: PrepareOptions;
+}
+
+/**
+ * Pre-warming: tokens are issued in the minutes before `startAt`, paced inside a share
+ * of the rate budget, and refreshed until `keepAfterStartMs` after the start. A token is
+ * handed out only while it has `minTokenLifeMs` of life left, counted from the moment
+ * its request was *sent* (the platform's clock cannot have started earlier).
+ */
+export interface PrepareOptions {
+  /** Token lifetime the platform grants, ms. Default 600 000 (10 minutes, as documented). */
+  tokenTtlMs?: number;
+  /**
+   * Life a token must still have when handed out, ms: time for the redirect, the exam
+   * page's load and a slow student's click. Default 120 000 (so a token is usable for 8 of
+   * its 10 minutes).
+   */
+  minTokenLifeMs?: number;
+  /**
+   * How long before `startAt` issuing begins, ms. Default: auto — the time the roster
+   * needs at the paced rate × 1.25 + 30 s, at least 60 s, at most the usable life − 60 s
+   * (so the first token issued is still good a minute after the start).
+   */
+  leadMs?: number;
+  /** How long after `startAt` unused tokens are still refreshed, ms (late students). Default 600 000. */
+  keepAfterStartMs?: number;
+  /** Share of the rate budget pre-warming may use (0 < share ≤ 1), leaving the rest to live launches. Default 0.5. */
+  budgetShare?: number;
+  /** Pre-warm requests in flight at once. Default 4. */
+  concurrency?: number;
+  /** Largest roster accepted, students. Default 5 000. */
+  maxRoster?: number;
+}
+
+/** @deprecated The earlier name of `PrepareOptions`. */
+export type PrewarmOptions = PrepareOptions;
