@@ -21,13 +21,10 @@
  * lower-cased: the values reach the platform as the identity provider sent them.
  */
 
-/** The student fields this mapper can find; any of them may be missing. */
-export interface StudentFields {
-  email: string;
-  firstName: string;
-  lastName: string;
-  orgInternalId: string;
-}
+import type { StudentIdentity } from "../platform/schemas.js";
+
+/** The student fields this mapper can find (the platform's one `StudentIdentity`); any may be missing. */
+export type StudentFields = StudentIdentity;
 
 /** Claim URIs (WS-Federation / ADFS / Entra ID) and X.500 / eduPerson OIDs (Shibboleth). */
 const CLAIMS = {

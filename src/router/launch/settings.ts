@@ -7,6 +7,7 @@ import type { ProblemList } from "../../core/configuration-error.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
 import type { LaunchContext, MaybePromise, OralAssessmentsOptions } from "../shared/options.js";
 import { checkOrigin, optionalFunction, wholeMs } from "../shared/checks.js";
+import { studentFromUser } from "../../identity/student-from-user.js";
 import { userOf } from "../shared/user.js";
 
 export interface LaunchSettings {
@@ -20,17 +21,13 @@ export interface LaunchSettings {
   waitingPageAfterMs: number;
 }
 
-/** The default student mapper: reads the identity fields from passport's `req.user`. */
-export function studentFromUser(req: Request): Partial<StudentIdentity> | undefined {
-  const user = userOf(req);
-  if (!user) return undefined;
-  const text = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v) : undefined);
-  return {
-    email: text(user.email),
-    firstName: text(user.firstName),
-    lastName: text(user.lastName),
-    orgInternalId: text(user.orgInternalId) ?? text(user.id),
-  };
+/**
+ * The default student mapper: `req.user` as real login strategies leave it (a flat
+ * record, passport's normalized profile, ID-token claims, SAML or LDAP attributes), read
+ * by the exported `studentFromUser`.
+ */
+export function studentFromRequest(req: Request): Partial<StudentIdentity> | undefined {
+  return studentFromUser(userOf(req));
 }
 
 export function resolveLaunchSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): LaunchSettings {
@@ -56,5 +53,5 @@ export function resolveLaunchSettings(o: Partial<OralAssessmentsOptions>, proble
   if (waitingPageAfterMs > 30_000) {
     problems.add("waitingPageAfterMs", "must be at most 30000: proxies and browsers give up on requests held longer.", "Use a few seconds, e.g. 2000.");
   }
-  return { examHost, ticketParam, loginUrl, student: student ?? studentFromUser, canLaunch, launchWaitMs, waitingPageAfterMs };
+  return { examHost, ticketParam, loginUrl, student: student ?? studentFromRequest, canLaunch, launchWaitMs, waitingPageAfterMs };
 }
