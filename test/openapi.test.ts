@@ -177,6 +177,8 @@ function valuesFor(schema: Json): unknown[] {
     }
     case "object":
       return objectsFor(schema);
+    case "boolean":
+      return [true, false];
     default:
       return [];
   }

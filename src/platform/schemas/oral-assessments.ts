@@ -31,8 +31,8 @@ export const EvaluationStrategy = z.enum(["ai-rubric", "model-answer", "curricul
 
 /** Evaluation criteria; the reference lists these keys "etc.", so others pass through. */
 export const Criteria = z.looseObject({
-  /** `"ai"` per the reference's example (a pending change adds `"teacher"` and `null`). */
-  rubricType: z.string().nullable().optional(),
+  /** `"ai"` per the reference's example; other values not stated (a pending change adds `"teacher"` and `null`). */
+  rubricType: z.string().optional(),
   selectedCurriculumItems: z.array(z.string()).optional(),
   successCriteria: z.string().optional(),
 });
