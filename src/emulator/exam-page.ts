@@ -21,11 +21,10 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { findExam, type EmulatorContext, type FoundExam } from "./context.js";
-import { errorPage, examHtml, page, redirect, roleplayHtml, sendPage, escapeHtml } from "./exam-html.js";
+import { errorPage, escapeHtml, examHtml, page, redirect, roleplayHtml, sendPage } from "./exam-html.js";
 import { pathSegments } from "./http.js";
 import type { TicketRefusal } from "./tickets.js";
 
-export { escapeHtml };
 
 const SUB_PAGES: Record<string, string> = {
   "thank-you": "Thank you",
