@@ -25,7 +25,6 @@ import { errorPage, escapeHtml, examHtml, page, redirect, roleplayHtml, sendPage
 import { pathSegments } from "./http.js";
 import type { TicketRefusal } from "./tickets.js";
 
-
 const SUB_PAGES: Record<string, string> = {
   "thank-you": "Thank you",
   "oral-learning": "Oral learning",
