@@ -76,7 +76,8 @@ async function runEmulator(args: string[]): Promise<void> {
   Base URL     ${emulator.url}   (API under /api/v1/dev and /api/v1/prod)
   Test key     ${emulator.testKey}   (dev)
   Live key     ${emulator.liveKey}   (prod)
-  Exam pages   ${emulator.examHost}/exam/<examId>?${emulator.ticketParam}=<token>
+  Exam pages   ${emulator.examHost}/exam/<examId>?${emulator.ticketParam}=<token>   (role-plays: /exam/<id>/roleplay)
+  Sign-in      ${emulator.url}/sign-in   (the platform host's own, for launches without a custom domain)
   Control      ${emulator.url}/__emulator   (state, reset, faults, latency, requests)
 
 These keys are local throwaways. Press Ctrl+C to stop.

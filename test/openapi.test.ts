@@ -177,6 +177,8 @@ function valuesFor(schema: Json): unknown[] {
     }
     case "object":
       return objectsFor(schema);
+    case "boolean":
+      return [true, false];
     default:
       return [];
   }
@@ -359,13 +361,15 @@ describe("the OpenAPI document", () => {
     });
   });
 
-  it("refuses, like zod, a Generic assessment without questions and an empty course update", () => {
+  it("accepts, like zod, an assessment without questions (the platform generates one), refuses an empty list and an empty course update", () => {
     const assessment = doc.components.schemas.OralAssessmentCreate!;
-    for (const body of [{ name: "x", classId: "c" }, { name: "x", classId: "c", examType: "Generic", questions: [] }]) {
-      expect(validate(assessment, body)).not.toEqual([]);
-      expect(OralAssessmentCreate.safeParse(body).success).toBe(false);
+    for (const body of [{ name: "x", classId: "c" }, { name: "x", classId: "c", examType: "Personalized" }]) {
+      expect(validate(assessment, body)).toEqual([]);
+      expect(OralAssessmentCreate.safeParse(body).success).toBe(true);
     }
-    expect(validate(assessment, { name: "x", classId: "c", examType: "Personalized" })).toEqual([]);
+    const empty = { name: "x", classId: "c", examType: "Generic", questions: [] };
+    expect(validate(assessment, empty)).not.toEqual([]);
+    expect(OralAssessmentCreate.safeParse(empty).success).toBe(false);
     expect(validate(doc.components.schemas.CourseUpdate!, {})).not.toEqual([]);
     expect(CourseUpdate.safeParse({}).success).toBe(false);
   });

@@ -79,19 +79,15 @@ export function buildComponents(): JsonSchema {
     examples: [{ name: "Biology 101 (autumn)" }],
   });
   const classCreate = requestSchema(ClassCreate, {
-    description: "A class of a course. `endDate` must not be before `startDate`.",
+    description: "A class of a course. Only `name` is required; `endDate` must not be before `startDate`. " +
+      "Without `classMode` the platform applies its own default (`in-person` per its reference).",
     examples: [{ name: "Group A", classMode: "online", startDate: "2026-09-01", endDate: "2026-12-20" }],
   });
   const assessmentCreate = requestSchema(OralAssessmentCreate, {
     description:
-      "An oral assessment of a class. `duration` is in seconds. A `Generic` exam (the default) needs at " +
-      "least one question; a question's `id` is generated when missing. Fields the platform accepts " +
-      "beyond these (`examDescription`, `instructions`, `language`, `isDraft`, …) pass through untouched.",
-    // zod: `.superRefine` — Generic (explicit or by default) needs a question.
-    anyOf: [
-      { type: "object", properties: { examType: { enum: ["Personalized", "Hybrid"] } }, required: ["examType"] },
-      { type: "object", properties: { questions: { type: "array", minItems: 1 } }, required: ["questions"] },
-    ],
+      "An oral assessment of a class. `duration` is in seconds. Without `questions` the platform generates a " +
+      "fallback question; given, the list holds at least one, and a question's `id` is generated when missing. " +
+      "Fields the platform accepts beyond these pass through untouched.",
     examples: [{ name: "Cell biology oral", classId: "cls_123", duration: 600, examType: "Generic", questions: [{ text: "Explain osmosis." }] }],
   });
   const prepareRequest = requestSchema(PrepareRequest, {

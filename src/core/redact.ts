@@ -1,11 +1,11 @@
 /**
  * The one way an API key may ever be shown: its prefix and last four characters
- * (`svc_live_…abcd`). Short or odd keys show even less, so a typo'd key cannot leak
+ * (`svc_live_…abcd`, `ct_test_…abcd`). Short or odd keys show even less, so a typo'd key cannot leak
  * through its own redaction.
  */
 export function redactKey(key: unknown): string {
   if (typeof key !== "string" || key.length === 0) return "(none)";
-  const prefix = /^svc_(live|test)_/.exec(key)?.[0] ?? "";
+  const prefix = /^(svc|ct)_(live|test)_/.exec(key)?.[0] ?? "";
   const rest = key.slice(prefix.length);
   if (rest.length < 12) return `${prefix}…`;
   return `${prefix}…${rest.slice(-4)}`;

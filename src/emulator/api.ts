@@ -42,7 +42,7 @@ function authenticate(ctx: EmulatorContext, header: string | undefined, env: Api
   return { key, info };
 }
 
-export async function handleApi(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+export async function handleApi(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse, path: string, query = ""): Promise<void> {
   const requestId = newRequestId();
   const method = req.method ?? "GET";
   const match = API_PATH.exec(path);
@@ -106,7 +106,9 @@ export async function handleApi(ctx: EmulatorContext, req: IncomingMessage, res:
   }
 
   try {
-    const outcome = await route.handler({ ctx, org: auth.info.org, params: route.params, body });
+    const outcome = await route.handler({
+      ctx, env, state: ctx.states[env], org: auth.info.org, params: route.params, query: new URLSearchParams(query), body,
+    });
     if (outcome.data === undefined) return finish(outcome.status);
     finish(outcome.status, shape(ctx, outcome.data, requestId));
   } catch (err) {

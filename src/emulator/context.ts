@@ -5,17 +5,21 @@
  */
 import type { Logger } from "../core/logger.js";
 import { FaultQueue, Latency } from "./faults.js";
-import type { RateLimits, ResolvedOptions } from "./options.js";
+import type { ApiEnv, RateLimits, ResolvedOptions } from "./options.js";
 import { RateLimiter } from "./rate-window.js";
 import { RequestLog } from "./request-log.js";
+import { SessionBook } from "./sessions.js";
 import { EmulatorState } from "./state.js";
 import { TicketBook } from "./tickets.js";
 
 export interface EmulatorContext {
   readonly options: ResolvedOptions;
   readonly logger: Logger;
-  readonly state: EmulatorState;
+  /** Records per environment: test (`dev`) and live (`prod`) data never mix, as on the platform. */
+  readonly states: Readonly<Record<ApiEnv, EmulatorState>>;
   readonly tickets: TicketBook;
+  /** Exam-page sign-ins (cookie sessions). */
+  readonly sessions: SessionBook;
   readonly limiter: RateLimiter;
   /** Current limits (`setRateLimits` changes them at run time). */
   readonly limits: RateLimits;
@@ -32,8 +36,9 @@ export function createContext(options: ResolvedOptions, logger: Logger): Emulato
   return {
     options,
     logger,
-    state: new EmulatorState(),
+    states: { dev: new EmulatorState(), prod: new EmulatorState() },
     tickets: new TicketBook(options.tokenTtlMs),
+    sessions: new SessionBook(),
     limiter: new RateLimiter(options.rateLimits.windowMs),
     limits: { ...options.rateLimits },
     faults: new FaultQueue(),
@@ -54,4 +59,22 @@ export function delay(ctx: EmulatorContext, ms: number): Promise<void> {
     }, ms);
     ctx.timers.add(timer);
   });
+}
+
+/** An exam of either kind, in whichever environment holds it (ids are unique across both). */
+export interface FoundExam {
+  kind: "oral" | "roleplay";
+  record: Record<string, unknown>;
+  state: EmulatorState;
+  org: string;
+}
+
+export function findExam(ctx: EmulatorContext, id: string): FoundExam | undefined {
+  for (const state of [ctx.states.dev, ctx.states.prod]) {
+    const oral = state.assessments.get(id);
+    if (oral) return { kind: "oral", record: oral.record, state, org: oral.org };
+    const roleplay = state.roleplays.get(id);
+    if (roleplay) return { kind: "roleplay", record: roleplay.record, state, org: roleplay.org };
+  }
+  return undefined;
 }

@@ -1,23 +1,28 @@
 /**
- * The exam pages: `/exam/:examId` and its sub-pages, served on the emulator's own origin,
- * which stands in for the organization's custom domain.
+ * The exam pages, served on the emulator's own origin, which stands in for both the
+ * organization's custom domain and the platform's own host:
  *
- * `/exam/:examId` does what the identity provider's ticket sign-in does there: it reads the
- * ticket from `?<ticketParam>=`, verifies it (signature, expiry, one use, right class) and
- * shows who is signed in. Refusals are HTML pages a person can read:
+ *   /exam/:id             an oral assessment (a role-play's id → 303 to its /roleplay page)
+ *   /exam/:id/roleplay    a role-play
+ *   /exam/:id/thank-you   completion; /oral-learning and /live are placeholders
  *
- *   no ticket, forged or unknown ticket, expired ticket → 401
+ * The two exam pages sign the student in as the identity provider does: a ticket in
+ * `?<ticketParam>=` is verified (signature, expiry, one use, right class) and starts a
+ * session (a `__session` cookie), so a reload mid-exam stays signed in. Without a ticket,
+ * the session decides (the person must be enrolled in the exam's class). Refusals are
+ * HTML pages a person can read:
+ *
+ *   no ticket and no session                             → 401, with links to the platform's
+ *                                                          sign-in and back to the school (`/`)
+ *   forged or unknown ticket, expired ticket             → 401
  *   ticket already used                                  → 410 Gone (the link is spent for good)
- *   ticket for another class                             → 403 (the ticket is not used up)
+ *   ticket for another class; session not in the class   → 403 (the ticket is not used up)
  *   unknown exam                                         → 404
- *
- * Every answer is `Cache-Control: no-store` and `Referrer-Policy: no-referrer`: the URL
- * holds a credential that must not be cached or leak to other sites.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { EmulatorContext } from "./context.js";
-import { pathSegments, sendText } from "./http.js";
-import type { JsonRecord } from "./state.js";
+import { findExam, type EmulatorContext, type FoundExam } from "./context.js";
+import { errorPage, escapeHtml, examHtml, page, redirect, roleplayHtml, sendPage } from "./exam-html.js";
+import { pathSegments } from "./http.js";
 import type { TicketRefusal } from "./tickets.js";
 
 const SUB_PAGES: Record<string, string> = {
@@ -27,72 +32,16 @@ const SUB_PAGES: Record<string, string> = {
   live: "Live session",
 };
 
+/** Where "Back to your school" leads: the vendor's post-exam redirect is admin-UI only, so the emulator's home. */
+const SCHOOL_LINK: [string, string] = ["/", "Back to your school"];
+
 const REFUSALS: Record<TicketRefusal, { status: number; title: string; message: string }> = {
-  missing: { status: 401, title: "Sign-in required", message: "This exam link has no sign-in ticket. Open the exam again from your school's site." },
+  missing: { status: 401, title: "Sign-in required", message: "You are not signed in, and this exam link has no sign-in ticket. Open the exam again from your school's site, or sign in on the platform." },
   invalid: { status: 401, title: "Invalid sign-in link", message: "This sign-in link is not valid. Open the exam again from your school's site." },
   expired: { status: 401, title: "Sign-in link expired", message: "This sign-in link has expired. Open the exam again from your school's site to get a new one." },
   used: { status: 410, title: "Sign-in link already used", message: "This sign-in link has already been used. Open the exam again from your school's site to get a new one." },
   wrong_class: { status: 403, title: "Wrong class", message: "This sign-in link is for a different class than this exam." },
 };
-
-const HEADERS = {
-  "Cache-Control": "no-store",
-  "Referrer-Policy": "no-referrer",
-  "X-Content-Type-Options": "nosniff",
-};
-
-export function escapeHtml(value: unknown): string {
-  return String(value ?? "").replace(/[&<>"']/g, (c) =>
-    ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-}
-
-function page(title: string, body: string, extraHead = ""): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>${extraHead}
-<style>body{font-family:system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
-.who{color:#555}.error{color:#a00}</style>
-</head>
-<body>
-${body}
-</body>
-</html>
-`;
-}
-
-function sendPage(res: ServerResponse, status: number, html: string): void {
-  sendText(res, status, html, "text/html; charset=utf-8", HEADERS);
-}
-
-function errorPage(res: ServerResponse, status: number, title: string, message: string): void {
-  sendPage(res, status, page(title, `<h1 class="error">${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>`));
-}
-
-function questionsHtml(exam: JsonRecord): string {
-  const questions = Array.isArray(exam.questions) ? (exam.questions as unknown[]) : [];
-  if (questions.length === 0) return "<p>The questions will be generated for you when the exam starts.</p>";
-  const items = questions.map((q) => `<li>${escapeHtml((q as { text?: unknown } | null)?.text)}</li>`);
-  return `<ol class="questions">\n${items.join("\n")}\n</ol>`;
-}
-
-function examPage(exam: JsonRecord, studentName: string, examPath: string): string {
-  const minutes = typeof exam.duration === "number" ? Math.round(exam.duration / 60) : undefined;
-  const about = [exam.examDescription, exam.instructions].filter((t): t is string => typeof t === "string" && t.length > 0);
-  const body = [
-    `<p class="who">Signed in as ${escapeHtml(studentName)}</p>`,
-    `<h1>${escapeHtml(exam.name)}</h1>`,
-    minutes !== undefined ? `<p>Duration: ${minutes} minute${minutes === 1 ? "" : "s"}</p>` : "",
-    ...about.map((t) => `<p>${escapeHtml(t)}</p>`),
-    questionsHtml(exam),
-    `<p><a href="${escapeHtml(examPath)}/thank-you">Finish the exam</a></p>`,
-  ].filter(Boolean).join("\n");
-  // Like the identity provider's components: drop the spent ticket from the address bar.
-  return page(String(exam.name ?? "Exam"), body, '\n<script>history.replaceState(null, "", location.pathname);</script>');
-}
 
 export async function handleExam(
   ctx: EmulatorContext,
@@ -111,24 +60,52 @@ export async function handleExam(
   if (!segments || !examId || rest.length > 0 || (sub !== undefined && !(sub in SUB_PAGES))) {
     return errorPage(res, 404, "Page not found", "There is no page at this address.");
   }
-  const exam = ctx.state.assessment(examId)?.record;
+  const exam = findExam(ctx, examId);
   if (!exam) return errorPage(res, 404, "Exam not found", "There is no exam at this address. Check the link you followed.");
   const examPath = `/exam/${encodeURIComponent(examId)}`;
 
-  if (sub !== undefined) {
-    const title = SUB_PAGES[sub]!;
-    const text = sub === "thank-you" ? "Your answers have been submitted." : "This part of the exam is not emulated.";
-    return sendPage(res, 200, page(`${title} · ${String(exam.name)}`,
-      `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(exam.name)}</p>\n<p>${escapeHtml(text)}</p>`));
+  if (exam.kind === "roleplay" && sub === undefined) {
+    // The entry link of a role-play leads to its page, ticket and all.
+    return redirect(res, `${examPath}/roleplay${query ? `?${query}` : ""}`);
+  }
+  const examPage = exam.kind === "oral" ? sub === undefined : sub === "roleplay";
+  if (examPage) return signedIn(ctx, req, res, exam, examPath, query);
+  if (sub === "roleplay" || (exam.kind === "roleplay" && sub !== "thank-you")) {
+    return errorPage(res, 404, "Page not found", `This ${exam.kind === "oral" ? "oral assessment" : "role-play"} has no such page.`);
+  }
+  const title = SUB_PAGES[sub!]!;
+  const text = sub === "thank-you" ? "Your answers have been submitted." : "This part of the exam is not emulated.";
+  sendPage(res, 200, page(`${title} · ${String(exam.record.name)}`,
+    `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(exam.record.name)}</p>\n<p>${escapeHtml(text)}</p>`));
+}
+
+/** Signs the student in (ticket, else session) and shows the exam, or a refusal page. */
+async function signedIn(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse, exam: FoundExam, examPath: string, query: string): Promise<void> {
+  const pagePath = exam.kind === "roleplay" ? `${examPath}/roleplay` : examPath;
+  const render = exam.kind === "roleplay" ? roleplayHtml : examHtml;
+  const classId = String(exam.record.classId);
+  const ticket = new URLSearchParams(query).get(ctx.options.ticketParam) ?? undefined;
+
+  if (ticket === undefined) {
+    const session = ctx.sessions.of(req);
+    if (!session) {
+      const refusal = REFUSALS.missing;
+      return errorPage(res, refusal.status, refusal.title, refusal.message,
+        [[`/sign-in?redirect_url=${encodeURIComponent(pagePath)}`, "Sign in on the platform"], SCHOOL_LINK]);
+    }
+    if (!exam.state.student(classId, session.email)) {
+      return errorPage(res, 403, "Not in this class", `You are signed in as ${session.name}, who is not a student of this exam's class.`, [SCHOOL_LINK]);
+    }
+    return sendPage(res, 200, render(exam.record, session.name, examPath));
   }
 
-  const ticket = new URLSearchParams(query).get(ctx.options.ticketParam) ?? undefined;
-  const result = await ctx.tickets.redeem(ticket, String(exam.classId));
+  const result = await ctx.tickets.redeem(ticket, classId);
   if (!result.ok) {
     const refusal = REFUSALS[result.reason];
-    ctx.logger.info({ path: examPath, status: refusal.status, reason: result.reason }, "emulator exam sign-in refused");
-    return errorPage(res, refusal.status, refusal.title, refusal.message);
+    ctx.logger.info({ path: pagePath, status: refusal.status, reason: result.reason }, "emulator exam sign-in refused");
+    return errorPage(res, refusal.status, refusal.title, refusal.message, [SCHOOL_LINK]);
   }
-  ctx.logger.debug({ path: examPath, status: 200 }, "emulator exam sign-in");
-  sendPage(res, 200, examPage(exam, result.claims.name, examPath));
+  ctx.logger.debug({ path: pagePath, status: 200 }, "emulator exam sign-in");
+  const cookie = ctx.sessions.start({ name: result.claims.name, email: result.claims.email });
+  sendPage(res, 200, render(exam.record, result.claims.name, examPath), { "Set-Cookie": cookie });
 }

@@ -69,11 +69,14 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
       }
     });
   };
-  addKeys("testKeys", options.testKeys, (k) => (k.startsWith("svc_test_") ? { env: "dev", org: MAIN_ORG } : undefined),
-    "Test keys start with svc_test_.");
-  addKeys("liveKeys", options.liveKeys, (k) => (k.startsWith("svc_live_") ? { env: "prod", org: MAIN_ORG } : undefined),
-    "Live keys start with svc_live_.");
-  addKeys("otherOrgKeys", options.otherOrgKeys, (k) => ({ env: k.startsWith("svc_live_") ? "prod" : "dev", org: OTHER_ORG }),
+  // Both key families (`svc_` in PLATFORM.md, `ct_` in the vendor reference) are accepted.
+  const isLive = (k: string) => k.startsWith("svc_live_") || k.startsWith("ct_live_");
+  const isTest = (k: string) => k.startsWith("svc_test_") || k.startsWith("ct_test_");
+  addKeys("testKeys", options.testKeys, (k) => (isTest(k) ? { env: "dev", org: MAIN_ORG } : undefined),
+    "Test keys start with svc_test_ or ct_test_.");
+  addKeys("liveKeys", options.liveKeys, (k) => (isLive(k) ? { env: "prod", org: MAIN_ORG } : undefined),
+    "Live keys start with svc_live_ or ct_live_.");
+  addKeys("otherOrgKeys", options.otherOrgKeys, (k) => ({ env: isLive(k) ? "prod" : "dev", org: OTHER_ORG }),
     "Give non-empty key strings.");
 
   const port = options.port ?? 0;

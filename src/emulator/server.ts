@@ -4,9 +4,10 @@
  *
  *   /api/v1/<env>/…   the platform API            → api.ts
  *   /exam/…           exam pages (custom domain)  → exam-page.ts
+ *   /, /sign-in       the platform host's sign-in → platform-host.ts
  *   /__emulator/…     control endpoints           → control.ts
  *
- * Anything else is 404, as on a custom domain.
+ * Anything else is 404.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,9 +15,10 @@ import { inspect } from "node:util";
 import { toLogger } from "../core/logger.js";
 import { redactKey } from "../core/redact.js";
 import { handleApi } from "./api.js";
-import { createContext, type EmulatorContext } from "./context.js";
+import { createContext, findExam, type EmulatorContext } from "./context.js";
 import { handleControl } from "./control.js";
 import { handleExam } from "./exam-page.js";
+import { handlePlatformHost } from "./platform-host.js";
 import { sendJson, sendText, writable } from "./http.js";
 import { resolveOptions } from "./options.js";
 import type { Emulator, EmulatorOptions, EmulatorStateSnapshot, FaultSpec, ReceivedRequest } from "./types.js";
@@ -49,12 +51,22 @@ class RunningEmulator implements Emulator {
   get requests(): readonly ReceivedRequest[] { return this.#ctx.log.list(); }
 
   state(): EmulatorStateSnapshot {
-    return { ...this.#ctx.state.snapshot(), tickets: this.#ctx.tickets.snapshot() };
+    // Both environments, test data first; each record carries its `env`.
+    const out: EmulatorStateSnapshot = { courses: [], classes: [], assessments: [], roleplays: [], students: [], tickets: this.#ctx.tickets.snapshot() };
+    for (const env of ["dev", "prod"] as const) {
+      const snap = this.#ctx.states[env].snapshot();
+      for (const kind of ["courses", "classes", "assessments", "roleplays", "students"] as const) {
+        out[kind].push(...snap[kind].map((record) => ({ ...record, env })));
+      }
+    }
+    return out;
   }
 
   reset(): void {
     const ctx = this.#ctx;
-    ctx.state.clear();
+    ctx.states.dev.clear();
+    ctx.states.prod.clear();
+    ctx.sessions.clear();
     ctx.tickets.clear();
     ctx.limiter.clear();
     ctx.faults.clear();
@@ -92,7 +104,8 @@ class RunningEmulator implements Emulator {
   }
 
   examUrl(examId: string, token?: string): string {
-    const base = `${this.url}/exam/${encodeURIComponent(examId)}`;
+    const roleplay = findExam(this.#ctx, examId)?.kind === "roleplay";
+    const base = `${this.url}/exam/${encodeURIComponent(examId)}${roleplay ? "/roleplay" : ""}`;
     return token === undefined ? base : `${base}?${encodeURIComponent(this.ticketParam)}=${encodeURIComponent(token)}`;
   }
 
@@ -142,8 +155,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const path = q < 0 ? raw : raw.slice(0, q);
     const query = q < 0 ? "" : raw.slice(q + 1);
     let work: Promise<void> | undefined;
-    if (path.startsWith("/api/")) work = handleApi(ctx, req, res, path);
+    if (path.startsWith("/api/")) work = handleApi(ctx, req, res, path, query);
     else if (path.startsWith("/exam/")) work = handleExam(ctx, req, res, path, query);
+    else if (path === "/" || path === "/sign-in") work = handlePlatformHost(ctx, req, res, path, query);
     else if (path === "/__emulator" || path.startsWith("/__emulator/")) work = handleControl(ctx, emulator, req, res, path, query);
     else {
       req.resume();

@@ -1,20 +1,16 @@
 /**
- * The emulator's in-memory records: courses, classes, assessments and enrolled students.
+ * The emulator's records for one environment: courses, classes, oral assessments,
+ * role-plays and enrolled students. The emulator keeps one `EmulatorState` per
+ * environment (`dev`, `prod`), as the platform keeps test and live data apart: a key only
+ * ever reaches its own environment's records.
  *
- * Records are stored as the caller sent them (after schema parsing, which keeps unknown
- * fields) plus the platform's own fields (`_id`, `createdAt`, `updatedAt`, parent ids),
- * which a caller cannot overwrite. Each record remembers its organization so that keys of
- * another organization get 403, as the vendor documents.
+ * Deletes cascade: a course takes its classes with it, a class its exams and roster.
  */
 import { randomBytes } from "node:crypto";
 import type { StudentIdentity } from "../platform/schemas.js";
+import { newId, RecordTable, type JsonRecord, type Owned } from "./records.js";
 
-export type JsonRecord = Record<string, unknown>;
-
-export interface Owned {
-  org: string;
-  record: JsonRecord;
-}
+export { newId, type JsonRecord, type Owned };
 
 /** A student of a class: the platform's one `StudentIdentity`, plus the ids the platform gives it. */
 export interface StudentRecord extends JsonRecord, StudentIdentity {
@@ -31,91 +27,38 @@ interface Roster {
   count: number;
 }
 
-// Mongo-style ids (24 hex chars): 4 bytes of seconds, 5 random bytes per process, a
-// 3-byte counter. Unique, sortable by creation, and cheap (no crypto call per id).
-const processBytes = randomBytes(5).toString("hex");
-let counter = randomBytes(3).readUIntBE(0, 3);
-
-export function newId(): string {
-  counter = (counter + 1) % 0x1000000;
-  const seconds = Math.floor(Date.now() / 1000) % 0x100000000;
-  return seconds.toString(16).padStart(8, "0") + processBytes + counter.toString(16).padStart(6, "0");
-}
-
-/** Platform fields go last so a body cannot set them. */
-function stamp(body: JsonRecord, own: JsonRecord): JsonRecord {
-  const now = new Date().toISOString();
-  return { _id: own._id, ...body, ...own, createdAt: now, updatedAt: now };
-}
-
 export class EmulatorState {
-  private readonly courses = new Map<string, Owned>();
-  private readonly classes = new Map<string, Owned>();
-  private readonly assessments = new Map<string, Owned>();
+  readonly courses = new RecordTable();
+  readonly classes = new RecordTable();
+  readonly assessments = new RecordTable();
+  readonly roleplays = new RecordTable();
   private readonly rosters = new Map<string, Roster>();
   /** One user per person of an organization, across classes (like the identity provider's user). */
   private readonly users = new Map<string, string>();
 
-  createCourse(org: string, body: JsonRecord): JsonRecord {
-    const record = stamp(body, { _id: newId() });
-    this.courses.set(record._id as string, { org, record });
-    return record;
-  }
-
-  course(id: string): Owned | undefined {
-    return this.courses.get(id);
-  }
-
-  listCourses(org: string): JsonRecord[] {
-    const out: JsonRecord[] = [];
-    for (const owned of this.courses.values()) if (owned.org === org) out.push(owned.record);
-    return out;
-  }
-
-  updateCourse(id: string, changes: JsonRecord): JsonRecord | undefined {
-    const owned = this.courses.get(id);
-    if (!owned) return undefined;
-    const { _id, createdAt } = owned.record;
-    owned.record = { ...owned.record, ...changes, _id, createdAt, updatedAt: new Date().toISOString() };
-    return owned.record;
-  }
-
-  /** Deletes the course and, with it, its classes, their assessments and rosters. */
+  /** Deletes the course and, with it, its classes and everything in them. */
   deleteCourse(id: string): boolean {
     if (!this.courses.delete(id)) return false;
-    for (const [classId, owned] of this.classes) {
-      if (owned.record.courseId !== id) continue;
-      this.classes.delete(classId);
-      this.rosters.delete(classId);
-      for (const [examId, exam] of this.assessments) if (exam.record.classId === classId) this.assessments.delete(examId);
-    }
+    for (const classId of this.classes.deleteWhere((c) => c.courseId === id)) this.forgetClass(classId);
     return true;
   }
 
-  createClass(org: string, courseId: string, body: JsonRecord): JsonRecord {
-    const record = stamp(body, { _id: newId(), courseId });
-    this.classes.set(record._id as string, { org, record });
-    return record;
+  /** Deletes the class with its oral assessments, role-plays and roster. */
+  deleteClass(id: string): boolean {
+    if (!this.classes.delete(id)) return false;
+    this.forgetClass(id);
+    return true;
   }
 
-  class(id: string): Owned | undefined {
-    return this.classes.get(id);
+  private forgetClass(classId: string): void {
+    this.rosters.delete(classId);
+    this.assessments.deleteWhere((a) => a.classId === classId);
+    this.roleplays.deleteWhere((r) => r.classId === classId);
   }
 
-  listClasses(courseId: string): JsonRecord[] {
-    const out: JsonRecord[] = [];
-    for (const owned of this.classes.values()) if (owned.record.courseId === courseId) out.push(owned.record);
-    return out;
-  }
-
-  createAssessment(org: string, classRecord: JsonRecord, body: JsonRecord): JsonRecord {
-    const record = stamp(body, { _id: newId(), classId: classRecord._id, courseId: classRecord.courseId });
-    this.assessments.set(record._id as string, { org, record });
-    return record;
-  }
-
-  assessment(id: string): Owned | undefined {
-    return this.assessments.get(id);
+  /** The enrolled student of a class with this e-mail (case-insensitive), if any. */
+  student(classId: string, email: string): StudentRecord | undefined {
+    return this.rosters.get(classId)?.byEmail.get(email.trim().toLowerCase());
   }
 
   /**
@@ -151,17 +94,17 @@ export class EmulatorState {
     return { student, created: true };
   }
 
-  snapshot(): { courses: JsonRecord[]; classes: JsonRecord[]; assessments: JsonRecord[]; students: JsonRecord[] } {
-    const records = (map: Map<string, Owned>) => [...map.values()].map((o) => structuredClone(o.record));
+  snapshot(): { courses: JsonRecord[]; classes: JsonRecord[]; assessments: JsonRecord[]; roleplays: JsonRecord[]; students: JsonRecord[] } {
     const students: JsonRecord[] = [];
     for (const roster of this.rosters.values()) for (const s of roster.byInternalId.values()) students.push({ ...s });
-    return { courses: records(this.courses), classes: records(this.classes), assessments: records(this.assessments), students };
+    return {
+      courses: this.courses.snapshot(), classes: this.classes.snapshot(), assessments: this.assessments.snapshot(),
+      roleplays: this.roleplays.snapshot(), students,
+    };
   }
 
   clear(): void {
-    this.courses.clear();
-    this.classes.clear();
-    this.assessments.clear();
+    for (const table of [this.courses, this.classes, this.assessments, this.roleplays]) table.clear();
     this.rosters.clear();
     this.users.clear();
   }

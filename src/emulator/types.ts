@@ -9,9 +9,9 @@ export interface EmulatorOptions {
   port?: number;
   /** Interface to bind. Default `127.0.0.1`. */
   host?: string;
-  /** Accepted test (dev) keys. Default: one random `svc_test_…` key, exposed as `testKey`. */
+  /** Accepted test (dev) keys (`svc_test_…` or `ct_test_…`). Default: one random `svc_test_…` key, exposed as `testKey`. */
   testKeys?: string[];
-  /** Accepted live (prod) keys. Default: one random `svc_live_…` key, exposed as `liveKey`. */
+  /** Accepted live (prod) keys (`svc_live_…` or `ct_live_…`). Default: one random `svc_live_…` key, exposed as `liveKey`. */
   liveKeys?: string[];
   /** Requests per minute per key, sliding window. Default dev 60, prod 600 (the vendor's). */
   rateLimits?: { dev?: number; prod?: number; windowMs?: number };
@@ -26,7 +26,7 @@ export interface EmulatorOptions {
   /** Logger for requests and faults. Default: silent. Lines never hold a key, a token or a body. */
   logger?: Partial<Logger>;
   /**
-   * Keys of a second organization (env from the prefix: `svc_live_` → prod, else dev).
+   * Keys of a second organization (env from the prefix: `svc_live_`/`ct_live_` → prod, else dev).
    * Records of one organization answer 403 `forbidden` to the other's keys. Default none.
    */
   otherOrgKeys?: string[];
@@ -70,10 +70,12 @@ export interface ReceivedRequest {
   body: unknown;
 }
 
+/** Records of both environments, test (`dev`) first; each record carries its `env`. */
 export interface EmulatorStateSnapshot {
   courses: Record<string, unknown>[];
   classes: Record<string, unknown>[];
   assessments: Record<string, unknown>[];
+  roleplays: Record<string, unknown>[];
   students: Record<string, unknown>[];
   /** Issued sign-in tokens: jti, student, class, expiry, used. Never the token itself. */
   tickets: { jti: string; studentId: string; classId: string; expiresAt: number; used: boolean }[];
@@ -105,7 +107,10 @@ export interface Emulator {
   /** Changes rate limits at run time (e.g. a benchmark). */
   setRateLimits(limits: { dev?: number; prod?: number; windowMs?: number }): void;
 
-  /** The exam page address for an assessment, with the ticket query parameter when a token is given. */
+  /**
+   * The exam page address for an oral assessment (`/exam/:id`) or a role-play
+   * (`/exam/:id/roleplay`), with the ticket query parameter when a token is given.
+   */
   examUrl(examId: string, token?: string): string;
 
   /** Stops listening and ends every connection, hung ones included. Idempotent. */

@@ -1,5 +1,6 @@
 /**
- * `createPlatformClient`: the typed client. Each resource method checks its ids and body
+ * `createPlatformClient`: the typed client, composed of one module per resource
+ * (`resources/*.ts`). Each resource method checks its ids and body
  * with the shared schemas *before* anything is sent (every issue at once, in a
  * `PlatformInvalidRequestError`), sends the normalised body (defaults filled, dates in
  * UTC with milliseconds, unknown fields untouched), and reads the answer, enveloped or
@@ -11,14 +12,15 @@ import { redactKey } from "../core/redact.js";
 import { createCaller, type CallResult } from "./call.js";
 import { PlatformInvalidRequestError } from "./errors.js";
 import { resolveOptions } from "./options.js";
-import { idIssues, pathOf, requestPathIssues, type Issue } from "./paths.js";
+import { idIssues, requestPathIssues, type Issue } from "./paths.js";
 import { createRateBudget } from "./rate-budget.js";
 import { readRecord } from "./responses.js";
 import type { HttpMethod } from "./retry.js";
-import {
-  Class, ClassCreate, Course, CourseCreate, CourseUpdate, OralAssessment, OralAssessmentCreate,
-  SignInToken, SignInTokenRequest, issuesOf,
-} from "./schemas.js";
+import { classesResource } from "./resources/classes.js";
+import { coursesResource } from "./resources/courses.js";
+import { oralAssessmentsResource, roleplaysResource } from "./resources/exams.js";
+import type { ResourceKit } from "./resources/kit.js";
+import { SignInToken, SignInTokenRequest, issuesOf } from "./schemas.js";
 import { createTransport } from "./transport.js";
 import type { PlatformClient, PlatformClientOptions, RequestOptions, WithMeta } from "./types.js";
 
@@ -68,47 +70,23 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     }
   }
 
+  /** A DELETE: 204 is the expected answer; whatever a 200 carries is not needed. */
+  async function remove(path: string, opts: RequestOptions | undefined): Promise<WithMeta<undefined>> {
+    const result = await call("DELETE", path, undefined, opts);
+    return { data: undefined, meta: result.meta };
+  }
+  const kit: ResourceKit = { checked, record, remove };
+
   // Every method is async, so a local refusal is a rejected promise like any other failure.
   const client: PlatformClient = {
     env: settings.env,
     platformOrigin: settings.platformOrigin,
     redactedKey: redactKey(settings.apiKey),
 
-    courses: {
-      async create(body, opts) {
-        const payload = checked("course", "POST", {}, CourseCreate, body);
-        return record(Course, "a course", "POST", "/courses", payload, opts);
-      },
-      async list(opts) {
-        return record(z.array(Course), "a list of courses", "GET", "/courses", undefined, opts);
-      },
-      async retrieve(courseId, opts) {
-        checked("course id", "GET", { courseId }, undefined);
-        return record(Course, "a course", "GET", pathOf`/courses/${courseId}`, undefined, opts);
-      },
-      async update(courseId, body, opts) {
-        const payload = checked("course update", "PUT", { courseId }, CourseUpdate, body);
-        return record(Course, "a course", "PUT", pathOf`/courses/${courseId}`, payload, opts);
-      },
-      async del(courseId, opts) {
-        checked("course id", "DELETE", { courseId }, undefined);
-        // 204 is the expected answer; whatever a 200 carries is not needed.
-        const result = await call("DELETE", pathOf`/courses/${courseId}`, undefined, opts);
-        return { data: undefined, meta: result.meta };
-      },
-    },
-    classes: {
-      async create(courseId, body, opts) {
-        const payload = checked("class", "POST", { courseId }, ClassCreate, body);
-        return record(Class, "a class", "POST", pathOf`/courses/${courseId}/classes`, payload, opts);
-      },
-    },
-    oralAssessments: {
-      async create(body, opts) {
-        const payload = checked("oral assessment", "POST", {}, OralAssessmentCreate, body);
-        return record(OralAssessment, "an oral assessment", "POST", "/oral-assessments", payload, opts);
-      },
-    },
+    courses: coursesResource(kit),
+    classes: classesResource(kit),
+    oralAssessments: oralAssessmentsResource(kit),
+    roleplays: roleplaysResource(kit),
     students: {
       async createSignInToken(body, opts) {
         const payload = checked("sign-in token request", "POST", {}, SignInTokenRequest, body);

@@ -9,7 +9,7 @@ export { createRateBudget } from "./rate-budget.js";
 export type { RateBudget, RateBudgetOptions, RateBudgetStats, RateLimitObservation, ReleaseFn } from "./rate-budget.js";
 export type { HttpMethod } from "./retry.js";
 export type {
-  PlatformClient, PlatformClientOptions, PlatformEnv, RequestOptions, RequestPriority, WithMeta,
+  ExamResource, PlatformClient, PlatformClientOptions, PlatformEnv, RequestOptions, RequestPriority, WithMeta,
 } from "./types.js";
 export {
   PlatformError, PlatformInvalidRequestError, PlatformValidationError, PlatformAuthError,
@@ -19,8 +19,9 @@ export {
 export type { PlatformErrorInit, PlatformErrorKind } from "./errors.js";
 // Record and input types; the schema values themselves are public as the `schemas` namespace.
 export type {
-  Class, ClassCreateInput, Course, CourseCreateInput, CourseUpdateInput, Meta, OralAssessment,
-  OralAssessmentCreateInput, QuestionInput, SignInToken, SignInTokenRequestInput, StudentIdentity,
+  Class, ClassCreateInput, ClassUpdateInput, Course, CourseCreateInput, CourseUpdateInput, Language, ListFilter, Meta,
+  OralAssessment, OralAssessmentCreateInput, OralAssessmentUpdateInput, QuestionInput, Roleplay, RoleplayCreateInput,
+  RoleplayUpdateInput, SignInToken, SignInTokenRequestInput, StudentIdentity,
 } from "./schemas.js";
 export { ConfigurationError } from "../core/configuration-error.js";
 export type { ConfigurationProblem } from "../core/configuration-error.js";

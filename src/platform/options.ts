@@ -31,7 +31,11 @@ export interface PlatformSettings {
 }
 
 const COMPONENT = "createPlatformClient";
-const PREFIX_ENV: Record<string, PlatformEnv> = { svc_live_: "prod", svc_test_: "dev" };
+/**
+ * Key families: PLATFORM.md's `svc_` and the vendor reference's `ct_` prefixes are both
+ * in use, so both derive the environment.
+ */
+const PREFIX_ENV: Record<string, PlatformEnv> = { svc_live_: "prod", svc_test_: "dev", ct_live_: "prod", ct_test_: "dev" };
 /** The vendor's published limits per key. */
 export const DEFAULT_RATE_LIMITS: Record<PlatformEnv, number> = { dev: 60, prod: 600 };
 
@@ -115,7 +119,7 @@ export function resolveOptions(input: PlatformClientOptions): PlatformSettings {
 function checkApiKey(apiKey: unknown, problems: ProblemList): PlatformEnv | undefined {
   if (apiKey === undefined || apiKey === null || apiKey === "") {
     problems.add("apiKey", "is missing or empty.",
-      "Pass the organization's API key (svc_live_… or svc_test_…), e.g. from process.env.ORAL_API_KEY on the server.");
+      "Pass the organization's API key (svc_live_…/ct_live_… or svc_test_…/ct_test_…), e.g. from process.env.ORAL_API_KEY on the server.");
     return undefined;
   }
   if (typeof apiKey !== "string") {
@@ -139,16 +143,16 @@ function checkApiKey(apiKey: unknown, problems: ProblemList): PlatformEnv | unde
 function checkEnv(env: unknown, keyEnv: PlatformEnv | undefined, apiKey: unknown, problems: ProblemList): PlatformEnv | undefined {
   if (env !== undefined && env !== "prod" && env !== "dev") {
     problems.add("env", `must be "prod" or "dev", got ${shown(env, apiKey)}.`,
-      'Use "prod" for a live key (svc_live_…), "dev" for a test key (svc_test_…), or leave it out to derive it from the key.');
+      'Use "prod" for a live key (svc_live_…, ct_live_…), "dev" for a test key (svc_test_…, ct_test_…), or leave it out to derive it from the key.');
     return keyEnv;
   }
   const keyIsString = typeof apiKey === "string" && apiKey.length > 0;
   if (env !== undefined && keyEnv !== undefined && env !== keyEnv) {
     problems.add("env", `is "${env}" but the key ${redactKey(apiKey)} is a ${keyEnv === "prod" ? "live" : "test"} key (${keyEnv}).`,
-      `Leave env out, or use a ${env === "prod" ? "live (svc_live_…)" : "test (svc_test_…)"} key: the platform refuses a key on the other environment's path (401).`);
+      `Leave env out, or use a ${env === "prod" ? "live (svc_live_…, ct_live_…)" : "test (svc_test_…, ct_test_…)"} key: the platform refuses a key on the other environment's path (401).`);
   }
   if (env === undefined && keyEnv === undefined && keyIsString) {
-    problems.add("apiKey", `(${redactKey(apiKey)}) has neither the svc_live_ nor the svc_test_ prefix, so the environment cannot be derived.`,
+    problems.add("apiKey", `(${redactKey(apiKey)}) has none of the prefixes svc_live_, svc_test_, ct_live_, ct_test_, so the environment cannot be derived.`,
       'Check that this is the platform API key; if it is, pass env: "prod" or "dev" explicitly.');
   }
   return (env as PlatformEnv | undefined) ?? keyEnv;
@@ -214,7 +218,7 @@ function integer(problems: ProblemList, option: string, value: unknown, fallback
  */
 function shown(value: unknown, apiKey?: unknown): string {
   if (typeof value !== "string") return typeof value === "number" ? String(value) : typeof value;
-  if (/svc_(live|test)_/.test(value) || (typeof apiKey === "string" && apiKey.length >= 8 && value.includes(apiKey))) {
+  if (/(svc|ct)_(live|test)_/.test(value) || (typeof apiKey === "string" && apiKey.length >= 8 && value.includes(apiKey))) {
     return `a key-like value (${redactKey(value)})`;
   }
   return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);

@@ -6,6 +6,8 @@
  * added here.
  */
 export {
-  RecordId, IsoDateTime, ClassMode, ExamType, Meta, CourseCreate, CourseUpdate, ClassCreate, Question,
-  OralAssessmentCreate, StudentIdentity, SignInTokenRequest, Course, Class, OralAssessment, SignInToken, ErrorBody,
+  RecordId, IsoDateTime, ClassMode, ExamType, Language, LANGUAGE_CODES, EvaluationStrategy, Criteria, Meta,
+  CourseCreate, CourseUpdate, ClassCreate, ClassUpdate, Question, OralAssessmentCreate, OralAssessmentUpdate, ListFilter,
+  RoleplayCreate, RoleplayUpdate, ROLEPLAY_LIMITS, StudentIdentity, SignInTokenRequest,
+  Course, Class, OralAssessment, Roleplay, SignInToken, ErrorBody,
 } from "./schemas.js";

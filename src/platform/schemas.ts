@@ -7,63 +7,17 @@
  * Objects are "loose": fields we do not know pass through untouched, because the platform
  * accepts many optional fields (e.g. on assessments) that this package does not model.
  */
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { Meta, NonEmptyText, RecordId } from "./schemas/primitives.js";
+import { OralAssessmentCreate } from "./schemas/oral-assessments.js";
 
-// ---------------------------------------------------------------------------------------
-// Building blocks
-// ---------------------------------------------------------------------------------------
-
-// C0 and C1 control characters (and DEL). They have no business in an id, and in a path
-// segment they are a classic request-splitting vector.
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
-
-/**
- * A platform record id (`_id`) used in a path. Rejected locally when empty, too long,
- * holding control characters, or a dot segment (`.`/`..`), which a URL parser would
- * resolve into another path.
- */
-export const RecordId = z
-  .string()
-  .min(1, "must not be empty")
-  .max(200, "must be at most 200 characters")
-  .refine((s) => !CONTROL_CHARS.test(s), "must not contain control characters")
-  .refine((s) => s !== "." && s !== "..", "must not be a dot segment");
-
-const NonEmptyText = (max: number) => z.string().trim().min(1, "must not be empty").max(max, `must be at most ${max} characters`);
-
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
-
-/**
- * A point in time: a `Date`, an ISO date (`2026-09-01`, read as UTC midnight) or an ISO
- * date-time with a zone (`Z` or an offset). Always sent as ISO 8601 UTC with
- * milliseconds, as the platform expects. A date-time without a zone is refused rather
- * than guessed: it would mean different instants on different servers.
- */
-export const IsoDateTime = z.union([z.date(), z.string()]).transform((value, ctx) => {
-  if (typeof value === "string" && !ISO_DATE.test(value) && !ISO_DATE_TIME.test(value)) {
-    ctx.addIssue({
-      code: "custom",
-      message: "must be an ISO 8601 date (2026-09-01) or date-time with a zone (2026-09-01T09:00:00Z)",
-    });
-    return z.NEVER;
-  }
-  const date = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(date.getTime())) {
-    ctx.addIssue({ code: "custom", message: "is not a valid date" });
-    return z.NEVER;
-  }
-  return date.toISOString();
-});
-
-export const ClassMode = z.enum(["in-person", "online", "hybrid"]);
-export const ExamType = z.enum(["Generic", "Personalized", "Hybrid"]);
-
-/** `meta` of the vendor's envelope. */
-export const Meta = z.looseObject({ requestId: z.string().optional() });
-export type Meta = z.infer<typeof Meta>;
+// The building blocks and the per-resource schemas live in ./schemas/; this module is
+// their single public face (exported as the `schemas` namespace).
+export * from "./schemas/primitives.js";
+export * from "./schemas/classes.js";
+export * from "./schemas/oral-assessments.js";
+export * from "./schemas/roleplays.js";
+export { OralAssessmentCreate };
 
 // ---------------------------------------------------------------------------------------
 // Requests
@@ -85,44 +39,7 @@ export const CourseUpdate = z
 export type CourseUpdateInput = z.input<typeof CourseUpdate>;
 export type CourseUpdateBody = z.output<typeof CourseUpdate>;
 
-export const ClassCreate = z
-  .looseObject({
-    name: NonEmptyText(200),
-    classMode: ClassMode.default("online"),
-    startDate: IsoDateTime,
-    endDate: IsoDateTime,
-  })
-  .superRefine((body, ctx) => {
-    if (typeof body.startDate === "string" && typeof body.endDate === "string" && body.endDate < body.startDate) {
-      ctx.addIssue({ code: "custom", path: ["endDate"], message: "must not be before startDate" });
-    }
-  });
-export type ClassCreateInput = z.input<typeof ClassCreate>;
-export type ClassCreateBody = z.output<typeof ClassCreate>;
-
-/** A question; its `id` is generated when missing, so callers may send text only. */
-export const Question = z
-  .looseObject({
-    id: z.string().trim().min(1).max(100).optional(),
-    text: NonEmptyText(4000),
-  })
-  .transform((q) => ({ ...q, id: q.id ?? `q_${randomUUID()}` }));
-export type QuestionInput = z.input<typeof Question>;
-
-export const OralAssessmentCreate = z
-  .looseObject({
-    name: NonEmptyText(200),
-    classId: RecordId,
-    /** Seconds. */
-    duration: z.number().int("must be a whole number of seconds").positive("must be positive").max(86_400).default(600),
-    examType: ExamType.default("Generic"),
-    questions: z.array(Question).max(200).default([]),
-  })
-  .superRefine((body, ctx) => {
-    if (body.examType === "Generic" && body.questions.length === 0) {
-      ctx.addIssue({ code: "custom", path: ["questions"], message: "a Generic exam needs at least one question" });
-    }
-  });
+// Classes, oral assessments and role-plays: see ./schemas/.
 export type OralAssessmentCreateInput = z.input<typeof OralAssessmentCreate>;
 export type OralAssessmentCreateBody = z.output<typeof OralAssessmentCreate>;
 
@@ -158,26 +75,6 @@ export const Course = z.looseObject({
   level: z.string().optional(),
 });
 export type Course = z.infer<typeof Course>;
-
-export const Class = z.looseObject({
-  _id: z.string().min(1),
-  name: z.string(),
-  courseId: z.string().optional(),
-  classMode: z.string().optional(),
-  startDate: z.string().optional(),
-  endDate: z.string().optional(),
-});
-export type Class = z.infer<typeof Class>;
-
-export const OralAssessment = z.looseObject({
-  _id: z.string().min(1),
-  name: z.string(),
-  classId: z.string().optional(),
-  duration: z.number().optional(),
-  examType: z.string().optional(),
-  questions: z.array(z.looseObject({ id: z.string(), text: z.string() })).optional(),
-});
-export type OralAssessment = z.infer<typeof OralAssessment>;
 
 export const SignInToken = z.looseObject({
   token: z.string().min(1),

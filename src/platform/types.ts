@@ -5,8 +5,9 @@
 import type { Logger } from "../core/logger.js";
 import type { RateBudget, RateBudgetStats } from "./rate-budget.js";
 import type {
-  Class, ClassCreateInput, Course, CourseCreateInput, CourseUpdateInput, Meta,
-  OralAssessment, OralAssessmentCreateInput, SignInToken, SignInTokenRequestInput, StudentIdentity,
+  Class, ClassCreateInput, ClassUpdateInput, Course, CourseCreateInput, CourseUpdateInput, ListFilter, Meta,
+  OralAssessment, OralAssessmentCreateInput, OralAssessmentUpdateInput, Roleplay, RoleplayCreateInput,
+  RoleplayUpdateInput, SignInToken, SignInTokenRequestInput, StudentIdentity,
 } from "./schemas.js";
 
 export type PlatformEnv = "prod" | "dev";
@@ -19,11 +20,14 @@ export type PlatformEnv = "prod" | "dev";
 export type RequestPriority = "launch" | "normal";
 
 export interface PlatformClientOptions {
-  /** The organization's API key. `svc_live_…` → prod, `svc_test_…` → dev. Required. */
+  /**
+   * The organization's API key. Required. `svc_live_…`/`ct_live_…` → prod,
+   * `svc_test_…`/`ct_test_…` → dev; a key of neither family needs `env`.
+   */
   apiKey: string;
   /** The platform's base address, e.g. `https://platform.example.com`. Required. */
   baseUrl: string;
-  /** Environment path. Optional: derived from the key prefix; must agree with it when given. */
+  /** Environment path. Default: derived from the key prefix; must agree with it when given (required for a key of neither family). */
   env?: PlatformEnv;
   /** Timeout of one attempt, in ms. Default 10 000. */
   timeoutMs?: number;
@@ -93,12 +97,17 @@ export interface PlatformClient {
     update(courseId: string, body: CourseUpdateInput, opts?: RequestOptions): Promise<WithMeta<Course>>;
     del(courseId: string, opts?: RequestOptions): Promise<WithMeta<undefined>>;
   };
+  /** The classes of a course. Updates are partial: only the fields given are sent. */
   classes: {
     create(courseId: string, body: ClassCreateInput, opts?: RequestOptions): Promise<WithMeta<Class>>;
+    list(courseId: string, opts?: RequestOptions): Promise<WithMeta<Class[]>>;
+    retrieve(courseId: string, classId: string, opts?: RequestOptions): Promise<WithMeta<Class>>;
+    update(courseId: string, classId: string, body: ClassUpdateInput, opts?: RequestOptions): Promise<WithMeta<Class>>;
+    del(courseId: string, classId: string, opts?: RequestOptions): Promise<WithMeta<undefined>>;
   };
-  oralAssessments: {
-    create(body: OralAssessmentCreateInput, opts?: RequestOptions): Promise<WithMeta<OralAssessment>>;
-  };
+  oralAssessments: ExamResource<OralAssessment, OralAssessmentCreateInput, OralAssessmentUpdateInput>;
+  /** Role-plays (`/roleplay`); scenario lengths are checked before anything is sent. */
+  roleplays: ExamResource<Roleplay, RoleplayCreateInput, RoleplayUpdateInput>;
   students: {
     createSignInToken(body: SignInTokenRequestInput, opts?: RequestOptions): Promise<WithMeta<SignInToken>>;
     /**
@@ -111,7 +120,7 @@ export interface PlatformClient {
     issueSignInToken(student: StudentIdentity, target: { classId: string; courseId?: string | undefined }, opts?: RequestOptions): Promise<string>;
   };
   /**
-   * Any other platform endpoint (roleplay, video prompts…), through the same auth, retry,
+   * Any other platform endpoint (video tickets, upload presign…), through the same auth, retry,
    * rate budget and error machinery. `path` is relative to `/api/v1/<env>` and must start
    * with `/`; build it with `pathOf` so ids are percent-encoded.
    */
@@ -124,4 +133,15 @@ export interface PlatformClient {
   pacingIntervalMs(share: number): number;
   /** Closes keep-alive sockets. */
   close(): void;
+}
+
+/** The methods both exam kinds have (oral assessments and role-plays). */
+export interface ExamResource<Record, CreateInput, UpdateInput> {
+  create(body: CreateInput, opts?: RequestOptions): Promise<WithMeta<Record>>;
+  /** All of the organization's exams of this kind, or one class's (`{ classId }`). */
+  list(filter?: ListFilter, opts?: RequestOptions): Promise<WithMeta<Record[]>>;
+  retrieve(id: string, opts?: RequestOptions): Promise<WithMeta<Record>>;
+  /** Partial: only the fields given are sent (at least one). */
+  update(id: string, body: UpdateInput, opts?: RequestOptions): Promise<WithMeta<Record>>;
+  del(id: string, opts?: RequestOptions): Promise<WithMeta<undefined>>;
 }

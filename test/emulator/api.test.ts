@@ -166,8 +166,8 @@ describe("validation and routing", () => {
   it("answers 404 outside /api/v1/<dev|prod> and on any other path of the host", async () => {
     expect((await fetch(`${emu.url}/api/v2/dev/courses`)).status).toBe(404);
     expect((await fetch(`${emu.url}/api/v1/staging/courses`)).status).toBe(404);
-    expect((await fetch(`${emu.url}/`)).status).toBe(404);
     expect((await fetch(`${emu.url}/dashboard`)).status).toBe(404);
+    expect((await fetch(`${emu.url}/admin/api-keys`)).status).toBe(404);
   });
 });
 
@@ -233,7 +233,7 @@ describe("records and log", () => {
     expect(state.classes).toHaveLength(1);
     expect(state.assessments).toHaveLength(1);
     emu.reset();
-    expect(emu.state()).toEqual({ courses: [], classes: [], assessments: [], students: [], tickets: [] });
+    expect(emu.state()).toEqual({ courses: [], classes: [], assessments: [], roleplays: [], students: [], tickets: [] });
     expect(emu.requests).toHaveLength(0);
   });
 

@@ -120,9 +120,10 @@ describe("exam page sign-in", () => {
 });
 
 describe("exam sub-pages and the rest of the host", () => {
-  it("serves /thank-you, /oral-learning, /roleplay and /live for a known exam, with no-store", async () => {
+  it("serves /thank-you, /oral-learning and /live for a known oral exam, with no-store; /roleplay is for role-plays only", async () => {
     const { examId } = await seed(emu);
-    for (const sub of ["thank-you", "oral-learning", "roleplay", "live"]) {
+    expect((await open(`${emu.url}/exam/${examId}/roleplay`)).status).toBe(404);
+    for (const sub of ["thank-you", "oral-learning", "live"]) {
       const page = await open(`${emu.url}/exam/${examId}/${sub}`);
       expect(page.status).toBe(200);
       expect(page.headers.get("cache-control")).toBe("no-store");
@@ -136,7 +137,7 @@ describe("exam sub-pages and the rest of the host", () => {
     expect((await open(`${emu.url}/exam/${examId}/admin`)).status).toBe(404);
     expect((await open(`${emu.url}/exam/nope/thank-you`)).status).toBe(404);
     expect((await open(`${emu.url}/exam/`)).status).toBe(404);
-    expect((await open(`${emu.url}/sign-in`)).status).toBe(404);
+    expect((await open(`${emu.url}/dashboard`)).status).toBe(404);
   });
 
   it("does not spend a ticket on HEAD (link previewers)", async () => {

@@ -118,11 +118,12 @@ describe("bodies", () => {
     expect(sentAfterSetup()).toHaveLength(0);
   });
 
-  it("refuses a course without a name, an empty update, a Generic exam without questions and a bad e-mail", async () => {
+  it("refuses a course without a name, an empty update, an empty question list and a bad e-mail", async () => {
     const attempts = [
       client.courses.create({} as { name: string }),
       client.courses.update(courseId, {}),
-      client.oralAssessments.create({ name: "No questions", classId: "c1" }),
+      // Omitted questions are the platform's to fill (a fallback question); an empty list is a mistake.
+      client.oralAssessments.create({ name: "No questions", classId: "c1", questions: [] }),
       client.oralAssessments.create({ name: "Bad", classId: "c1", duration: 12.5, examType: "Oral" as "Generic", questions: [{ text: "q" }] }),
       client.students.createSignInToken({ email: "not-an-email", firstName: "A", lastName: "B", orgInternalId: "1", classId: "c1" }),
     ];

@@ -64,13 +64,15 @@ describe("with the vendor's envelope", () => {
     expect(error).toBeInstanceOf(PlatformNotFoundError);
   });
 
-  it("classes.create defaults classMode to online and sends dates as ISO 8601 UTC with milliseconds", async () => {
+  it("classes.create sends no classMode of its own and sends dates as ISO 8601 UTC with milliseconds", async () => {
     const course = await client.courses.create({ name: "Physics" });
     const { data } = await client.classes.create(course.data._id, { name: "Fall", ...CLASS_DATES });
     expect(data._id).toEqual(expect.any(String));
+    // No classMode: the platform applies its own default (the emulator: the reference's in-person).
     expect(emulator.requests.at(-1)?.body).toEqual({
-      name: "Fall", classMode: "online", startDate: "2026-09-01T00:00:00.000Z", endDate: "2026-12-20T16:30:00.000Z",
+      name: "Fall", startDate: "2026-09-01T00:00:00.000Z", endDate: "2026-12-20T16:30:00.000Z",
     });
+    expect(data.classMode).toBe("in-person");
     expect(emulator.requests.at(-1)?.path).toBe(`/courses/${course.data._id}/classes`);
   });
 
@@ -91,7 +93,7 @@ describe("with the vendor's envelope", () => {
     const course = await client.courses.create({ name: "Art", department: "Humanities" });
     expect(emulator.requests.at(-1)?.body).toMatchObject({ department: "Humanities" });
     const klass = await client.classes.create(course.data._id, { name: "A", ...CLASS_DATES });
-    const extra = { examDescription: "Oral midterm", isDraft: true, isOpenBook: false, language: "fr" };
+    const extra = { examDescription: "Oral midterm", isDraft: true, isOpenBook: false, language: "fr" } as const;
     const { data } = await client.oralAssessments.create({
       name: "Oral", classId: klass.data._id, questions: [{ text: "Q?", hint: "think" }], ...extra,
     });

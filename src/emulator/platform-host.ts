@@ -1,0 +1,84 @@
+/**
+ * The platform's own host, minimally: a home page (`/`) and a sign-in page (`/sign-in`),
+ * so a launch without a custom exam domain (the router redirects to
+ * `{platform host}/exam/:id` with no ticket) can be followed end to end.
+ *
+ * On the real platform the identity provider signs the student in (e-mail code, OAuth).
+ * Here the form takes an e-mail and a name, enrols that person in the class of the exam
+ * they are going to (as joining through the platform would; class capacity applies),
+ * starts the same session the ticket sign-in starts, and 303s back to the exam
+ * (`redirect_url`, the identity provider's parameter name; only `/exam/…` paths).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { findExam, type EmulatorContext } from "./context.js";
+import { errorPage, escapeHtml, page, redirect, sendPage } from "./exam-html.js";
+import { readBody } from "./http.js";
+
+const EXAM_PATH = /^\/exam\/[^/?#\\]+(\/roleplay)?$/;
+const FORM_LIMIT = 16 * 1024;
+
+/** A same-site exam path to return to, or `/`: never another origin. */
+function safeReturn(value: string | null): string {
+  return value !== null && EXAM_PATH.test(value) ? value : "/";
+}
+
+function signInForm(redirectUrl: string, problem?: string, values: Record<string, string> = {}): string {
+  const field = (name: string, label: string, type = "text") =>
+    `<label>${label} <input name="${name}" type="${type}" required value="${escapeHtml(values[name] ?? "")}"></label>`;
+  return page("Sign in", [
+    "<h1>Sign in</h1>",
+    "<p>Oral-assessment platform (emulator): sign in to take your exam.</p>",
+    problem ? `<p class="error">${escapeHtml(problem)}</p>` : "",
+    '<form method="post" action="/sign-in">',
+    `<input type="hidden" name="redirect_url" value="${escapeHtml(redirectUrl)}">`,
+    field("email", "E-mail", "email"), field("firstName", "First name"), field("lastName", "Last name"),
+    '<button type="submit">Sign in</button>',
+    "</form>",
+  ].filter(Boolean).join("\n"));
+}
+
+export async function handlePlatformHost(
+  ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse, path: string, query: string,
+): Promise<void> {
+  if (path === "/") {
+    req.resume();
+    const session = ctx.sessions.of(req);
+    return sendPage(res, 200, page("Oral-assessment platform", [
+      "<h1>Oral-assessment platform (emulator)</h1>",
+      session ? `<p class="who">Signed in as ${escapeHtml(session.name)}</p>` : '<p><a href="/sign-in">Sign in</a></p>',
+      "<p>Open your exam from your school's site.</p>",
+    ].join("\n")));
+  }
+  if (req.method === "GET") {
+    req.resume();
+    return sendPage(res, 200, signInForm(safeReturn(new URLSearchParams(query).get("redirect_url"))));
+  }
+  if (req.method !== "POST") {
+    req.resume();
+    return errorPage(res, 405, "Method not allowed", "Use the sign-in form.");
+  }
+
+  const body = await readBody(req, FORM_LIMIT);
+  if (body.kind === "aborted") return;
+  if (body.kind === "too_large") return errorPage(res, 413, "Too large", "The sign-in form is too large.");
+  const form = new URLSearchParams(body.kind === "empty" ? "" : body.text);
+  const values = Object.fromEntries(["email", "firstName", "lastName"].map((k) => [k, (form.get(k) ?? "").trim().slice(0, 200)]));
+  const back = safeReturn(form.get("redirect_url"));
+  const missing = Object.entries(values).filter(([, v]) => v === "").map(([k]) => k);
+  if (missing.length > 0 || !/^[^\s@]+@[^\s@]+$/.test(values.email!)) {
+    const problem = missing.length > 0 ? `Please fill in: ${missing.join(", ")}.` : "Please give a valid e-mail address.";
+    return sendPage(res, 400, signInForm(back, problem, values));
+  }
+
+  const person = { email: values.email!, firstName: values.firstName!, lastName: values.lastName! };
+  const examId = back === "/" ? undefined : decodeURIComponent(back.split("/")[2]!);
+  const exam = examId === undefined ? undefined : findExam(ctx, examId);
+  if (exam) {
+    // No integrator id on the platform host: the e-mail stands in for it.
+    const enrolled = exam.state.enrol(exam.org, String(exam.record.classId),
+      { ...person, orgInternalId: `email:${person.email.toLowerCase()}` }, ctx.options.classCapacity);
+    if (enrolled === "full") return errorPage(res, 409, "Class full", "This exam's class has no free places.", [["/", "Back"]]);
+  }
+  const cookie = ctx.sessions.start({ name: `${person.firstName} ${person.lastName}`, email: person.email });
+  redirect(res, back, { "Set-Cookie": cookie });
+}
