@@ -12,7 +12,11 @@ export * as schemas from "./platform/schemas.js";
 export { memoryStore } from "./store/memory.js";
 export { sqliteStore, DEFAULT_SQLITE_FILENAME, type SqliteStore, type SqliteStoreOptions } from "./store/sqlite.js";
 export { postgresStore, type PostgresStoreOptions } from "./store/postgres.js";
-export type { OralStore, CourseRecord, ClassRecord, AssessmentRecord } from "./store/types.js";
+export type {
+  OralStore, CourseRecord, ClassRecord, AssessmentRecord,
+  IdempotencyKey, IdempotencyBegin, IdempotencyBeginInput, IdempotencyCompleteInput,
+} from "./store/types.js";
+export { IDEMPOTENCY_TTL_MS, IDEMPOTENCY_PENDING_MS } from "./store/types.js";
 
 export {
   oralAssessments, PrepareError, type OralAssessmentsRouter, type OralAssessmentsOptions, type LaunchContext, type StudentIdentity,
