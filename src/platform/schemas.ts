@@ -6,9 +6,11 @@
  *
  * Objects are "loose": fields we do not know pass through untouched, because the platform
  * accepts many optional fields (e.g. on assessments) that this package does not model.
+ * Request schemas (`requestObject`) bound those fields' depth and size (pass-through.ts).
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { PassThroughValue } from "./pass-through.js";
 
 // ---------------------------------------------------------------------------------------
 // Building blocks
@@ -30,6 +32,9 @@ export const RecordId = z
   .max(200, "must be at most 200 characters")
   .refine((s) => !CONTROL_CHARS.test(s), "must not contain control characters")
   .refine((s) => s !== "." && s !== "..", "must not be a dot segment");
+
+/** A loose object whose unknown fields are bounded in depth and size: every request body. */
+const requestObject = <Shape extends z.ZodRawShape>(shape: Shape) => z.object(shape).catchall(PassThroughValue);
 
 const NonEmptyText = (max: number) => z.string().trim().min(1, "must not be empty").max(max, `must be at most ${max} characters`);
 
@@ -69,29 +74,27 @@ export type Meta = z.infer<typeof Meta>;
 // Requests
 // ---------------------------------------------------------------------------------------
 
-export const CourseCreate = z.looseObject({
+export const CourseCreate = requestObject({
   name: NonEmptyText(200),
   level: NonEmptyText(100).default("undergraduate"),
 });
 export type CourseCreateInput = z.input<typeof CourseCreate>;
 export type CourseCreateBody = z.output<typeof CourseCreate>;
 
-export const CourseUpdate = z
-  .looseObject({
-    name: NonEmptyText(200).optional(),
-    level: NonEmptyText(100).optional(),
-  })
+export const CourseUpdate = requestObject({
+  name: NonEmptyText(200).optional(),
+  level: NonEmptyText(100).optional(),
+})
   .refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
 export type CourseUpdateInput = z.input<typeof CourseUpdate>;
 export type CourseUpdateBody = z.output<typeof CourseUpdate>;
 
-export const ClassCreate = z
-  .looseObject({
-    name: NonEmptyText(200),
-    classMode: ClassMode.default("online"),
-    startDate: IsoDateTime,
-    endDate: IsoDateTime,
-  })
+export const ClassCreate = requestObject({
+  name: NonEmptyText(200),
+  classMode: ClassMode.default("online"),
+  startDate: IsoDateTime,
+  endDate: IsoDateTime,
+})
   .superRefine((body, ctx) => {
     if (typeof body.startDate === "string" && typeof body.endDate === "string" && body.endDate < body.startDate) {
       ctx.addIssue({ code: "custom", path: ["endDate"], message: "must not be before startDate" });
@@ -101,23 +104,21 @@ export type ClassCreateInput = z.input<typeof ClassCreate>;
 export type ClassCreateBody = z.output<typeof ClassCreate>;
 
 /** A question; its `id` is generated when missing, so callers may send text only. */
-export const Question = z
-  .looseObject({
-    id: z.string().trim().min(1).max(100).optional(),
-    text: NonEmptyText(4000),
-  })
+export const Question = requestObject({
+  id: z.string().trim().min(1).max(100).optional(),
+  text: NonEmptyText(4000),
+})
   .transform((q) => ({ ...q, id: q.id ?? `q_${randomUUID()}` }));
 export type QuestionInput = z.input<typeof Question>;
 
-export const OralAssessmentCreate = z
-  .looseObject({
-    name: NonEmptyText(200),
-    classId: RecordId,
-    /** Seconds. */
-    duration: z.number().int("must be a whole number of seconds").positive("must be positive").max(86_400).default(600),
-    examType: ExamType.default("Generic"),
-    questions: z.array(Question).max(200).default([]),
-  })
+export const OralAssessmentCreate = requestObject({
+  name: NonEmptyText(200),
+  classId: RecordId,
+  /** Seconds. */
+  duration: z.number().int("must be a whole number of seconds").positive("must be positive").max(86_400).default(600),
+  examType: ExamType.default("Generic"),
+  questions: z.array(Question).max(200).default([]),
+})
   .superRefine((body, ctx) => {
     if (body.examType === "Generic" && body.questions.length === 0) {
       ctx.addIssue({ code: "custom", path: ["questions"], message: "a Generic exam needs at least one question" });
@@ -126,7 +127,7 @@ export const OralAssessmentCreate = z
 export type OralAssessmentCreateInput = z.input<typeof OralAssessmentCreate>;
 export type OralAssessmentCreateBody = z.output<typeof OralAssessmentCreate>;
 
-export const SignInTokenRequest = z.looseObject({
+export const SignInTokenRequest = requestObject({
   email: z.email("must be an e-mail address"),
   firstName: NonEmptyText(100),
   lastName: NonEmptyText(100),

@@ -140,7 +140,7 @@ describe("HTTP control endpoints against browser attacks", () => {
     const before = (await control("GET", "/state")).status;
     expect(before).toBe(200);
     const host = `127.0.0.1:${port()}`;
-    const attacks = [
+    const attacks: Record<string, string>[] = [
       { host, origin: "https://evil.example", "content-type": "text/plain" },
       { host, "sec-fetch-site": "cross-site", "content-type": "application/json" },
       { host, origin: "null", "content-type": "application/json" },
