@@ -47,6 +47,16 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
  * milliseconds, as the platform expects. A date-time without a zone is refused rather
  * than guessed: it would mean different instants on different servers.
  */
+/** The date part names a day that exists (no 30 February), and the time part a real time. */
+function realCalendarDate(text: string): boolean {
+  const [, y, m, d, hh = "0", mm = "0", ss = "0"] = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?/i.exec(text) ?? [];
+  const year = Number(y);
+  const month = Number(m);
+  const day = Number(d);
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && Number(hh) <= 23 && Number(mm) <= 59 && Number(ss) <= 59;
+}
+
 export const IsoDateTime = z.union([z.date(), z.string()]).transform((value, ctx) => {
   if (typeof value === "string" && !ISO_DATE.test(value) && !ISO_DATE_TIME.test(value)) {
     ctx.addIssue({
@@ -56,7 +66,8 @@ export const IsoDateTime = z.union([z.date(), z.string()]).transform((value, ctx
     return z.NEVER;
   }
   const date = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(date.getTime())) {
+  // `new Date` rolls 2026-02-30 over to March 2 instead of refusing it.
+  if (Number.isNaN(date.getTime()) || (typeof value === "string" && !realCalendarDate(value))) {
     ctx.addIssue({ code: "custom", message: "is not a valid date" });
     return z.NEVER;
   }

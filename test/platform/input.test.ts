@@ -99,6 +99,9 @@ describe("bodies", () => {
   it.each([
     ["an impossible date", { startDate: "2026-13-45", endDate: DATES.endDate }, ["startDate"]],
     ["a date that is not ISO 8601", { startDate: "next Monday", endDate: DATES.endDate }, ["startDate"]],
+    // Found by the soak's fuzz: `new Date` rolls these over (to 2 March, 1 March) instead of refusing them.
+    ["a day the month does not have", { startDate: "2026-02-30T00:00:00Z", endDate: DATES.endDate }, ["startDate"]],
+    ["29 February of a common year", { startDate: "2025-02-29", endDate: DATES.endDate }, ["startDate"]],
     ["a date-time without a zone", { startDate: "2026-09-01T09:00:00", endDate: DATES.endDate }, ["startDate"]],
     ["two bad dates", { startDate: "yesterday", endDate: "2026-02-30T25:00:00Z" }, ["startDate", "endDate"]],
     ["an end before the start", { startDate: DATES.endDate, endDate: DATES.startDate }, ["endDate"]],
