@@ -73,6 +73,25 @@ describe("sqliteStore: the file", () => {
     await store.close();
   });
 
+  it("upgrades a version-1 file in place: records kept, idempotency records usable", async () => {
+    const filename = join(dir, "v1.sqlite");
+    const first = sqliteStore({ filename });
+    await first.putCourse({ id: "c1", name: "Kept", data: { x: 1 }, createdAt: new Date().toISOString() });
+    await first.close();
+    // Make it what the previous release left: version 1, no idempotency table.
+    const db = new Database(filename);
+    db.exec("DROP TABLE idempotency");
+    db.pragma("user_version = 1");
+    db.close();
+    const upgraded = sqliteStore({ filename });
+    expect(await upgraded.getCourse("c1")).toMatchObject({ name: "Kept", data: { x: 1 } });
+    expect(await upgraded.beginIdempotent({ user: "u", key: "k", bodyHash: "h" })).toEqual({ state: "new" });
+    await upgraded.close();
+    const check = new Database(filename, { readonly: true });
+    expect(check.pragma("user_version", { simple: true })).toBe(2);
+    check.close();
+  });
+
   it("refuses a database written by a newer release, with a ConfigurationError naming the fix", async () => {
     const filename = join(dir, "future.sqlite");
     const db = new Database(filename);
