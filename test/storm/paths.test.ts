@@ -1,7 +1,9 @@
 /**
  * Launch paths of exam-day storms that only the public API and HTTP can reach: a browser
  * that gives up while held, a wait id used on another exam, the immediate waiting page, a
- * platform answer without a token, a `loginUrl` with a query, and a custom `student`.
+ * platform answer without a token, a `loginUrl` with a query, a custom `student`, and
+ * `router.close()` with attempts still queued. (The abandoned-attempt sweep is internal
+ * to the launch code and is not reachable this way.)
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { browse, metaRefresh, startStormStack, until, type StormStack } from "./support.js";
@@ -86,5 +88,15 @@ describe("storm paths over HTTP", () => {
     expect(res.status).toBe(303);
     expect(stack.signIns().at(-1)?.body).toMatchObject({ email: "mapped@school.test", firstName: "Mapped", lastName: "Person", orgInternalId: expect.stringMatching(/^m-/) });
     expect(await (await fetch(res.headers.get("location")!)).text()).toContain("Signed in as Mapped Person");
+  });
+  it("aborts pending attempts on router.close(): a queued student's token is never requested", async () => {
+    const { stack, exam } = await slowStack();
+    const res = await stack.as("ada", `/oral/launch/${exam.examId}`);
+    expect(res.status).toBe(202); // queued behind s0's window
+    await stack.router.close();
+    // Without close() the queue would fetch it anyway (see the disconnect test above).
+    // Past the moment the window would have let Ada's call go (1.5 s after s0's).
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(stack.signIns()).toHaveLength(1);
   });
 });
