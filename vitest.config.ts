@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Two projects: the whole suite on Express 5, and the router suite again with `express`
+ * Two projects: the whole suite on Express 5, and the suites that mount the router again with `express`
  * resolved to Express 4 (the `express4` dev dependency), in our source and tests alike,
  * so both majors are proven in every run.
  */
@@ -21,7 +21,8 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: "express4", include: ["test/router/**/*.test.ts"] },
+        // The router suite, and every other suite that mounts the router: storms, prepare, OpenAPI.
+        test: { name: "express4", include: ["test/router/**/*.test.ts", "test/storm/**/*.test.ts", "test/openapi.test.ts"] },
         resolve: { alias: [{ find: /^express$/, replacement: "express4" }] },
       },
     ],

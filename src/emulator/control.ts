@@ -3,7 +3,9 @@
  * `npm start`, a benchmark). Same operations as the `Emulator` object.
  *
  * They have no auth, so they answer loopback clients only (127.0.0.0/8, ::1) unless
- * `controlFromAnyAddress` is set; others get 403. Keys are never part of any answer.
+ * `controlFromAnyAddress` is set; others get 403. A loopback Host header is required too,
+ * cross-site browser requests are refused and POST bodies must be JSON (control-guard.ts:
+ * DNS rebinding and cross-site forms). Keys are never part of any answer.
  *
  *   GET    /__emulator               this list
  *   GET    /__emulator/state         records and tickets (`EmulatorStateSnapshot`)
@@ -15,12 +17,13 @@
  *   GET    /__emulator/requests      the request log, oldest first; `?limit=N` → the last N
  *
  * Answers are plain JSON (no envelope); errors are `{ error: { code, message } }` with 400,
- * 403, 404 or 405.
+ * 403, 404, 405 or 415.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { EmulatorContext } from "./context.js";
 import { FaultSpecError } from "./faults.js";
-import { isLoopback, readBody, sendJson } from "./http.js";
+import { refuseControl } from "./control-guard.js";
+import { readBody, sendJson } from "./http.js";
 import type { Emulator } from "./types.js";
 
 const ENDPOINTS = [
@@ -51,9 +54,10 @@ export async function handleControl(
   path: string,
   query: string,
 ): Promise<void> {
-  if (!ctx.options.controlFromAnyAddress && !isLoopback(req.socket.remoteAddress)) {
+  const refused = refuseControl(req, ctx.options.controlFromAnyAddress);
+  if (refused) {
     req.resume();
-    return fail(res, 403, "forbidden", "Control endpoints answer loopback clients only (see controlFromAnyAddress).");
+    return fail(res, refused.status, refused.code, refused.message);
   }
   const body = await readBody(req, CONTROL_BODY_LIMIT);
   if (body.kind === "aborted") return;

@@ -6,9 +6,10 @@
  *
  * Objects are "loose": fields we do not know pass through untouched, because the platform
  * accepts many optional fields (e.g. on assessments) that this package does not model.
+ * Request schemas (`requestObject`) bound those fields' depth and size (pass-through.ts).
  */
 import { z } from "zod";
-import { Meta, NonEmptyText, RecordId } from "./schemas/primitives.js";
+import { Meta, NonEmptyText, RecordId, requestObject } from "./schemas/primitives.js";
 import { OralAssessmentCreate } from "./schemas/oral-assessments.js";
 
 // The building blocks and the per-resource schemas live in ./schemas/; this module is
@@ -23,18 +24,17 @@ export { OralAssessmentCreate };
 // Requests
 // ---------------------------------------------------------------------------------------
 
-export const CourseCreate = z.looseObject({
+export const CourseCreate = requestObject({
   name: NonEmptyText(200),
   level: NonEmptyText(100).default("undergraduate"),
 });
 export type CourseCreateInput = z.input<typeof CourseCreate>;
 export type CourseCreateBody = z.output<typeof CourseCreate>;
 
-export const CourseUpdate = z
-  .looseObject({
-    name: NonEmptyText(200).optional(),
-    level: NonEmptyText(100).optional(),
-  })
+export const CourseUpdate = requestObject({
+  name: NonEmptyText(200).optional(),
+  level: NonEmptyText(100).optional(),
+})
   .refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
 export type CourseUpdateInput = z.input<typeof CourseUpdate>;
 export type CourseUpdateBody = z.output<typeof CourseUpdate>;
@@ -57,7 +57,7 @@ export const StudentIdentity = z.object({
 });
 export type StudentIdentity = z.infer<typeof StudentIdentity>;
 
-export const SignInTokenRequest = z.looseObject({
+export const SignInTokenRequest = requestObject({
   ...StudentIdentity.shape,
   classId: RecordId,
   courseId: RecordId.optional(),

@@ -4,6 +4,7 @@
  * contract as the database stores (test/store/store-contract.ts), down to returning
  * copies and JSON-shaped `data`, so code tested against it behaves the same in production.
  */
+import { memoryIdempotency } from "./idempotency.js";
 import { lifecycle } from "./lifecycle.js";
 import { assessmentFields, checkRecord, classFields, courseFields, createdMs } from "./records.js";
 import type { AssessmentRecord, ClassRecord, CourseRecord, OralStore } from "./types.js";
@@ -120,6 +121,8 @@ export function memoryStore(): OralStore {
       await state.ready();
       return listed(assessments, (record) => record.classId === classId);
     },
+
+    ...memoryIdempotency(() => state.ready()),
 
     close: () => state.close(),
   };

@@ -13,6 +13,7 @@ export interface Names {
   courses: string;
   classes: string;
   assessments: string;
+  idempotency: string;
   /** An index name: unqualified, since an index lives in its table's schema. */
   index(name: string): string;
 }
@@ -25,6 +26,7 @@ export function names(schema: string, prefix: string): Names {
     courses: table("courses"),
     classes: table("classes"),
     assessments: table("assessments"),
+    idempotency: table("idempotency"),
     index: (name) => `"${prefix}${name}"`,
   };
 }
@@ -55,6 +57,24 @@ const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
       CREATE INDEX IF NOT EXISTS ${n.index("classes_by_course")} ON ${n.classes} (course_id, created_ms, seq) WHERE deleted_at IS NULL;
       CREATE INDEX IF NOT EXISTS ${n.index("assessments_by_class")} ON ${n.assessments} (class_id, created_ms, seq) WHERE deleted_at IS NULL;
       CREATE INDEX IF NOT EXISTS ${n.index("assessments_by_course")} ON ${n.assessments} (course_id) WHERE deleted_at IS NULL;`,
+  },
+  {
+    version: 2,
+    description: "idempotency records: the first answer of a POST per (user, Idempotency-Key)",
+    // The primary key is the UNIQUE constraint that makes one of two concurrent callers
+    // (on any instance) lose. body is TEXT, not JSONB: replayed as recorded.
+    up: (n) => `
+      CREATE TABLE IF NOT EXISTS ${n.idempotency} (
+        user_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        body_hash TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+        status INTEGER,
+        body TEXT,
+        started_ms BIGINT NOT NULL,
+        PRIMARY KEY (user_id, key)
+      );
+      CREATE INDEX IF NOT EXISTS ${n.index("idempotency_expiry")} ON ${n.idempotency} (started_ms);`,
   },
 ];
 
@@ -100,6 +120,17 @@ export function queries(n: Names) {
       `UPDATE ${n.assessments} SET deleted_at = now() WHERE deleted_at IS NULL
         AND (course_id = $1 OR class_id IN (SELECT id FROM ${n.classes} WHERE course_id = $1))`,
     ],
+    // $1 user, $2 key, $3 records expire before, $4 a pending claim is dead before.
+    purgeIdempotent: `DELETE FROM ${n.idempotency} WHERE started_ms < $3
+      OR (user_id = $1 AND key = $2 AND state = 'pending' AND started_ms < $4)`,
+    // RETURNING tells the winner: a loser's row is not inserted (the primary key), so nothing returns.
+    claimIdempotent: `INSERT INTO ${n.idempotency} (user_id, key, body_hash, state, started_ms)
+      VALUES ($1, $2, $3, 'pending', $4) ON CONFLICT (user_id, key) DO NOTHING RETURNING 1 AS claimed`,
+    readIdempotent: `SELECT body_hash AS "bodyHash", state, status, body, started_ms::float8 AS "startedMs"
+      FROM ${n.idempotency} WHERE user_id = $1 AND key = $2`,
+    completeIdempotent: `UPDATE ${n.idempotency} SET state = 'done', status = $3, body = $4
+      WHERE user_id = $1 AND key = $2 AND state = 'pending'`,
+    abandonIdempotent: `DELETE FROM ${n.idempotency} WHERE user_id = $1 AND key = $2 AND state = 'pending'`,
   };
 }
 

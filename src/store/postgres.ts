@@ -6,6 +6,7 @@
 import type { Pool } from "pg";
 import { ConfigurationError, ProblemList } from "../core/configuration-error.js";
 import { toLogger, type Logger } from "../core/logger.js";
+import { answerFor, bodyText, checkIdempotencyKey, expiredBefore, type IdempotencyRow } from "./idempotency.js";
 import { lifecycle } from "./lifecycle.js";
 import { migrate, names, queries, transaction } from "./postgres-schema.js";
 import { kindOf, readOptions } from "./options.js";
@@ -165,6 +166,29 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
     },
     getAssessment: (id) => one(sql.getAssessment, id, toAssessment),
     listAssessments: async (classId) => (await query(sql.listAssessments, [classId])).map(toAssessment),
+
+    async beginIdempotent(input) {
+      checkIdempotencyKey(input, { bodyHash: input.bodyHash });
+      const now = input.now ?? Date.now();
+      const before = expiredBefore(now);
+      const { pool: p } = await state.ready();
+      // Separate statements, no transaction: the INSERT's primary key alone decides the
+      // winner, on this instance or another; a loser reads the winner's committed row.
+      await p.query(sql.purgeIdempotent, [input.user, input.key, before.record, before.pending]);
+      const claimed = await p.query(sql.claimIdempotent, [input.user, input.key, input.bodyHash, now]);
+      if (claimed.rowCount === 1) return { state: "new" };
+      const { rows } = await p.query<IdempotencyRow>(sql.readIdempotent, [input.user, input.key]);
+      // Gone between our INSERT and SELECT (abandoned, or purged): whoever holds it now, not us.
+      return rows[0] ? answerFor(rows[0], input.bodyHash) : { state: "pending" };
+    },
+    async completeIdempotent(input) {
+      checkIdempotencyKey(input, { status: input.status });
+      await query(sql.completeIdempotent, [input.user, input.key, input.status, bodyText(input.body)]);
+    },
+    async abandonIdempotent(input) {
+      checkIdempotencyKey(input);
+      await query(sql.abandonIdempotent, [input.user, input.key]);
+    },
 
     close: () => state.close(),
   };

@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { ConfigurationError, ProblemList } from "../core/configuration-error.js";
+import { answerFor, bodyText, checkIdempotencyKey, expiredBefore, type IdempotencyRow } from "./idempotency.js";
 import { lifecycle } from "./lifecycle.js";
 import { pendingMigrations, type Migration } from "./migrations.js";
 import { kindOf, readOptions } from "./options.js";
@@ -81,6 +82,24 @@ const MIGRATIONS: readonly Migration<string>[] = [
       CREATE INDEX assessments_by_course ON assessments (course_id) WHERE deleted_at IS NULL;
     `,
   },
+  {
+    version: 2,
+    description: "idempotency records: the first answer of a POST per (user, Idempotency-Key)",
+    // The primary key is the UNIQUE constraint that makes one of two concurrent callers lose.
+    up: `
+      CREATE TABLE idempotency (
+        user_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        body_hash TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+        status INTEGER,
+        body TEXT,
+        started_ms INTEGER NOT NULL,
+        PRIMARY KEY (user_id, key)
+      ) WITHOUT ROWID;
+      CREATE INDEX idempotency_expiry ON idempotency (started_ms);
+    `,
+  },
 ];
 
 // Deletion is final: an upsert never clears deleted_at, and a child written under a
@@ -116,6 +135,15 @@ const SQL = {
   // Through the class as well: an assessment stored before its class has no course_id.
   deleteAssessments: `UPDATE assessments SET deleted_at = @now WHERE deleted_at IS NULL
     AND (course_id = @id OR class_id IN (SELECT id FROM classes WHERE course_id = @id))`,
+  purgeIdempotent: `DELETE FROM idempotency WHERE started_ms < @record
+    OR (user_id = @user AND key = @key AND state = 'pending' AND started_ms < @pending)`,
+  claimIdempotent: `INSERT INTO idempotency (user_id, key, body_hash, state, started_ms)
+    VALUES (@user, @key, @bodyHash, 'pending', @now) ON CONFLICT (user_id, key) DO NOTHING`,
+  readIdempotent: `SELECT body_hash AS bodyHash, state, status, body, started_ms AS startedMs
+    FROM idempotency WHERE user_id = @user AND key = @key`,
+  completeIdempotent: `UPDATE idempotency SET state = 'done', status = @status, body = @body
+    WHERE user_id = @user AND key = @key AND state = 'pending'`,
+  abandonIdempotent: "DELETE FROM idempotency WHERE user_id = @user AND key = @key AND state = 'pending'",
 } as const;
 
 interface Row {
@@ -180,7 +208,19 @@ async function open(filename: string, busyTimeoutMs: number) {
     const deleteCourse = db.transaction((id: string, now: string) => {
       for (const step of [statements.deleteCourse, statements.deleteClasses, statements.deleteAssessments]) step.run({ id, now });
     });
-    return { db, statements, deleteCourse: (id: string, now: string) => deleteCourse.immediate(id, now) };
+    // One write transaction: purge, claim, read back. Across processes the PRIMARY KEY
+    // decides who claimed first; the read sees the winner's row.
+    const beginIdempotent = db.transaction((input: { user: string; key: string; bodyHash: string; now: number }) => {
+      statements.purgeIdempotent.run({ user: input.user, key: input.key, ...expiredBefore(input.now) });
+      if (statements.claimIdempotent.run(input).changes === 1) return { state: "new" } as const;
+      return answerFor(statements.readIdempotent.get(input) as IdempotencyRow, input.bodyHash);
+    });
+    return {
+      db,
+      statements,
+      deleteCourse: (id: string, now: string) => deleteCourse.immediate(id, now),
+      beginIdempotent: (input: { user: string; key: string; bodyHash: string; now: number }) => beginIdempotent.immediate(input),
+    };
   } catch (error) {
     db.close();
     throw error;
@@ -246,6 +286,20 @@ export function sqliteStore(options?: SqliteStoreOptions): SqliteStore {
       return row && toAssessment(row);
     }),
     listAssessments: (classId) => run((s) => (s.listAssessments.all(classId) as Row[]).map(toAssessment)),
+
+    async beginIdempotent(input) {
+      checkIdempotencyKey(input, { bodyHash: input.bodyHash });
+      const handle = await state.ready();
+      return handle.beginIdempotent({ user: input.user, key: input.key, bodyHash: input.bodyHash, now: input.now ?? Date.now() });
+    },
+    async completeIdempotent(input) {
+      checkIdempotencyKey(input, { status: input.status });
+      await run((s) => s.completeIdempotent.run({ user: input.user, key: input.key, status: input.status, body: bodyText(input.body) }));
+    },
+    async abandonIdempotent(input) {
+      checkIdempotencyKey(input);
+      await run((s) => s.abandonIdempotent.run({ user: input.user, key: input.key }));
+    },
 
     close: () => state.close(),
   };

@@ -31,7 +31,7 @@ export interface AssessmentRecord {
   createdAt: string;
 }
 
-export interface OralStore {
+export interface OralStore extends OralStoreIdempotency {
   /** Creates or migrates the schema. Idempotent; the router calls it before first use. */
   init(): Promise<void>;
 
@@ -54,4 +54,63 @@ export interface OralStore {
 
   /** Releases connections / file handles. */
   close(): Promise<void>;
+}
+
+/**
+ * Idempotency records: the first answer of an instructor POST, keyed by the user and the
+ * `Idempotency-Key` header, so a retry replays it instead of creating a second record on
+ * the platform. See `OralStore.beginIdempotent` for the protocol.
+ */
+export interface IdempotencyKey {
+  /** Who sent the request (the router's user id): keys are scoped per user. */
+  user: string;
+  /** The `Idempotency-Key` header as sent. */
+  key: string;
+}
+
+export interface IdempotencyBeginInput extends IdempotencyKey {
+  /** A hash of the request (method, path and body, as the caller chooses): a reused key with another request is a mismatch. */
+  bodyHash: string;
+  /** Milliseconds since the epoch; tests pass a value to step over the expiry. Default `Date.now()`. */
+  now?: number;
+}
+
+export type IdempotencyBegin =
+  /** This caller owns the key: make the call, then `completeIdempotent` or `abandonIdempotent`. */
+  | { state: "new" }
+  /** Another call with this key and request is in flight (or died less than `IDEMPOTENCY_PENDING_MS` ago). */
+  | { state: "pending" }
+  /** The first call finished: replay this answer. */
+  | { state: "done"; status: number; body: unknown }
+  /** The key was used with another request (another `bodyHash`). */
+  | { state: "mismatch" };
+
+export interface IdempotencyCompleteInput extends IdempotencyKey {
+  status: number;
+  /** Any JSON value; given back by `beginIdempotent` exactly as JSON gives it back. */
+  body: unknown;
+}
+
+/** Records are purged (lazily, on a later `beginIdempotent`) this long after the first call began. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * A record still pending after this long belongs to a call that died with its instance
+ * (longer than any request deadline): the next caller with the key takes it over.
+ */
+export const IDEMPOTENCY_PENDING_MS = 5 * 60 * 1000;
+
+export interface OralStoreIdempotency {
+  /**
+   * Claims (user, key) for a call, atomically: of concurrent callers exactly one gets
+   * `new` (a UNIQUE constraint in SQLite and PostgreSQL, so this holds across processes
+   * and instances sharing the database). The others get `pending` until the owner
+   * completes, then `done` with the recorded answer; any caller whose `bodyHash` differs
+   * from the recorded one gets `mismatch`. Expired records (older than
+   * `IDEMPOTENCY_TTL_MS`) are deleted here, and a stale pending one is taken over.
+   */
+  beginIdempotent(input: IdempotencyBeginInput): Promise<IdempotencyBegin>;
+  /** Records the answer of the call that got `new`. A no-op when the record is not pending. */
+  completeIdempotent(input: IdempotencyCompleteInput): Promise<void>;
+  /** Forgets a pending claim (the call failed before it had an answer worth replaying), so a retry may try again. */
+  abandonIdempotent(input: IdempotencyKey): Promise<void>;
 }

@@ -88,8 +88,9 @@ describe("request() paths", () => {
     const error = await rejectionOf(client.request("GET", "/nothing-here?email=ada%40example.edu"));
     expect(error).toBeInstanceOf(PlatformNotFoundError);
     expect(error.path).toBe("/nothing-here");
-    expect(error.message).not.toContain("ada");
-    expect(JSON.stringify(client.logger.lines)).not.toContain("ada");
+    // Not just "ada": hex request ids (req_…adaf…) contain it by chance.
+    expect(error.message).not.toMatch(/ada%40|example\.edu|email=/);
+    expect(JSON.stringify(client.logger.lines)).not.toMatch(/ada%40|example\.edu|email=/);
   });
 });
 
@@ -99,6 +100,9 @@ describe("bodies", () => {
   it.each([
     ["an impossible date", { startDate: "2026-13-45", endDate: DATES.endDate }, ["startDate"]],
     ["a date that is not ISO 8601", { startDate: "next Monday", endDate: DATES.endDate }, ["startDate"]],
+    // Found by the soak's fuzz: `new Date` rolls these over (to 2 March, 1 March) instead of refusing them.
+    ["a day the month does not have", { startDate: "2026-02-30T00:00:00Z", endDate: DATES.endDate }, ["startDate"]],
+    ["29 February of a common year", { startDate: "2025-02-29", endDate: DATES.endDate }, ["startDate"]],
     ["a date-time without a zone", { startDate: "2026-09-01T09:00:00", endDate: DATES.endDate }, ["startDate"]],
     ["two bad dates", { startDate: "yesterday", endDate: "2026-02-30T25:00:00Z" }, ["startDate", "endDate"]],
     ["an end before the start", { startDate: DATES.endDate, endDate: DATES.startDate }, ["endDate"]],

@@ -73,7 +73,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
       try {
         await Promise.all(stores.map((s) => s.init()));
         const versions = await admin.query(`SELECT version FROM "${fresh}".oral_schema_version`);
-        expect(versions.rows).toEqual([{ version: 1 }]);
+        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
         await stores[0]?.putCourse({ id: "c1", name: "C", data: {}, createdAt: new Date().toISOString() });
         expect(await stores[4]?.getCourse("c1")).toBeDefined();
       } finally {
@@ -143,6 +143,72 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
       expect(String(error)).not.toContain("hunter2secret");
       await expect(s.init()).rejects.toThrow(); // retried, not a cached rejection
       await s.close();
+    });
+  });
+
+  describe("failures", () => {
+    const createdAt = new Date().toISOString();
+
+    it("rolls a failed migration back entirely, and init() succeeds once the cause is gone", async () => {
+      const where = schema("badmig");
+      // A table of the same name but another shape: the migration's CREATE INDEX on it fails.
+      await admin.query(`CREATE SCHEMA IF NOT EXISTS "${where}"`);
+      await admin.query(`CREATE TABLE "${where}".oral_courses (x INT)`);
+      const s = store({ schema: where });
+      try {
+        await expect(s.init()).rejects.toThrow(/created_ms|column/);
+        // Nothing half-done: no version recorded, none of the other tables created.
+        const tables = await admin.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1", [where]);
+        expect(tables.rows.map((r: { table_name: string }) => r.table_name)).toEqual(["oral_courses"]);
+        await admin.query(`DROP TABLE "${where}".oral_courses`);
+        await expect(s.init()).resolves.toBeUndefined();
+        await s.putCourse({ id: "c1", name: "C", data: {}, createdAt });
+        expect(await s.getCourse("c1")).toBeDefined();
+      } finally {
+        await s.close();
+      }
+    });
+
+    it("rolls deleteCourse back when a step fails: the course and its classes stay visible", async () => {
+      const where = schema("rollback");
+      const s = store({ schema: where });
+      try {
+        await s.putCourse({ id: "c1", name: "C", data: {}, createdAt });
+        await s.putClass({ id: "k1", courseId: "c1", name: "K", data: {}, createdAt });
+        await s.putAssessment({ id: "e1", classId: "k1", courseId: undefined, name: "E", data: {}, createdAt });
+        // The third statement (assessments) fails after the first two ran.
+        await admin.query(`CREATE FUNCTION "${where}".refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by test'; END $$`);
+        await admin.query(`CREATE TRIGGER refuse BEFORE UPDATE ON "${where}".oral_assessments FOR EACH ROW EXECUTE FUNCTION "${where}".refuse()`);
+        await expect(s.deleteCourse("c1")).rejects.toThrow(/refused by test/);
+        expect(await s.getCourse("c1")).toBeDefined();
+        expect(await s.getClass("k1")).toBeDefined();
+        expect(await s.getAssessment("e1")).toBeDefined();
+        await admin.query(`DROP TRIGGER refuse ON "${where}".oral_assessments`);
+        await s.deleteCourse("c1");
+        expect(await s.getCourse("c1")).toBeUndefined();
+        expect(await s.getAssessment("e1")).toBeUndefined();
+      } finally {
+        await s.close();
+      }
+    });
+
+    it("logs (does not throw) an error of an idle pooled connection, and keeps working on a new one", async () => {
+      const app = `${run}_killed`;
+      const warnings: unknown[] = [];
+      const s = postgresStore({
+        connectionString: `${url}?application_name=${app}`, schema: schema("killed"),
+        logger: { warn: (obj: unknown) => { warnings.push(obj); } },
+      });
+      try {
+        await s.putCourse({ id: "c1", name: "C", data: {}, createdAt });
+        const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [app]);
+        expect(killed.rowCount).toBeGreaterThan(0);
+        await expect.poll(() => warnings.length).toBeGreaterThan(0);
+        expect(warnings[0]).toMatchObject({ event: "store_connection_error" });
+        expect(await s.getCourse("c1")).toBeDefined();
+      } finally {
+        await s.close();
+      }
     });
   });
 

@@ -32,9 +32,9 @@ describe("sqliteStore: the file", () => {
     const db = new Database(filename, { readonly: true });
     try {
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-      expect(db.pragma("user_version", { simple: true })).toBe(1);
+      expect(db.pragma("user_version", { simple: true })).toBe(2);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").pluck().all();
-      expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created"]);
+      expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry"]);
     } finally {
       db.close();
     }
@@ -71,6 +71,25 @@ describe("sqliteStore: the file", () => {
     const store = sqliteStore({ filename });
     expect(await store.listCourses()).toHaveLength(4);
     await store.close();
+  });
+
+  it("upgrades a version-1 file in place: records kept, idempotency records usable", async () => {
+    const filename = join(dir, "v1.sqlite");
+    const first = sqliteStore({ filename });
+    await first.putCourse({ id: "c1", name: "Kept", data: { x: 1 }, createdAt: new Date().toISOString() });
+    await first.close();
+    // Make it what the previous release left: version 1, no idempotency table.
+    const db = new Database(filename);
+    db.exec("DROP TABLE idempotency");
+    db.pragma("user_version = 1");
+    db.close();
+    const upgraded = sqliteStore({ filename });
+    expect(await upgraded.getCourse("c1")).toMatchObject({ name: "Kept", data: { x: 1 } });
+    expect(await upgraded.beginIdempotent({ user: "u", key: "k", bodyHash: "h" })).toEqual({ state: "new" });
+    await upgraded.close();
+    const check = new Database(filename, { readonly: true });
+    expect(check.pragma("user_version", { simple: true })).toBe(2);
+    check.close();
   });
 
   it("refuses a database written by a newer release, with a ConfigurationError naming the fix", async () => {

@@ -4,7 +4,7 @@
  * `classMode` applies: `in-person` per the reference).
  */
 import { z } from "zod";
-import { ClassMode, IsoDateTime, NonEmptyText, atLeastOneField } from "./primitives.js";
+import { ClassMode, IsoDateTime, NonEmptyText, atLeastOneField, requestObject } from "./primitives.js";
 
 const classFields = {
   name: NonEmptyText(200),
@@ -21,13 +21,12 @@ function datesInOrder(body: { startDate?: string; endDate?: string }, ctx: z.cor
   }
 }
 
-export const ClassCreate = z.looseObject(classFields).superRefine(datesInOrder);
+export const ClassCreate = requestObject(classFields).superRefine(datesInOrder);
 export type ClassCreateInput = z.input<typeof ClassCreate>;
 export type ClassCreateBody = z.output<typeof ClassCreate>;
 
 /** The fields to change (sent as given: partial update); at least one. */
-export const ClassUpdate = z
-  .looseObject({ ...classFields, name: classFields.name.optional() })
+export const ClassUpdate = requestObject({ ...classFields, name: classFields.name.optional() })
   .superRefine(datesInOrder)
   .refine(...atLeastOneField);
 export type ClassUpdateInput = z.input<typeof ClassUpdate>;

@@ -7,14 +7,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { ExamType, FreeText, Language, NonEmptyText, RecordId, Seconds, atLeastOneField } from "./primitives.js";
+import { PassThroughValue } from "../pass-through.js";
+import { ExamType, FreeText, Language, NonEmptyText, RecordId, Seconds, atLeastOneField, requestObject } from "./primitives.js";
 
 /** A question; its `id` is generated when missing, so callers may send text only. */
-export const Question = z
-  .looseObject({
-    id: z.string().trim().min(1).max(100).optional(),
-    text: NonEmptyText(4000),
-  })
+export const Question = requestObject({
+  id: z.string().trim().min(1).max(100).optional(),
+  text: NonEmptyText(4000),
+})
   .transform((q) => ({ ...q, id: q.id ?? `q_${randomUUID()}` }));
 export type QuestionInput = z.input<typeof Question>;
 
@@ -30,7 +30,7 @@ const Questions = z
 export const EvaluationStrategy = z.enum(["ai-rubric", "model-answer", "curriculum"]);
 
 /** Evaluation criteria; the reference lists these keys "etc.", so others pass through. */
-export const Criteria = z.looseObject({
+export const Criteria = requestObject({
   /** `"ai"` per the reference's example; other values not stated (a pending change adds `"teacher"` and `null`). */
   rubricType: z.string().optional(),
   selectedCurriculumItems: z.array(z.string()).optional(),
@@ -69,11 +69,11 @@ const optionalFields = {
   evaluationStrategy: EvaluationStrategy,
   criteria: Criteria,
   /** Custom score bands; the reference does not state their shape. */
-  scoringLevels: z.unknown(),
+  scoringLevels: PassThroughValue,
   /** The descriptor matrix for `ai-rubric`; the reference does not state its shape. */
-  evaluationRubricDescriptors: z.unknown(),
+  evaluationRubricDescriptors: PassThroughValue,
   /** Model answers by question id; the value type is not stated. */
-  modelAnswers: z.looseObject({}),
+  modelAnswers: requestObject({}),
 };
 
 type Optionals<T extends Record<string, z.ZodType>> = { [K in keyof T]: z.ZodOptional<T[K]> };
@@ -81,7 +81,7 @@ function allOptional<T extends Record<string, z.ZodType>>(shape: T): Optionals<T
   return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()])) as Optionals<T>;
 }
 
-export const OralAssessmentCreate = z.looseObject({
+export const OralAssessmentCreate = requestObject({
   name: NonEmptyText(200),
   classId: RecordId,
   ...allOptional(optionalFields),
@@ -92,8 +92,7 @@ export type OralAssessmentCreateInput = z.input<typeof OralAssessmentCreate>;
 export type OralAssessmentCreateBody = z.output<typeof OralAssessmentCreate>;
 
 /** The fields to change (sent as given: partial update; no defaults); at least one. */
-export const OralAssessmentUpdate = z
-  .looseObject({ name: NonEmptyText(200).optional(), classId: RecordId.optional(), ...allOptional(optionalFields) })
+export const OralAssessmentUpdate = requestObject({ name: NonEmptyText(200).optional(), classId: RecordId.optional(), ...allOptional(optionalFields) })
   .refine(...atLeastOneField);
 export type OralAssessmentUpdateInput = z.input<typeof OralAssessmentUpdate>;
 export type OralAssessmentUpdateBody = z.output<typeof OralAssessmentUpdate>;

@@ -3,6 +3,7 @@
  * enums and the envelope's `meta`. `../schemas.ts` re-exports all of it.
  */
 import { z } from "zod";
+import { PassThroughValue } from "../pass-through.js";
 
 // C0 and C1 control characters (and DEL). They have no business in an id, and in a path
 // segment they are a classic request-splitting vector.
@@ -21,6 +22,12 @@ export const RecordId = z
   .refine((s) => !CONTROL_CHARS.test(s), "must not contain control characters")
   .refine((s) => s !== "." && s !== "..", "must not be a dot segment");
 
+/**
+ * A request body object: loose (fields we do not model pass through to the platform), but
+ * each unknown field is bounded in depth and size (see pass-through.ts).
+ */
+export const requestObject = <Shape extends z.ZodRawShape>(shape: Shape) => z.object(shape).catchall(PassThroughValue);
+
 /** Trimmed text that must not be empty, up to `max` characters. */
 export const NonEmptyText = (max: number) => z.string().trim().min(1, "must not be empty").max(max, `must be at most ${max} characters`);
 
@@ -36,6 +43,16 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
  * milliseconds, as the platform expects. A date-time without a zone is refused rather
  * than guessed: it would mean different instants on different servers.
  */
+/** The date part names a day that exists (no 30 February), and the time part a real time. */
+function realCalendarDate(text: string): boolean {
+  const [, y, m, d, hh = "0", mm = "0", ss = "0"] = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?/i.exec(text) ?? [];
+  const year = Number(y);
+  const month = Number(m);
+  const day = Number(d);
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && Number(hh) <= 23 && Number(mm) <= 59 && Number(ss) <= 59;
+}
+
 export const IsoDateTime = z.union([z.date(), z.string()]).transform((value, ctx) => {
   if (typeof value === "string" && !ISO_DATE.test(value) && !ISO_DATE_TIME.test(value)) {
     ctx.addIssue({
@@ -45,7 +62,8 @@ export const IsoDateTime = z.union([z.date(), z.string()]).transform((value, ctx
     return z.NEVER;
   }
   const date = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(date.getTime())) {
+  // `new Date` rolls 2026-02-30 over to March 2 instead of refusing it.
+  if (Number.isNaN(date.getTime()) || (typeof value === "string" && !realCalendarDate(value))) {
     ctx.addIssue({ code: "custom", message: "is not a valid date" });
     return z.NEVER;
   }

@@ -5,7 +5,7 @@
  * Lengths are counted as JavaScript counts them (UTF-16 code units), after trimming.
  */
 import { z } from "zod";
-import { NonEmptyText, RecordId, Seconds, atLeastOneField } from "./primitives.js";
+import { NonEmptyText, RecordId, Seconds, atLeastOneField, requestObject } from "./primitives.js";
 
 /** The reference's limits, in characters. */
 export const ROLEPLAY_LIMITS = {
@@ -31,7 +31,7 @@ const roleplayFields = {
   roleplayScenarioDetails: Bounded(ROLEPLAY_LIMITS.roleplayScenarioDetails),
 };
 
-export const RoleplayCreate = z.looseObject({
+export const RoleplayCreate = requestObject({
   ...roleplayFields,
   /** Longest the role-play may last, seconds; the platform's default is 600 (not filled in here). */
   roleplayDuration: Seconds.optional(),
@@ -40,16 +40,15 @@ export type RoleplayCreateInput = z.input<typeof RoleplayCreate>;
 export type RoleplayCreateBody = z.output<typeof RoleplayCreate>;
 
 /** The fields to change (sent as given: partial update); limits apply to those given; at least one. */
-export const RoleplayUpdate = z
-  .looseObject({
-    name: roleplayFields.name.optional(),
-    classId: roleplayFields.classId.optional(),
-    roleplayStudentRole: roleplayFields.roleplayStudentRole.optional(),
-    roleplayCoralRole: roleplayFields.roleplayCoralRole.optional(),
-    roleplayScenario: roleplayFields.roleplayScenario.optional(),
-    roleplayScenarioDetails: roleplayFields.roleplayScenarioDetails.optional(),
-    roleplayDuration: Seconds.optional(),
-  })
+export const RoleplayUpdate = requestObject({
+  name: roleplayFields.name.optional(),
+  classId: roleplayFields.classId.optional(),
+  roleplayStudentRole: roleplayFields.roleplayStudentRole.optional(),
+  roleplayCoralRole: roleplayFields.roleplayCoralRole.optional(),
+  roleplayScenario: roleplayFields.roleplayScenario.optional(),
+  roleplayScenarioDetails: roleplayFields.roleplayScenarioDetails.optional(),
+  roleplayDuration: Seconds.optional(),
+})
   .refine(...atLeastOneField);
 export type RoleplayUpdateInput = z.input<typeof RoleplayUpdate>;
 export type RoleplayUpdateBody = z.output<typeof RoleplayUpdate>;

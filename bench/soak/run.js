@@ -1,0 +1,267 @@
+/**
+ * `npm run soak [-- --json] [--requests 10000] [--cases 10000] [--seed N]`
+ *
+ * Two phases against the built package, the router in a child process (a crash is
+ * counted and the router restarted), the emulator in another:
+ * - faults: requests through the router (instructor routes and launches) while the
+ *   emulator injects a random mix of 500, hang, reset, malformed JSON, 429 and latency.
+ *   Every answer must be a documented status (success, 502, 503, 504) within its
+ *   deadline; the key must appear in no response and no log line; RSS must stay flat.
+ * - fuzz: fast-check cases of invalid bodies, ids and headers on every instructor route
+ *   (bench/soak/fuzz-cases.js): no answer ≥ 500, no platform call, every answer a
+ *   problem+json (a 400 naming a field). Each failing class is listed with a small example.
+ * Exits 1 when a target is missed. Progress goes to stderr.
+ */
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import fc from "fast-check";
+import { startEmulatorProcess } from "../lib/emulator.js";
+import { invalidRequest, malformedPathRequest, wrongAnswer } from "./fuzz-cases.js";
+import { rawRequest } from "./http.js";
+import { CLIENT, ROUTER } from "./router-process.js";
+
+const { values } = parseArgs({
+  options: {
+    json: { type: "boolean", default: false },
+    requests: { type: "string", default: "10000" },
+    cases: { type: "string", default: "10000" },
+    concurrency: { type: "string", default: "32" },
+    seed: { type: "string", default: String(Date.now() % 1_000_000) },
+  },
+});
+const log = (text) => process.stderr.write(`[soak] ${text}\n`);
+const seed = Number(values.seed);
+const CHILD = fileURLToPath(new URL("./router-process.js", import.meta.url));
+
+/** An instructor call: at most two attempts of `timeoutMs` plus backoff, bounded by the client's deadline; slack for a busy 2-core machine. */
+const SLACK_MS = 1_500;
+const DEADLINE = { instructor: CLIENT.deadlineMs + SLACK_MS, launch: ROUTER.launchWaitMs + CLIENT.deadlineMs + SLACK_MS };
+const OK = { GET: [200], POST: [201], PUT: [200], DELETE: [204], launch: [303, 202] }; // 202: the waiting page
+const UPSTREAM_FAILURE = [502, 503, 504];
+
+const emulator = await startEmulatorProcess();
+const control = async (method, path, body) => {
+  const res = await fetch(`${emulator.url}/__emulator${path}`, {
+    method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`emulator control ${method} ${path}: ${res.status}`);
+  return res.json();
+};
+await emulator.setRateLimits({ dev: 1_000_000, prod: 1_000_000 });
+
+// ---- the router child -------------------------------------------------------------------
+const counters = { crashes: 0, unhandledRejections: 0, keyLeaks: 0 };
+let router;
+let stopping = false;
+const countKey = (text) => {
+  if (text.includes(emulator.testKey)) counters.keyLeaks += text.split(emulator.testKey).length - 1;
+};
+
+function startRouter() {
+  const child = fork(CHILD, ["child"], {
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    env: { ...process.env, EMULATOR_URL: emulator.url, EMULATOR_KEY: emulator.testKey },
+  });
+  // Scan output in chunks joined per line; a key split across chunks is still found.
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = "";
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk) => {
+      const lines = (rest + chunk).split("\n");
+      rest = lines.pop() ?? "";
+      for (const l of lines) countKey(l);
+    });
+    stream.on("end", () => countKey(rest));
+  }
+  const pendingRss = [];
+  child.on("message", (m) => {
+    if (m?.type === "unhandledRejection") counters.unhandledRejections += 1;
+    if (m?.type === "rss") pendingRss.shift()?.(m.rss);
+  });
+  return new Promise((resolve, reject) => {
+    child.on("message", (m) => {
+      if (m?.type === "ready") resolve({ child, url: m.url, ids: m.ids, rss: () => new Promise((r) => { pendingRss.push(r); child.send({ type: "rss" }); }) });
+    });
+    child.once("exit", (code) => {
+      if (!stopping) {
+        counters.crashes += 1;
+        log(`router process exited (${code}); restarting`);
+        router = startRouter();
+      }
+      reject(new Error(`router exited (${code}) before it was ready`));
+    });
+  });
+}
+router = startRouter();
+const current = () => router;
+
+// ---- faults ------------------------------------------------------------------------------
+const FAULTS = [
+  { type: "status", status: 500 },
+  { type: "hang" },
+  { type: "reset" },
+  { type: "malformed" },
+  { type: "status", status: 429, retryAfter: 0 },
+  { type: "status", status: 503 },
+];
+/** mulberry32: a seeded generator, so a run can be replayed with --seed. */
+let state = seed >>> 0;
+const random = () => {
+  state = (state + 0x6d2b79f5) >>> 0;
+  let t = state;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+const pick = (n) => Math.floor(random() * n);
+
+function operation(r, i) {
+  const ins = { cookie: "bench_user=ins" };
+  const json = { ...ins, "content-type": "application/json" };
+  const { courseId, classId, examId } = r.ids;
+  const ops = [
+    () => ({ kind: "GET", method: "GET", path: "/courses", headers: ins }),
+    () => ({ kind: "GET", method: "GET", path: `/courses/${courseId}`, headers: ins }),
+    () => ({ kind: "PUT", method: "PUT", path: `/courses/${courseId}`, headers: json, body: JSON.stringify({ name: `Soak ${i}` }) }),
+    () => ({ kind: "POST", method: "POST", path: "/courses", headers: json, body: JSON.stringify({ name: `Course ${i}` }) }),
+    () => ({ kind: "POST", method: "POST", path: `/courses/${courseId}/classes`, headers: json, body: JSON.stringify({ name: `Class ${i}`, startDate: "2026-09-01", endDate: "2026-12-01" }) }),
+    () => ({ kind: "POST", method: "POST", path: "/oral-assessments", headers: json, body: JSON.stringify({ name: `Exam ${i}`, classId, questions: [{ text: "Why?" }] }) }),
+    () => ({ kind: "GET", method: "GET", path: `/courses/${courseId}/classes`, headers: ins }),
+    () => ({ kind: "GET", method: "GET", path: `/classes/${classId}/oral-assessments`, headers: ins }),
+    () => ({ kind: "launch", method: "GET", path: `/launch/${examId}`, headers: { cookie: `bench_user=s${pick(2_000)}` } }),
+    () => ({ kind: "launch", method: "GET", path: `/launch/${examId}`, headers: { cookie: `bench_user=s${pick(2_000)}` } }),
+  ];
+  return ops[pick(ops.length)]();
+}
+
+async function runFaults(total, concurrency) {
+  const stats = { requests: 0, overDeadline: 0, wrongStatus: 0, statuses: {}, wrongExamples: [], lateExamples: [] };
+  let next = 0;
+  let baseRss;
+  const warmup = Math.min(1_000, Math.floor(total / 10));
+  const worker = async () => {
+    while (next < total) {
+      const i = next++;
+      if (i === warmup) baseRss = await (await current()).rss();
+      if (i % 250 === 0) await control("POST", "/latency", { fixedMs: pick(30), jitterMs: pick(80) });
+      if (pick(10) < 3) await control("POST", "/faults", { ...FAULTS[pick(FAULTS.length)], count: 1 });
+      const r = await current();
+      const op = operation(r, i);
+      const started = performance.now();
+      let res;
+      try {
+        res = await rawRequest(r.url, op, DEADLINE[op.kind === "launch" ? "launch" : "instructor"] + 10_000);
+      } catch (error) {
+        res = { status: 0, headers: {}, text: String(error.message) };
+      }
+      const ms = performance.now() - started;
+      stats.requests += 1;
+      stats.statuses[res.status] = (stats.statuses[res.status] ?? 0) + 1;
+      countKey(res.text);
+      countKey(JSON.stringify(res.headers));
+      if (ms > DEADLINE[op.kind === "launch" ? "launch" : "instructor"]) {
+        stats.overDeadline += 1;
+        if (stats.lateExamples.length < 5) stats.lateExamples.push({ op: `${op.method} ${op.path}`, status: res.status, ms: Math.round(ms) });
+      }
+      const allowed = [...OK[op.kind], ...UPSTREAM_FAILURE];
+      if (!allowed.includes(res.status)) {
+        stats.wrongStatus += 1;
+        if (stats.wrongExamples.length < 5) stats.wrongExamples.push({ op: `${op.method} ${op.path}`, status: res.status, body: res.text.slice(0, 200) });
+      }
+      if (i % 1_000 === 0) log(`faults: ${i}/${total}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  await control("DELETE", "/faults");
+  const endRss = await (await current()).rss();
+  stats.rssGrowthPct = baseRss ? Math.round(((endRss - baseRss) / baseRss) * 1000) / 10 : 0;
+  return stats;
+}
+
+// ---- fuzz --------------------------------------------------------------------------------
+async function runFuzz(total, concurrency) {
+  await control("DELETE", "/faults");
+  const r = await current();
+  const since = Date.now();
+  // 95 % invalid ids, bodies and headers; 5 % malformed percent-encoding (a known router finding).
+  const cases = fc.sample(fc.oneof({ weight: 19, arbitrary: invalidRequest(r.ids) }, { weight: 1, arbitrary: malformedPathRequest() }), { numRuns: total, seed });
+  const stats = { cases: 0, serverErrors: 0, upstreamOnInvalid: 0, notProblemNamingField: 0, findings: {} };
+  let next = 0;
+  const cookie = "bench_user=ins";
+  const worker = async () => {
+    while (next < cases.length) {
+      const c = cases[next++];
+      let res;
+      try {
+        res = await rawRequest(r.url, { ...c, headers: { ...c.headers, cookie } }, 10_000);
+      } catch (error) {
+        res = { status: 0, headers: {}, text: String(error.message) };
+      }
+      stats.cases += 1;
+      countKey(res.text);
+      const wrong = res.status === 0 ? "no answer" : wrongAnswer(res.status, res.headers["content-type"], res.text);
+      if (res.status >= 500 || res.status === 0) stats.serverErrors += 1;
+      else if (wrong) stats.notProblemNamingField += 1;
+      if (wrong) {
+        // One class per route shape and reason; keep the shortest example.
+        const route = `${c.method} ${c.path.replace(/^\/(launch|courses|classes|oral-assessments)\/[^/]+/, "/$1/:id")}`;
+        const key = `${route} → ${wrong}`;
+        const example = `${c.method} ${c.path}${c.body === undefined ? "" : ` ${c.body}`}`.slice(0, 300);
+        const seen = stats.findings[key];
+        stats.findings[key] = { count: (seen?.count ?? 0) + 1, example: seen && seen.example.length <= example.length ? seen.example : example };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const log = await control("GET", "/requests");
+  stats.upstreamOnInvalid = log.filter((entry) => entry.at >= since).length;
+  return stats;
+}
+
+let result;
+try {
+  await router;
+  log(`seed ${seed}; deadlines ${JSON.stringify(DEADLINE)}`);
+  const faults = await runFaults(Number(values.requests), Number(values.concurrency));
+  const fuzz = await runFuzz(Number(values.cases), 8);
+  result = {
+    seed,
+    faults: {
+      requests: faults.requests,
+      crashes: counters.crashes,
+      unhandledRejections: counters.unhandledRejections,
+      overDeadline: faults.overDeadline,
+      wrongStatus: faults.wrongStatus,
+      keyLeaks: counters.keyLeaks,
+      rssGrowthPct: faults.rssGrowthPct,
+      statuses: faults.statuses,
+      deadlinesMs: DEADLINE,
+      ...(faults.wrongExamples.length > 0 ? { wrongExamples: faults.wrongExamples } : {}),
+      ...(faults.lateExamples.length > 0 ? { lateExamples: faults.lateExamples } : {}),
+    },
+    fuzz: {
+      cases: fuzz.cases,
+      serverErrors: fuzz.serverErrors,
+      upstreamOnInvalid: fuzz.upstreamOnInvalid,
+      notProblemNamingField: fuzz.notProblemNamingField,
+      findings: fuzz.findings,
+    },
+  };
+} finally {
+  stopping = true;
+  const r = await router.catch(() => undefined);
+  if (r) await new Promise((resolve) => { r.child.once("exit", resolve); r.child.disconnect(); });
+  await emulator.close();
+}
+
+const f = result.faults;
+const z = result.fuzz;
+const targets = {
+  faults: f.requests >= 10_000 && f.crashes === 0 && f.unhandledRejections === 0 && f.overDeadline === 0 && f.wrongStatus === 0 && f.keyLeaks === 0 && f.rssGrowthPct < 10,
+  fuzz: z.cases >= 10_000 && z.serverErrors === 0 && z.upstreamOnInvalid === 0 && z.notProblemNamingField === 0,
+};
+result.targets = targets;
+if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+else process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+process.exit(targets.faults && targets.fuzz ? 0 : 1);
