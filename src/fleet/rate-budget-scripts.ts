@@ -14,6 +14,8 @@
  *   4 pause    string until when a platform 429 holds every call (ms, Redis clock).
  *   5 server   hash  the platform's last Remaining (minus sends since) until its reset.
  *   6 meta     hash  `limit` the platform reported; `window` the real window detected.
+ *   7 normals  zset  normal calls holding a reservation, score = reserved time: a launch
+ *                    queues behind sent calls and other launches only, never behind these.
  */
 
 const PRELUDE = `
@@ -32,6 +34,7 @@ for _, member in ipairs(old) do
   if not redis.call('ZSCORE', KEYS[2], member) then redis.call('ZREM', KEYS[1], member) end
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - W)
 `;
 
 /**
@@ -50,6 +53,7 @@ end
 local function hold(wait)
   redis.call('ZREM', KEYS[1], id)
   redis.call('ZREM', KEYS[3], id)
+  redis.call('ZREM', KEYS[7], id)
   return reply(math.max(1, wait), 0)
 end
 local pausedUntil = num(redis.call('GET', KEYS[4]), 0)
@@ -64,6 +68,7 @@ local function admit()
   redis.call('ZADD', KEYS[1], now, id)
   redis.call('ZADD', KEYS[2], now + lease, id)
   redis.call('ZREM', KEYS[3], id)
+  redis.call('ZREM', KEYS[7], id)
   if remaining then redis.call('HINCRBY', KEYS[5], 'remaining', -1) end
   return reply(0, 1)
 end
@@ -75,18 +80,35 @@ if mode == 'due' then
   local mine = redis.call('ZSCORE', KEYS[1], id)
   local sent = redis.call('ZCOUNT', KEYS[1], '-inf', now)
   if mine and tonumber(mine) <= now then sent = sent - 1 end
+  -- A launch does not wait for normal reservations that are due but not yet taken up.
+  if priority == 'launch' then sent = sent - redis.call('ZCOUNT', KEYS[7], '-inf', now) end
   if sent < cap then return admit() end
   redis.call('ZREM', KEYS[1], id)
 end
 
 local total = redis.call('ZCARD', KEYS[1])
-if total < cap then return admit() end
--- Full: the slot we get frees when the entry (total - L) leaves the window.
-local index = total - L
-if priority ~= 'launch' and cap < L then index = total - cap end
-local entry = redis.call('ZRANGE', KEYS[1], index, index, 'WITHSCORES')
 local at = now + W
-if entry[2] then at = tonumber(entry[2]) + W end
+if priority == 'launch' then
+  -- Launches count sent calls and other launches' reservations, not normal reservations
+  -- (those re-check at their time and yield to us then).
+  local sent = redis.call('ZCOUNT', KEYS[1], '-inf', now) - redis.call('ZCOUNT', KEYS[7], '-inf', now)
+  local launches = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. (now + grace), '+inf', 'WITHSCORES')
+  local ahead = sent + #launches / 2
+  if ahead < L then return admit() end
+  local index = ahead - L
+  if index < sent then
+    local entry = redis.call('ZRANGE', KEYS[1], index, index, 'WITHSCORES')
+    if entry[2] then at = tonumber(entry[2]) + W end
+  else
+    at = tonumber(launches[(index - sent) * 2 + 2]) - grace + W
+  end
+else
+  if total < cap then return admit() end
+  -- Full: the slot we get frees when the entry (total - cap) leaves the window.
+  local index = total - cap
+  local entry = redis.call('ZRANGE', KEYS[1], index, index, 'WITHSCORES')
+  if entry[2] then at = tonumber(entry[2]) + W end
+end
 -- An entry still in flight past its window holds its slot until answered: look again soon, not in a busy loop.
 if at <= now then at = now + math.max(50, math.floor(W / 20)) end
 if priority ~= 'launch' and cap < L then
@@ -94,7 +116,7 @@ if priority ~= 'launch' and cap < L then
   return hold(at - now)
 end
 redis.call('ZADD', KEYS[1], at, id)
-if priority == 'launch' then redis.call('ZADD', KEYS[3], at + grace, id) end
+if priority == 'launch' then redis.call('ZADD', KEYS[3], at + grace, id) else redis.call('ZADD', KEYS[7], at, id) end
 return reply(at - now, 2)
 `;
 
@@ -109,6 +131,7 @@ return 1
 export const ABANDON = `
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[7], ARGV[1])
 return 1
 `;
 
@@ -149,4 +172,4 @@ return { redis.call('ZCOUNT', KEYS[1], '-inf', now), redis.call('ZCARD', KEYS[1]
   redis.call('ZCARD', KEYS[3]) }
 `;
 
-export const BUDGET_KEYS = 6;
+export const BUDGET_KEYS = 7;

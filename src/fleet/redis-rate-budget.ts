@@ -62,7 +62,7 @@ export class SharedRateBudget implements RateBudget {
 
   constructor(private readonly connection: FleetConnection, private readonly settings: SharedBudgetSettings, readonly budgetId: string) {
     const base = `${settings.prefix}:{rb:${budgetId}}`;
-    this.keys = ["window", "flight", "launches", "pause", "server", "meta"].map((k) => `${base}:${k}`);
+    this.keys = ["window", "flight", "launches", "pause", "server", "meta", "normals"].map((k) => `${base}:${k}`);
     this.gate = createRateBudget({ limit: Number.MAX_SAFE_INTEGER, maxConcurrency: settings.maxConcurrency });
     this.fallback = createRateBudget({
       limit: Math.max(1, Math.floor(settings.limit / settings.expectedInstances)),
