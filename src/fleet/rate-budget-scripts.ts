@@ -38,8 +38,9 @@ redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - W)
 `;
 
 /**
- * ARGV: id, priority, limit, windowMs, launchShare, leaseMs, graceMs, mode ("new" | "due").
- * Returns { waitMs, status, sentInWindow, pausedForMs, serverRemaining (-1: unknown) }:
+ * ARGV: id, priority, limit, windowMs, launchShare, leaseMs, graceMs, mode ("new" | "due"),
+ * and for "due" the window the reservation was made on.
+ * Returns { waitMs, status, sentInWindow, pausedForMs, serverRemaining (-1: unknown), windowMs }:
  * status 1 = admitted (send now), 2 = slot reserved (sleep waitMs, then call again with
  * mode "due"), 0 = held without a reservation (pause, platform Remaining 0, or a normal
  * call while launches wait), call again with mode "new" after waitMs.
@@ -48,7 +49,7 @@ export const ACQUIRE = `${PRELUDE}
 local id, priority, share, lease, grace, mode = ARGV[1], ARGV[2], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
 local function reply(wait, status)
   local rem = redis.call('HGET', KEYS[5], 'remaining')
-  return { math.max(0, math.ceil(wait)), status, redis.call('ZCOUNT', KEYS[1], '-inf', now), math.max(0, num(redis.call('GET', KEYS[4]), 0) - now), num(rem, -1) }
+  return { math.max(0, math.ceil(wait)), status, redis.call('ZCOUNT', KEYS[1], '-inf', now), math.max(0, num(redis.call('GET', KEYS[4]), 0) - now), num(rem, -1), W }
 end
 local function hold(wait)
   redis.call('ZREM', KEYS[1], id)
@@ -83,7 +84,11 @@ if mode == 'due' then
   -- A launch does not wait for normal reservations that are due but not yet taken up.
   if priority == 'launch' then sent = sent - redis.call('ZCOUNT', KEYS[7], '-inf', now) end
   if sent < cap then return admit() end
+  -- Woken early (a look on a long wait): keep our place unless the window it was
+  -- computed on has since shrunk (a shorter real window was detected).
+  if mine and tonumber(mine) > now and tonumber(ARGV[9]) <= W then return reply(tonumber(mine) - now, 2) end
   redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[7], id)
 end
 
 local total = redis.call('ZCARD', KEYS[1])

@@ -19,8 +19,10 @@ import type { RequestPriority } from "../platform/types.js";
 import { WindowDetector } from "../platform/window-detector.js";
 import type { FleetConnection } from "./connection.js";
 
-/** How much of a reservation's sleep passes before an outage is noticed, at most. */
+/** How much of a reservation's sleep passes before an outage (or a shorter real window) is noticed, at most. */
 const WAKE_EVERY_MS = 1000;
+/** A long reservation is looked at again this often: the fleet may have learnt a shorter real window since. */
+const RECHECK_EVERY_MS = 5000;
 /** How long a launch's reservation keeps normal calls back after its time, if its instance died. */
 const LAUNCH_GRACE_MS = 2000;
 /** In-flight lease: longer than any call's deadline; lapses only when an instance died mid-call. */
@@ -42,8 +44,8 @@ export interface FleetRateBudgetStats extends RateBudgetStats {
   mode: "shared" | "fallback";
 }
 
-/** What the scripts return: [waitMs, status, sentInWindow, pausedForMs, serverRemaining]. */
-type Reply = [number, number, number, number, number];
+/** What the scripts return: [waitMs, status, sentInWindow, pausedForMs, serverRemaining, windowMs]. */
+type Reply = [number, number, number, number, number, number];
 type Scripted = RedisClient & Record<"eoaAcquire" | "eoaRelease" | "eoaAbandon" | "eoaPause" | "eoaObserve" | "eoaStats", (...args: (string | number)[]) => Promise<unknown>>;
 
 export class SharedRateBudget implements RateBudget {
@@ -58,7 +60,7 @@ export class SharedRateBudget implements RateBudget {
   private inFlight = 0;
   private totalSent = 0;
   /** Last fleet-wide figures a script returned, with the local time they were read. */
-  private shared = { sentInWindow: 0, pausedUntil: 0, serverRemaining: undefined as number | undefined, platformLimit: Infinity };
+  private shared = { sentInWindow: 0, pausedUntil: 0, serverRemaining: undefined as number | undefined, platformLimit: Infinity, windowMs: Infinity };
 
   constructor(private readonly connection: FleetConnection, private readonly settings: SharedBudgetSettings, readonly budgetId: string) {
     const base = `${settings.prefix}:{rb:${budgetId}}`;
@@ -113,10 +115,11 @@ export class SharedRateBudget implements RateBudget {
     const id = `${this.instance}:${++this.seq}`;
     let mode: "new" | "due" = "new";
     let reserved = false;
+    let reservedOn = 0;
     for (;;) {
       let reply: Reply;
       try {
-        reply = await this.script("eoaAcquire", id, priority, this.settings.limit, this.windowMs, this.settings.launchShare, FLIGHT_LEASE_MS, LAUNCH_GRACE_MS, mode) as Reply;
+        reply = await this.script("eoaAcquire", id, priority, this.settings.limit, this.windowMs, this.settings.launchShare, FLIGHT_LEASE_MS, LAUNCH_GRACE_MS, mode, reservedOn) as Reply;
       } catch {
         return undefined;
       }
@@ -125,7 +128,11 @@ export class SharedRateBudget implements RateBudget {
       if (status === 1) return () => { this.script("eoaRelease", id, "", this.settings.limit, this.windowMs).catch(() => {}); };
       reserved = status === 2;
       mode = reserved ? "due" : "new";
-      const slept = await this.sleep(waitMs, signal);
+      // Reserved on a window the fleet may since have found to be shorter (issue part 3):
+      // wake early to look again when it did, or every few seconds on a long wait.
+      reservedOn = reply[5];
+      const sleptSince = Date.now();
+      const slept = await this.sleep(waitMs, signal, () => this.windowMs < reservedOn || Date.now() - sleptSince >= RECHECK_EVERY_MS);
       if (slept === "aborted") {
         if (reserved) this.script("eoaAbandon", id).catch(() => {});
         throw signal?.reason;
@@ -205,12 +212,14 @@ export class SharedRateBudget implements RateBudget {
     return Math.min(this.settings.limit, this.shared.platformLimit);
   }
 
+  /** The configured window, or the shorter real one detected here or by any instance. */
   private get windowMs(): number {
-    return this.detector.windowMs;
+    return Math.min(this.detector.windowMs, this.shared.windowMs);
   }
 
-  private remember([, , sentInWindow, pausedForMs, serverRemaining]: Reply): void {
+  private remember([, , sentInWindow, pausedForMs, serverRemaining, windowMs]: Reply): void {
     this.shared.sentInWindow = sentInWindow;
+    this.shared.windowMs = windowMs;
     if (pausedForMs > 0) this.shared.pausedUntil = Math.max(this.shared.pausedUntil, Date.now() + pausedForMs);
     this.shared.serverRemaining = serverRemaining < 0 ? undefined : serverRemaining;
   }
@@ -219,12 +228,13 @@ export class SharedRateBudget implements RateBudget {
     return this.connection.run((redis) => (redis as Scripted)[name](...this.keys, ...args));
   }
 
-  /** Sleeps `ms`, waking every second to notice an outage; "aborted" if the signal fired. */
-  private async sleep(ms: number, signal: AbortSignal | undefined): Promise<"ok" | "aborted" | "down"> {
+  /** Sleeps `ms`, waking every second to notice an outage or `recheck()`; "aborted" if the signal fired. */
+  private async sleep(ms: number, signal: AbortSignal | undefined, recheck: () => boolean): Promise<"ok" | "aborted" | "down"> {
     const until = Date.now() + ms;
     for (;;) {
       if (signal?.aborted) return "aborted";
       if (!this.connection.up) return "down";
+      if (recheck()) return "ok";
       const left = until - Date.now();
       if (left <= 0) return "ok";
       await new Promise<void>((resolve) => {

@@ -36,7 +36,7 @@ describe.runIf(available)("fleet state at rest in Redis", () => {
       const type = await raw.type(key);
       if (type === "string") values.push((await raw.get(key)) ?? "");
       if (type === "hash") values.push(JSON.stringify(await raw.hgetall(key)));
-      if (type === "zset") values.push(JSON.stringify(await raw.zrange(key, 0, -1)));
+      if (type === "zset") values.push(JSON.stringify(await raw.zrange(key, "0", "-1")));
     }
     return { keys, values };
   };
