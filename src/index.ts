@@ -21,7 +21,7 @@ export {
 
 export {
   redisFleet, fleetReady, inProcessFleet, inProcessLaunchAttempts, inProcessPreparedTokens, inProcessPlanLeases, inProcessLaunchLimiter,
-  type RedisFleet, type RedisFleetOptions, type Fleet, type InProcessFleetOptions, type FleetRateBudgetStats,
+  type RedisFleet, type RedisFleetOptions, type Fleet, type InProcessFleetOptions, type FleetRateBudgetStats, type SharedBudget,
   type LaunchAttemptStore, type AttemptOutcome as FleetAttemptOutcome, type AttemptTicket, type AttemptView, type AttemptTimings,
   type PreparedTokenStore, type PreparedToken, type PlanLeaseStore, type PlanLeaseTimings,
   type LaunchLimiter, type LaunchLimitDecision, type LaunchLimitSettings,

@@ -3,11 +3,29 @@
  * the zero-configuration default (one instance); `redisFleet()` shares it through Redis.
  * Both return the same shape, so the router takes either.
  */
-import { createRateBudget, type RateBudget } from "../platform/rate-budget.js";
+import { createRateBudget, type RateBudget, type RateBudgetStats } from "../platform/rate-budget.js";
 import { inProcessLaunchAttempts, type LaunchAttemptStore } from "./launch-attempts.js";
 import { inProcessLaunchLimiter, type LaunchLimiter } from "./launch-limiter.js";
 import { inProcessPlanLeases, type PlanLeaseStore } from "./plan-lease.js";
 import { inProcessPreparedTokens, type PreparedTokenStore } from "./prepared-tokens.js";
+
+export interface FleetRateBudgetStats extends RateBudgetStats {
+  /** `shared` while Redis answers; `fallback` while this instance runs on its own share. */
+  mode: "shared" | "fallback";
+}
+
+/** The shared budget's public face (no Redis client types, so apps without ioredis type-check). */
+export interface SharedBudget extends RateBudget {
+  /** The budget of one API key, by its hash: what `createPlatformClient` asks for. */
+  forKey(keyHash: string): SharedBudget;
+  stats(): FleetRateBudgetStats;
+  /** Fleet-wide figures read from Redis now (throws while Redis is unreachable). */
+  sharedStats(): Promise<{ sentInWindow: number; reserved: number; inFlight: number; pausedForMs: number; serverRemaining: number | undefined; windowMs: number; limit: number; launchesWaiting: number }>;
+  /** Roughly how long a launch arriving now waits for a slot, `ahead` launches before it (429 pause included). */
+  estimateWaitMs(ahead: number): number;
+  /** ms between calls to use `share` of the rate evenly. */
+  pacingIntervalMs(share: number): number;
+}
 
 export interface Fleet {
   /** `"redis"` or `"in-process"`. */

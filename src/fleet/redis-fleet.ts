@@ -12,7 +12,7 @@ import { toLogger } from "../core/logger.js";
 import { createCipher } from "./cipher.js";
 import { connect } from "./connection.js";
 import { withFallback } from "./fallback.js";
-import { inProcessFleet, PROGRESS_TTL_MS, type Fleet } from "./fleet.js";
+import { inProcessFleet, PROGRESS_TTL_MS, type Fleet, type SharedBudget } from "./fleet.js";
 import { defineLimiterScripts, redisLaunchLimiter } from "./redis-launch-limiter.js";
 import { defineAttemptScripts, redisLaunchAttempts } from "./redis-launch-attempts.js";
 import { definePlanScripts, redisPlanLeases } from "./redis-plan-lease.js";
@@ -23,7 +23,7 @@ import { SharedRateBudget } from "./redis-rate-budget.js";
 
 export interface RedisFleet extends Fleet {
   readonly kind: "redis";
-  readonly rateBudget: SharedRateBudget;
+  readonly rateBudget: SharedBudget;
 }
 
 /** The budget fleet.rateBudget keys by until a client binds it to its key (`forKey`). */

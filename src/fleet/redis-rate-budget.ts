@@ -14,10 +14,11 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Redis as RedisClient } from "ioredis";
-import { createRateBudget, type RateBudget, type RateBudgetStats, type RateLimitObservation, type ReleaseFn } from "../platform/rate-budget.js";
+import { createRateBudget, type RateBudget, type RateLimitObservation, type ReleaseFn } from "../platform/rate-budget.js";
 import type { RequestPriority } from "../platform/types.js";
 import { WindowDetector } from "../platform/window-detector.js";
 import type { FleetConnection } from "./connection.js";
+import type { FleetRateBudgetStats, SharedBudget } from "./fleet.js";
 
 /** How much of a reservation's sleep passes before an outage (or a shorter real window) is noticed, at most. */
 const WAKE_EVERY_MS = 1000;
@@ -39,16 +40,12 @@ export interface SharedBudgetSettings {
   expectedInstances: number;
 }
 
-export interface FleetRateBudgetStats extends RateBudgetStats {
-  /** `shared` while Redis answers; `fallback` while this instance runs on its own share. */
-  mode: "shared" | "fallback";
-}
 
 /** What the scripts return: [waitMs, status, sentInWindow, pausedForMs, serverRemaining, windowMs]. */
 type Reply = [number, number, number, number, number, number];
 type Scripted = RedisClient & Record<"eoaAcquire" | "eoaRelease" | "eoaAbandon" | "eoaPause" | "eoaObserve" | "eoaStats", (...args: (string | number)[]) => Promise<unknown>>;
 
-export class SharedRateBudget implements RateBudget {
+export class SharedRateBudget implements SharedBudget {
   private readonly keys: string[];
   private readonly gate: RateBudget;
   private readonly fallback: RateBudget;
@@ -245,6 +242,3 @@ export class SharedRateBudget implements RateBudget {
     }
   }
 }
-
-/** Registers the budget's scripts on a client (EVALSHA, with EVAL after a script-cache loss). */
-export { ACQUIRE, RELEASE, ABANDON, PAUSE, OBSERVE, STATS, BUDGET_KEYS } from "./rate-budget-scripts.js";
