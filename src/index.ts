@@ -20,7 +20,7 @@ export {
 } from "./router/index.js";
 
 export {
-  redisFleet, fleetReady, inProcessFleet, inProcessLaunchAttempts, inProcessPreparedTokens, inProcessPlanLeases, inProcessLaunchLimiter,
+  redisFleet, fleetReady, inProcessFleet, inProcessLaunchAttempts, waitForAttempt, inProcessPreparedTokens, inProcessPlanLeases, inProcessLaunchLimiter,
   type RedisFleet, type RedisFleetOptions, type Fleet, type InProcessFleetOptions, type FleetRateBudgetStats, type SharedBudget,
   type LaunchAttemptStore, type AttemptOutcome as FleetAttemptOutcome, type AttemptTicket, type AttemptView, type AttemptTimings,
   type PreparedTokenStore, type PreparedToken, type PlanLeaseStore, type PlanLeaseTimings,

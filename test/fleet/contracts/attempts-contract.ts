@@ -1,6 +1,6 @@
 /** The LaunchAttemptStore promises, for the in-process and the Redis implementation alike. */
 import { afterEach, describe, expect, it } from "vitest";
-import type { LaunchAttemptStore } from "../../../src/fleet/index.js";
+import { waitForAttempt, type LaunchAttemptStore } from "../../../src/fleet/index.js";
 import { sleep, type MakePair, type Pair } from "./pair.js";
 
 /** `make` must use a 300 ms lease and a 2 s outcome TTL. */
@@ -98,6 +98,23 @@ export function describeAttemptsContract(name: string, make: MakePair<LaunchAtte
       const second = await b.begin("exam-1", user);
       expect(second.waitId).toBe(first.waitId);
       expect(second.lease).toBeDefined();
+    });
+
+    it("a request held on another instance's attempt wakes when it settles, or when its owner died", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const { waitId, lease } = await a.begin("exam-1", user);
+      setTimeout(() => void a.renew(waitId, lease!), 150);
+      setTimeout(() => void a.complete(waitId, lease!, { kind: "token", token: "tok-w" }), 250);
+      const settled = await waitForAttempt(b, waitId, "exam-1", user, { timeoutMs: 5000, pollMs: 20 });
+      expect(settled).toEqual({ state: "done", outcome: "token", claimed: false });
+      const other = student();
+      const orphan = await a.begin("exam-1", other); // never renewed nor completed: its owner "died"
+      const lapsed = await waitForAttempt(b, orphan.waitId, "exam-1", other, { timeoutMs: 5000, pollMs: 20 });
+      expect(lapsed).toEqual({ state: "running", leaseLapsed: true });
+      expect(await b.takeOver(orphan.waitId, "exam-1", other)).toBeDefined();
+      const timedOut = await waitForAttempt(b, orphan.waitId, "exam-1", other, { timeoutMs: 100, pollMs: 20 });
+      expect(timedOut).toEqual({ state: "running", leaseLapsed: false });
     });
 
     it("renewing keeps the lease alive past its first term", async () => {
