@@ -20,3 +20,11 @@ export {
   oralAssessments, PrepareError, type OralAssessmentsRouter, type OralAssessmentsOptions, type LaunchContext,
   type PrepareOptions, type PrewarmOptions, type PrepareInput, type PrepareProgress,
 } from "./router/index.js";
+
+export {
+  redisFleet, fleetReady, inProcessFleet, inProcessLaunchAttempts, waitForAttempt, inProcessPreparedTokens, inProcessPlanLeases, inProcessLaunchLimiter,
+  type RedisFleet, type RedisFleetOptions, type Fleet, type InProcessFleetOptions, type FleetRateBudgetStats, type SharedBudget,
+  type LaunchAttemptStore, type AttemptOutcome as FleetAttemptOutcome, type AttemptTicket, type AttemptView, type AttemptTimings,
+  type PreparedTokenStore, type PreparedToken, type PlanLeaseStore, type PlanLeaseTimings,
+  type LaunchLimiter, type LaunchLimitDecision, type LaunchLimitSettings,
+} from "./fleet/index.js";

@@ -22,6 +22,7 @@ import { oralAssessmentsResource, roleplaysResource } from "./resources/exams.js
 import type { ResourceKit } from "./resources/kit.js";
 import { SignInToken, SignInTokenRequest, issuesOf } from "./schemas.js";
 import { createTransport } from "./transport.js";
+import { keyHash } from "./key-hash.js";
 import type { PlatformClient, PlatformClientOptions, RequestOptions, WithMeta } from "./types.js";
 
 const USER_AGENT = "express-oral-assessments";
@@ -30,7 +31,9 @@ const METHODS: readonly string[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
   const settings = resolveOptions(options);
   const transport = createTransport({ apiKey: settings.apiKey, maxSockets: settings.maxConcurrency, userAgent: USER_AGENT });
-  const budget = settings.rateBudget ?? createRateBudget({
+  // A shared budget keys its window by a hash of the key (never the key itself).
+  const shared = settings.rateBudget;
+  const budget = shared ? (shared.forKey?.(keyHash(settings.apiKey)) ?? shared) : createRateBudget({
     limit: settings.rateLimitPerMinute,
     windowMs: settings.rateWindowMs,
     maxConcurrency: settings.maxConcurrency,

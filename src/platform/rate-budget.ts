@@ -21,6 +21,7 @@
  */
 import { TimeQueue } from "../core/time-queue.js";
 import type { RequestPriority } from "./types.js";
+import { WindowDetector } from "./window-detector.js";
 
 /** Lets the next call go; call it once the response (or failure) is in. */
 export type ReleaseFn = () => void;
@@ -75,6 +76,11 @@ export interface RateBudget {
    * itself with it instead of bursting a window's worth of calls ahead of live launches.
    */
   pacingIntervalMs(share: number): number;
+  /**
+   * Optional: the budget for one API key, given the key's hash (`keyHash`). A shared
+   * (fleet) budget keys its window by it; `createPlatformClient` calls it once.
+   */
+  forKey?(keyHash: string): RateBudget;
 }
 
 export interface RateBudgetOptions {
@@ -102,7 +108,8 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
 class InProcessRateBudget implements RateBudget {
   private readonly configuredLimit: number;
   private serverLimit = Infinity;
-  private readonly windowMs: number;
+  /** Paces at the platform's real window when its headers show a shorter one. */
+  private readonly detector: WindowDetector;
   private readonly maxConcurrency: number;
   private readonly now: () => number;
   private readonly queues: Record<RequestPriority, Waiter[]> = { launch: [], normal: [] };
@@ -122,9 +129,13 @@ class InProcessRateBudget implements RateBudget {
 
   constructor(options: RateBudgetOptions) {
     this.configuredLimit = options.limit;
-    this.windowMs = options.windowMs ?? 60_000;
+    this.detector = new WindowDetector(options.windowMs ?? 60_000);
     this.maxConcurrency = options.maxConcurrency ?? 16;
     this.now = options.now ?? Date.now;
+  }
+
+  private get windowMs(): number {
+    return this.detector.windowMs;
   }
 
   private get limit(): number {
@@ -154,6 +165,7 @@ class InProcessRateBudget implements RateBudget {
   observe(observation: RateLimitObservation): void {
     const now = this.now();
     const { limit, remaining, resetAt } = observation;
+    this.detector.observe(observation, now);
     // A lower limit from the platform wins (the key's real limit); a higher one does not
     // raise ours, which the integrator may have lowered on purpose to share the key.
     if (limit !== undefined && Number.isFinite(limit) && limit > 0) this.serverLimit = limit;

@@ -1,0 +1,78 @@
+/**
+ * The fleet: what several app instances sharing one API key share. `inProcessFleet()` is
+ * the zero-configuration default (one instance); `redisFleet()` shares it through Redis.
+ * Both return the same shape, so the router takes either.
+ */
+import { createRateBudget, type RateBudget, type RateBudgetStats } from "../platform/rate-budget.js";
+import { inProcessLaunchAttempts, type LaunchAttemptStore } from "./launch-attempts.js";
+import { inProcessLaunchLimiter, type LaunchLimiter } from "./launch-limiter.js";
+import { inProcessPlanLeases, type PlanLeaseStore } from "./plan-lease.js";
+import { inProcessPreparedTokens, type PreparedTokenStore } from "./prepared-tokens.js";
+
+export interface FleetRateBudgetStats extends RateBudgetStats {
+  /** `shared` while Redis answers; `fallback` while this instance runs on its own share. */
+  mode: "shared" | "fallback";
+}
+
+/** The shared budget's public face (no Redis client types, so apps without ioredis type-check). */
+export interface SharedBudget extends RateBudget {
+  /** The budget of one API key, by its hash: what `createPlatformClient` asks for. */
+  forKey(keyHash: string): SharedBudget;
+  stats(): FleetRateBudgetStats;
+  /** Fleet-wide figures read from Redis now (throws while Redis is unreachable). */
+  sharedStats(): Promise<{ sentInWindow: number; reserved: number; inFlight: number; pausedForMs: number; serverRemaining: number | undefined; windowMs: number; limit: number; launchesWaiting: number }>;
+  /** Roughly how long a launch arriving now waits for a slot, `ahead` launches before it (429 pause included). */
+  estimateWaitMs(ahead: number): number;
+  /** ms between calls to use `share` of the rate evenly. */
+  pacingIntervalMs(share: number): number;
+}
+
+export interface Fleet {
+  /** `"redis"` or `"in-process"`. */
+  readonly kind: "redis" | "in-process";
+  /** Pass to `createPlatformClient({ rateBudget })`; the client binds it to its key's hash. */
+  readonly rateBudget: RateBudget;
+  readonly attempts: LaunchAttemptStore;
+  readonly preparedTokens: PreparedTokenStore;
+  readonly planLeases: PlanLeaseStore;
+  readonly launchLimiter: LaunchLimiter;
+  /** This instance's name in leases (random per process). */
+  readonly instanceId: string;
+  /** True while the shared state is reachable (always true in process). */
+  readonly shared: boolean;
+  close(): Promise<void>;
+}
+
+export interface InProcessFleetOptions {
+  /** Requests per window. Default 60. */
+  rateLimit?: number;
+  /** Default 60 000. */
+  rateWindowMs?: number;
+  /** Default 16. */
+  maxConcurrency?: number;
+  /** Default 10 000. */
+  attemptLeaseMs?: number;
+  /** Default 120 000. */
+  outcomeTtlMs?: number;
+  /** Default 15 000. */
+  planLeaseMs?: number;
+  /** Default `{ burst: 3, refillMs: 60 000 }`. */
+  launchLimit?: { burst?: number; refillMs?: number };
+}
+
+/** How long plan progress stays readable after its last change. */
+export const PROGRESS_TTL_MS = 6 * 60 * 60_000;
+
+export function inProcessFleet(options: InProcessFleetOptions = {}, instanceId = "local"): Fleet {
+  return {
+    kind: "in-process",
+    rateBudget: createRateBudget({ limit: options.rateLimit ?? 60, windowMs: options.rateWindowMs, maxConcurrency: options.maxConcurrency }),
+    attempts: inProcessLaunchAttempts({ leaseMs: options.attemptLeaseMs ?? 10_000, outcomeTtlMs: options.outcomeTtlMs ?? 120_000 }),
+    preparedTokens: inProcessPreparedTokens(),
+    planLeases: inProcessPlanLeases({ leaseMs: options.planLeaseMs ?? 15_000, progressTtlMs: PROGRESS_TTL_MS }),
+    launchLimiter: inProcessLaunchLimiter({ burst: options.launchLimit?.burst ?? 3, refillMs: options.launchLimit?.refillMs ?? 60_000 }),
+    instanceId,
+    shared: true,
+    async close() {},
+  };
+}

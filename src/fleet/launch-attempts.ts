@@ -1,0 +1,151 @@
+/**
+ * Launch attempts and their wait ids, shared so that a waiting page's refresh served by
+ * any instance continues the same attempt, and a double click split across instances
+ * costs one sign-in call.
+ *
+ * An attempt exists per (exam, student). `begin` either joins the running attempt or,
+ * atomically, makes the caller its owner (it holds the lease and makes the sign-in call).
+ * The owner renews its lease while the call is in flight; if the lease lapses (the owner
+ * died), the next `begin`/`takeOver` for that attempt becomes the owner: nobody waits
+ * forever. The outcome is kept for `outcomeTtlMs`; a token outcome is claimed once.
+ *
+ * `inProcessLaunchAttempts()` is the zero-configuration default; redis-launch-attempts.ts
+ * shares them across a fleet.
+ */
+import { randomBytes } from "node:crypto";
+
+export type AttemptOutcome =
+  | { kind: "token"; token: string }
+  | { kind: "failed"; status: number; detail: string };
+
+export interface AttemptTicket {
+  waitId: string;
+  /** Set when this caller must make the sign-in call: pass it to `renew` and `complete`. */
+  lease: string | undefined;
+}
+
+export type AttemptView =
+  | { state: "running"; leaseLapsed: boolean }
+  | { state: "done"; outcome: AttemptOutcome["kind"]; claimed: boolean }
+  | { state: "unknown" };
+
+export interface LaunchAttemptStore {
+  /** Joins the student's running attempt, or starts one (new, after a claimed/failed one, or taking over a lapsed lease). */
+  begin(examId: string, userKey: string): Promise<AttemptTicket>;
+  /** Extends the owner's lease; false if it is no longer the owner (lapsed and taken over). */
+  renew(waitId: string, lease: string): Promise<boolean>;
+  /** Stores the outcome; false if `lease` no longer owns the attempt (its outcome is then dropped). */
+  complete(waitId: string, lease: string, outcome: AttemptOutcome): Promise<boolean>;
+  /** What a refresh sees; `unknown` for a wait id of another student, or one that expired. */
+  view(waitId: string, examId: string, userKey: string): Promise<AttemptView>;
+  /** Becomes the owner of a running attempt whose lease lapsed; undefined if it did not lapse. */
+  takeOver(waitId: string, examId: string, userKey: string): Promise<string | undefined>;
+  /** The outcome: a token one at most once (atomic read + mark), a failure every time. */
+  claim(waitId: string, examId: string, userKey: string): Promise<AttemptOutcome | undefined>;
+}
+
+export interface AttemptTimings {
+  /** Owner lease, ms. */
+  leaseMs: number;
+  /** How long an outcome (and the attempt) stays readable, ms. */
+  outcomeTtlMs: number;
+}
+
+export const newWaitId = (): string => randomBytes(18).toString("base64url");
+export const newLease = (): string => randomBytes(12).toString("base64url");
+
+interface Attempt {
+  waitId: string;
+  examId: string;
+  userKey: string;
+  lease: string;
+  leaseUntil: number;
+  outcome: AttemptOutcome | undefined;
+  claimed: boolean;
+  expiresAt: number;
+}
+
+export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => number = Date.now): LaunchAttemptStore {
+  const byStudent = new Map<string, Attempt>();
+  const byWaitId = new Map<string, Attempt>();
+  const studentOf = (examId: string, userKey: string): string => `${examId}\u0000${userKey}`;
+  const find = (waitId: string, examId: string, userKey: string): Attempt | undefined => {
+    const a = byWaitId.get(waitId);
+    if (!a || a.examId !== examId || a.userKey !== userKey) return undefined;
+    if (a.expiresAt <= now()) {
+      byWaitId.delete(waitId);
+      if (byStudent.get(studentOf(examId, userKey)) === a) byStudent.delete(studentOf(examId, userKey));
+      return undefined;
+    }
+    return a;
+  };
+  const own = (a: Attempt): string => {
+    a.lease = newLease();
+    a.leaseUntil = now() + timings.leaseMs;
+    a.expiresAt = Math.max(a.expiresAt, now() + timings.outcomeTtlMs);
+    return a.lease;
+  };
+  return {
+    async begin(examId, userKey) {
+      const current = byStudent.get(studentOf(examId, userKey));
+      const a = current && find(current.waitId, examId, userKey);
+      if (a && !a.outcome) return { waitId: a.waitId, lease: a.leaseUntil <= now() ? own(a) : undefined };
+      if (a && a.outcome?.kind === "token" && !a.claimed) return { waitId: a.waitId, lease: undefined };
+      const fresh: Attempt = { waitId: newWaitId(), examId, userKey, lease: "", leaseUntil: 0, outcome: undefined, claimed: false, expiresAt: 0 };
+      const lease = own(fresh);
+      byStudent.set(studentOf(examId, userKey), fresh);
+      byWaitId.set(fresh.waitId, fresh);
+      return { waitId: fresh.waitId, lease };
+    },
+    async renew(waitId, lease) {
+      const a = byWaitId.get(waitId);
+      if (!a || a.outcome || a.lease !== lease) return false;
+      a.leaseUntil = now() + timings.leaseMs;
+      return true;
+    },
+    async complete(waitId, lease, outcome) {
+      const a = byWaitId.get(waitId);
+      if (!a || a.outcome || a.lease !== lease) return false;
+      a.outcome = outcome;
+      a.expiresAt = now() + timings.outcomeTtlMs;
+      return true;
+    },
+    async view(waitId, examId, userKey) {
+      const a = find(waitId, examId, userKey);
+      if (!a) return { state: "unknown" };
+      if (!a.outcome) return { state: "running", leaseLapsed: a.leaseUntil <= now() };
+      return { state: "done", outcome: a.outcome.kind, claimed: a.claimed };
+    },
+    async takeOver(waitId, examId, userKey) {
+      const a = find(waitId, examId, userKey);
+      return a && !a.outcome && a.leaseUntil <= now() ? own(a) : undefined;
+    },
+    async claim(waitId, examId, userKey) {
+      const a = find(waitId, examId, userKey);
+      if (!a?.outcome) return undefined;
+      if (a.outcome.kind === "failed") return a.outcome;
+      if (a.claimed) return undefined;
+      a.claimed = true;
+      return a.outcome;
+    },
+  };
+}
+
+/**
+ * Holds a request on an attempt another request (maybe on another instance) is running:
+ * resolves with the view once it is settled, its owner's lease lapsed (take it over), or
+ * `timeoutMs` passed (show the waiting page), by a short poll (`pollMs`, default 100)
+ * that works the same in process and on Redis. Rejects with the signal's reason on abort.
+ */
+export async function waitForAttempt(
+  store: LaunchAttemptStore, waitId: string, examId: string, userKey: string,
+  options: { timeoutMs: number; pollMs?: number; signal?: AbortSignal },
+): Promise<AttemptView> {
+  const until = Date.now() + options.timeoutMs;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const view = await store.view(waitId, examId, userKey);
+    if (view.state !== "running" || view.leaseLapsed || Date.now() >= until) return view;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs ?? 100, Math.max(1, until - Date.now()))));
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The shared budget's Lua scripts. Each runs atomically in Redis and reads Redis's own
+ * clock (`TIME`), never an instance's: instance clocks drift, and a 200 ms skew at
+ * 600/min is two extra requests in a window.
+ *
+ * Keys of one API key's budget (one hash tag, so they live on one Redis Cluster slot):
+ *   1 window   zset  member = call id, score = ms from which it counts: its reserved send
+ *                    time, then its send time, then (once answered) its answer time; it
+ *                    leaves the window `W` after that score.
+ *   2 flight   zset  calls in flight, score = lease end; an in-flight call never leaves
+ *                    the window, however slow; a lease lapses only if its instance died.
+ *   3 launches zset  launch calls holding a reservation, score = reserved time + grace:
+ *                    while one is there, normal calls keep `launchShare` of the window free.
+ *   4 pause    string until when a platform 429 holds every call (ms, Redis clock).
+ *   5 server   hash  the platform's last Remaining (minus sends since) until its reset.
+ *   6 meta     hash  `limit` the platform reported; `window` the real window detected.
+ *   7 normals  zset  normal calls holding a reservation, score = reserved time: a launch
+ *                    queues behind sent calls and other launches only, never behind these.
+ */
+
+const PRELUDE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function num(v, d) if v then return tonumber(v) end return d end
+local W = tonumber(ARGV[4])
+local detected = num(redis.call('HGET', KEYS[6], 'window'), 0)
+if detected > 0 and detected < W then W = detected end
+local L = tonumber(ARGV[3])
+local platformLimit = num(redis.call('HGET', KEYS[6], 'limit'), 0)
+if platformLimit > 0 and platformLimit < L then L = platformLimit end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - W)
+for _, member in ipairs(old) do
+  if not redis.call('ZSCORE', KEYS[2], member) then redis.call('ZREM', KEYS[1], member) end
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - W)
+`;
+
+/**
+ * ARGV: id, priority, limit, windowMs, launchShare, leaseMs, graceMs, mode ("new" | "due"),
+ * and for "due" the window the reservation was made on.
+ * Returns { waitMs, status, sentInWindow, pausedForMs, serverRemaining (-1: unknown), windowMs }:
+ * status 1 = admitted (send now), 2 = slot reserved (sleep waitMs, then call again with
+ * mode "due"), 0 = held without a reservation (pause, platform Remaining 0, or a normal
+ * call while launches wait), call again with mode "new" after waitMs.
+ */
+export const ACQUIRE = `${PRELUDE}
+local id, priority, share, lease, grace, mode = ARGV[1], ARGV[2], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
+local function reply(wait, status)
+  local rem = redis.call('HGET', KEYS[5], 'remaining')
+  return { math.max(0, math.ceil(wait)), status, redis.call('ZCOUNT', KEYS[1], '-inf', now), math.max(0, num(redis.call('GET', KEYS[4]), 0) - now), num(rem, -1), W }
+end
+local function hold(wait)
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[3], id)
+  redis.call('ZREM', KEYS[7], id)
+  return reply(math.max(1, wait), 0)
+end
+local pausedUntil = num(redis.call('GET', KEYS[4]), 0)
+if pausedUntil > now then return hold(pausedUntil - now) end
+local remaining = redis.call('HGET', KEYS[5], 'remaining')
+local resetAt = num(redis.call('HGET', KEYS[5], 'resetAt'), 0)
+if remaining and tonumber(remaining) <= 0 and resetAt > now then return hold(resetAt - now) end
+
+local cap = L
+if priority ~= 'launch' and redis.call('ZCARD', KEYS[3]) > 0 then cap = math.floor(L * (1 - share)) end
+local function admit()
+  redis.call('ZADD', KEYS[1], now, id)
+  redis.call('ZADD', KEYS[2], now + lease, id)
+  redis.call('ZREM', KEYS[3], id)
+  redis.call('ZREM', KEYS[7], id)
+  if remaining then redis.call('HINCRBY', KEYS[5], 'remaining', -1) end
+  return reply(0, 1)
+end
+
+if mode == 'due' then
+  -- Our reserved time has come. Count what was really sent (or is due) by now, not the
+  -- reservations behind us: if a slot is free, go; an in-flight call may have held its
+  -- slot past the time we reserved on, then we reserve again below.
+  local mine = redis.call('ZSCORE', KEYS[1], id)
+  local sent = redis.call('ZCOUNT', KEYS[1], '-inf', now)
+  if mine and tonumber(mine) <= now then sent = sent - 1 end
+  -- A launch does not wait for normal reservations that are due but not yet taken up.
+  if priority == 'launch' then sent = sent - redis.call('ZCOUNT', KEYS[7], '-inf', now) end
+  if sent < cap then return admit() end
+  -- Woken early (a look on a long wait): keep our place unless the window it was
+  -- computed on has since shrunk (a shorter real window was detected).
+  if mine and tonumber(mine) > now and tonumber(ARGV[9]) <= W then return reply(tonumber(mine) - now, 2) end
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[7], id)
+end
+
+local total = redis.call('ZCARD', KEYS[1])
+local at = now + W
+if priority == 'launch' then
+  -- Launches count sent calls and other launches' reservations, not normal reservations
+  -- (those re-check at their time and yield to us then).
+  local sent = redis.call('ZCOUNT', KEYS[1], '-inf', now) - redis.call('ZCOUNT', KEYS[7], '-inf', now)
+  local launches = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. (now + grace), '+inf', 'WITHSCORES')
+  local ahead = sent + #launches / 2
+  if ahead < L then return admit() end
+  local index = ahead - L
+  if index < sent then
+    local entry = redis.call('ZRANGE', KEYS[1], index, index, 'WITHSCORES')
+    if entry[2] then at = tonumber(entry[2]) + W end
+  else
+    at = tonumber(launches[(index - sent) * 2 + 2]) - grace + W
+  end
+else
+  if total < cap then return admit() end
+  -- Full: the slot we get frees when the entry (total - cap) leaves the window.
+  local index = total - cap
+  local entry = redis.call('ZRANGE', KEYS[1], index, index, 'WITHSCORES')
+  if entry[2] then at = tonumber(entry[2]) + W end
+end
+-- An entry still in flight past its window holds its slot until answered: look again soon, not in a busy loop.
+if at <= now then at = now + math.max(50, math.floor(W / 20)) end
+if priority ~= 'launch' and cap < L then
+  -- Launches are waiting: normal calls do not queue ahead of them; they look again then.
+  return hold(at - now)
+end
+redis.call('ZADD', KEYS[1], at, id)
+if priority == 'launch' then redis.call('ZADD', KEYS[3], at + grace, id) else redis.call('ZADD', KEYS[7], at, id) end
+return reply(at - now, 2)
+`;
+
+/** ARGV: id, (unused), limit, windowMs. The answer is in: the call counts until W after now. */
+export const RELEASE = `${PRELUDE}
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[1], 'GT', now, ARGV[1])
+return 1
+`;
+
+/** ARGV: id. A caller gave up on its reservation: the slot goes to the next. */
+export const ABANDON = `
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[7], ARGV[1])
+return 1
+`;
+
+/** ARGV: pauseMs. A platform 429: hold every instance until Retry-After. */
+export const PAUSE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ms = tonumber(ARGV[1])
+local current = tonumber(redis.call('GET', KEYS[4]) or '0')
+if now + ms > current then redis.call('SET', KEYS[4], now + ms, 'PX', ms) end
+return 1
+`;
+
+/**
+ * ARGV: limit (0 = none), remaining (-1 = none), resetInMs, detectedWindowMs (0 = none),
+ * metaTtlMs. Shares one response's X-RateLimit-* facts with the fleet.
+ */
+export const OBSERVE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit, remaining, resetIn, window, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+if limit > 0 then redis.call('HSET', KEYS[6], 'limit', limit) end
+if window > 0 then redis.call('HSET', KEYS[6], 'window', window) end
+if limit > 0 or window > 0 then redis.call('PEXPIRE', KEYS[6], ttl) end
+if remaining >= 0 and resetIn > 0 then
+  -- Calls still in flight fleet-wide (but this one) may not be counted in it yet.
+  local pending = math.max(0, redis.call('ZCARD', KEYS[2]) - 1)
+  redis.call('HSET', KEYS[5], 'remaining', remaining - pending, 'resetAt', now + resetIn)
+  redis.call('PEXPIRE', KEYS[5], resetIn)
+end
+return 1
+`;
+
+/** ARGV: -, -, limit, windowMs. Fleet-wide figures for stats. */
+export const STATS = `${PRELUDE}
+return { redis.call('ZCOUNT', KEYS[1], '-inf', now), redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2]),
+  math.max(0, num(redis.call('GET', KEYS[4]), 0) - now), num(redis.call('HGET', KEYS[5], 'remaining'), -1), W, L,
+  redis.call('ZCARD', KEYS[3]) }
+`;
+
+export const BUDGET_KEYS = 7;

@@ -1,0 +1,70 @@
+/**
+ * `redisFleet(options)`: fleet mode. Several app instances share one API key's rate
+ * budget, launch attempts, prepared tokens, pre-warm plan leases and per-student launch
+ * limits through one Redis. See README "Fleet mode" and FleetSettings for the options.
+ *
+ * Start-up never waits for Redis: the factory returns at once (options are checked first,
+ * all problems in one ConfigurationError), and each part uses its in-process fallback
+ * until Redis answers. `close()` disconnects.
+ */
+import { randomBytes } from "node:crypto";
+import { toLogger } from "../core/logger.js";
+import { createCipher } from "./cipher.js";
+import { connect } from "./connection.js";
+import { withFallback } from "./fallback.js";
+import { inProcessFleet, PROGRESS_TTL_MS, type Fleet, type SharedBudget } from "./fleet.js";
+import { defineLimiterScripts, redisLaunchLimiter } from "./redis-launch-limiter.js";
+import { defineAttemptScripts, redisLaunchAttempts } from "./redis-launch-attempts.js";
+import { definePlanScripts, redisPlanLeases } from "./redis-plan-lease.js";
+import { redisPreparedTokens } from "./redis-prepared-tokens.js";
+import { readFleetOptions, type RedisFleetOptions } from "./options.js";
+import { ABANDON, ACQUIRE, BUDGET_KEYS, OBSERVE, PAUSE, RELEASE, STATS } from "./rate-budget-scripts.js";
+import { SharedRateBudget } from "./redis-rate-budget.js";
+
+export interface RedisFleet extends Fleet {
+  readonly kind: "redis";
+  readonly rateBudget: SharedBudget;
+}
+
+/** The budget fleet.rateBudget keys by until a client binds it to its key (`forKey`). */
+const UNBOUND = "unbound";
+
+export function redisFleet(options: RedisFleetOptions): RedisFleet {
+  const settings = readFleetOptions(options);
+  const logger = toLogger(options.logger);
+  const cipher = createCipher(settings.secret);
+  const instanceId = randomBytes(9).toString("base64url");
+  const connection = connect(settings.url, settings.commandTimeoutMs, logger, (redis) => {
+    const define = (name: string, lua: string, keys: number): void => redis.defineCommand(name, { numberOfKeys: keys, lua });
+    for (const [name, lua] of Object.entries({ eoaAcquire: ACQUIRE, eoaRelease: RELEASE, eoaAbandon: ABANDON, eoaPause: PAUSE, eoaObserve: OBSERVE, eoaStats: STATS })) {
+      define(name, lua, BUDGET_KEYS);
+    }
+    defineAttemptScripts(define);
+    definePlanScripts(define);
+    defineLimiterScripts(define);
+  });
+  const local = inProcessFleet(settings, instanceId);
+  const prefix = settings.prefix;
+  const attemptTimings = { leaseMs: settings.attemptLeaseMs, outcomeTtlMs: settings.outcomeTtlMs };
+  return {
+    kind: "redis",
+    rateBudget: new SharedRateBudget(connection, {
+      prefix, limit: settings.rateLimit, windowMs: settings.rateWindowMs, maxConcurrency: settings.maxConcurrency,
+      launchShare: settings.launchShare, expectedInstances: settings.expectedInstances,
+    }, UNBOUND),
+    attempts: withFallback(redisLaunchAttempts(connection, cipher, prefix, attemptTimings), local.attempts, connection),
+    preparedTokens: withFallback(redisPreparedTokens(connection, cipher, prefix), local.preparedTokens, connection),
+    planLeases: withFallback(redisPlanLeases(connection, prefix, { leaseMs: settings.planLeaseMs, progressTtlMs: PROGRESS_TTL_MS }), local.planLeases, connection),
+    launchLimiter: withFallback(redisLaunchLimiter(connection, cipher, prefix, settings.launchLimit), local.launchLimiter, connection),
+    instanceId,
+    get shared() { return connection.up; },
+    close: () => connection.close(),
+  };
+}
+
+/** Resolves true once the fleet reaches Redis, false after `timeoutMs`. For readiness probes and tests. */
+export async function fleetReady(fleet: Fleet, timeoutMs = 5000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (!fleet.shared && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return fleet.shared;
+}

@@ -1,0 +1,131 @@
+/**
+ * Launch attempts in Redis: one hash per (exam, student), named by a keyed hash of the
+ * pair, holding the current wait id, the owner's lease and, once settled, the outcome
+ * (a token sealed with AES-256-GCM, bound to the attempt). Every decision (start, join,
+ * take over, renew, complete, claim) is one Lua script, timed by Redis's clock. A wait id
+ * is only honoured with the student it belongs to: the key is derived from the student.
+ */
+import type { Cipher } from "./cipher.js";
+import type { FleetConnection } from "./connection.js";
+import { newLease, newWaitId, type AttemptOutcome, type AttemptTimings, type AttemptView, type LaunchAttemptStore } from "./launch-attempts.js";
+
+const NOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function field(name) return redis.call('HGET', KEYS[1], name) end
+local function own(lease, leaseMs, ttl)
+  redis.call('HSET', KEYS[1], 'lease', lease, 'leaseUntil', now + tonumber(leaseMs))
+  if redis.call('PTTL', KEYS[1]) < tonumber(ttl) then redis.call('PEXPIRE', KEYS[1], ttl) end
+  return lease
+end
+local function mine(waitId) return field('waitId') == waitId end
+`;
+
+/** ARGV: newWaitId, newLease, leaseMs, ttlMs → { waitId, lease | nil }. */
+const BEGIN = `${NOW}
+local state = field('state')
+if state == 'running' then
+  if tonumber(field('leaseUntil')) <= now then return { field('waitId'), own(ARGV[2], ARGV[3], ARGV[4]) } end
+  return { field('waitId'), false }
+end
+if state == 'done' and field('kind') == 'token' and field('claimed') == '0' then return { field('waitId'), false } end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'waitId', ARGV[1], 'state', 'running', 'claimed', '0')
+return { ARGV[1], own(ARGV[2], ARGV[3], ARGV[4]) }
+`;
+
+/** ARGV: waitId, lease, leaseMs → 1 | 0. */
+const RENEW = `${NOW}
+if not mine(ARGV[1]) or field('state') ~= 'running' or field('lease') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'leaseUntil', now + tonumber(ARGV[3]))
+return 1
+`;
+
+/** ARGV: waitId, lease, ttlMs, kind, sealedToken, status, detail → 1 | 0. */
+const COMPLETE = `${NOW}
+if not mine(ARGV[1]) or field('state') ~= 'running' or field('lease') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'done', 'kind', ARGV[4], 'token', ARGV[5], 'status', ARGV[6], 'detail', ARGV[7])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`;
+
+/** ARGV: waitId → { state, leaseLapsed, kind, claimed } | nil. */
+const VIEW = `${NOW}
+if not mine(ARGV[1]) then return false end
+local lapsed = 0
+if field('state') == 'running' and tonumber(field('leaseUntil')) <= now then lapsed = 1 end
+return { field('state'), lapsed, field('kind') or '', field('claimed') }
+`;
+
+/** ARGV: waitId, newLease, leaseMs, ttlMs → lease | nil. */
+const TAKE_OVER = `${NOW}
+if not mine(ARGV[1]) or field('state') ~= 'running' or tonumber(field('leaseUntil')) > now then return false end
+return own(ARGV[2], ARGV[3], ARGV[4])
+`;
+
+/** ARGV: waitId → { kind, sealed, status, detail } | nil; marks a token claimed in the same step. */
+const CLAIM = `${NOW}
+if not mine(ARGV[1]) or field('state') ~= 'done' then return false end
+if field('kind') == 'token' then
+  if field('claimed') ~= '0' then return false end
+  redis.call('HSET', KEYS[1], 'claimed', '1')
+end
+return { field('kind'), field('token'), field('status'), field('detail') }
+`;
+
+const SCRIPTS = { attBegin: BEGIN, attRenew: RENEW, attComplete: COMPLETE, attView: VIEW, attTakeOver: TAKE_OVER, attClaim: CLAIM };
+type Name = keyof typeof SCRIPTS;
+
+export function defineAttemptScripts(define: (name: string, lua: string, keys: number) => void): void {
+  for (const [name, lua] of Object.entries(SCRIPTS)) define(name, lua, 1);
+}
+
+export function redisLaunchAttempts(connection: FleetConnection, cipher: Cipher, prefix: string, timings: AttemptTimings): LaunchAttemptStore {
+  const keyOf = (examId: string, userKey: string): string => `${prefix}:att:${cipher.name(`${examId}\u0000${userKey}`)}`;
+  const run = (name: Name, key: string, ...args: (string | number)[]): Promise<unknown> =>
+    connection.run((redis) => (redis as unknown as Record<Name, (...a: (string | number)[]) => Promise<unknown>>)[name](key, ...args));
+  // The record key of a wait id is only known with its student; renew/complete come from the owner, who knows both.
+  const owned = new Map<string, string>();
+
+  return {
+    async begin(examId, userKey) {
+      const key = keyOf(examId, userKey);
+      const [waitId, lease] = await run("attBegin", key, newWaitId(), newLease(), timings.leaseMs, timings.outcomeTtlMs) as [string, string | null];
+      if (lease) owned.set(waitId, key);
+      return { waitId, lease: lease ?? undefined };
+    },
+    async renew(waitId, lease) {
+      const key = owned.get(waitId);
+      return key !== undefined && (await run("attRenew", key, waitId, lease, timings.leaseMs)) === 1;
+    },
+    async complete(waitId, lease, outcome) {
+      const key = owned.get(waitId);
+      if (key === undefined) return false;
+      owned.delete(waitId);
+      const sealed = outcome.kind === "token" ? cipher.seal(outcome.token, `${key}\u0000${waitId}`) : "";
+      const [status, detail] = outcome.kind === "failed" ? [outcome.status, outcome.detail] : [0, ""];
+      return (await run("attComplete", key, waitId, lease, timings.outcomeTtlMs, outcome.kind, sealed, status, detail)) === 1;
+    },
+    async view(waitId, examId, userKey): Promise<AttemptView> {
+      const reply = await run("attView", keyOf(examId, userKey), waitId) as [string, number, string, string] | null;
+      if (!reply) return { state: "unknown" };
+      const [state, lapsed, kind, claimed] = reply;
+      if (state === "running") return { state: "running", leaseLapsed: lapsed === 1 };
+      return { state: "done", outcome: kind as AttemptOutcome["kind"], claimed: claimed === "1" };
+    },
+    async takeOver(waitId, examId, userKey) {
+      const key = keyOf(examId, userKey);
+      const lease = await run("attTakeOver", key, waitId, newLease(), timings.leaseMs, timings.outcomeTtlMs) as string | null;
+      if (lease) owned.set(waitId, key);
+      return lease ?? undefined;
+    },
+    async claim(waitId, examId, userKey) {
+      const key = keyOf(examId, userKey);
+      const reply = await run("attClaim", key, waitId) as [string, string, string, string] | null;
+      if (!reply) return undefined;
+      const [kind, sealed, status, detail] = reply;
+      if (kind === "failed") return { kind: "failed", status: Number(status), detail };
+      const token = cipher.open(sealed, `${key}\u0000${waitId}`);
+      return token === undefined ? undefined : { kind: "token", token };
+    },
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * What Redis holds: tokens encrypted (the raw value never contains the token, another
+ * secret cannot open it), no API key and no student identity in any key name, and
+ * take-once under a real race between two instances.
+ */
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
+import { fleetReady, redisFleet, type RedisFleet } from "../../src/fleet/index.js";
+import { createPlatformClient } from "../../src/platform/index.js";
+import { startEmulator } from "../../src/emulator/index.js";
+import { TEST_KEY } from "../support/keys.js";
+import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
+import { randomBytes } from "node:crypto";
+
+const available = await redisOrSkip("the fleet at-rest tests");
+const prefix = randomPrefix("rest");
+
+describe.runIf(available)("fleet state at rest in Redis", () => {
+  const raw = new Redis(REDIS_URL);
+  const fleets: RedisFleet[] = [];
+  const fleet = async (secret = SECRET) => {
+    const made = redisFleet({ url: REDIS_URL, secret, prefix });
+    fleets.push(made);
+    await fleetReady(made);
+    return made;
+  };
+  afterAll(async () => {
+    await Promise.all(fleets.map((f) => f.close()));
+    await dropPrefix(prefix);
+    raw.disconnect();
+  });
+  const everything = async () => {
+    const keys = await raw.keys(`${prefix}:*`);
+    const values: string[] = [];
+    for (const key of keys) {
+      const type = await raw.type(key);
+      if (type === "string") values.push((await raw.get(key)) ?? "");
+      if (type === "hash") values.push(JSON.stringify(await raw.hgetall(key)));
+      if (type === "zset") values.push(JSON.stringify(await raw.zrange(key, "0", "-1")));
+    }
+    return { keys, values };
+  };
+
+  it("a prepared token is sealed: the raw value lacks it, another secret cannot open it", async () => {
+    const a = await fleet();
+    const token = `tok_${randomBytes(12).toString("hex")}`;
+    await a.preparedTokens.put("exam-7", "student-secret-id\u0000ada@example.org", token, Date.now() + 60_000);
+    const { keys, values } = await everything();
+    expect(keys.length).toBeGreaterThan(0);
+    expect(values.join("\n")).not.toContain(token);
+    expect(keys.join("\n")).not.toMatch(/student-secret-id|ada@example|exam-7/);
+    const ttl = await raw.pttl(keys.find((k) => k.includes(":pt:"))!);
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+
+    const stranger = await fleet(randomBytes(32).toString("base64url"));
+    // Another secret names keys differently and, given the very value, cannot open it.
+    expect(await stranger.preparedTokens.take("exam-7", "student-secret-id\u0000ada@example.org")).toBeUndefined();
+    const b = await fleet();
+    expect((await b.preparedTokens.take("exam-7", "student-secret-id\u0000ada@example.org"))?.token).toBe(token);
+  });
+
+  it("a value copied under another key, or sealed with another secret, does not open", async () => {
+    const a = await fleet();
+    const token = `tok_${randomBytes(12).toString("hex")}`;
+    await a.preparedTokens.put("exam-8", "s1", token, Date.now() + 60_000);
+    await a.preparedTokens.put("exam-8", "s2", "other", Date.now() + 60_000);
+    const keys = await raw.keys(`${prefix}:pt:*`);
+    const values = await Promise.all(keys.map((k) => raw.get(k)));
+    const sealed = values.find((v) => v !== null)!;
+    // Put the sealed value under every token key: only its own key opens it.
+    for (const key of keys) await raw.set(key, sealed, "PX", 60_000);
+    const taken = [await a.preparedTokens.take("exam-8", "s1"), await a.preparedTokens.take("exam-8", "s2")];
+    expect(taken.filter((t) => t !== undefined)).toHaveLength(1);
+    const stranger = await fleet(randomBytes(32).toString("base64url"));
+    await stranger.preparedTokens.put("exam-9", "s1", "x", Date.now() + 60_000);
+    const [strangerKey] = (await raw.keys(`${prefix}:pt:*`)).filter((k) => !keys.includes(k));
+    await a.preparedTokens.put("exam-9", "s1", "mine", Date.now() + 60_000);
+    const mineKey = (await raw.keys(`${prefix}:pt:*`)).find((k) => !keys.includes(k) && k !== strangerKey)!;
+    await raw.set(mineKey, (await raw.get(strangerKey!))!, "PX", 60_000);
+    expect(await a.preparedTokens.take("exam-9", "s1")).toBeUndefined();
+  });
+
+  it("take-once under a race: 60 takers on two instances, one winner per token", async () => {
+    const [a, b] = [await fleet(), await fleet()];
+    const students = Array.from({ length: 5 }, (_, i) => `racer-${i}`);
+    for (const s of students) await a.preparedTokens.put("exam-race", s, `tok-${s}`, Date.now() + 60_000);
+    const takes = await Promise.all(students.flatMap((s) => Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).preparedTokens.take("exam-race", s))));
+    const won = takes.filter((t) => t !== undefined).map((t) => t!.token).sort();
+    expect(won).toEqual(students.map((s) => `tok-${s}`).sort());
+    expect(takes).toHaveLength(60); // the race happened: 12 concurrent takers per token
+  });
+
+  it("a launch attempt's token outcome is sealed too", async () => {
+    const a = await fleet();
+    const token = `tok_${randomBytes(12).toString("hex")}`;
+    const { waitId, lease } = await a.attempts.begin("exam-att", "student-att");
+    await a.attempts.complete(waitId, lease!, { kind: "token", token });
+    const { values } = await everything();
+    expect(values.join("\n")).not.toContain(token);
+    expect(await a.attempts.claim(waitId, "exam-att", "student-att")).toEqual({ kind: "token", token });
+  });
+
+  it("the rate budget's keys carry a hash of the API key, never the key", async () => {
+    const a = await fleet();
+    const emulator = await startEmulator({ testKeys: [TEST_KEY] });
+    const platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, rateBudget: a.rateBudget });
+    try {
+      await platform.courses.list();
+      const { keys, values } = await everything();
+      expect(keys.some((k) => k.includes(":{rb:"))).toBe(true);
+      expect(keys.join("\n")).not.toContain(TEST_KEY);
+      expect(values.join("\n")).not.toContain(TEST_KEY);
+    } finally {
+      platform.close();
+      await emulator.close();
+    }
+  });
+});

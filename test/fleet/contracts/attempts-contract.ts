@@ -1,0 +1,133 @@
+/** The LaunchAttemptStore promises, for the in-process and the Redis implementation alike. */
+import { afterEach, describe, expect, it } from "vitest";
+import { waitForAttempt, type LaunchAttemptStore } from "../../../src/fleet/index.js";
+import { sleep, type MakePair, type Pair } from "./pair.js";
+
+/** `make` must use a 300 ms lease and a 2 s outcome TTL. */
+export function describeAttemptsContract(name: string, make: MakePair<LaunchAttemptStore>): void {
+  describe(`${name}: the LaunchAttemptStore contract`, () => {
+    const opened: Pair<LaunchAttemptStore>[] = [];
+    const open = async () => { const p = await make(); opened.push(p); return p; };
+    afterEach(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
+    let n = 0;
+    const student = () => `student-${++n}-${Math.random()}`;
+
+    it("a double click split across instances joins one attempt: one owner, one wait id", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const first = await a.begin("exam-1", user);
+      const second = await b.begin("exam-1", user);
+      expect(first.lease).toBeDefined();
+      expect(second.lease).toBeUndefined();
+      expect(second.waitId).toBe(first.waitId);
+    });
+
+    it("20 concurrent begins for one student make exactly one owner", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const tickets = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).begin("exam-1", user)));
+      expect(tickets.filter((t) => t.lease !== undefined)).toHaveLength(1);
+      expect(new Set(tickets.map((t) => t.waitId)).size).toBe(1);
+    });
+
+    it("a token outcome is seen by any instance and claimed exactly once, even by 20 concurrent claims", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const { waitId, lease } = await a.begin("exam-1", user);
+      expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "running", leaseLapsed: false });
+      expect(await a.complete(waitId, lease!, { kind: "token", token: "tok-123" })).toBe(true);
+      expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "done", outcome: "token", claimed: false });
+      const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).claim(waitId, "exam-1", user)));
+      expect(claims.filter((c) => c !== undefined)).toEqual([{ kind: "token", token: "tok-123" }]);
+      expect(await a.view(waitId, "exam-1", user)).toEqual({ state: "done", outcome: "token", claimed: true });
+      // Claimed: the next launch is a new attempt.
+      const next = await b.begin("exam-1", user);
+      expect(next.waitId).not.toBe(waitId);
+      expect(next.lease).toBeDefined();
+    });
+
+    it("an unclaimed token outcome is joined, not replaced, by a new begin", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const { waitId, lease } = await a.begin("exam-1", user);
+      await a.complete(waitId, lease!, { kind: "token", token: "tok-9" });
+      expect(await b.begin("exam-1", user)).toEqual({ waitId, lease: undefined });
+    });
+
+    it("a failure is readable every time, and the next begin starts over", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const { waitId, lease } = await a.begin("exam-1", user);
+      await a.complete(waitId, lease!, { kind: "failed", status: 503, detail: "platform down" });
+      expect(await b.claim(waitId, "exam-1", user)).toEqual({ kind: "failed", status: 503, detail: "platform down" });
+      expect(await a.claim(waitId, "exam-1", user)).toEqual({ kind: "failed", status: 503, detail: "platform down" });
+      const next = await b.begin("exam-1", user);
+      expect(next.waitId).not.toBe(waitId);
+      expect(next.lease).toBeDefined();
+    });
+
+    it("a wait id is honoured only with its own student and exam", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const { waitId } = await a.begin("exam-1", user);
+      expect(await b.view(waitId, "exam-1", student())).toEqual({ state: "unknown" });
+      expect(await b.view(waitId, "exam-2", user)).toEqual({ state: "unknown" });
+      expect(await b.view("no-such-wait-id", "exam-1", user)).toEqual({ state: "unknown" });
+    });
+
+    it("an owner that stops renewing loses the attempt to the next request; its late outcome is dropped", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const { waitId, lease } = await a.begin("exam-1", user);
+      expect(await b.takeOver(waitId, "exam-1", user)).toBeUndefined(); // lease still live
+      await sleep(600); // 2x the lease
+      expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "running", leaseLapsed: true });
+      const taken = await b.takeOver(waitId, "exam-1", user);
+      expect(taken).toBeDefined();
+      expect(await a.renew(waitId, lease!)).toBe(false);
+      expect(await a.complete(waitId, lease!, { kind: "token", token: "late" })).toBe(false);
+      expect(await b.complete(waitId, taken!, { kind: "token", token: "fresh" })).toBe(true);
+      expect(await a.claim(waitId, "exam-1", user)).toEqual({ kind: "token", token: "fresh" });
+    });
+
+    it("a lapsed attempt is taken over by the next begin too", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const first = await a.begin("exam-1", user);
+      await sleep(600);
+      const second = await b.begin("exam-1", user);
+      expect(second.waitId).toBe(first.waitId);
+      expect(second.lease).toBeDefined();
+    });
+
+    it("a request held on another instance's attempt wakes when it settles, or when its owner died", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const { waitId, lease } = await a.begin("exam-1", user);
+      setTimeout(() => void a.renew(waitId, lease!), 150);
+      setTimeout(() => void a.complete(waitId, lease!, { kind: "token", token: "tok-w" }), 250);
+      const settled = await waitForAttempt(b, waitId, "exam-1", user, { timeoutMs: 5000, pollMs: 20 });
+      expect(settled).toEqual({ state: "done", outcome: "token", claimed: false });
+      const other = student();
+      const orphan = await a.begin("exam-1", other); // never renewed nor completed: its owner "died"
+      const lapsed = await waitForAttempt(b, orphan.waitId, "exam-1", other, { timeoutMs: 5000, pollMs: 20 });
+      expect(lapsed).toEqual({ state: "running", leaseLapsed: true });
+      expect(await b.takeOver(orphan.waitId, "exam-1", other)).toBeDefined();
+      const timedOut = await waitForAttempt(b, orphan.waitId, "exam-1", other, { timeoutMs: 100, pollMs: 20 });
+      expect(timedOut).toEqual({ state: "running", leaseLapsed: false });
+    });
+
+    it("renewing keeps the lease alive past its first term", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const { waitId, lease } = await a.begin("exam-1", user);
+      for (let i = 0; i < 4; i++) {
+        await sleep(100);
+        expect(await a.renew(waitId, lease!)).toBe(true);
+      }
+      // 400 ms after begin, over the 300 ms lease, yet not lapsed.
+      expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "running", leaseLapsed: false });
+      expect(await b.takeOver(waitId, "exam-1", user)).toBeUndefined();
+    });
+  });
+}

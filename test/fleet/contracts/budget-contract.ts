@@ -1,0 +1,104 @@
+/**
+ * The RateBudget promises, for the in-process and the shared (Redis) budget alike: the
+ * window, launch priority, aborts, the 429 pause, shared Remaining. `make(limit)` gives
+ * two instances' views of one budget with a 1 s window.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { RateBudget, ReleaseFn } from "../../../src/platform/index.js";
+import { sleep, type Pair } from "./pair.js";
+
+export function describeBudgetContract(name: string, make: (limit: number) => Promise<Pair<RateBudget>>): void {
+  describe(`${name}: the RateBudget contract`, () => {
+    const opened: Pair<RateBudget>[] = [];
+    const open = async (limit: number) => { const p = await make(limit); opened.push(p); return p; };
+    afterEach(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
+
+    it("admits the limit at once across instances and holds the next until a window after an answer", async () => {
+      const { a, b } = await open(4);
+      const releases = await Promise.all([a, b, a, b].map((x) => x.acquire("normal")));
+      const answeredAt = Date.now();
+      releases.forEach((r) => r());
+      const fifth = await b.acquire("normal");
+      const waited = Date.now() - answeredAt;
+      fifth();
+      expect(waited).toBeGreaterThanOrEqual(800); // a 1 s window, clocks of two sources
+      expect(waited).toBeLessThan(5000);
+    });
+
+    it("counts a call in flight for as long as it is in flight", async () => {
+      const { a, b } = await open(2);
+      const slow = await a.acquire("normal");
+      const quick = await a.acquire("normal");
+      quick();
+      let third: ReleaseFn | undefined;
+      const pending = b.acquire("normal").then((r) => { third = r; });
+      await sleep(1500); // past the window of the answered call; the slow one still holds its slot
+      expect(third).toBeDefined(); // quick's slot freed
+      third!();
+      let fourth: ReleaseFn | undefined;
+      const next = a.acquire("normal").then((r) => { fourth = r; });
+      await sleep(700);
+      expect(fourth).toBeUndefined(); // slow is still in flight, third's slot within its window
+      slow();
+      await Promise.all([pending, next]);
+      fourth!();
+    });
+
+    it("a waiting launch goes before normal calls that queued earlier", async () => {
+      const { a, b } = await open(2);
+      const first = await Promise.all([a.acquire("normal"), b.acquire("normal")]);
+      first.forEach((r) => r());
+      const order: string[] = [];
+      const normal = b.acquire("normal").then((r) => { order.push("normal"); return r; });
+      await sleep(50);
+      const launch = a.acquire("launch").then((r) => { order.push("launch"); return r; });
+      const released = await Promise.all([normal, launch]);
+      released.forEach((r) => r());
+      expect(order[0]).toBe("launch");
+    });
+
+    it("an aborted wait rejects with the signal's reason and gives its place up", async () => {
+      const { a, b } = await open(1);
+      (await a.acquire("normal"))();
+      const controller = new AbortController();
+      const gaveUp = b.acquire("normal", controller.signal);
+      await sleep(100);
+      controller.abort(new Error("caller left"));
+      await expect(gaveUp).rejects.toThrow("caller left");
+      const next = await a.acquire("normal"); // takes the freed place, about a window after the first
+      next();
+    });
+
+    it("a 429 pause on one instance holds calls on every instance until it ends", async () => {
+      const { a, b } = await open(100);
+      (await b.acquire("normal"))();
+      const pausedAt = Date.now();
+      a.pause(pausedAt + 800);
+      await sleep(50);
+      const release = await b.acquire("normal");
+      release();
+      expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(700);
+    });
+
+    it("a platform Remaining of 0 holds calls on every instance until its reset", async () => {
+      const { a, b } = await open(100);
+      (await a.acquire("normal"))();
+      const observedAt = Date.now();
+      a.observe({ limit: 100, remaining: 0, resetAt: observedAt + 900 });
+      await sleep(50);
+      const release = await b.acquire("normal");
+      release();
+      expect(Date.now() - observedAt).toBeGreaterThanOrEqual(750);
+    });
+
+    it("stats report the window, the limit and what was sent", async () => {
+      const { a } = await open(3);
+      const r = await a.acquire("normal");
+      const during = a.stats();
+      r();
+      expect(during).toMatchObject({ limit: 3, windowMs: 1000, inFlight: 1 });
+      expect(during.sentInWindow).toBeGreaterThanOrEqual(1);
+      expect(a.stats().totalSent).toBeGreaterThanOrEqual(1);
+    });
+  });
+}

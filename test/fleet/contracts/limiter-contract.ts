@@ -1,0 +1,59 @@
+/** The LaunchLimiter promises, for the in-process and the Redis implementation alike. */
+import { afterEach, describe, expect, it } from "vitest";
+import type { LaunchLimiter } from "../../../src/fleet/index.js";
+import { sleep, type MakePair, type Pair } from "./pair.js";
+
+/** `make` must use a burst of 3 and a 400 ms refill. */
+export function describeLimiterContract(name: string, make: MakePair<LaunchLimiter>): void {
+  describe(`${name}: the LaunchLimiter contract`, () => {
+    const opened: Pair<LaunchLimiter>[] = [];
+    const open = async () => { const p = await make(); opened.push(p); return p; };
+    afterEach(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
+    let n = 0;
+    const student = () => `student-${++n}-${Math.random()}`;
+
+    it("a burst of 3 issued tokens across instances, then a refusal with a Retry-After near one refill", async () => {
+      const { a, b } = await open();
+      const user = student();
+      for (let i = 0; i < 3; i++) {
+        expect((await (i % 2 ? a : b).check("exam-1", user)).allowed).toBe(true);
+        await (i % 2 ? b : a).record("exam-1", user);
+      }
+      const refused = await b.check("exam-1", user);
+      expect(refused.allowed).toBe(false);
+      expect(refused.remaining).toBe(0);
+      expect(refused.retryAfterMs).toBeGreaterThan(0);
+      expect(refused.retryAfterMs).toBeLessThanOrEqual(400);
+      // Other students and other exams are unaffected.
+      expect((await a.check("exam-1", student())).allowed).toBe(true);
+      expect((await a.check("exam-2", user)).allowed).toBe(true);
+    });
+
+    it("check counts nothing", async () => {
+      const { a } = await open();
+      const user = student();
+      for (let i = 0; i < 10; i++) await a.check("exam-1", user);
+      expect(await a.check("exam-1", user)).toEqual({ allowed: true, retryAfterMs: 0, remaining: 3 });
+    });
+
+    it("refills one call per refill period", async () => {
+      const { a, b } = await open();
+      const user = student();
+      for (let i = 0; i < 3; i++) await a.record("exam-1", user);
+      expect((await b.check("exam-1", user)).allowed).toBe(false);
+      await sleep(1000); // 2.5 refills
+      const after = await b.check("exam-1", user);
+      expect(after.allowed).toBe(true);
+      expect(after.remaining).toBe(2);
+    });
+
+    it("tokens issued past the limit (concurrent calls) still count, delaying the next", async () => {
+      const { a, b } = await open();
+      const user = student();
+      await Promise.all(Array.from({ length: 5 }, (_, i) => (i % 2 ? a : b).record("exam-1", user)));
+      const refused = await a.check("exam-1", user);
+      expect(refused.allowed).toBe(false);
+      expect(refused.retryAfterMs).toBeGreaterThan(400); // two owed, so more than one refill
+    });
+  });
+}

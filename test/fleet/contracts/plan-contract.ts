@@ -1,0 +1,59 @@
+/** The PlanLeaseStore promises, for the in-process and the Redis implementation alike. */
+import { afterEach, describe, expect, it } from "vitest";
+import type { PlanLeaseStore } from "../../../src/fleet/index.js";
+import { sleep, type MakePair, type Pair } from "./pair.js";
+
+/** `make` must use a 300 ms lease. */
+export function describePlanContract(name: string, make: MakePair<PlanLeaseStore>): void {
+  describe(`${name}: the PlanLeaseStore contract`, () => {
+    const opened: Pair<PlanLeaseStore>[] = [];
+    const open = async () => { const p = await make(); opened.push(p); return p; };
+    afterEach(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
+    let n = 0;
+    const plan = () => `exam-${++n}-${Math.random()}`;
+
+    it("one leader at a time; it renews, the other cannot lead or resign it", async () => {
+      const { a, b } = await open();
+      const id = plan();
+      expect(await a.lead(id, "A")).toBe(true);
+      expect(await b.lead(id, "B")).toBe(false);
+      expect(await b.leader(id)).toBe("A");
+      expect(await a.lead(id, "A")).toBe(true); // keeping it is leading
+      expect(await a.renew(id, "A")).toBe(true);
+      expect(await b.renew(id, "B")).toBe(false);
+      await b.resign(id, "B");
+      expect(await a.leader(id)).toBe("A");
+      await a.resign(id, "A");
+      expect(await b.lead(id, "B")).toBe(true);
+    });
+
+    it("16 concurrent candidates: exactly one leads", async () => {
+      const { a, b } = await open();
+      const id = plan();
+      const won = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 ? a : b).lead(id, `holder-${i}`)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      expect(await a.leader(id)).toBe(`holder-${won.indexOf(true)}`);
+    });
+
+    it("a leader that dies (stops renewing) is replaced after its lease", async () => {
+      const { a, b } = await open();
+      const id = plan();
+      expect(await a.lead(id, "A")).toBe(true);
+      await sleep(600); // 2x the lease
+      expect(await b.leader(id)).toBeUndefined();
+      expect(await b.lead(id, "B")).toBe(true);
+      expect(await a.renew(id, "A")).toBe(false);
+      expect(await a.leader(id)).toBe("B");
+    });
+
+    it("progress written by one instance is read by another; counters add up", async () => {
+      const { a, b } = await open();
+      const id = plan();
+      await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).count(id, { ready: 1, platformCalls: 2 })));
+      await a.count(id, { ready: -3 });
+      await b.record(id, { state: "issuing", roster: 40 });
+      expect(await a.progress(id)).toEqual({ ready: 7, platformCalls: 20, state: "issuing", roster: 40 });
+      expect(await b.progress(plan())).toEqual({});
+    });
+  });
+}
