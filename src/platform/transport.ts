@@ -25,7 +25,7 @@
  */
 import http from "node:http";
 import https from "node:https";
-import axios, { type AxiosInstance } from "axios";
+import { Axios } from "axios";
 import { nodeHttpAdapter } from "./http-adapter.js";
 import { parseRetryAfter, type HttpMethod } from "./retry.js";
 import type { RateLimitObservation } from "./rate-budget.js";
@@ -84,7 +84,14 @@ export function createTransport(options: TransportOptions): Transport {
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: options.maxSockets };
   const httpAgent = new http.Agent(agentOptions);
   const httpsAgent = new https.Agent(agentOptions);
-  const client: AxiosInstance = axios.create({
+  // The key stays in this closure and in this instance's defaults. Axios copies it into
+  // each request's config, which is why `toFailure` keeps nothing of an axios error.
+  //
+  // `new Axios(defaults)` rather than `axios.create()`: create() merges axios' global
+  // defaults in (per-method header sets, xsrf names, env), and axios merges those into
+  // every request again; with only what we use, that per-request merge is about half as
+  // costly. Our static headers live here too, so a request adds only its Content-Type.
+  const client = new Axios({
     adapter: nodeHttpAdapter,
     httpAgent,
     httpsAgent,
@@ -95,10 +102,13 @@ export function createTransport(options: TransportOptions): Transport {
     transformResponse: [(data: unknown) => data],
     maxContentLength: options.maxBodyBytes ?? 10 * 1024 * 1024,
     decompress: true,
+    headers: {
+      Authorization: `Bearer ${options.apiKey}`,
+      Accept: "application/json",
+      "User-Agent": options.userAgent,
+    },
   });
-  // The key stays in this closure. Axios copies it into each request's config, which is
-  // why `toFailure` keeps nothing of an axios error.
-  const authorization = `Bearer ${options.apiKey}`;
+  const jsonBody = { "Content-Type": "application/json" };
 
   return {
     async send(request) {
@@ -110,12 +120,7 @@ export function createTransport(options: TransportOptions): Transport {
           // Both end the attempt inside the adapter: the timeout is wall-clock there.
           signal: request.signal,
           timeout: request.timeoutMs,
-          headers: {
-            Authorization: authorization,
-            Accept: "application/json",
-            "User-Agent": options.userAgent,
-            ...(request.body !== undefined ? { "Content-Type": "application/json" } : {}),
-          },
+          headers: request.body !== undefined ? jsonBody : undefined,
         });
         const header = (name: string): string | undefined => {
           const value: unknown = response.headers[name];
