@@ -43,9 +43,10 @@ export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log
     const body = JSON.stringify(signIn);
     const url = `${emulator.url}/api/v1/dev/students/sign-in-token`;
     const headers = { authorization: `Bearer ${emulator.testKey}`, "content-type": "application/json" };
-    const a = Object.fromEntries(["raw", "bare", "login", "launch", "getCourse"].map((n) => [n, agent()]));
+    const a = Object.fromEntries(["raw", "rawGet", "bare", "login", "launch", "getCourse"].map((n) => [n, agent()]));
     const paths = {
-      raw: () => post(a.raw, url, body, headers),
+      raw: () => send(a.raw, "POST", url, body, headers),
+      rawGet: () => send(a.rawGet, "GET", `${emulator.url}/api/v1/dev/courses/${courseId}`, undefined, { authorization: headers.authorization }),
       axiosDefault: () => axiosDefault.post(url, body, { headers }),
       axiosOurs: () => axiosOurs.post(url, body, { headers }),
       transport: () => transport.send({ method: "POST", url, body, timeoutMs: 5_000, signal: new AbortController().signal }),
@@ -90,7 +91,7 @@ export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log
         "transport.send (over baseline)": diff("transport", "raw"),
         "client call: budget, deadline, JSON parse (over transport)": diff("request", "transport"),
         "client typed method: zod in and out (over request)": diff("typed", "request"),
-        "client typed GET course (over baseline POST)": diff("retrieve", "raw"),
+        "client typed GET course: transport, call, zod out (over one node:http GET)": diff("retrieve", "rawGet"),
         "host Express app, one route, no work (a hop, absolute)": round(median(samples.bare)),
         "routing to the launch route, 401 page (over bare app)": diff("login", "bare"),
         "router's own work in a launch 303: routing, store, student check, queue, redirect (launch − bare app − client request)": round(median(samples.launch.map((ms, i) => ms - samples.bare[i] - samples.request[i]))),
@@ -129,9 +130,10 @@ async function startBare() {
   };
 }
 
-function post(agent, url, body, headers) {
+function send(agent, method, url, body, headers) {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) => {
+    const sized = body === undefined ? headers : { ...headers, "content-length": Buffer.byteLength(body) };
+    const req = http.request(url, { method, agent, headers: sized }, (res) => {
       res.resume();
       res.on("end", () => resolve({ status: res.statusCode }));
       res.on("error", reject);
