@@ -13,23 +13,30 @@
  *   answers the 303 — no session, store, checks or budget. Not a target: it shows what
  *   one extra HTTP hop costs on this machine, the floor under any router.
  *
- * Requests are sequential (one at a time, so we time work, not queueing), interleaved
- * round-robin with the order rotating, after a warm-up. "Added" is the median over rounds
- * of (that path − direct) within the same round: paired, so the machine's slow drifts
- * cancel out. The plain medians of each path are reported too.
+ * The instructor API is measured the same way, with two calls an instructor's page makes:
+ * - instructorGet: GET /oral/courses/:id through the router (guards, id check, client,
+ *   record schema, JSON answer) vs GET /courses/:id direct vs http-proxy-middleware;
+ * - instructorCreate: POST /oral/courses {name} through the router (guards, body parse,
+ *   schema in the router and again in the client, record schema, store write, 201) vs
+ *   the same POST direct vs http-proxy-middleware.
+ *
+ * Requests are sequential (one at a time, so we time work, not queueing), in an order
+ * shuffled afresh every round (so no path always runs on a socket or cache another one
+ * just warmed), after a warm-up. "Added" is the median over rounds of (that path − its
+ * direct call) within the same round: paired, so the machine's slow drifts cancel out.
+ * The plain medians of each path are reported too.
  */
 import http from "node:http";
 import express from "express";
 import { createProxyMiddleware } from "http-proxy-middleware";
 import { get } from "./lib/browser.js";
 import { cookieOf, startHost, studentOf } from "./lib/host.js";
-import { median, round } from "./lib/stats.js";
+import { median, round, shuffle } from "./lib/stats.js";
 
 export async function runOverhead(emulator, { rounds = 2_000, warmup = 300, log }) {
   await emulator.setRateLimits({ dev: 1_000_000_000, windowMs: 60_000 });
   await emulator.setLatency({ fixedMs: 0, jitterMs: 0 });
   const host = await startHost(emulator, { client: { rateLimitPerMinute: 1_000_000_000 } });
-  const agents = { direct: agent(), router: agent(), proxy: agent(), minimal: agent() };
   const proxyAgent = agent();
   const proxyApp = express();
   proxyApp.use("/platform", createProxyMiddleware({
@@ -40,47 +47,73 @@ export async function runOverhead(emulator, { rounds = 2_000, warmup = 300, log 
   }));
   const proxyServer = http.createServer(proxyApp);
   await new Promise((resolve) => proxyServer.listen(0, "127.0.0.1", resolve));
-  const proxyUrl = `http://127.0.0.1:${proxyServer.address().port}/platform/students/sign-in-token`;
+  const proxyBase = `http://127.0.0.1:${proxyServer.address().port}/platform`;
   const minimal = await startMinimal(emulator, proxyAgent);
+  const api = `${emulator.url}/api/v1/dev`;
+  const key = { authorization: `Bearer ${emulator.testKey}` };
+  const instructorCookie = cookieOf("ins");
 
   try {
     const { classId, courseId, examId } = await host.seedExam("Overhead");
     const { email, firstName, lastName, orgInternalId } = studentOf(0);
     const body = JSON.stringify({ email, firstName, lastName, orgInternalId, classId, courseId });
+    const courseBody = JSON.stringify({ name: "Overhead course" });
+    // One keep-alive socket per path, as one browser (or one backend) would have.
     const paths = {
-      direct: () => post(agents.direct, `${emulator.url}/api/v1/dev/students/sign-in-token`, body, { authorization: `Bearer ${emulator.testKey}` }),
-      router: () => get(agents.router, `${host.url}/oral/launch/${examId}`, cookieOf(0)),
-      proxy: () => post(agents.proxy, proxyUrl, body, {}),
-      minimal: () => get(agents.minimal, `${minimal.url}/launch/${examId}?body=${encodeURIComponent(body)}`),
+      direct: [200, (a) => send(a, "POST", `${api}/students/sign-in-token`, body, key)],
+      router: [303, (a) => get(a, `${host.url}/oral/launch/${examId}`, cookieOf(0))],
+      proxy: [200, (a) => send(a, "POST", `${proxyBase}/students/sign-in-token`, body, {})],
+      minimal: [303, (a) => get(a, `${minimal.url}/launch/${examId}?body=${encodeURIComponent(body)}`)],
+      getDirect: [200, (a) => send(a, "GET", `${api}/courses/${courseId}`, undefined, key)],
+      getRouter: [200, (a) => send(a, "GET", `${host.url}/oral/courses/${courseId}`, undefined, { cookie: instructorCookie })],
+      getProxy: [200, (a) => send(a, "GET", `${proxyBase}/courses/${courseId}`, undefined, {})],
+      createDirect: [201, (a) => send(a, "POST", `${api}/courses`, courseBody, key)],
+      createRouter: [201, (a) => send(a, "POST", `${host.url}/oral/courses`, courseBody, { cookie: instructorCookie })],
+      createProxy: [201, (a) => send(a, "POST", `${proxyBase}/courses`, courseBody, {})],
     };
-    const expected = { direct: 200, router: 303, proxy: 200, minimal: 303 };
-    const samples = { direct: [], router: [], proxy: [], minimal: [] };
     const names = Object.keys(paths);
-    log(`overhead: ${rounds} rounds of direct / router / http-proxy-middleware / minimal forwarder (after ${warmup} warm-up)`);
-    for (let i = 0; i < warmup + rounds; i++) {
-      for (let k = 0; k < names.length; k++) {
-        const name = names[(i + k) % names.length];
-        const started = performance.now();
-        const res = await paths[name]();
-        const ms = performance.now() - started;
-        if (res.status !== expected[name]) throw new Error(`overhead ${name}: status ${res.status}`);
-        if (i >= warmup) samples[name].push(ms);
+    const agents = Object.fromEntries(names.map((name) => [name, agent()]));
+    const samples = Object.fromEntries(names.map((name) => [name, []]));
+    log(`overhead: ${rounds} rounds of ${names.length} paths in a shuffled order (after ${warmup} warm-up)`);
+    try {
+      for (let i = 0; i < warmup + rounds; i++) {
+        for (const name of shuffle(names)) {
+          const [expected, run] = paths[name];
+          const started = performance.now();
+          const res = await run(agents[name]);
+          const ms = performance.now() - started;
+          if (res.status !== expected) throw new Error(`overhead ${name}: status ${res.status}`);
+          if (i >= warmup) samples[name].push(ms);
+        }
       }
+    } finally {
+      for (const a of Object.values(agents)) a.destroy();
     }
-    const direct = median(samples.direct);
-    const added = (name) => round(median(samples[name].map((ms, i) => ms - samples.direct[i])));
+    const med = (name) => round(median(samples[name]));
+    const added = (name, base) => round(median(samples[name].map((ms, i) => ms - samples[base][i])));
     return {
       rounds,
-      directMedianMs: round(direct),
-      routerMedianMs: round(median(samples.router)),
-      proxyMedianMs: round(median(samples.proxy)),
-      minimalMedianMs: round(median(samples.minimal)),
-      routerVsDirect: { medianAddedMs: added("router") },
-      httpProxyMiddleware: { medianAddedMs: added("proxy") },
-      minimalForwarder: { medianAddedMs: added("minimal") },
+      order: "shuffled every round",
+      directMedianMs: med("direct"),
+      routerMedianMs: med("router"),
+      proxyMedianMs: med("proxy"),
+      minimalMedianMs: med("minimal"),
+      routerVsDirect: { medianAddedMs: added("router", "direct") },
+      httpProxyMiddleware: { medianAddedMs: added("proxy", "direct") },
+      minimalForwarder: { medianAddedMs: added("minimal", "direct") },
+      instructorGet: {
+        directMedianMs: med("getDirect"),
+        routerAddedMs: added("getRouter", "getDirect"),
+        proxyAddedMs: added("getProxy", "getDirect"),
+      },
+      instructorCreate: {
+        directMedianMs: med("createDirect"),
+        routerAddedMs: added("createRouter", "createDirect"),
+        proxyAddedMs: added("createProxy", "createDirect"),
+      },
     };
   } finally {
-    for (const a of [...Object.values(agents), proxyAgent]) a.destroy();
+    proxyAgent.destroy();
     await minimal.close();
     proxyServer.closeAllConnections();
     await new Promise((resolve) => proxyServer.close(resolve));
@@ -124,12 +157,13 @@ function agent() {
   return new http.Agent({ keepAlive: true, maxSockets: 1 });
 }
 
-function post(agent, url, body, headers) {
+/** One request on `agent`; the body (if any) is JSON text. Resolves with the status. */
+function send(agent, method, url, body, headers) {
   return new Promise((resolve, reject) => {
     const req = http.request(url, {
-      method: "POST",
+      method,
       agent,
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers },
+      headers: body === undefined ? headers : { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers },
     }, (res) => {
       res.resume();
       res.on("end", () => resolve({ status: res.statusCode }));

@@ -22,4 +22,14 @@ export function table(rows) {
   return [line(cells[0]), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n");
 }
 
+/** A new array with `values` in a random order (Fisher–Yates). */
+export function shuffle(values) {
+  const out = [...values];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
