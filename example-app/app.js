@@ -99,15 +99,14 @@ const layoutPage = (name, page) => `<!doctype html>
 </head>
 <body>
   <header class="topbar">
-    <h1>Oral exams</h1>
+    <h1>${escapeHtml(page.title)}</h1>
     ${name === undefined ? "" : `<div class="who">
       <span>${escapeHtml(name)}</span>
-      <form method="post" action="/logout"><button type="submit" class="link">Log out</button></form>
+      <form method="post" action="/logout"><button type="submit" class="link" id="logout">Log out</button></form>
     </div>`}
   </header>
   <main class="narrow">
     <section class="card" data-kind="${escapeHtml(page.kind)}">
-      <h2>${escapeHtml(page.title)}</h2>
       <p>${escapeHtml(page.message)}</p>
       ${page.links.map((l) => `<p><a href="${escapeHtml(l.href)}">${escapeHtml(l.text)}</a></p>`).join("\n      ")}
     </section>
