@@ -83,6 +83,39 @@ const continuePage = (to) => `<!doctype html>
 `;
 
 /**
+ * The plugin's pages (not enrolled, exam full, waiting, platform down…) in this app's
+ * layout: our header with the student's name and "Log out", our stylesheet, and our own
+ * CSP (the plugin sends its CSP only with its built-in pages). `page` is plain text and
+ * links, escaped here; the plugin has already set the status, no-store, Retry-After and,
+ * on the waiting page, a `Refresh` header, so no meta refresh and no script is needed.
+ */
+const layoutPage = (name, page) => `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${escapeHtml(page.title)} · Oral assessments example</title>
+  <link rel="stylesheet" href="/assets/styles.css">
+</head>
+<body>
+  <header class="topbar">
+    <h1>${escapeHtml(page.title)}</h1>
+    ${name === undefined ? "" : `<div class="who">
+      <span>${escapeHtml(name)}</span>
+      <form method="post" action="/logout"><button type="submit" class="link" id="logout">Log out</button></form>
+    </div>`}
+  </header>
+  <main class="narrow">
+    <section class="card" data-kind="${escapeHtml(page.kind)}">
+      <p>${escapeHtml(page.message)}</p>
+      ${page.links.map((l) => `<p><a href="${escapeHtml(l.href)}">${escapeHtml(l.text)}</a></p>`).join("\n      ")}
+    </section>
+  </main>
+</body>
+</html>
+`;
+
+/**
  * Refuses state-changing form posts from other sites (login CSRF: a hostile page could
  * otherwise sign a visitor into an account of the attacker's choosing). Browsers send
  * `Origin` on every POST; `Sec-Fetch-Site` covers the few that do not. A request with
@@ -157,6 +190,12 @@ export function createExampleApp(options) {
     canLaunch: async (req, { classId }) => roster.has(classId, req.user.id),
     store,
     loginUrl: "/login",
+    // The way back on every plugin page: "/" sends each user to their own home page.
+    homeUrl: "/",
+    renderPage: (req, res, page) => {
+      res.setHeader("Content-Security-Policy", PAGE_CSP);
+      res.send(layoutPage(req.user ? users.displayName(req.user) : undefined, page));
+    },
     logger,
   });
   app.use(MOUNT_PATH, oral);

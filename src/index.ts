@@ -19,6 +19,7 @@ export type { Problem } from "./router/shared/problem.js";
 export {
   oralAssessments, PrepareError, type OralAssessmentsRouter, type OralAssessmentsOptions, type LaunchContext,
   type PrepareOptions, type PrewarmOptions, type PrepareInput, type PrepareProgress,
+  type RenderPage, type RouterPage, type RouterPageKind, type RouterPageLink,
 } from "./router/index.js";
 
 export {

@@ -12,6 +12,7 @@ import { createPlatformClient, memoryStore, type PlatformClient } from "express-
 import { startEmulator, type Emulator } from "express-oral-assessments/emulator";
 import { createExampleApp, safeReturnTo } from "../example-app/app.js";
 import { createDemoUsers } from "../example-app/users.js";
+import { readHtml } from "./support/html-page.js";
 import { LIVE_KEY, TEST_KEY } from "./support/keys.js";
 
 const PASSWORD = "correct horse battery staple";
@@ -207,6 +208,14 @@ describe("pages and roles", () => {
     const launch = await outsider.get(`/oral/launch/${examId}`);
     expect(launch.status).toBe(403);
     expect(launch.headers["content-type"]).toMatch(/text\/html/);
+    // The plugin's page, in the app's own layout: its header, "Log out", a way home, its CSP.
+    const page = readHtml(launch.text);
+    expect(page.attr("section", "data-kind")).toEqual(["forbidden"]);
+    expect(page.attr("form", "action")).toEqual(["/logout"]);
+    expect(page.attr("link", "href")).toEqual(["/assets/styles.css"]);
+    expect(page.links).toEqual([{ href: "/", text: "Back to the home page" }]);
+    expect(launch.headers["content-security-policy"]).toContain("style-src 'self'");
+    expect(launch.headers["cache-control"]).toBe("no-store");
 
     const launched = await ana.get(`/oral/launch/${examId}`);
     expect(launched.status).toBe(303);

@@ -23,9 +23,13 @@ import { resolveRouterOptions } from "./settings.js";
 import { bodyParseErrors, jsonBody } from "./shared/body.js";
 import { ExamDirectory } from "./shared/exam-directory.js";
 import { instructorGuards } from "./shared/guards.js";
+import { pageSettings } from "./shared/html.js";
 import { sendProblem } from "./shared/problem.js";
 
-export type { LaunchContext, OralAssessmentsOptions, PrepareOptions, PrewarmOptions, StudentIdentity } from "./shared/options.js";
+export type {
+  LaunchContext, OralAssessmentsOptions, PrepareOptions, PrewarmOptions, StudentIdentity,
+  RenderPage, RouterPage, RouterPageKind, RouterPageLink,
+} from "./shared/options.js";
 export { PrepareError, type PrepareInput } from "./prepare/preparation.js";
 export type { PrepareProgress } from "./prepare/plan.js";
 
@@ -59,6 +63,8 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   const preparer = new TokenPreparer(platform, settings.prepare, logger);
   const preparation = createPreparation(settings.prepare, directory, preparer);
 
+  // Before any route: every HTML page of this router gets its homeUrl and layout.
+  router.use(pageSettings(settings.pages));
   // First: the launch route is the hot path of an exam-day storm, and matches nothing else.
   router.get("/launch/:examId", launchRoute(settings.launch, { platform, logger, directory, attempts, preparer }));
   // Before the generic instructor middleware: a roster needs its own body limit.

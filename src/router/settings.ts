@@ -15,6 +15,8 @@ import type { OralAssessmentsOptions } from "./shared/options.js";
 import { resolvePrepareSettings, type PrepareSettings } from "./prepare/settings.js";
 import { checkOrigin, optionalFunction } from "./shared/checks.js";
 import type { GuardSettings } from "./shared/guards.js";
+import type { PageSettings } from "./shared/html.js";
+import { resolvePageSettings } from "./shared/page-settings.js";
 
 export interface RouterSettings {
   platform: PlatformClient;
@@ -26,6 +28,7 @@ export interface RouterSettings {
   instructor: InstructorSettings;
   launch: LaunchSettings;
   prepare: PrepareSettings;
+  pages: PageSettings;
 }
 
 const STORE_METHODS = ["init", "putCourse", "getCourse", "listCourses", "deleteCourse", "putClass", "getClass", "listClasses", "putAssessment", "getAssessment", "listAssessments", "close"] as const;
@@ -70,16 +73,19 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
 
   const launch = resolveLaunchSettings(o, problems);
   const prepare = resolvePrepareSettings(o, problems);
+  const logger = toLogger(o.logger);
+  const pages = resolvePageSettings(o, problems, logger);
 
   problems.throwIfAny("oralAssessments()");
   return {
     platform: platform as PlatformClient,
-    logger: toLogger(o.logger),
+    logger,
     store: o.store,
     resolveClassId,
     guards: { isInstructor: isInstructor ?? (() => false), trustedOrigins },
     instructor: { listCacheMs, bodyLimit },
     launch,
     prepare,
+    pages,
   };
 }

@@ -3,7 +3,9 @@
  * instructor creates a course, a class and an assessment through the dashboard; an
  * enrolled student launches it and lands on the exam page signed in; the one-time ticket
  * cannot be used twice; a student on no roster gets the 403 page; an enrolled student who
- * opens the launch link signed out reaches the exam right after logging in.
+ * opens the launch link signed out reaches the exam right after logging in. The router's
+ * own pages render styled under their strict CSP; the app's layout (renderPage) offers
+ * "Log out" and a way home.
  *
  * Screenshots go to test-artifacts/ (gitignored) for a person to look at.
  */
@@ -18,6 +20,7 @@ import { startEmulator, type Emulator } from "express-oral-assessments/emulator"
 import { createExampleApp } from "../../example-app/app.js";
 import { createDemoUsers } from "../../example-app/users.js";
 import { TEST_KEY } from "../support/keys.js";
+import { startStack } from "../support/stack.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = "test-artifacts";
@@ -40,6 +43,28 @@ if (!haveChromium && process.env.CI) {
     });
   });
 }
+
+describe.runIf(haveChromium)("the router's built-in pages in a browser", () => {
+  it("render styled under their CSP (the style's hash is right), with no violation and a working way back", async () => {
+    const stack = await startStack({ router: { homeUrl: "/home" } });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+    try {
+      const tab = await browser.newPage();
+      const violations: string[] = [];
+      tab.on("console", (message) => { if (/Content Security Policy/i.test(message.text())) violations.push(message.text()); });
+      const res = await tab.goto(`${stack.app.url}/oral/launch/abc123`);
+      expect(res?.status()).toBe(401);
+      expect(await res?.headerValue("content-security-policy")).toContain("default-src 'none'");
+      // 36rem: the inline style applied, which the CSP allows only when its hash matches.
+      expect(await tab.evaluate("getComputedStyle(document.body).maxWidth")).toBe("576px");
+      expect(violations).toEqual([]);
+      await Promise.all([tab.waitForURL(`${stack.app.url}/home`), tab.click("text=Back to the home page")]);
+    } finally {
+      await browser.close();
+      await stack.close();
+    }
+  }, 60_000);
+});
 
 describe.runIf(haveChromium)("the example app in a browser", () => {
   const PASSWORD = "browser-test-password";
@@ -206,6 +231,9 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     const refused = await page.goto(launchUrl);
     expect(refused?.status()).toBe(403);
     await page.screenshot({ path: `${ARTIFACTS}/launch-403.png`, fullPage: true });
+    // The plugin's page in the app's layout (renderPage): "Log out" there, and a way home.
+    expect(await page.isVisible("#logout")).toBe(true);
+    await Promise.all([page.waitForURL(`${base}/student`), page.click("text=Back to the home page")]);
   }, 120_000);
 
   it("an enrolled student who opens the launch link signed out, then logs in, lands on the exam signed in (one token)", async () => {

@@ -31,6 +31,17 @@ describe("oralAssessments() options", () => {
     for (const p of problems) expect(p.fix.length).toBeGreaterThan(5);
   });
 
+  it("accepts homeUrl as a path on this site or an absolute http(s) URL, and renderPage as a function", () => {
+    const bad = problemsOf(() => oralAssessments({ platform, homeUrl: "//evil.example", renderPage: "layout.html" as never }));
+    expect(bad.map((p) => p.option).sort()).toEqual(["homeUrl", "renderPage"]);
+    for (const homeUrl of ["javascript:alert(1)", "/\\evil.example", "home", "/a\nb", 42 as never]) {
+      expect(problemsOf(() => oralAssessments({ platform, homeUrl })).map((p) => p.option), String(homeUrl)).toEqual(["homeUrl"]);
+    }
+    for (const homeUrl of ["/", "/dashboard?tab=exams", "https://portal.example.edu/home", "http://localhost:3000/"]) {
+      expect(() => oralAssessments({ platform, homeUrl, renderPage: () => {} }), homeUrl).not.toThrow();
+    }
+  });
+
   it("requires https for examHost except on localhost, and an origin only", () => {
     expect(problemsOf(() => oralAssessments({ platform, examHost: "http://exams.example.edu" }))[0]?.message).toMatch(/https/);
     expect(problemsOf(() => oralAssessments({ platform, examHost: "https://exams.example.edu/x?y" }))[0]?.message).toMatch(/origin only/);

@@ -58,7 +58,7 @@ export async function admit(
   if (!parsed.success) {
     const fields = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? "student")))];
     const named = fields.map((f) => `${FIELD_NAMES[f] ?? f} (${f})`).join(", ");
-    sendPage(res, { status: 400, title: "Your account is missing information", message: `The exam needs your ${named}. Ask your administrator to complete your profile.` });
+    sendPage(res, { status: 400, kind: "profile_incomplete", title: "Your account is missing information", message: `The exam needs your ${named}. Ask your administrator to complete your profile.` });
     return void done(req, "student_incomplete", 400, started, { fields });
   }
   const student = parsed.data;

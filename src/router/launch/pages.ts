@@ -5,7 +5,7 @@
 import type { Response } from "express";
 import type { PlatformError } from "../../platform/errors.js";
 import { failureOf } from "../shared/platform-failures.js";
-import { escapeHtml, sendPage } from "../shared/html.js";
+import { sendPage } from "../shared/html.js";
 
 export type LaunchOutcome =
   | "redirected" | "login_required" | "bad_exam_id" | "unknown_exam" | "student_incomplete"
@@ -18,9 +18,9 @@ export interface PageResult {
 }
 
 /**
- * "Preparing your exam — N students ahead of you". It refreshes itself with a meta
- * refresh (no JavaScript needed) to `refreshHref`, which the router holds open until the
- * token is ready, so the redirect comes the moment it is. With no hold (waitingPageAfterMs
+ * "Preparing your exam — N students ahead of you". It refreshes itself (a `Refresh`
+ * header and a meta refresh: no JavaScript needed) to `refreshHref`, which the router
+ * holds open until the token is ready, so the redirect comes the moment it is. With no hold (waitingPageAfterMs
  * under a second) the page waits a second itself, so it never loops tightly.
  */
 export function sendWaitingPage(res: Response, ahead: number, refreshHref: string, holdMs: number): PageResult {
@@ -30,7 +30,7 @@ export function sendWaitingPage(res: Response, ahead: number, refreshHref: strin
     status: 202,
     title: `Preparing your exam — ${who}`,
     message: "Many students are starting at once. This page refreshes itself and takes you to your exam as soon as it is ready; please keep it open.",
-    head: `<meta http-equiv="refresh" content="${delay};url=${escapeHtml(refreshHref)}">`,
+    refresh: { seconds: delay, href: refreshHref },
     retryHref: refreshHref,
     retryText: "Refresh now",
   });
@@ -41,6 +41,7 @@ export function sendWaitingPage(res: Response, ahead: number, refreshHref: strin
 export function sendWaitExceeded(res: Response, launchHref: string): PageResult {
   sendPage(res, {
     status: 503,
+    kind: "wait_exceeded",
     title: "Your exam could not be prepared in time",
     message: "Too many students are starting at once. Please try again in a moment.",
     retryHref: launchHref,
@@ -53,6 +54,7 @@ export function sendWaitExceeded(res: Response, launchHref: string): PageResult 
 export function sendWaitRefused(res: Response, launchHref: string): PageResult {
   sendPage(res, {
     status: 403,
+    kind: "wrong_account",
     title: "This waiting page belongs to another account",
     message: "Open the exam link from your own account to start your exam.",
     retryHref: launchHref,

@@ -46,3 +46,17 @@ export function optionalFunction<T>(problems: ProblemList, option: string, value
   if (value !== undefined && typeof value !== "function") problems.add(option, `must be a function, got ${typeof value}.`, fix);
   return value;
 }
+
+/**
+ * A URL the router links or redirects a browser to: a path on this site (one leading "/",
+ * no backslash, which browsers read as "//", no control characters) or an absolute
+ * http(s) URL. Undefined (with the problem recorded) for anything else.
+ */
+export function checkSiteUrl(value: unknown, option: string, problems: ProblemList, example: string): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  const clean = typeof value === "string" && !/[\u0000-\u001f\u007f]/.test(value);
+  if (clean && value.startsWith("/") && !value.startsWith("//") && !value.includes("\\")) return value;
+  if (clean && /^https?:\/\//i.test(value) && URL.canParse(value)) return value;
+  problems.add(option, `must be a path on this site ("${example}") or an absolute http(s) URL.`, `Use e.g. ${option}: "${example}".`);
+  return undefined;
+}

@@ -10,9 +10,11 @@ import type { Logger } from "../../core/logger.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
 import type { PlatformClient } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
+import type { RenderPage } from "./router-page.js";
 
 /** The student a launch signs in: the platform schema's type (`schemas.StudentIdentity`). */
 export type { StudentIdentity } from "../../platform/schemas.js";
+export type { RenderPage, RouterPage, RouterPageKind, RouterPageLink } from "./router-page.js";
 
 export interface LaunchContext {
   examId: string;
@@ -56,6 +58,21 @@ export interface OralAssessmentsOptions {
    * on this site (`/login`) or an absolute http(s) URL. Default: unset → a 401 page.
    */
   loginUrl?: string;
+  /**
+   * The way back every router HTML page (401, 403, 404, 409, 429, 5xx, waiting) links to,
+   * as its last link: a path on this site or an absolute http(s) URL. Default `"/"`.
+   */
+  homeUrl?: string;
+  /**
+   * Renders the router's HTML pages inside your own layout: `page` holds the status,
+   * `kind`, plain-text title and message, and links (the way back last). The router sets
+   * the status and its safety headers first (no-store, no-referrer, nosniff,
+   * `Retry-After`, `Refresh` for the waiting page) but not its Content-Security-Policy:
+   * your layout sends its own. If it throws, rejects or does not answer within 5 s, the
+   * built-in page is sent and the failure logged. Default: the built-in pages (a small
+   * standalone document with a strict CSP).
+   */
+  renderPage?: RenderPage;
   /** Largest JSON body accepted, in bytes or a size string. Default `"100kb"`. */
   bodyLimit?: number | string;
   /**
