@@ -11,10 +11,16 @@
  * would pass a URIError on, which the router could only answer as a 500). Anything not in the table goes to the next middleware.
  */
 import type { Request, RequestHandler, Response } from "express";
-import type { RouteSpec } from "../../api/routes.js";
+import { expressPath, type RouteSpec } from "../../api/routes.js";
 import { invalidInput, sendProblem } from "./problem.js";
 
 export type TableHandler = (req: Request, res: Response) => Promise<void>;
+
+/**
+ * The layer, and what it serves as `"METHOD /express/:path"` strings: what an Express
+ * route would show in the router's stack, for tools (and tests) listing the routes.
+ */
+export type RouteTableHandler = RequestHandler & { readonly routes: readonly string[] };
 
 interface CompiledRoute {
   method: string;
@@ -23,7 +29,7 @@ interface CompiledRoute {
   handler: TableHandler;
 }
 
-export function routeTable(routes: readonly RouteSpec[], handlers: Readonly<Record<string, TableHandler>>): RequestHandler {
+export function routeTable(routes: readonly RouteSpec[], handlers: Readonly<Record<string, TableHandler>>): RouteTableHandler {
   const compiled: CompiledRoute[] = routes.map((route) => {
     const handler = handlers[route.operationId];
     if (!handler) throw new Error(`No handler for ${route.operationId}.`);
@@ -37,7 +43,7 @@ export function routeTable(routes: readonly RouteSpec[], handlers: Readonly<Reco
     return { method: route.method.toUpperCase(), pattern: new RegExp(`^${source}/?$`, "i"), params, handler };
   });
 
-  return (req, res, next) => {
+  const dispatch: RequestHandler = (req, res, next) => {
     const method = req.method === "HEAD" ? "GET" : req.method;
     const path = req.path;
     for (const route of compiled) {
@@ -59,6 +65,7 @@ export function routeTable(routes: readonly RouteSpec[], handlers: Readonly<Reco
     }
     next();
   };
+  return Object.assign(dispatch, { routes: routes.map((r) => `${r.method.toUpperCase()} ${expressPath(r.path)}`) });
 }
 
 function decoded(segment: string): string | undefined {
