@@ -213,7 +213,7 @@ function objectsFor(schema: Json): Json[] {
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };
-  handle?: { stack?: Layer[] };
+  handle?: { stack?: Layer[]; routes?: string[] };
   slash?: boolean;
   regexp?: { fast_slash?: boolean };
 }
@@ -225,6 +225,9 @@ function routesOf(router: Router): string[] {
     for (const layer of stack) {
       if (layer.route) {
         for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== "_all") out.push(`${method.toUpperCase()} ${layer.route.path}`);
+      } else if (layer.handle?.routes) {
+        // A route-table layer (src/router/shared/route-table.ts) lists what it serves.
+        out.push(...layer.handle.routes);
       } else if (layer.handle?.stack) {
         if (!(layer.slash || layer.regexp?.fast_slash)) throw new Error("a nested router is mounted under a path: teach routesOf about it");
         walk(layer.handle.stack);

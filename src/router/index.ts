@@ -21,6 +21,7 @@ import { TokenPreparer } from "./prepare/preparer.js";
 import { prepareRoutes } from "./prepare/routes.js";
 import { resolveRouterOptions } from "./settings.js";
 import { bodyParseErrors, jsonBody } from "./shared/body.js";
+import { chain } from "./shared/chain.js";
 import { ExamDirectory } from "./shared/exam-directory.js";
 import { instructorGuards } from "./shared/guards.js";
 import { pageSettings } from "./shared/html.js";
@@ -69,7 +70,8 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   router.get("/launch/:examId", launchRoute(settings.launch, { platform, logger, directory, attempts, preparer }));
   // Before the generic instructor middleware: a roster needs its own body limit.
   router.use(prepareRoutes(settings.prepare, settings.guards, preparation));
-  router.use([...INSTRUCTOR_PREFIXES], ...instructorGuards(settings.guards), jsonBody(settings.instructor.bodyLimit));
+  // Guards and body parser as one layer: they always run together (see chain.ts).
+  router.use([...INSTRUCTOR_PREFIXES], chain([...instructorGuards(settings.guards), jsonBody(settings.instructor.bodyLimit)]));
   router.use(instructorRoutes(settings.instructor, platform, store, logger));
 
   // Public: it describes routes and shapes, nothing about this deployment's data.

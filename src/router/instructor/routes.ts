@@ -3,7 +3,7 @@
  * the server-held key and recorded in the store. Input is validated with the shared
  * schemas before anything is sent upstream.
  */
-import express, { type Request, type Response, type Router } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
 import { PlatformError } from "../../platform/errors.js";
 import {
@@ -11,10 +11,11 @@ import {
 } from "../../platform/schemas.js";
 import type { PlatformClient, WithMeta } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
-import { expressPath, ROUTES } from "../../api/routes.js";
-import { asyncHandler } from "../shared/guards.js";
+import { ROUTES } from "../../api/routes.js";
+import { routeTable } from "../shared/route-table.js";
 import { ListCache } from "../instructor/list-cache.js";
 import type { Logger } from "../../core/logger.js";
+import { sendJson } from "../shared/json-answer.js";
 import { invalidInput, problemFromPlatform, sendProblem } from "../shared/problem.js";
 
 /** The options the instructor API reads. */
@@ -41,15 +42,14 @@ function param(req: Request, res: Response, name: string): string | undefined {
 function send(res: Response, status: number, result: { data: unknown; meta: Meta | undefined }): void {
   const body: Record<string, unknown> = { data: result.data };
   if (result.meta?.requestId) body.meta = { requestId: result.meta.requestId };
-  res.status(status).json(body);
+  sendJson(res, status, body);
 }
 
 const now = () => new Date().toISOString();
 
 type Handler = (req: Request, res: Response) => Promise<void>;
 
-export function instructorRoutes(settings: InstructorSettings, platform: PlatformClient, store: OralStore, logger: Logger): Router {
-  const router = express.Router();
+export function instructorRoutes(settings: InstructorSettings, platform: PlatformClient, store: OralStore, logger: Logger): RequestHandler {
   const courseList = new ListCache<WithMeta<unknown[]>>(settings.listCacheMs);
 
   /**
@@ -162,10 +162,6 @@ export function instructorRoutes(settings: InstructorSettings, platform: Platfor
   const handlers: Record<string, Handler> = {
     createCourse, listCourses, getCourse, updateCourse, deleteCourse, createClass, listClasses, createOralAssessment, listOralAssessments,
   };
-  for (const route of ROUTES.filter((r) => r.feature === "instructor")) {
-    const handler = handlers[route.operationId];
-    if (!handler) throw new Error(`No instructor handler for ${route.operationId}.`);
-    router[route.method](expressPath(route.path), asyncHandler(handler));
-  }
-  return router;
+  // One layer looks the route up (see route-table.ts), instead of an Express route per entry.
+  return routeTable(ROUTES.filter((r) => r.feature === "instructor"), handlers);
 }

@@ -25,19 +25,30 @@ export function instructorGuards(settings: GuardSettings): RequestHandler[] {
   return [requireInstructor(settings), csrfGuard(settings)];
 }
 
-/** 401 with no user, 403 when `isInstructor` says no (the default says no to everyone). */
+/**
+ * 401 with no user, 403 when `isInstructor` says no (the default says no to everyone).
+ * A synchronous `isInstructor` is answered synchronously: no promise and no microtask
+ * hops per request; a promise is awaited.
+ */
 export function requireInstructor(settings: GuardSettings): RequestHandler {
-  return asyncHandler(async (req, res, next) => {
+  const decide = (res: Response, next: NextFunction, isInstructor: boolean) => {
+    if (isInstructor) return next();
+    sendProblem(res, { status: 403, code: "forbidden", title: "Not an instructor", detail: "Only instructors may use this endpoint." });
+  };
+  return (req, res, next) => {
     if (!userOf(req)) {
       sendProblem(res, { status: 401, code: "unauthenticated", title: "Not signed in", detail: "Sign in to use the instructor API." });
       return;
     }
-    if (!(await settings.isInstructor(req))) {
-      sendProblem(res, { status: 403, code: "forbidden", title: "Not an instructor", detail: "Only instructors may use this endpoint." });
-      return;
+    let verdict: MaybePromise<boolean>;
+    try {
+      verdict = settings.isInstructor(req);
+    } catch (error) {
+      return next(error);
     }
-    next();
-  });
+    if (typeof (verdict as Promise<boolean> | undefined)?.then !== "function") return decide(res, next, verdict as boolean);
+    Promise.resolve(verdict).then((ok) => decide(res, next, ok)).catch(next);
+  };
 }
 
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
