@@ -54,6 +54,8 @@ export interface InProcessFleetOptions {
   attemptLeaseMs?: number;
   /** Default 120 000. */
   outcomeTtlMs?: number;
+  /** Claims of one token outcome within this long of the first get the token too (a double click), ms. Default 5 000. */
+  claimGraceMs?: number;
   /** Default 15 000. */
   planLeaseMs?: number;
   /** Default `{ burst: 3, refillMs: 60 000 }`. */
@@ -67,7 +69,7 @@ export function inProcessFleet(options: InProcessFleetOptions = {}, instanceId =
   return {
     kind: "in-process",
     rateBudget: createRateBudget({ limit: options.rateLimit ?? 60, windowMs: options.rateWindowMs, maxConcurrency: options.maxConcurrency }),
-    attempts: inProcessLaunchAttempts({ leaseMs: options.attemptLeaseMs ?? 10_000, outcomeTtlMs: options.outcomeTtlMs ?? 120_000 }),
+    attempts: inProcessLaunchAttempts({ leaseMs: options.attemptLeaseMs ?? 10_000, outcomeTtlMs: options.outcomeTtlMs ?? 120_000, claimGraceMs: options.claimGraceMs }),
     preparedTokens: inProcessPreparedTokens(),
     planLeases: inProcessPlanLeases({ leaseMs: options.planLeaseMs ?? 15_000, progressTtlMs: PROGRESS_TTL_MS }),
     launchLimiter: inProcessLaunchLimiter({ burst: options.launchLimit?.burst ?? 3, refillMs: options.launchLimit?.refillMs ?? 60_000 }),

@@ -45,7 +45,7 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
   });
   const local = inProcessFleet(settings, instanceId);
   const prefix = settings.prefix;
-  const attemptTimings = { leaseMs: settings.attemptLeaseMs, outcomeTtlMs: settings.outcomeTtlMs };
+  const attemptTimings = { leaseMs: settings.attemptLeaseMs, outcomeTtlMs: settings.outcomeTtlMs, claimGraceMs: settings.claimGraceMs };
   return {
     kind: "redis",
     rateBudget: new SharedRateBudget(connection, {
