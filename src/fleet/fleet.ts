@@ -36,6 +36,10 @@ export interface Fleet {
   readonly preparedTokens: PreparedTokenStore;
   readonly planLeases: PlanLeaseStore;
   readonly launchLimiter: LaunchLimiter;
+  /** The attempt owner's lease, ms: the owner renews it every third of it while its call runs. */
+  readonly attemptLeaseMs: number;
+  /** The plan leader's lease, ms. */
+  readonly planLeaseMs: number;
   /** This instance's name in leases (random per process). */
   readonly instanceId: string;
   /** True while the shared state is reachable (always true in process). */
@@ -73,6 +77,8 @@ export function inProcessFleet(options: InProcessFleetOptions = {}, instanceId =
     preparedTokens: inProcessPreparedTokens(),
     planLeases: inProcessPlanLeases({ leaseMs: options.planLeaseMs ?? 15_000, progressTtlMs: PROGRESS_TTL_MS }),
     launchLimiter: inProcessLaunchLimiter({ burst: options.launchLimit?.burst ?? 3, refillMs: options.launchLimit?.refillMs ?? 60_000 }),
+    attemptLeaseMs: options.attemptLeaseMs ?? 10_000,
+    planLeaseMs: options.planLeaseMs ?? 15_000,
     instanceId,
     shared: true,
     async close() {},

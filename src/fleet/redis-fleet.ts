@@ -56,6 +56,8 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
     preparedTokens: withFallback(redisPreparedTokens(connection, cipher, prefix), local.preparedTokens, connection),
     planLeases: withFallback(redisPlanLeases(connection, prefix, { leaseMs: settings.planLeaseMs, progressTtlMs: PROGRESS_TTL_MS }), local.planLeases, connection),
     launchLimiter: withFallback(redisLaunchLimiter(connection, cipher, prefix, settings.launchLimit), local.launchLimiter, connection),
+    attemptLeaseMs: settings.attemptLeaseMs,
+    planLeaseMs: settings.planLeaseMs,
     instanceId,
     get shared() { return connection.up; },
     close: () => connection.close(),

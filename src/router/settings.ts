@@ -15,6 +15,8 @@ import type { OralAssessmentsOptions } from "./shared/options.js";
 import { resolvePrepareSettings, type PrepareSettings } from "./prepare/settings.js";
 import { checkOrigin, optionalFunction } from "./shared/checks.js";
 import type { GuardSettings } from "./shared/guards.js";
+import type { Fleet } from "../fleet/fleet.js";
+import { resolveFleetSettings } from "./shared/fleet-settings.js";
 
 export interface RouterSettings {
   platform: PlatformClient;
@@ -26,6 +28,9 @@ export interface RouterSettings {
   instructor: InstructorSettings;
   launch: LaunchSettings;
   prepare: PrepareSettings;
+  /** The fleet the app passed, or undefined (the router makes an in-process one). */
+  fleet: Fleet | undefined;
+  launchLimit: { burst: number; refillMs: number };
 }
 
 const STORE_METHODS = ["init", "putCourse", "getCourse", "listCourses", "deleteCourse", "putClass", "getClass", "listClasses", "putAssessment", "getAssessment", "listAssessments", "close"] as const;
@@ -70,6 +75,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
 
   const launch = resolveLaunchSettings(o, problems);
   const prepare = resolvePrepareSettings(o, problems);
+  const { fleet, launchLimit } = resolveFleetSettings(o, problems);
 
   problems.throwIfAny("oralAssessments()");
   return {
@@ -81,5 +87,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     instructor: { listCacheMs, bodyLimit },
     launch,
     prepare,
+    fleet,
+    launchLimit,
   };
 }
