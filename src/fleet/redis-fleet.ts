@@ -1,7 +1,7 @@
 /**
  * `redisFleet(options)`: fleet mode. Several app instances share one API key's rate
  * budget, launch attempts, prepared tokens, pre-warm plan leases and per-student launch
- * limits through one Redis. See README "Fleet mode" and FleetSettings for the options.
+ * limits through one Redis. See docs/fleet.md and FleetSettings for the options.
  *
  * Start-up never waits for Redis: the factory returns at once (options are checked first,
  * all problems in one ConfigurationError), and each part uses its in-process fallback
