@@ -3,12 +3,9 @@
  * processes (tsx test/fleet-router/instance.ts) behind a tiny round-robin balancer
  * (node:http), one emulator, one API key, one Redis, one PostgreSQL schema.
  *
- * The balancer skips an instance that refuses connections (a health check would, after
- * a crash) and records which instance served each request, so tests can show that a
- * refresh landed elsewhere.
+ * The balancer is the bench's (bench/lib/balancer.js).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import http from "node:http";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 
@@ -18,12 +15,8 @@ export interface FleetInstance {
   alive: boolean;
 }
 
-export interface Balancer {
-  url: string;
-  /** Index of the instance that served each request, in order. */
-  served: { path: string; instance: number }[];
-  close(): Promise<void>;
-}
+export { startBalancer } from "../../bench/lib/balancer.js";
+export type Balancer = Awaited<ReturnType<typeof import("../../bench/lib/balancer.js").startBalancer>>;
 
 const INSTANCE = fileURLToPath(new URL("./instance.ts", import.meta.url));
 const TSX = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
@@ -57,40 +50,3 @@ export async function stopInstance(instance: FleetInstance, signal: NodeJS.Signa
   clearTimeout(timer);
 }
 
-export async function startBalancer(instances: FleetInstance[]): Promise<Balancer> {
-  let next = 0;
-  const served: Balancer["served"] = [];
-  const forward = (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, tries: number): void => {
-    const index = next++ % instances.length;
-    const target = instances[index]!;
-    if (!target.alive) {
-      if (tries < instances.length) return forward(req, res, body, tries + 1);
-    }
-    const upstream = http.request({ host: "127.0.0.1", port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      served.push({ path: req.url ?? "", instance: index });
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on("error", (error: NodeJS.ErrnoException) => {
-      // Refused: that instance is down; the next one answers. Cut mid-answer: a 502, as a real balancer.
-      if (error.code === "ECONNREFUSED" && tries < instances.length && !res.headersSent) return forward(req, res, body, tries + 1);
-      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
-      res.end("bad gateway");
-    });
-    res.on("close", () => { if (!res.writableFinished) upstream.destroy(); });
-    upstream.end(body);
-  };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => forward(req, res, Buffer.concat(chunks), 1));
-  });
-  server.keepAliveTimeout = 1_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    served,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
