@@ -95,12 +95,23 @@ export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => numb
     a.expiresAt = Math.max(a.expiresAt, now() + timings.outcomeTtlMs);
     return a.lease;
   };
+  /** Drops a couple of the oldest records when they expired: memory stays bounded by the live attempts, at O(1) per begin. */
+  const sweep = () => {
+    let looked = 0;
+    for (const a of byWaitId.values()) {
+      if (looked++ >= 2 || a.expiresAt > now()) break;
+      find(a.waitId, a.examId, a.userKey);
+    }
+  };
   return {
     async begin(examId, userKey) {
+      sweep();
       const current = byStudent.get(studentOf(examId, userKey));
       const a = current && find(current.waitId, examId, userKey);
       if (a && !a.outcome) return { waitId: a.waitId, lease: a.leaseUntil <= now() ? own(a) : undefined };
       if (a && a.outcome?.kind === "token" && !a.claimed) return { waitId: a.waitId, lease: undefined };
+      // Replaced: the old record (claimed or failed) is forgotten; its wait id now starts over.
+      if (current) byWaitId.delete(current.waitId);
       const fresh: Attempt = { waitId: newWaitId(), examId, userKey, lease: "", leaseUntil: 0, outcome: undefined, claimed: false, claimedAt: 0, expiresAt: 0 };
       const lease = own(fresh);
       byStudent.set(studentOf(examId, userKey), fresh);

@@ -118,10 +118,12 @@ export class LaunchAttempts {
   }
 
   /** The outcome for this request; a token to every claim of one double click, then never again. */
-  claim(handle: AttemptHandle): Promise<AttemptOutcome | undefined> {
+  async claim(handle: AttemptHandle): Promise<AttemptOutcome | undefined> {
     // Its held requests were all woken together; later ones ask the store.
     if (this.running.get(handle.waitId)?.settled) this.running.delete(handle.waitId);
-    return this.store.claim(handle.waitId, handle.examId, handle.userKey);
+    const outcome = await this.store.claim(handle.waitId, handle.examId, handle.userKey);
+    if (outcome !== undefined) this.issued.delete(handle.waitId); // answered: a refresh with it starts over anyway
+    return outcome;
   }
 
   /** How many students' calls this instance started before this one and still run. */
