@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --json] [--only storm,overhead,memory] [--breakdown]
+ * `npm run bench [-- --json] [--only storm,overhead,memory] [--breakdown] [--fleet]
  *   [--students 600] [--launches 100000] [--rounds 2000]`
  *
  * Builds nothing itself (`npm run bench` runs the build first) and imports the package by
@@ -8,10 +8,13 @@
  * Targets are checked against baselines measured in the same run, and the exit code is 1
  * when any printed target is missed, so CI can run it. `--only` runs a subset (targets
  * of the parts that ran still count); `--breakdown` adds the stage-by-stage timing of a
- * router call (also `--only breakdown`), which has no targets.
+ * router call (also `--only breakdown`), which has no targets. `--fleet` adds the fleet
+ * storm (also `--only fleet`): 4 instance processes behind a balancer, Redis at
+ * EOA_BENCH_REDIS_URL (default redis://127.0.0.1:6379); see fleet.js.
  */
 import { parseArgs } from "node:util";
 import { runBreakdown } from "./breakdown.js";
+import { runFleet } from "./fleet.js";
 import { startEmulatorProcess } from "./lib/emulator.js";
 import { table } from "./lib/stats.js";
 import { runMemory } from "./memory.js";
@@ -27,13 +30,15 @@ const { values } = parseArgs({
     // A comma-separated subset of storm,overhead,memory,breakdown.
     only: { type: "string", default: "storm,overhead,memory" },
     breakdown: { type: "boolean", default: false },
+    fleet: { type: "boolean", default: false },
   },
 });
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 const started = performance.now();
 const only = new Set(values.only.split(",").map((s) => s.trim()));
 if (values.breakdown) only.add("breakdown");
-const unknown = [...only].filter((s) => !["storm", "overhead", "memory", "breakdown"].includes(s));
+if (values.fleet) only.add("fleet");
+const unknown = [...only].filter((s) => !["storm", "overhead", "memory", "breakdown", "fleet"].includes(s));
 if (unknown.length > 0) {
   process.stderr.write(`--only: unknown part(s) ${unknown.join(", ")}; choose from storm, overhead, memory, breakdown\n`);
   process.exit(2);
@@ -47,6 +52,9 @@ try {
   if (only.has("storm")) result.storm = await runStorms(emulator, { students: Number(values.students), log });
   if (only.has("overhead")) result.overhead = await runOverhead(emulator, { rounds: Number(values.rounds), log });
   if (only.has("breakdown")) result.breakdown = await runBreakdown(emulator, { log });
+  if (only.has("fleet")) {
+    result.fleet = await runFleet(emulator, { students: Number(values.students), redisUrl: process.env.EOA_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379", log });
+  }
 } finally {
   await emulator.close();
 }
@@ -54,7 +62,7 @@ result.durationMs = Math.round(performance.now() - started);
 
 /** [metric, value, target, met] rows; a row with a target counts towards the exit code. */
 const rows = [];
-const { storm, overhead, memory, breakdown } = result;
+const { storm, overhead, memory, breakdown, fleet } = result;
 if (storm) {
   const d = storm.onDemand;
   const w = storm.preWarmed;
@@ -95,6 +103,24 @@ if (memory) {
     ["memory: failed", memory.failed, "0", memory.failed === 0],
     ["memory: launches/s", memory.launchesPerSecond],
     ["memory: RSS growth (%)", memory.rssGrowthPct, "< 5", memory.rssGrowthPct < 5],
+  );
+}
+if (fleet) {
+  const d = fleet.onDemand;
+  const w = fleet.preWarmed;
+  rows.push(
+    ["fleet: instances", fleet.instances],
+    ["fleet on demand: ratio", d.ratio, "≤ 1.05", d.ratio <= 1.05],
+    ["fleet on demand: ratioToPhysical", d.ratioToPhysical],
+    ["fleet on demand: failed", d.failed, "0", d.failed === 0],
+    ["fleet on demand: platform 429s", d.platform429, "0", d.platform429 === 0],
+    ["fleet on demand: sign-in calls", d.signInCalls, `= students (${d.students})`, d.signInCalls === d.students],
+    ["fleet on demand: max calls in a window", d.maxInAnyWindow],
+    ["fleet pre-warmed: p99 (ms)", w.p99Ms, "< 50", w.p99Ms < 50],
+    ["fleet pre-warmed: failed", w.failed, "0", w.failed === 0],
+    ["fleet pre-warmed: platform calls in storm", w.platformCalls, "0", w.platformCalls === 0],
+    ["fleet pre-warmed: duplicate tokens", w.duplicateTokens, "0", w.duplicateTokens === 0],
+    ["fleet kill one: failed", fleet.killOne.failed, "0", fleet.killOne.failed === 0],
   );
 }
 if (breakdown) {

@@ -36,6 +36,10 @@ export interface Fleet {
   readonly preparedTokens: PreparedTokenStore;
   readonly planLeases: PlanLeaseStore;
   readonly launchLimiter: LaunchLimiter;
+  /** The attempt owner's lease, ms: the owner renews it every third of it while its call runs. */
+  readonly attemptLeaseMs: number;
+  /** The plan leader's lease, ms. */
+  readonly planLeaseMs: number;
   /** This instance's name in leases (random per process). */
   readonly instanceId: string;
   /** True while the shared state is reachable (always true in process). */
@@ -54,6 +58,8 @@ export interface InProcessFleetOptions {
   attemptLeaseMs?: number;
   /** Default 120 000. */
   outcomeTtlMs?: number;
+  /** Claims of one token outcome within this long of the first get the token too (a double click), ms. Default 5 000. */
+  claimGraceMs?: number;
   /** Default 15 000. */
   planLeaseMs?: number;
   /** Default `{ burst: 3, refillMs: 60 000 }`. */
@@ -67,10 +73,12 @@ export function inProcessFleet(options: InProcessFleetOptions = {}, instanceId =
   return {
     kind: "in-process",
     rateBudget: createRateBudget({ limit: options.rateLimit ?? 60, windowMs: options.rateWindowMs, maxConcurrency: options.maxConcurrency }),
-    attempts: inProcessLaunchAttempts({ leaseMs: options.attemptLeaseMs ?? 10_000, outcomeTtlMs: options.outcomeTtlMs ?? 120_000 }),
+    attempts: inProcessLaunchAttempts({ leaseMs: options.attemptLeaseMs ?? 10_000, outcomeTtlMs: options.outcomeTtlMs ?? 120_000, claimGraceMs: options.claimGraceMs }),
     preparedTokens: inProcessPreparedTokens(),
     planLeases: inProcessPlanLeases({ leaseMs: options.planLeaseMs ?? 15_000, progressTtlMs: PROGRESS_TTL_MS }),
     launchLimiter: inProcessLaunchLimiter({ burst: options.launchLimit?.burst ?? 3, refillMs: options.launchLimit?.refillMs ?? 60_000 }),
+    attemptLeaseMs: options.attemptLeaseMs ?? 10_000,
+    planLeaseMs: options.planLeaseMs ?? 15_000,
     instanceId,
     shared: true,
     async close() {},

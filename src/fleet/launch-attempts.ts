@@ -40,7 +40,12 @@ export interface LaunchAttemptStore {
   view(waitId: string, examId: string, userKey: string): Promise<AttemptView>;
   /** Becomes the owner of a running attempt whose lease lapsed; undefined if it did not lapse. */
   takeOver(waitId: string, examId: string, userKey: string): Promise<string | undefined>;
-  /** The outcome: a token one at most once (atomic read + mark), a failure every time. */
+  /**
+   * The outcome; a failure every time. A token goes to the claims made within
+   * `claimGraceMs` of the first one (atomic read + mark): the requests of one double click
+   * or second tab, even split across instances, all redirect with the one token; a claim
+   * after that gets nothing (the token was used), and the next launch starts afresh.
+   */
   claim(waitId: string, examId: string, userKey: string): Promise<AttemptOutcome | undefined>;
 }
 
@@ -49,7 +54,11 @@ export interface AttemptTimings {
   leaseMs: number;
   /** How long an outcome (and the attempt) stays readable, ms. */
   outcomeTtlMs: number;
+  /** How long after its first claim a token outcome is still given to claims of the same attempt, ms. Default 5 000. */
+  claimGraceMs?: number;
 }
+
+export const DEFAULT_CLAIM_GRACE_MS = 5_000;
 
 export const newWaitId = (): string => randomBytes(18).toString("base64url");
 export const newLease = (): string => randomBytes(12).toString("base64url");
@@ -62,6 +71,7 @@ interface Attempt {
   leaseUntil: number;
   outcome: AttemptOutcome | undefined;
   claimed: boolean;
+  claimedAt: number;
   expiresAt: number;
 }
 
@@ -85,13 +95,24 @@ export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => numb
     a.expiresAt = Math.max(a.expiresAt, now() + timings.outcomeTtlMs);
     return a.lease;
   };
+  /** Drops a couple of the oldest records when they expired: memory stays bounded by the live attempts, at O(1) per begin. */
+  const sweep = () => {
+    let looked = 0;
+    for (const a of byWaitId.values()) {
+      if (looked++ >= 2 || a.expiresAt > now()) break;
+      find(a.waitId, a.examId, a.userKey);
+    }
+  };
   return {
     async begin(examId, userKey) {
+      sweep();
       const current = byStudent.get(studentOf(examId, userKey));
       const a = current && find(current.waitId, examId, userKey);
       if (a && !a.outcome) return { waitId: a.waitId, lease: a.leaseUntil <= now() ? own(a) : undefined };
       if (a && a.outcome?.kind === "token" && !a.claimed) return { waitId: a.waitId, lease: undefined };
-      const fresh: Attempt = { waitId: newWaitId(), examId, userKey, lease: "", leaseUntil: 0, outcome: undefined, claimed: false, expiresAt: 0 };
+      // Replaced: the old record (claimed or failed) is forgotten; its wait id now starts over.
+      if (current) byWaitId.delete(current.waitId);
+      const fresh: Attempt = { waitId: newWaitId(), examId, userKey, lease: "", leaseUntil: 0, outcome: undefined, claimed: false, claimedAt: 0, expiresAt: 0 };
       const lease = own(fresh);
       byStudent.set(studentOf(examId, userKey), fresh);
       byWaitId.set(fresh.waitId, fresh);
@@ -124,8 +145,9 @@ export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => numb
       const a = find(waitId, examId, userKey);
       if (!a?.outcome) return undefined;
       if (a.outcome.kind === "failed") return a.outcome;
-      if (a.claimed) return undefined;
+      if (a.claimed) return now() - a.claimedAt <= (timings.claimGraceMs ?? DEFAULT_CLAIM_GRACE_MS) ? a.outcome : undefined;
       a.claimed = true;
+      a.claimedAt = now();
       return a.outcome;
     },
   };

@@ -34,6 +34,8 @@ export interface RedisFleetOptions {
   attemptLeaseMs?: number;
   /** How long a launch attempt's outcome stays readable, ms. Default 120 000. */
   outcomeTtlMs?: number;
+  /** Claims of one token outcome within this long of the first get the token too (a double click split across instances), ms. Default 5 000. */
+  claimGraceMs?: number;
   /** Lease of the pre-warm plan's leader, ms. Default 15 000. */
   planLeaseMs?: number;
   /** Per-student sign-in limit (burst, then one per `refillMs`). Default `{ burst: 3, refillMs: 60 000 }`. */
@@ -54,6 +56,7 @@ export interface FleetSettings {
   commandTimeoutMs: number;
   attemptLeaseMs: number;
   outcomeTtlMs: number;
+  claimGraceMs: number;
   planLeaseMs: number;
   launchLimit: { burst: number; refillMs: number };
 }
@@ -82,7 +85,7 @@ export function readFleetOptions(options: RedisFleetOptions): FleetSettings {
     ["expectedInstances", o.expectedInstances ?? 4, 1], ["rateLimit", o.rateLimit ?? 60, 1],
     ["rateWindowMs", o.rateWindowMs ?? 60_000, 1000], ["maxConcurrency", o.maxConcurrency ?? 16, 1],
     ["commandTimeoutMs", o.commandTimeoutMs ?? 500, 10], ["attemptLeaseMs", o.attemptLeaseMs ?? 10_000, 100],
-    ["outcomeTtlMs", o.outcomeTtlMs ?? 120_000, 1000], ["planLeaseMs", o.planLeaseMs ?? 15_000, 100],
+    ["outcomeTtlMs", o.outcomeTtlMs ?? 120_000, 1000], ["claimGraceMs", o.claimGraceMs ?? 5_000, 0], ["planLeaseMs", o.planLeaseMs ?? 15_000, 100],
   ];
   for (const [name, value, min] of numbers) {
     if (!whole(value, min)) problems.add(name, `must be a whole number of at least ${min}.`, "Omit it for the default.");
@@ -98,7 +101,7 @@ export function readFleetOptions(options: RedisFleetOptions): FleetSettings {
     url: o.url as string, secret: o.secret as string, prefix,
     expectedInstances: o.expectedInstances ?? 4, rateLimit: o.rateLimit ?? 60, rateWindowMs: o.rateWindowMs ?? 60_000,
     maxConcurrency: o.maxConcurrency ?? 16, launchShare: share, commandTimeoutMs: o.commandTimeoutMs ?? 500,
-    attemptLeaseMs: o.attemptLeaseMs ?? 10_000, outcomeTtlMs: o.outcomeTtlMs ?? 120_000, planLeaseMs: o.planLeaseMs ?? 15_000,
+    attemptLeaseMs: o.attemptLeaseMs ?? 10_000, outcomeTtlMs: o.outcomeTtlMs ?? 120_000, claimGraceMs: o.claimGraceMs ?? 5_000, planLeaseMs: o.planLeaseMs ?? 15_000,
     launchLimit: { burst, refillMs },
   };
 }

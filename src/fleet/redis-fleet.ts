@@ -1,7 +1,7 @@
 /**
  * `redisFleet(options)`: fleet mode. Several app instances share one API key's rate
  * budget, launch attempts, prepared tokens, pre-warm plan leases and per-student launch
- * limits through one Redis. See README "Fleet mode" and FleetSettings for the options.
+ * limits through one Redis. See docs/fleet.md and FleetSettings for the options.
  *
  * Start-up never waits for Redis: the factory returns at once (options are checked first,
  * all problems in one ConfigurationError), and each part uses its in-process fallback
@@ -45,7 +45,7 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
   });
   const local = inProcessFleet(settings, instanceId);
   const prefix = settings.prefix;
-  const attemptTimings = { leaseMs: settings.attemptLeaseMs, outcomeTtlMs: settings.outcomeTtlMs };
+  const attemptTimings = { leaseMs: settings.attemptLeaseMs, outcomeTtlMs: settings.outcomeTtlMs, claimGraceMs: settings.claimGraceMs };
   return {
     kind: "redis",
     rateBudget: new SharedRateBudget(connection, {
@@ -56,6 +56,8 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
     preparedTokens: withFallback(redisPreparedTokens(connection, cipher, prefix), local.preparedTokens, connection),
     planLeases: withFallback(redisPlanLeases(connection, prefix, { leaseMs: settings.planLeaseMs, progressTtlMs: PROGRESS_TTL_MS }), local.planLeases, connection),
     launchLimiter: withFallback(redisLaunchLimiter(connection, cipher, prefix, settings.launchLimit), local.launchLimiter, connection),
+    attemptLeaseMs: settings.attemptLeaseMs,
+    planLeaseMs: settings.planLeaseMs,
     instanceId,
     get shared() { return connection.up; },
     close: () => connection.close(),

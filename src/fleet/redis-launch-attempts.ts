@@ -7,7 +7,7 @@
  */
 import type { Cipher } from "./cipher.js";
 import type { FleetConnection } from "./connection.js";
-import { newLease, newWaitId, type AttemptOutcome, type AttemptTimings, type AttemptView, type LaunchAttemptStore } from "./launch-attempts.js";
+import { DEFAULT_CLAIM_GRACE_MS, newLease, newWaitId, type AttemptOutcome, type AttemptTimings, type AttemptView, type LaunchAttemptStore } from "./launch-attempts.js";
 
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -62,12 +62,15 @@ if not mine(ARGV[1]) or field('state') ~= 'running' or tonumber(field('leaseUnti
 return own(ARGV[2], ARGV[3], ARGV[4])
 `;
 
-/** ARGV: waitId → { kind, sealed, status, detail } | nil; marks a token claimed in the same step. */
+/** ARGV: waitId, graceMs → { kind, sealed, status, detail } | nil; marks a token claimed in the same step (claims within graceMs of the first get it too). */
 const CLAIM = `${NOW}
 if not mine(ARGV[1]) or field('state') ~= 'done' then return false end
 if field('kind') == 'token' then
-  if field('claimed') ~= '0' then return false end
-  redis.call('HSET', KEYS[1], 'claimed', '1')
+  if field('claimed') ~= '0' then
+    if now - tonumber(field('claimedAt') or '0') > tonumber(ARGV[2]) then return false end
+  else
+    redis.call('HSET', KEYS[1], 'claimed', '1', 'claimedAt', now)
+  end
 end
 return { field('kind'), field('token'), field('status'), field('detail') }
 `;
@@ -120,7 +123,7 @@ export function redisLaunchAttempts(connection: FleetConnection, cipher: Cipher,
     },
     async claim(waitId, examId, userKey) {
       const key = keyOf(examId, userKey);
-      const reply = await run("attClaim", key, waitId) as [string, string, string, string] | null;
+      const reply = await run("attClaim", key, waitId, timings.claimGraceMs ?? DEFAULT_CLAIM_GRACE_MS) as [string, string, string, string] | null;
       if (!reply) return undefined;
       const [kind, sealed, status, detail] = reply;
       if (kind === "failed") return { kind: "failed", status: Number(status), detail };

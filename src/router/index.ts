@@ -10,6 +10,7 @@ import express, { type ErrorRequestHandler, type Router } from "express";
 import { buildOpenApiDocument } from "../api/openapi.js";
 import { INSTRUCTOR_PREFIXES } from "../api/routes.js";
 import { sqliteStore } from "../store/sqlite.js";
+import { inProcessFleet } from "../fleet/fleet.js";
 import { instructorRoutes } from "./instructor/routes.js";
 import { LaunchAttempts } from "./launch/attempts.js";
 import { sendLastResortPage } from "./launch/pages.js";
@@ -58,16 +59,23 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   const directory = new ExamDirectory(store, settings.resolveClassId);
 
   const router = express.Router() as OralAssessmentsRouter;
-  // A pending launch nobody asked about for this long is abandoned: well above the gap
-  // between a waiting page and its refresh (one hold plus a page load).
-  const attempts = new LaunchAttempts({ abandonMs: Math.max(15_000, 4 * settings.launch.waitingPageAfterMs) });
-  const preparer = new TokenPreparer(platform, settings.prepare, logger);
+  // One code path: the router talks to the fleet's stores, in process (the default, one
+  // instance) or shared (redisFleet); the modes differ only in the implementation.
+  const fleet = settings.fleet ?? inProcessFleet({ launchLimit: settings.launchLimit });
+  const attempts = new LaunchAttempts(fleet.attempts, {
+    // A pending launch nobody asked about for this long is abandoned: well above the gap
+    // between a waiting page and its refresh (one hold plus a page load).
+    abandonMs: Math.max(15_000, 4 * settings.launch.waitingPageAfterMs),
+    leaseMs: fleet.attemptLeaseMs,
+    onIssued: ({ examId, userKey }) => void fleet.launchLimiter.record(examId, userKey).catch(() => undefined),
+  });
+  const preparer = new TokenPreparer(platform, settings.prepare, logger, fleet.preparedTokens);
   const preparation = createPreparation(settings.prepare, directory, preparer);
 
   // Before any route: every HTML page of this router gets its homeUrl and layout.
   router.use(pageSettings(settings.pages));
   // First: the launch route is the hot path of an exam-day storm, and matches nothing else.
-  router.get("/launch/:examId", launchRoute(settings.launch, { platform, logger, directory, attempts, preparer }));
+  router.get("/launch/:examId", launchRoute(settings.launch, { platform, logger, directory, attempts, preparer, launchLimiter: fleet.launchLimiter }));
   // Before the generic instructor middleware: a roster needs its own body limit.
   router.use(prepareRoutes(settings.prepare, settings.guards, preparation));
   // Guards and body parser as one layer: they always run together (see chain.ts).
@@ -105,6 +113,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   router.close = async () => {
     attempts.close();
     preparer.close();
+    if (!settings.fleet) await fleet.close(); // a fleet the app passed is the app's to close
     await store.close();
   };
   router.prepare = (examId, input) => preparation.prepare(examId, input);

@@ -17,6 +17,8 @@ import { checkOrigin, optionalFunction } from "./shared/checks.js";
 import type { GuardSettings } from "./shared/guards.js";
 import type { PageSettings } from "./shared/html.js";
 import { resolvePageSettings } from "./shared/page-settings.js";
+import type { Fleet } from "../fleet/fleet.js";
+import { resolveFleetSettings } from "./shared/fleet-settings.js";
 
 export interface RouterSettings {
   platform: PlatformClient;
@@ -29,6 +31,9 @@ export interface RouterSettings {
   launch: LaunchSettings;
   prepare: PrepareSettings;
   pages: PageSettings;
+  /** The fleet the app passed, or undefined (the router makes an in-process one). */
+  fleet: Fleet | undefined;
+  launchLimit: { burst: number; refillMs: number };
 }
 
 const STORE_METHODS = ["init", "putCourse", "getCourse", "listCourses", "deleteCourse", "putClass", "getClass", "listClasses", "putAssessment", "getAssessment", "listAssessments", "close"] as const;
@@ -75,6 +80,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const prepare = resolvePrepareSettings(o, problems);
   const logger = toLogger(o.logger);
   const pages = resolvePageSettings(o, problems, logger);
+  const { fleet, launchLimit } = resolveFleetSettings(o, problems);
 
   problems.throwIfAny("oralAssessments()");
   return {
@@ -87,5 +93,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     launch,
     prepare,
     pages,
+    fleet,
+    launchLimit,
   };
 }

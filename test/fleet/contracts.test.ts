@@ -20,7 +20,7 @@ const available = await redisOrSkip("the fleet contracts on Redis");
 afterAll(() => dropPrefix(prefix));
 
 // A generous command timeout: on a loaded machine a slow reply would (rightly) switch an instance to its fallback.
-const timings = { commandTimeoutMs: 3000, attemptLeaseMs: 300, outcomeTtlMs: 2000, planLeaseMs: 300, launchLimit: { burst: 3, refillMs: 400 } };
+const timings = { commandTimeoutMs: 3000, attemptLeaseMs: 300, outcomeTtlMs: 2000, claimGraceMs: 300, planLeaseMs: 300, launchLimit: { burst: 3, refillMs: 400 } };
 
 const inProcess = <T>(pick: (f: Fleet) => T) => async (): Promise<Pair<T>> => {
   const fleet = inProcessFleet(timings);

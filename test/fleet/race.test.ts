@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator/index.js";
 import { TEST_KEY } from "../support/keys.js";
 import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
-import { maxInAnyWindow } from "../support/windows.js";
+import { maxInAnyWindow } from "../../bench/lib/windows.js";
 
 const PROCESSES = 8;
 const CALLS = 12;

@@ -13,7 +13,7 @@ import { createPlatformClient, type PlatformClient, type PlatformClientOptions }
 import { keyHash } from "../../src/platform/key-hash.js";
 import { TEST_KEY } from "../support/keys.js";
 import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
-import { maxInAnyWindow } from "../support/windows.js";
+import { maxInAnyWindow } from "../../bench/lib/windows.js";
 
 const available = await redisOrSkip("the fleet real-window tests");
 const prefix = randomPrefix("window");

@@ -12,7 +12,7 @@ import { keyHash } from "../../src/platform/key-hash.js";
 import { captureLogger } from "../support/canary.js";
 import { TEST_KEY } from "../support/keys.js";
 import { freePort, randomPrefix, redisOrSkip, SECRET, startRedisServer } from "../support/redis.js";
-import { maxInAnyWindow } from "../support/windows.js";
+import { maxInAnyWindow } from "../../bench/lib/windows.js";
 
 const available = await redisOrSkip("the Redis-down fleet tests");
 const LIMIT = 20;

@@ -81,7 +81,7 @@ export async function startRedisServer(port: number): Promise<{ url: string; chi
     url,
     child,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGKILL");
       await exited;

@@ -1,198 +1,244 @@
 /**
  * `LaunchAttempts`: on-demand launches under a storm, one sign-in token request per
- * student and exam, however many browser requests ask for it. (Formerly `LaunchQueue`:
- * it is not a queue — the rate budget queues calls — but the registry that merges
- * duplicate attempts per student and holds requests on them.)
+ * student and exam, however many browser requests (on however many instances) ask for it.
  *
- * A launch *joins* the student's attempt for that exam, or starts one. An attempt is one
- * platform call (launch priority, bounded by `launchWaitMs`); every request held on it
- * when the token arrives gets the same answer, so a double click or a second tab costs
- * one token. The first request that gets the answer *claims* the attempt: it is
- * forgotten, and the next launch starts afresh (a token is single-use, and a launch a
- * minute later must not get a used one).
+ * The shared truth is the fleet's `LaunchAttemptStore` (in process by default, Redis in
+ * fleet mode): which attempt a student has, its wait id, who owns its call (a lease), its
+ * outcome. This class is this instance's side of it, the same in both modes:
+ * - it runs the calls of the attempts this instance owns, renewing the lease while the
+ *   call is in flight, and stores the outcome;
+ * - it holds requests on an attempt: pushed the moment a call run here settles, by a
+ *   short poll of the store for an attempt another instance runs;
+ * - it counts "students ahead of you" among the attempts it runs (in fleet mode: this
+ *   instance's share of the storm, roughly the fleet's ÷ instances);
+ * - it aborts a call nobody asked about for `abandonMs` (the student closed the tab),
+ *   which takes it out of the rate budget's queue.
  *
- * Requests are never held for long: the route holds one for a couple of seconds, then
- * answers with a waiting page whose refresh URL carries the attempt's wait id. The wait
- * id is 144 random bits, bound to the student it was made for; the route refuses it to
- * anyone else. An attempt nobody is waiting on any more (the student closed the tab) is
- * aborted after `abandonMs`, which takes its call out of the rate budget's queue.
+ * A wait id is 144 random bits, bound to the student it was made for: the store answers
+ * `unknown` for anyone else.
  */
-import { randomBytes } from "node:crypto";
+import type { AttemptOutcome, AttemptView, LaunchAttemptStore } from "../../fleet/launch-attempts.js";
 
-export type AttemptOutcome =
-  | { kind: "token"; token: string }
-  | { kind: "error"; error: unknown; elapsedMs: number };
+export type { AttemptOutcome } from "../../fleet/launch-attempts.js";
 
-/** What a held request learns: the outcome, that its hold ran out, or that its client left. */
-export type WaitResult = AttemptOutcome | "hold_expired" | "client_gone";
-
-export interface LaunchAttempt {
+/** What a launch request is attached to. */
+export interface AttemptHandle {
+  readonly waitId: string;
   readonly examId: string;
-  /** The student it is for (`studentKey`). Only this student may follow its wait id. */
   readonly userKey: string;
-  /** Order of creation: "students ahead of you" counts pending attempts with a smaller one. */
-  readonly seq: number;
-  readonly createdAt: number;
-  waitId: string | undefined;
-  outcome: AttemptOutcome | undefined;
-  settledAt: number;
-  /** When a request last asked about it. */
-  lastSeenAt: number;
 }
 
-interface AttemptState extends LaunchAttempt {
-  key: string;
-  held: Set<(outcome: AttemptOutcome) => void>;
+/** What a held request learns. `lapsed`: the owner died; take the attempt over. */
+export type WaitResult = "settled" | "lapsed" | "unknown" | "hold_expired" | "client_gone";
+
+/** The sign-in call of an attempt: resolves with its outcome (a failure is an outcome, never a rejection). */
+export type AttemptCall = (signal: AbortSignal) => Promise<AttemptOutcome>;
+
+interface RunningCall {
+  handle: AttemptHandle;
+  seq: number;
+  createdAt: number;
+  lastSeenAt: number;
+  settled: boolean;
+  held: Set<() => void>;
   controller: AbortController;
 }
 
 export interface LaunchAttemptsOptions {
-  /**
-   * How long an attempt nobody asks about is kept: a pending one is then aborted, a
-   * settled one dropped. Must exceed the time between a waiting page and its refresh.
-   */
+  /** How long a call nobody asks about runs before it is aborted. Must exceed the gap between a waiting page and its refresh. */
   abandonMs: number;
-  /** Clock, for tests. Default `Date.now`. */
-  now?: () => number;
+  /** The store's owner lease, ms: renewed every third of it while a call is in flight. */
+  leaseMs: number;
+  /** How often a request held on another instance's attempt asks the store, ms. Default 100. */
+  pollMs?: number;
+  /** Told when a call run here issued a token (the per-student launch limit counts it). */
+  onIssued?: (handle: AttemptHandle) => void;
 }
+
+/** How long `belongsElsewhere` remembers a wait id: past any outcome's life. */
+const ISSUED_KEPT_MS = 10 * 60_000;
 
 const WAIT_ID = /^[A-Za-z0-9_-]{24}$/;
 
 export class LaunchAttempts {
-  private readonly byKey = new Map<string, AttemptState>();
-  private readonly byWaitId = new Map<string, AttemptState>();
-  /** Unsettled attempts in creation order (a Map keeps insertion order). */
-  private readonly pending = new Map<number, AttemptState>();
+  /** Calls this instance runs, by wait id, in start order (a Map keeps insertion order). */
+  private readonly running = new Map<string, RunningCall>();
   private seq = 0;
+  /**
+   * Wait ids this instance handed out, with their student: a refresh here with one of
+   * them for another student or exam is refused (403) rather than started over. (The
+   * store answers `unknown` for both; on another instance such a refresh starts the
+   * other student's own launch, which gives away nothing.)
+   */
+  private readonly issued = new Map<string, { examId: string; userKey: string; at: number }>();
+  /** Calls in `running` not settled yet. */
+  private unsettled = 0;
   private sweeper: NodeJS.Timeout | undefined;
-  private readonly now: () => number;
+  private closed = false;
 
-  constructor(private readonly options: LaunchAttemptsOptions) {
-    this.now = options.now ?? Date.now;
+  constructor(private readonly store: LaunchAttemptStore, private readonly options: LaunchAttemptsOptions) {}
+
+  /** A wait id's plausible shape (anything else is unknown without asking the store). */
+  static isWaitId(value: unknown): value is string {
+    return typeof value === "string" && WAIT_ID.test(value);
   }
 
   /**
-   * The student's attempt for this exam; `request` starts one when there is none. It gets
-   * a signal that aborts when the attempt is abandoned, and must resolve with the token.
+   * Joins the student's attempt for this exam, or starts one; when this instance becomes
+   * its owner, `call` runs here. `shared`: the attempt was already running.
    */
-  join(examId: string, userKey: string, request: (signal: AbortSignal) => Promise<string>): { attempt: LaunchAttempt; shared: boolean } {
-    const key = `${examId}\u0000${userKey}`;
-    const now = this.now();
-    const existing = this.byKey.get(key);
-    if (existing) {
-      existing.lastSeenAt = now;
-      return { attempt: existing, shared: true };
-    }
-    const state: AttemptState = {
-      key, examId, userKey, seq: ++this.seq, createdAt: now, waitId: undefined, outcome: undefined,
-      settledAt: 0, lastSeenAt: now, held: new Set(), controller: new AbortController(),
-    };
-    this.byKey.set(key, state);
-    this.pending.set(state.seq, state);
+  async join(examId: string, userKey: string, call: AttemptCall): Promise<{ handle: AttemptHandle; shared: boolean }> {
+    const ticket = await this.store.begin(examId, userKey);
+    const handle = { waitId: ticket.waitId, examId, userKey };
+    if (!this.issued.has(handle.waitId)) this.issued.set(handle.waitId, { examId, userKey, at: Date.now() });
     this.startSweeper();
-    // Settles the attempt exactly once; the promise never rejects unhandled.
-    request(state.controller.signal).then(
-      (token) => this.settle(state, { kind: "token", token }),
-      (error: unknown) => this.settle(state, { kind: "error", error, elapsedMs: this.now() - state.createdAt }),
-    );
-    return { attempt: state, shared: false };
+    if (ticket.lease !== undefined) this.run(handle, ticket.lease, call);
+    else this.touch(handle.waitId);
+    return { handle, shared: ticket.lease === undefined };
   }
 
-  /** The attempt behind a waiting page's refresh URL, if it is still alive. */
-  byWait(waitId: unknown): LaunchAttempt | undefined {
-    if (typeof waitId !== "string" || !WAIT_ID.test(waitId)) return undefined;
-    const state = this.byWaitId.get(waitId);
-    if (state) state.lastSeenAt = this.now();
-    return state;
+  /** Becomes the owner of an attempt whose owner died, and runs `call` here. False if someone else was quicker. */
+  async takeOver(handle: AttemptHandle, call: AttemptCall): Promise<boolean> {
+    const lease = await this.store.takeOver(handle.waitId, handle.examId, handle.userKey);
+    if (lease === undefined) return false;
+    this.run(handle, lease, call);
+    return true;
   }
 
-  /** The attempt's wait id, made on first use: unguessable (144 random bits). */
-  waitIdOf(attempt: LaunchAttempt): string {
-    const state = attempt as AttemptState;
-    if (state.waitId === undefined) {
-      state.waitId = randomBytes(18).toString("base64url");
-      this.byWaitId.set(state.waitId, state);
-    }
-    return state.waitId;
+  /** True when this instance made `waitId` for another student or exam. */
+  belongsElsewhere(waitId: string, examId: string, userKey: string): boolean {
+    const owner = this.issued.get(waitId);
+    return owner !== undefined && (owner.examId !== examId || owner.userKey !== userKey);
   }
 
-  /** How many students' attempts were started before this one and still wait for a token. */
-  ahead(attempt: LaunchAttempt): number {
+  /** What a refresh with this wait id sees (only for the student it was made for). */
+  view(handle: AttemptHandle): Promise<AttemptView> {
+    this.touch(handle.waitId);
+    return this.store.view(handle.waitId, handle.examId, handle.userKey);
+  }
+
+  /** The outcome for this request; a token to every claim of one double click, then never again. */
+  async claim(handle: AttemptHandle): Promise<AttemptOutcome | undefined> {
+    // Its held requests were all woken together; later ones ask the store.
+    if (this.running.get(handle.waitId)?.settled) this.running.delete(handle.waitId);
+    const outcome = await this.store.claim(handle.waitId, handle.examId, handle.userKey);
+    if (outcome !== undefined) this.issued.delete(handle.waitId); // answered: a refresh with it starts over anyway
+    return outcome;
+  }
+
+  /** How many students' calls this instance started before this one and still run. */
+  ahead(handle: AttemptHandle): number {
+    const mine = this.running.get(handle.waitId);
     let count = 0;
-    for (const [seq] of this.pending) {
-      if (seq >= attempt.seq) break;
-      count += 1;
+    for (const call of this.running.values()) {
+      if (mine && call.seq >= mine.seq) break;
+      if (!call.settled) count += 1;
     }
     return count;
   }
 
+  /** Calls still waiting for their token on this instance (what a new launch queues behind). */
+  get pendingCount(): number {
+    return this.unsettled;
+  }
+
+  /** When the attempt started here, if it runs here (for "waited" figures in the log). */
+  startedAt(handle: AttemptHandle): number | undefined {
+    return this.running.get(handle.waitId)?.createdAt;
+  }
+
   /**
-   * Holds until the attempt settles, `holdMs` passes, or `onGone` reports that the
-   * client went away (the browser cancelled a double-clicked navigation, or left).
+   * Holds until the attempt settles, its owner's lease lapses, `holdMs` passes, or
+   * `onGone` reports that the client went away.
    */
-  wait(attempt: LaunchAttempt, holdMs: number, onGone: (cb: () => void) => () => void): Promise<WaitResult> {
-    const state = attempt as AttemptState;
-    if (state.outcome) return Promise.resolve(state.outcome);
-    if (holdMs <= 0) return Promise.resolve("hold_expired");
+  wait(handle: AttemptHandle, holdMs: number, onGone: (cb: () => void) => () => void): Promise<WaitResult> {
     return new Promise<WaitResult>((resolve) => {
+      let finished = false;
+      const local = this.running.get(handle.waitId);
       const finish = (result: WaitResult) => {
+        if (finished) return;
+        finished = true;
         clearTimeout(timer);
+        clearTimeout(poller);
         stopWatching();
-        state.held.delete(onOutcome);
-        state.lastSeenAt = this.now();
+        local?.held.delete(onSettled);
+        this.touch(handle.waitId);
         resolve(result);
       };
-      const onOutcome = (outcome: AttemptOutcome) => finish(outcome);
-      const timer = setTimeout(() => finish("hold_expired"), holdMs);
+      const onSettled = () => finish("settled");
+      const timer = setTimeout(() => finish("hold_expired"), Math.max(0, holdMs));
       const stopWatching = onGone(() => finish("client_gone"));
-      state.held.add(onOutcome);
+      let poller: NodeJS.Timeout | undefined;
+      if (local) {
+        // Pushed: the call runs here.
+        if (local.settled) return finish("settled");
+        local.held.add(onSettled);
+        if (holdMs <= 0) finish("hold_expired");
+        return;
+      }
+      // Another instance runs it: ask the store now and then.
+      const poll = async () => {
+        const view = await this.store.view(handle.waitId, handle.examId, handle.userKey).catch((): AttemptView => ({ state: "running", leaseLapsed: false }));
+        if (finished) return;
+        if (view.state === "done") return finish("settled");
+        if (view.state === "unknown") return finish("unknown");
+        if (view.leaseLapsed) return finish("lapsed");
+        if (holdMs <= 0) return finish("hold_expired");
+        poller = setTimeout(() => void poll(), this.options.pollMs ?? 100);
+      };
+      void poll();
     });
   }
 
-  /**
-   * A response carried the outcome: forget the attempt, so the next launch starts afresh.
-   * Requests held on it at the same moment still get the same outcome (they resolved together).
-   */
-  claim(attempt: LaunchAttempt): void {
-    this.forget(attempt as AttemptState);
-  }
-
-  /** Attempts still waiting for their token. */
-  get pendingCount(): number {
-    return this.pending.size;
-  }
-
-  /** Attempts alive (for stats and tests). */
-  get size(): number {
-    return this.byKey.size;
-  }
-
-  /** Aborts every pending attempt and stops the sweeper (router close). */
+  /** Aborts every call run here and stops the sweeper (router close). */
   close(): void {
-    for (const state of [...this.byKey.values()]) {
-      if (!state.outcome) state.controller.abort(new Error("the router closed"));
-      this.forget(state);
-    }
-    this.stopSweeper();
+    this.closed = true;
+    for (const call of this.running.values()) if (!call.settled) call.controller.abort(new Error("the router closed"));
+    this.running.clear();
+    this.issued.clear();
+    this.unsettled = 0;
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = undefined;
   }
 
-  private settle(state: AttemptState, outcome: AttemptOutcome): void {
-    if (state.outcome) return;
-    state.outcome = outcome;
-    state.settledAt = this.now();
-    this.pending.delete(state.seq);
-    for (const deliver of [...state.held]) deliver(outcome);
+  private touch(waitId: string): void {
+    const call = this.running.get(waitId);
+    if (call) call.lastSeenAt = Date.now();
   }
 
-  private forget(state: AttemptState): void {
-    if (this.byKey.get(state.key) === state) this.byKey.delete(state.key);
-    if (state.waitId !== undefined) this.byWaitId.delete(state.waitId);
-    this.pending.delete(state.seq);
+  /** Runs the owner's call: renews the lease meanwhile, stores the outcome, wakes the held requests. */
+  private run(handle: AttemptHandle, lease: string, call: AttemptCall): void {
+    if (this.closed) return;
+    const now = Date.now();
+    const state: RunningCall = {
+      handle, seq: ++this.seq, createdAt: now, lastSeenAt: now, settled: false, held: new Set(), controller: new AbortController(),
+    };
+    this.forget(handle.waitId); // a takeover re-runs under the same wait id: to the back of the order
+    this.running.set(handle.waitId, state);
+    this.unsettled += 1;
+    this.startSweeper();
+    const renewer = setInterval(() => {
+      this.store.renew(handle.waitId, lease).then((mine) => {
+        // Lost the lease (we were too slow and another instance took over): its call wins.
+        if (!mine && !state.settled) state.controller.abort(new Error("the attempt was taken over"));
+      }, () => undefined);
+    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    renewer.unref();
+    call(state.controller.signal).then(async (outcome) => {
+      clearInterval(renewer);
+      const stored = await this.store.complete(handle.waitId, lease, outcome).catch(() => false);
+      if (stored && outcome.kind === "token") this.options.onIssued?.(handle);
+      if (!state.settled) {
+        state.settled = true;
+        if (this.running.get(handle.waitId) === state) this.unsettled -= 1;
+      }
+      for (const wake of [...state.held]) wake();
+    });
   }
 
-  /** Runs (unref'd) from the first attempt until close(): restarting it per launch cost more than its idle ticks. */
+  /** Runs (unref'd) from the first call until close(): restarting it per launch cost more than its idle ticks. */
   private startSweeper(): void {
-    if (this.sweeper) return;
+    if (this.sweeper || this.closed) return;
     const every = Math.max(250, Math.min(5_000, Math.floor(this.options.abandonMs / 2)));
     this.sweeper = setInterval(() => this.sweep(), every);
     // A launch that is waiting keeps its own request open; the sweeper alone must not
@@ -200,23 +246,24 @@ export class LaunchAttempts {
     this.sweeper.unref();
   }
 
-  private stopSweeper(): void {
-    if (this.sweeper) clearInterval(this.sweeper);
-    this.sweeper = undefined;
+  private sweep(): void {
+    const now = Date.now();
+    for (const [waitId, { at }] of this.issued) {
+      if (now - at <= ISSUED_KEPT_MS) break; // insertion order is age order
+      this.issued.delete(waitId);
+    }
+    for (const [waitId, call] of this.running) {
+      if (call.held.size > 0 || now - call.lastSeenAt <= this.options.abandonMs) continue;
+      // Nobody is waiting: take its call out of the budget's queue (if it is still
+      // there) so the students who stayed go sooner. Its outcome says "abandoned".
+      if (!call.settled) call.controller.abort(new Error("the student stopped waiting"));
+      this.forget(waitId);
+    }
   }
 
-  private sweep(): void {
-    const now = this.now();
-    for (const state of [...this.byKey.values()]) {
-      if (state.held.size > 0) continue;
-      if (state.outcome) {
-        if (now - Math.max(state.settledAt, state.lastSeenAt) > this.options.abandonMs) this.forget(state);
-      } else if (now - state.lastSeenAt > this.options.abandonMs) {
-        // Nobody is waiting: take its call out of the budget's queue (if it is still
-        // there) so the students who stayed go sooner.
-        state.controller.abort(new Error("the student stopped waiting"));
-        this.forget(state);
-      }
-    }
+  private forget(waitId: string): void {
+    const call = this.running.get(waitId);
+    if (call && !call.settled) this.unsettled -= 1;
+    this.running.delete(waitId);
   }
 }

@@ -3,14 +3,12 @@
  * pages for each way getting a token can fail. Each returns the outcome it logs.
  */
 import type { Response } from "express";
-import type { PlatformError } from "../../platform/errors.js";
-import { failureOf } from "../shared/platform-failures.js";
 import { sendPage } from "../shared/html.js";
 
 export type LaunchOutcome =
   | "redirected" | "login_required" | "bad_exam_id" | "unknown_exam" | "student_incomplete"
   | "forbidden" | "class_full" | "platform_failed" | "platform_timeout" | "platform_busy"
-  | "waiting" | "wait_exceeded" | "wait_refused" | "wait_unknown" | "client_gone";
+  | "waiting" | "wait_exceeded" | "wait_refused" | "wait_unknown" | "client_gone" | "launch_limited";
 
 export interface PageResult {
   outcome: LaunchOutcome;
@@ -63,36 +61,23 @@ export function sendWaitRefused(res: Response, launchHref: string): PageResult {
   return { outcome: "wait_refused", status: 403 };
 }
 
-/**
- * A platform failure, as a page with a retry link where trying again can help. The status
- * comes from the same mapping as the instructor API's problem+json (`failureOf`); a
- * student can do nothing about a refused request (400, 403, a passed-through 4xx), so
- * those show the generic 502 page.
- */
-export function sendFailure(res: Response, error: PlatformError, retryHref: string): PageResult {
-  const { status } = failureOf(error);
-  if (status === 409) {
-    sendPage(res, { status, title: "This exam is full", message: "The class has no free places left. Ask your instructor." });
-    return { outcome: "class_full", status };
-  }
-  if (status === 404) {
-    sendPage(res, { status, title: "Exam not found", message: "The platform no longer knows this exam's class. Ask your instructor for a new link." });
-    return { outcome: "unknown_exam", status };
-  }
-  if (status === 504) {
-    sendPage(res, { status, title: "The exam service is slow to answer", message: "Please wait a moment and try again.", retryHref });
-    return { outcome: "platform_timeout", status };
-  }
-  if (status === 503) {
-    const retryAfter = error.retryAfter ?? 10;
-    sendPage(res, { status, title: "The exam service is busy", message: `Many students are starting at once. Please try again in ${Math.ceil(retryAfter)} seconds.`, retryHref, retryAfter });
-    return { outcome: "platform_busy", status };
-  }
-  sendPage(res, { status: 502, title: "The exam service is not available", message: "We could not reach the exam service. Please try again in a minute.", retryHref });
-  return { outcome: "platform_failed", status: 502 };
-}
-
 /** The last resort: an unexpected error on the launch route (it was logged by the caller). */
 export function sendLastResortPage(res: Response, retryHref: string): void {
   sendPage(res, { status: 500, title: "Something went wrong", message: "We could not start your exam. Please try again in a minute.", retryHref });
+}
+
+/**
+ * The student caused more sign-in calls than their fair share (`launchLimit`): say when
+ * to try again (`Retry-After`; like every page here, `Cache-Control: no-store`).
+ */
+export function sendLaunchLimited(res: Response, retryAfterMs: number, launchHref: string): PageResult {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  sendPage(res, {
+    status: 429,
+    title: "Please wait a moment before opening the exam again",
+    message: `This exam link was opened many times in a short while. Please try again in ${seconds} second${seconds === 1 ? "" : "s"}.`,
+    retryHref: launchHref,
+    retryAfter: seconds,
+  });
+  return { outcome: "launch_limited", status: 429 };
 }

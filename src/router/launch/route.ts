@@ -6,24 +6,29 @@
  * `waitingPageAfterMs`.
  *
  * Where the token comes from, in order:
- * 1. a token pre-warmed for this student and exam (no platform call);
- * 2. the student's attempt already in flight (a double click, a second tab);
- * 3. a new attempt: one sign-in call at launch priority, bounded by `launchWaitMs`.
+ * 1. a token pre-warmed for this student and exam, from the fleet's prepared tokens
+ *    (no platform call; taken once fleet-wide);
+ * 2. past the student's fair share (`launchLimit`): none, a 429 page saying when to
+ *    try again (a reload loop cannot drain the key);
+ * 3. the student's attempt already in flight (a double click, a second tab), or a new
+ *    one: one sign-in call at launch priority, bounded by `launchWaitMs` (on-demand.ts).
  * When the token is not there within `waitingPageAfterMs` (or the rate budget says it
  * will not be), the student gets a waiting page that refreshes itself to
- * `?wait=<id>`; that id is honoured only for the student it was made for.
+ * `?wait=<id>`; that id is honoured only for the student it was made for, on any
+ * instance of a fleet.
  */
 import type { Request, Response } from "express";
 import type { Logger } from "../../core/logger.js";
-import { PlatformError } from "../../platform/errors.js";
+import type { LaunchLimiter } from "../../fleet/launch-limiter.js";
 import type { PlatformClient } from "../../platform/types.js";
 import type { ExamDirectory } from "../shared/exam-directory.js";
 import { asyncHandler } from "../shared/guards.js";
 import type { TokenPreparer } from "../prepare/preparer.js";
 import { admit, type LaunchLog } from "./admission.js";
 import { studentKey } from "../shared/student-key.js";
-import type { LaunchAttempt, LaunchAttempts } from "./attempts.js";
-import { sendFailure, sendWaitExceeded, sendWaitingPage, sendWaitRefused, type PageResult } from "./pages.js";
+import type { LaunchAttempts } from "./attempts.js";
+import { onDemandLaunches, type OnDemandLaunch } from "./on-demand.js";
+import { sendLaunchLimited } from "./pages.js";
 import type { LaunchSettings } from "./settings.js";
 
 export interface LaunchDeps {
@@ -32,9 +37,11 @@ export interface LaunchDeps {
   directory: ExamDirectory;
   attempts: LaunchAttempts;
   preparer: TokenPreparer;
+  /** The fleet's per-student launch limit. */
+  launchLimiter: LaunchLimiter;
 }
 
-export function launchRoute(settings: LaunchSettings, { platform, logger, directory, attempts, preparer }: LaunchDeps) {
+export function launchRoute(settings: LaunchSettings, { platform, logger, directory, attempts, preparer, launchLimiter }: LaunchDeps) {
   const done: LaunchLog = (req, outcome, status, started, extra = {}) => {
     const entry = { event: "launch", outcome, status, examId: req.params.examId, durationMs: Math.round(performance.now() - started), ...extra };
     if (status >= 500) logger.warn(entry, `launch ${outcome}`);
@@ -58,34 +65,15 @@ export function launchRoute(settings: LaunchSettings, { platform, logger, direct
   const examUrl = (examId: string, token: string) =>
     `${settings.examHost}/exam/${encodeURIComponent(examId)}?${settings.ticketParam}=${encodeURIComponent(token)}`;
 
-  /** Holds the request on the attempt, then answers: redirect, waiting page, or failure. */
-  async function follow(req: Request, res: Response, attempt: LaunchAttempt, holdMs: number, started: number, meta: Record<string, unknown>): Promise<void> {
-    const launchHref = `${req.baseUrl}/launch/${encodeURIComponent(attempt.examId)}`;
-    const result = await attempts.wait(attempt, holdMs, (gone) => {
-      res.once("close", gone);
-      return () => res.off("close", gone);
-    });
-    const closed = res.writableEnded || res.destroyed || res.socket === null || res.socket.destroyed;
-    if (result === "client_gone" || closed) {
-      // Not claimed: the token (if any) waits for this student's next request.
-      return done(req, "client_gone", 499, started, meta);
-    }
-    if (result === "hold_expired") {
-      const refresh = `${launchHref}?wait=${attempts.waitIdOf(attempt)}`;
-      const page = sendWaitingPage(res, attempts.ahead(attempt), refresh, settings.waitingPageAfterMs);
-      return done(req, page.outcome, page.status, started, meta);
-    }
-    attempts.claim(attempt);
-    if (result.kind === "token") {
-      redirect(res, examUrl(attempt.examId, result.token));
-      return done(req, "redirected", 303, started, { ...meta, waitedMs: Date.now() - attempt.createdAt });
-    }
-    const error = result.error;
-    if (!(error instanceof PlatformError)) throw error;
-    let page: PageResult;
-    if (error.kind === "timeout" && result.elapsedMs >= settings.launchWaitMs - 100) page = sendWaitExceeded(res, launchHref);
-    else page = sendFailure(res, error, launchHref);
-    done(req, page.outcome, page.status, started, { ...meta, kind: error.kind, code: error.code, platformStatus: error.status, requestId: error.requestId });
+  const onDemand = onDemandLaunches(settings, { attempts, logger, redirect, done });
+
+  /** Past the student's fair share of sign-in calls: answers the 429 page and returns true. */
+  async function overLimit(launch: OnDemandLaunch): Promise<boolean> {
+    const limit = await launchLimiter.check(launch.examId, launch.userKey);
+    if (limit.allowed) return false;
+    const page = sendLaunchLimited(launch.res, limit.retryAfterMs, launch.launchHref);
+    done(launch.req, page.outcome, page.status, launch.started, { ...launch.meta, retryAfterMs: limit.retryAfterMs });
+    return true;
   }
 
   return asyncHandler(async (req: Request, res: Response) => {
@@ -101,36 +89,23 @@ export function launchRoute(settings: LaunchSettings, { platform, logger, direct
       return done(req, "redirected", 303, started, { user, classId: exam.classId });
     }
 
-    const userKey = studentKey(student);
-    const launchHref = `${req.baseUrl}/launch/${encodeURIComponent(examId)}`;
-    const waitId = req.query.wait;
-    if (waitId !== undefined) {
-      const attempt = attempts.byWait(waitId);
-      if (!attempt) {
-        // Expired or already answered (a reload after the redirect): start over.
-        res.setHeader("Cache-Control", "no-store");
-        res.redirect(303, launchHref);
-        return done(req, "wait_unknown", 303, started, { user });
-      }
-      if (attempt.userKey !== userKey || attempt.examId !== examId) {
-        const page = sendWaitRefused(res, launchHref);
-        return done(req, page.outcome, page.status, started, { user });
-      }
-      return follow(req, res, attempt, settings.waitingPageAfterMs, started, { user, classId: exam.classId, source: "wait" });
-    }
-
-    const prepared = preparer.take(examId, exam.classId, student);
-    if (prepared !== undefined) {
-      redirect(res, examUrl(examId, prepared));
-      return done(req, "redirected", 303, started, { user, classId: exam.classId, source: "prepared" });
-    }
-
-    // Taken before this launch's own call is queued: the calls ahead of it.
-    const estimateMs = platform.estimateWaitMs(attempts.pendingCount);
-    const { attempt, shared } = attempts.join(examId, userKey, (signal) =>
+    const launch: OnDemandLaunch = {
+      req, res, examId, userKey: studentKey(student), started,
+      launchHref: `${req.baseUrl}/launch/${encodeURIComponent(examId)}`,
+      meta: { user, classId: exam.classId },
+      target: (token) => examUrl(examId, token),
       // The whole wait is bounded by launchWaitMs, not by the client's (shorter) deadline.
-      platform.students.issueSignInToken(student, exam, { priority: "launch", signal, deadlineMs: settings.launchWaitMs }));
-    const hold = estimateMs > settings.waitingPageAfterMs ? 0 : settings.waitingPageAfterMs;
-    return follow(req, res, attempt, hold, started, { user, classId: exam.classId, source: shared ? "shared" : "on_demand" });
+      issue: (signal) => platform.students.issueSignInToken(student, exam, { priority: "launch", signal, deadlineMs: settings.launchWaitMs }),
+    };
+    if (req.query.wait !== undefined) return onDemand.resume(launch, req.query.wait);
+
+    const prepared = await preparer.take(examId, exam.classId, student);
+    if (prepared !== undefined) {
+      redirect(res, launch.target(prepared));
+      return done(req, "redirected", 303, started, { ...launch.meta, source: "prepared" });
+    }
+    if (await overLimit(launch)) return;
+    // Taken before this launch's own call is queued: the calls ahead of it.
+    return onDemand.join(launch, platform.estimateWaitMs(attempts.pendingCount));
   });
 }

@@ -3,10 +3,11 @@
  * progress report. `preparer.ts` decides when to call the platform; this file decides
  * what a token may be used for.
  *
- * Tokens live only here, in process memory, in a private field: never in the store,
- * never in a log line, a progress report or `util.inspect` output. A token is handed
- * out at most once, only to the student it was issued for (matched on `orgInternalId`
- * *and* e-mail), and only while it has `minTokenLifeMs` of life left.
+ * The tokens themselves live in the fleet's `PreparedTokenStore` (in process by default,
+ * encrypted in Redis in fleet mode), never here, in the database, a log line, a progress
+ * report or `util.inspect` output. A token is handed out at most once fleet-wide, only to
+ * the student it was issued for (keyed on `orgInternalId` *and* e-mail), and only while
+ * it has `minTokenLifeMs` of life left. An entry knows what this instance saw of it.
  */
 import type { StudentIdentity } from "../../platform/schemas.js";
 import { studentKey } from "../shared/student-key.js";
@@ -21,7 +22,6 @@ import { studentKey } from "../shared/student-key.js";
 export type EntryState = "waiting" | "ready" | "handedOut" | "onDemand" | "failed";
 
 export class PreparedEntry {
-  #token: string | undefined;
   state: EntryState = "waiting";
   /** ms since epoch; after it the token is never handed out (life left < minTokenLifeMs). */
   usableUntil = 0;
@@ -35,8 +35,8 @@ export class PreparedEntry {
 
   constructor(readonly student: StudentIdentity) {}
 
-  hold(token: string, usableUntil: number): void {
-    this.#token = token;
+  /** Its token went into the store, usable until `usableUntil`. */
+  hold(usableUntil: number): void {
     this.usableUntil = usableUntil;
     this.state = "ready";
     this.failures = 0;
@@ -44,23 +44,7 @@ export class PreparedEntry {
   }
 
   hasUsableToken(now: number): boolean {
-    return this.state === "ready" && this.#token !== undefined && now < this.usableUntil;
-  }
-
-  /** The token, once, while usable; a stale one is dropped instead. */
-  takeToken(now: number): string | undefined {
-    if (!this.hasUsableToken(now)) {
-      this.#token = undefined;
-      return undefined;
-    }
-    const token = this.#token;
-    this.#token = undefined;
-    this.state = "handedOut";
-    return token;
-  }
-
-  drop(): void {
-    this.#token = undefined;
+    return this.state === "ready" && now < this.usableUntil;
   }
 
   toJSON(): Record<string, unknown> {
@@ -131,10 +115,7 @@ export class PreparationPlan {
       const entry = this.entries.get(key);
       if (!entry) continue;
       if (old.state === "handedOut" || old.state === "onDemand") entry.state = old.state;
-      else if (old.hasUsableToken(now)) {
-        const token = old.takeToken(now) as string;
-        entry.hold(token, old.usableUntil);
-      }
+      else if (old.hasUsableToken(now)) entry.hold(old.usableUntil);
     }
   }
 

@@ -1,7 +1,8 @@
 /**
  * `TokenPreparer` (formerly `Prewarmer`; "prepare" is the one public word): issues sign-in tokens for prepared rosters before an exam starts, and
  * refreshes the unused ones until `keepAfterStartMs` after it, so that at the start a
- * launch is a memory lookup instead of a platform call.
+ * launch is a lookup in the fleet's prepared tokens instead of a platform call. The
+ * tokens go to the fleet's `PreparedTokenStore`: any instance hands them out, once.
  *
  * Pacing. The rate budget is a sliding window, which allows a burst of a whole window's
  * worth of calls; a pre-warmer using it would leave live launches waiting for a slot for
@@ -16,10 +17,12 @@
  *   after keepUntil: no more calls; a stale token is dropped, never handed out.
  */
 import type { Logger } from "../../core/logger.js";
+import type { PreparedTokenStore } from "../../fleet/prepared-tokens.js";
 import { PlatformError } from "../../platform/errors.js";
 import type { PlatformClient } from "../../platform/types.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
 import type { PrepareSettings } from "./settings.js";
+import { studentKey } from "../shared/student-key.js";
 import { PreparationPlan, type PreparedEntry, type PrepareProgress } from "./plan.js";
 
 /** Calls per entry before a transient failure counts as failed. */
@@ -47,6 +50,7 @@ export class TokenPreparer {
     private readonly platform: PlatformClient,
     private readonly settings: PrepareSettings,
     private readonly logger: Logger,
+    private readonly tokens: PreparedTokenStore,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -65,6 +69,8 @@ export class TokenPreparer {
     if (previous) {
       plan.adopt(previous, now);
       previous.cancelled = true;
+      // Tokens of another class are no use to the new plan.
+      if (previous.classId !== plan.classId) for (const key of previous.entries.keys()) void this.tokens.discard(input.examId, key).catch(() => undefined);
     }
     this.plans.set(input.examId, plan);
     this.purge(now);
@@ -78,17 +84,21 @@ export class TokenPreparer {
   }
 
   /**
-   * The student's prepared token for this exam, at most once. Undefined when there is
-   * none usable: the caller then asks on demand, and the entry stops being refreshed.
+   * The student's prepared token for this exam, at most once fleet-wide. Undefined when
+   * there is none usable: the caller then asks on demand, and the entry stops being refreshed.
    */
-  take(examId: string, classId: string, student: StudentIdentity): string | undefined {
+  async take(examId: string, classId: string, student: StudentIdentity): Promise<string | undefined> {
     const plan = this.plans.get(examId);
-    if (!plan || plan.classId !== classId) return undefined;
-    const entry = plan.entryFor(student);
-    if (!entry || entry.state === "handedOut" || entry.state === "onDemand") return undefined;
-    const token = entry.takeToken(this.now());
-    if (token === undefined && entry.state !== "failed") entry.state = "onDemand";
-    return token;
+    if (plan && plan.classId !== classId) return undefined;
+    const entry = plan?.entryFor(student);
+    if (entry && (entry.state === "handedOut" || entry.state === "onDemand")) return undefined;
+    const prepared = await this.tokens.take(examId, studentKey(student));
+    if (prepared !== undefined && prepared.usableUntil > this.now()) {
+      if (entry) entry.state = "handedOut";
+      return prepared.token;
+    }
+    if (entry && entry.state !== "failed") entry.state = "onDemand";
+    return undefined;
   }
 
   close(): void {
@@ -97,7 +107,6 @@ export class TokenPreparer {
     this.timer = undefined;
     for (const plan of this.plans.values()) {
       plan.cancelled = true;
-      for (const entry of plan.entries.values()) entry.drop();
     }
     this.plans.clear();
   }
@@ -156,10 +165,13 @@ export class TokenPreparer {
     plan.platformCalls += 1;
     // The roster was parsed with the StudentIdentity schema and the ids come from the store.
     this.platform.students.issueSignInToken(entry.student, plan, { priority: "normal" }).then(
-      (token) => {
+      async (token) => {
         // Counted from when the request was sent: the platform's 10 minutes cannot have started earlier.
         if (!plan.cancelled && !this.closed && (entry.state === "waiting" || entry.state === "ready")) {
-          entry.hold(token, sentAt + this.usableLifeMs);
+          const usableUntil = sentAt + this.usableLifeMs;
+          const stored = await this.tokens.put(plan.examId, studentKey(entry.student), token, usableUntil).then(() => true, () => false);
+          // Handed out while it was being stored? Then it is not ready.
+          if (stored && (entry.state === "waiting" || entry.state === "ready")) entry.hold(usableUntil);
         }
       },
       (error: unknown) => this.failed(plan, entry, error),
@@ -188,7 +200,6 @@ export class TokenPreparer {
   private purge(now: number): void {
     for (const [examId, plan] of this.plans) {
       if (now > plan.keepUntil + this.usableLifeMs + KEEP_FINISHED_MS) {
-        for (const entry of plan.entries.values()) entry.drop();
         this.plans.delete(examId);
       }
     }

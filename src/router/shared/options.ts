@@ -11,6 +11,7 @@ import type { StudentIdentity } from "../../platform/schemas.js";
 import type { PlatformClient } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
 import type { RenderPage } from "./router-page.js";
+import type { Fleet } from "../../fleet/fleet.js";
 
 /** The student a launch signs in: the platform schema's type (`schemas.StudentIdentity`). */
 export type { StudentIdentity } from "../../platform/schemas.js";
@@ -96,6 +97,24 @@ export interface OralAssessmentsOptions {
    * longer gets that page at once. Default 2 000.
    */
   waitingPageAfterMs?: number;
+  /**
+   * A student's fair share of sign-in calls per exam: `burst` at once, then one more every
+   * `refillMs`. Only tokens actually issued to the student count (prepared tokens,
+   * a double click's shared call and failed calls do not). Past it the launch answers a
+   * 429 page with `Retry-After`, so a reload loop cannot drain the key. Applies to the
+   * default in-process fleet; with `fleet`, set it on `redisFleet({ launchLimit })`, where
+   * it holds fleet-wide. Default `{ burst: 3, refillMs: 60 000 }`.
+   */
+  launchLimit?: { burst?: number; refillMs?: number };
+  /**
+   * What this instance shares with the other instances of the app that use the same API
+   * key: launch attempts and wait ids, prepared tokens, the per-student launch limit
+   * (see docs/fleet.md). Pass `redisFleet({ url, secret })` when the app runs several
+   * instances, and give the platform client its budget:
+   * `createPlatformClient({ …, rateBudget: fleet.rateBudget })`. The router does not
+   * close a fleet it was given. Default: `inProcessFleet()` (one instance; closed with the router).
+   */
+  fleet?: Fleet;
   /**
    * The students of a class, for `POST /oral-assessments/:examId/prepare` without a
    * `roster` in its body. Default: none (the body must carry the roster).

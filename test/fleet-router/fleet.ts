@@ -1,0 +1,52 @@
+/**
+ * A fleet on 127.0.0.1 for the tests and the bench: N router instances as separate
+ * processes (tsx test/fleet-router/instance.ts) behind a tiny round-robin balancer
+ * (node:http), one emulator, one API key, one Redis, one PostgreSQL schema.
+ *
+ * The balancer is the bench's (bench/lib/balancer.js).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+
+export interface FleetInstance {
+  port: number;
+  child: ChildProcess;
+  alive: boolean;
+}
+
+export { startBalancer } from "../../bench/lib/balancer.js";
+export type Balancer = Awaited<ReturnType<typeof import("../../bench/lib/balancer.js").startBalancer>>;
+
+const INSTANCE = fileURLToPath(new URL("./instance.ts", import.meta.url));
+const TSX = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
+
+export async function startInstance(env: Record<string, string>): Promise<FleetInstance> {
+  const child = spawn(TSX, [INSTANCE], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let errors = "";
+  // Kept for a failure message only, never printed otherwise (it could name anything).
+  child.stderr!.on("data", (d: Buffer) => { errors = (errors + d.toString()).slice(-2_000); });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once("exit", (code) => reject(new Error(`a fleet instance exited (${code}) before listening: ${errors.split("\n").filter((l) => /Error|error/.test(l)).slice(0, 3).join(" | ")}`)));
+  });
+  const instance: FleetInstance = { port, child, alive: true };
+  child.once("exit", () => { instance.alive = false; });
+  return instance;
+}
+
+export async function stopInstance(instance: FleetInstance, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (instance.child.exitCode !== null || instance.child.signalCode !== null) return;
+  const exited = once(instance.child, "exit");
+  instance.child.kill(signal);
+  // A clean stop that takes too long is a kill.
+  const timer = setTimeout(() => instance.child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
