@@ -25,6 +25,8 @@ import { studentKey } from "../shared/student-key.js";
 import type { LaunchAttempt, LaunchAttempts } from "./attempts.js";
 import { sendFailure, sendWaitExceeded, sendWaitingPage, sendWaitRefused, type PageResult } from "./pages.js";
 import type { LaunchSettings } from "./settings.js";
+import type { ExamKind } from "../../store/types.js";
+import { examPagePath, launchedId, launchPath } from "./exam-page.js";
 
 export interface LaunchDeps {
   platform: PlatformClient;
@@ -34,9 +36,10 @@ export interface LaunchDeps {
   preparer: TokenPreparer;
 }
 
-export function launchRoute(settings: LaunchSettings, { platform, logger, directory, attempts, preparer }: LaunchDeps) {
+/** `kind`: which exams this route launches (`/launch/:examId` oral, `/launch/roleplay/:roleplayId` role-plays). */
+export function launchRoute(settings: LaunchSettings, { platform, logger, directory, attempts, preparer }: LaunchDeps, kind: ExamKind = "oral") {
   const done: LaunchLog = (req, outcome, status, started, extra = {}) => {
-    const entry = { event: "launch", outcome, status, examId: req.params.examId, durationMs: Math.round(performance.now() - started), ...extra };
+    const entry = { event: "launch", outcome, status, examId: launchedId(req.params), kind, durationMs: Math.round(performance.now() - started), ...extra };
     if (status >= 500) logger.warn(entry, `launch ${outcome}`);
     else if (outcome === "waiting" || outcome === "client_gone") logger.debug(entry, `launch ${outcome}`);
     else logger.info(entry, `launch ${outcome}`);
@@ -56,11 +59,11 @@ export function launchRoute(settings: LaunchSettings, { platform, logger, direct
   }
 
   const examUrl = (examId: string, token: string) =>
-    `${settings.examHost}/exam/${encodeURIComponent(examId)}?${settings.ticketParam}=${encodeURIComponent(token)}`;
+    `${settings.examHost}${examPagePath(kind, examId)}?${settings.ticketParam}=${encodeURIComponent(token)}`;
 
   /** Holds the request on the attempt, then answers: redirect, waiting page, or failure. */
   async function follow(req: Request, res: Response, attempt: LaunchAttempt, holdMs: number, started: number, meta: Record<string, unknown>): Promise<void> {
-    const launchHref = `${req.baseUrl}/launch/${encodeURIComponent(attempt.examId)}`;
+    const launchHref = launchPath(req.baseUrl, kind, attempt.examId);
     const result = await attempts.wait(attempt, holdMs, (gone) => {
       res.once("close", gone);
       return () => res.off("close", gone);
@@ -90,19 +93,19 @@ export function launchRoute(settings: LaunchSettings, { platform, logger, direct
 
   return asyncHandler(async (req: Request, res: Response) => {
     const started = performance.now();
-    const admitted = await admit(settings, directory, done, req, res, started);
+    const admitted = await admit(settings, directory, done, req, res, started, kind);
     if (!admitted) return;
     const { examId, exam, student } = admitted;
     const user = student.orgInternalId;
 
     if (settings.examHost === undefined) {
       // The platform's own host signs students in itself: no token needed.
-      redirect(res, `${platform.platformOrigin}/exam/${encodeURIComponent(examId)}`);
+      redirect(res, `${platform.platformOrigin}${examPagePath(kind, examId)}`);
       return done(req, "redirected", 303, started, { user, classId: exam.classId });
     }
 
     const userKey = studentKey(student);
-    const launchHref = `${req.baseUrl}/launch/${encodeURIComponent(examId)}`;
+    const launchHref = launchPath(req.baseUrl, kind, examId);
     const waitId = req.query.wait;
     if (waitId !== undefined) {
       const attempt = attempts.byWait(waitId);
