@@ -1,4 +1,4 @@
-/* global confirm, navigator */
+/* global confirm, navigator, Event */
 /**
  * The instructor dashboard: creates courses, classes, assessments and role-plays through
  * the plugin's JSON API (mounted at /oral), lists what exists on the platform, and edits
@@ -160,6 +160,8 @@ onSubmit(roleplayForm, {
   },
   async done(roleplay, form) {
     for (const name of ["name", "roleplayScenario", "roleplayScenarioDetails"]) form.querySelector(`[name=${name}]`).value = "";
+    // Cleared by code, which fires no input event: the character counts update here.
+    for (const area of form.querySelectorAll("textarea[data-min]")) area.dispatchEvent(new Event("input"));
     form.querySelector(".form-status").textContent = `Created role-play “${roleplay.name}”. Its launch link is listed below.`;
     await loadTree();
   },
