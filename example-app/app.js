@@ -289,15 +289,20 @@ export function createExampleApp(options) {
       for (const course of await store.listCourses()) {
         for (const cls of await store.listClasses(course.id)) {
           if (!roster.has(cls.id, req.user.id)) continue;
-          for (const a of await store.listAssessments(cls.id)) {
-            exams.push({
-              examId: a.id,
-              name: a.name,
-              courseName: course.name,
-              className: cls.name,
-              duration: typeof a.data.duration === "number" ? a.data.duration : undefined,
-              launchUrl: `${MOUNT_PATH}/launch/${encodeURIComponent(a.id)}`,
-            });
+          // Oral assessments and role-plays; each kind has its own launch route.
+          for (const kind of ["oral", "roleplay"]) {
+            for (const a of await store.listAssessments(cls.id, kind)) {
+              const duration = kind === "oral" ? a.data.duration : a.data.roleplayDuration;
+              exams.push({
+                examId: a.id,
+                kind,
+                name: a.name,
+                courseName: course.name,
+                className: cls.name,
+                duration: typeof duration === "number" ? duration : undefined,
+                launchUrl: `${MOUNT_PATH}/launch/${kind === "roleplay" ? "roleplay/" : ""}${encodeURIComponent(a.id)}`,
+              });
+            }
           }
         }
       }

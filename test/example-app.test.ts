@@ -222,6 +222,45 @@ describe("pages and roles", () => {
     expect(launched.headers.location).toMatch(new RegExp(`^${emulator.examHost}/exam/${examId}\\?__clerk_ticket=`));
   });
 
+  it("edits and deletes a class and an assessment, and a student launches a role-play from their page", async () => {
+    const instructor = await loggedIn("instructor");
+    const course = await instructor.post("/oral/courses").send({ name: "Edit course" });
+    const courseId: string = course.body.data._id;
+    // No classMode, no dates: what the dashboard now sends for empty optional fields.
+    const cls = await instructor.post(`/oral/courses/${courseId}/classes`).send({ name: "Group E" });
+    expect(cls.status).toBe(201);
+    const classId: string = cls.body.data._id;
+    const edited = await instructor.put(`/oral/courses/${courseId}/classes/${classId}`).send({ name: "Group E2", classMode: "hybrid" });
+    expect(edited.status).toBe(200);
+    expect((await instructor.get(`/oral/courses/${courseId}/classes`)).body.data)
+      .toContainEqual(expect.objectContaining({ _id: classId, name: "Group E2", classMode: "hybrid" }));
+
+    const exam = await instructor.post("/oral/oral-assessments").send({ name: "To delete", classId });
+    const examId: string = exam.body.data._id;
+    const roleplay = await instructor.post("/oral/roleplays").send({
+      name: "Role-play R", classId, roleplayStudentRole: "Nurse", roleplayCoralRole: "Patient",
+      roleplayScenario: "A".repeat(150), roleplayScenarioDetails: "B".repeat(300),
+    });
+    expect(roleplay.status).toBe(201);
+    const roleplayId: string = roleplay.body.data._id;
+
+    const ana = await loggedIn("ana");
+    const mine = (await ana.get("/app/my-exams")).body.data;
+    expect(mine).toContainEqual(expect.objectContaining({ examId: roleplayId, kind: "roleplay", launchUrl: `/oral/launch/roleplay/${roleplayId}` }));
+    const launched = await ana.get(`/oral/launch/roleplay/${roleplayId}`);
+    expect(launched.status).toBe(303);
+    expect(launched.headers.location).toMatch(new RegExp(`^${emulator.examHost}/exam/${roleplayId}/roleplay\\?__clerk_ticket=`));
+
+    expect((await instructor.delete(`/oral/oral-assessments/${examId}`)).status).toBe(204);
+    expect((await ana.get("/app/my-exams")).body.data.map((e: { examId: string }) => e.examId)).not.toContain(examId);
+    const gone = await ana.get(`/oral/launch/${examId}`);
+    expect(gone.status).toBe(404);
+    expect(gone.headers["content-type"]).toMatch(/text\/html/);
+
+    expect((await instructor.delete(`/oral/courses/${courseId}/classes/${classId}`)).status).toBe(204);
+    expect((await ana.get(`/oral/launch/roleplay/${roleplayId}`)).status).toBe(404);
+  });
+
   it("answers the app's JSON endpoints with 401 when signed out", async () => {
     expect((await request(base).get("/app/my-exams")).status).toBe(401);
     expect((await request(base).get("/app/me")).status).toBe(401);

@@ -14,7 +14,9 @@ import express, { type Router } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { createPlatformClient } from "../src/platform/client.js";
-import { ClassCreate, CourseCreate, CourseUpdate, OralAssessmentCreate } from "../src/platform/schemas.js";
+import {
+  ClassCreate, ClassUpdate, CourseCreate, CourseUpdate, OralAssessmentCreate, OralAssessmentUpdate, RoleplayCreate, RoleplayUpdate,
+} from "../src/platform/schemas.js";
 import { oralAssessments } from "../src/router/index.js";
 import { buildOpenApiDocument } from "../src/api/openapi.js";
 import { PrepareRequest } from "../src/api/prepare-request.js";
@@ -33,18 +35,22 @@ const doc = buildOpenApiDocument() as unknown as Doc;
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
 
 /** The zod schema behind each request body of the document. */
-const ZOD_FOR: Record<string, z.ZodType> = { CourseCreate, CourseUpdate, ClassCreate, OralAssessmentCreate, PrepareRequest };
+const ZOD_FOR: Record<string, z.ZodType> = {
+  CourseCreate, CourseUpdate, ClassCreate, ClassUpdate, OralAssessmentCreate, OralAssessmentUpdate, RoleplayCreate, RoleplayUpdate, PrepareRequest,
+};
 
 /**
  * Rules between fields that JSON Schema cannot state, which the document therefore states
  * in the schema's description (checked below): a body breaking one is left out of the
  * "valid by the document ⇒ accepted by zod" comparison.
  */
+const DATES_IN_ORDER = {
+  described: /`endDate` must not be before `startDate`/,
+  broken: (body: Json) => Date.parse(String(body.endDate)) < Date.parse(String(body.startDate)),
+};
 const CROSS_FIELD_RULES: Record<string, { described: RegExp; broken: (body: Json) => boolean }> = {
-  ClassCreate: {
-    described: /`endDate` must not be before `startDate`/,
-    broken: (body) => Date.parse(String(body.endDate)) < Date.parse(String(body.startDate)),
-  },
+  ClassCreate: DATES_IN_ORDER,
+  ClassUpdate: DATES_IN_ORDER,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -295,7 +301,7 @@ describe("the OpenAPI document", () => {
     expect((errors.items as Json).required).toEqual(["path", "message"]);
 
     for (const [path, item] of Object.entries(doc.paths)) {
-      if (path === "/launch/{examId}" || path === "/openapi.json") continue;
+      if (path.startsWith("/launch/") || path === "/openapi.json") continue;
       for (const [method, op] of Object.entries(item)) {
         const responses = op.responses as Record<string, Json>;
         for (const status of ["401", "403"]) expect(responses[status], `${method} ${path} ${status}`).toBeDefined();
@@ -418,10 +424,11 @@ describe("the document against the router's real answers", () => {
     expect(doc.paths["/courses"]!.post!.responses).toHaveProperty("415");
   });
 
-  it("a list from the store matches its documented envelope", async () => {
+  it("a list the platform cannot give is a documented 502 problem", async () => {
+    // The client points at a closed port: the list comes from the platform, so this is an upstream failure.
     const res = await fetch(`${base}/courses/c1/classes`);
-    expect(res.status).toBe(200);
-    const schema = ((doc.paths["/courses/{courseId}/classes"]!.get!.responses as Record<string, Json>)["200"]!.content as Record<string, Json>)["application/json"]!.schema as Json;
-    expect(validate(schema, await res.json())).toEqual([]);
+    expect(res.status).toBe(502);
+    expect(validate(doc.components.schemas.Problem!, await res.json())).toEqual([]);
+    expect(doc.paths["/courses/{courseId}/classes"]!.get!.responses).toHaveProperty("502");
   });
 });

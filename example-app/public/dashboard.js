@@ -1,7 +1,8 @@
-/* global confirm, navigator */
+/* global confirm, navigator, Event */
 /**
- * The instructor dashboard: creates courses, classes and assessments through the plugin's
- * JSON API (mounted at /oral) and lists what exists. Errors come back as problem+json;
+ * The instructor dashboard: creates courses, classes, assessments and role-plays through
+ * the plugin's JSON API (mounted at /oral), lists what exists on the platform, and edits
+ * and deletes classes and exams. Errors come back as problem+json;
  * each `errors[].path` is shown next to the field it names, the rest above the button.
  */
 import { api, formatDate, formatDuration, h, whoAmI } from "./common.js";
@@ -67,6 +68,14 @@ function onSubmit(form, { request, done }) {
 
 const text = (data, name) => String(data.get(name) ?? "").trim();
 
+/**
+ * Optional fields left empty are left out: the plugin refuses `""` for an enum or a date,
+ * and an omitted field takes the platform's default. `name` stays, so an empty one is named.
+ */
+function withoutEmpty(body) {
+  return Object.fromEntries(Object.entries(body).filter(([key, value]) => key === "name" || (value !== "" && value !== undefined)));
+}
+
 // ---------------------------------------------------------------------------------------
 // The three forms
 // ---------------------------------------------------------------------------------------
@@ -92,7 +101,7 @@ onSubmit(classForm, {
       method: "POST",
       url: `${API}/courses/${encodeURIComponent(courseId)}/classes`,
       // Dates from <input type=date> are "YYYY-MM-DD": the plugin reads them as UTC midnight.
-      body: { name: text(data, "name"), classMode: text(data, "classMode"), startDate: text(data, "startDate"), endDate: text(data, "endDate") },
+      body: withoutEmpty({ name: text(data, "name"), classMode: text(data, "classMode"), startDate: text(data, "startDate"), endDate: text(data, "endDate") }),
     };
   },
   async done(cls, form) {
@@ -112,14 +121,15 @@ onSubmit(assessmentForm, {
     return {
       method: "POST",
       url: `${API}/oral-assessments`,
-      body: {
+      body: withoutEmpty({
         name: text(data, "name"),
         classId,
         // Sent as typed; the plugin says what is wrong with it (e.g. not a whole number).
         duration: durationText === "" ? undefined : Number(durationText),
         examType: text(data, "examType"),
-        questions,
-      },
+        // None typed: left out, and the platform generates a fallback question.
+        questions: questions.length > 0 ? questions : undefined,
+      }),
     };
   },
   async done(assessment, form) {
@@ -129,6 +139,41 @@ onSubmit(assessmentForm, {
     await loadTree();
   },
 });
+
+const roleplayForm = document.getElementById("roleplay-form");
+onSubmit(roleplayForm, {
+  request(data) {
+    const classId = text(data, "classId");
+    if (!classId) return { invalid: { errors: [{ path: "classId", message: "Choose a class (create one first)." }] } };
+    const durationText = text(data, "roleplayDuration");
+    return {
+      method: "POST",
+      url: `${API}/roleplays`,
+      // The scenario texts are sent as typed: the plugin checks their lengths and names the field.
+      body: withoutEmpty({
+        name: text(data, "name"), classId,
+        roleplayStudentRole: text(data, "roleplayStudentRole"), roleplayCoralRole: text(data, "roleplayCoralRole"),
+        roleplayScenario: String(data.get("roleplayScenario") ?? ""), roleplayScenarioDetails: String(data.get("roleplayScenarioDetails") ?? ""),
+        roleplayDuration: durationText === "" ? undefined : Number(durationText),
+      }),
+    };
+  },
+  async done(roleplay, form) {
+    for (const name of ["name", "roleplayScenario", "roleplayScenarioDetails"]) form.querySelector(`[name=${name}]`).value = "";
+    // Cleared by code, which fires no input event: the character counts update here.
+    for (const area of form.querySelectorAll("textarea[data-min]")) area.dispatchEvent(new Event("input"));
+    form.querySelector(".form-status").textContent = `Created role-play “${roleplay.name}”. Its launch link is listed below.`;
+    await loadTree();
+  },
+});
+
+// Live character counts next to the limits, so the 400 rarely happens.
+for (const area of roleplayForm.querySelectorAll("textarea[data-min]")) {
+  const count = roleplayForm.querySelector(`[data-count-for=${area.name}]`);
+  const update = () => { count.textContent = `${area.value.trim().length} / ${area.dataset.min}–${area.dataset.max} characters`; };
+  area.addEventListener("input", update);
+  update();
+}
 
 // ---------------------------------------------------------------------------------------
 // The tree: courses → classes → assessments
@@ -156,8 +201,19 @@ async function loadTree({ selectCourse, selectClass } = {}) {
     const classes = await api("GET", `${API}/courses/${encodeURIComponent(course._id)}/classes`);
     const list = classes.ok ? classes.data : [];
     const withAssessments = await Promise.all(list.map(async (cls) => {
-      const assessments = await api("GET", `${API}/classes/${encodeURIComponent(cls._id)}/oral-assessments`);
-      return { ...cls, assessments: assessments.ok ? assessments.data : [], error: assessments.ok ? undefined : assessments.problem };
+      const [assessments, roleplays] = await Promise.all([
+        api("GET", `${API}/classes/${encodeURIComponent(cls._id)}/oral-assessments`),
+        api("GET", `${API}/classes/${encodeURIComponent(cls._id)}/roleplays`),
+      ]);
+      return {
+        ...cls,
+        courseId: course._id,
+        assessments: [
+          ...(assessments.ok ? assessments.data : []),
+          ...(roleplays.ok ? roleplays.data.map((r) => ({ ...r, kind: "roleplay", duration: r.roleplayDuration })) : []),
+        ],
+        error: assessments.ok ? (roleplays.ok ? undefined : roleplays.problem) : assessments.problem,
+      };
     }));
     return { ...course, classes: withAssessments, error: classes.ok ? undefined : classes.problem };
   }));
@@ -176,18 +232,79 @@ function renderSelects({ selectCourse, selectClass }) {
   );
   if (state.courses.some((c) => c._id === previousCourse)) courseSelect.value = previousCourse;
 
-  const classSelect = assessmentForm.querySelector("[name=classId]");
-  const previousClass = selectClass ?? classSelect.value;
   const groups = state.courses.filter((c) => c.classes.length > 0);
-  classSelect.replaceChildren(
-    groups.length === 0 ? h("option", { value: "" }, "— create a class first —") : null,
-    ...groups.map((c) => h("optgroup", { label: c.name }, c.classes.map((cls) => h("option", { value: cls._id }, cls.name)))),
-  );
-  if (groups.some((c) => c.classes.some((cls) => cls._id === previousClass))) classSelect.value = previousClass;
+  for (const form of [assessmentForm, roleplayForm]) {
+    const classSelect = form.querySelector("[name=classId]");
+    const previousClass = selectClass ?? classSelect.value;
+    classSelect.replaceChildren(
+      groups.length === 0 ? h("option", { value: "" }, "— create a class first —") : null,
+      ...groups.map((c) => h("optgroup", { label: c.name }, c.classes.map((cls) => h("option", { value: cls._id }, cls.name)))),
+    );
+    if (groups.some((c) => c.classes.some((cls) => cls._id === previousClass))) classSelect.value = previousClass;
+  }
 }
 
-function launchUrlOf(examId) {
-  return new URL(`${API}/launch/${encodeURIComponent(examId)}`, window.location.origin).href;
+function launchUrlOf(exam) {
+  const path = exam.kind === "roleplay" ? `launch/roleplay/${encodeURIComponent(exam._id)}` : `launch/${encodeURIComponent(exam._id)}`;
+  return new URL(`${API}/${path}`, window.location.origin).href;
+}
+
+/** The API path of a class, an assessment or a role-play. */
+function recordUrl(record) {
+  if (record.kind === "roleplay") return `${API}/roleplays/${encodeURIComponent(record._id)}`;
+  if (record.courseId && record.assessments) return `${API}/courses/${encodeURIComponent(record.courseId)}/classes/${encodeURIComponent(record._id)}`;
+  return `${API}/oral-assessments/${encodeURIComponent(record._id)}`;
+}
+
+/** Edit and Delete buttons for a class or an exam: a name (and for a class its mode) changed in place. */
+function recordActions(record, what) {
+  const container = h("div", { class: "actions" });
+  const head = container;
+  container.append(
+    h("button", { type: "button", class: "secondary small", "data-action": "edit", "data-label": "Edit", onclick: () => startEdit(head, record, what) }, "Edit"),
+    h("button", {
+      type: "button", class: "danger small", "data-action": "delete", "data-label": "Delete",
+      onclick: (e) => deleteRecord(e.currentTarget, container, recordUrl(record),
+        `Delete the ${what} “${record.name}”? ${what === "class" ? "Its assessments go with it, and their" : "Its"} launch link${what === "class" ? "s stop" : " stops"} working.`),
+    }, "Delete"),
+    h("span", { class: "form-error", role: "alert" }),
+  );
+  return container;
+}
+
+function startEdit(head, record, what) {
+  const isClass = what === "class";
+  const form = h("form", { class: "rename", novalidate: true },
+    h("label", { class: "visually-hidden", for: `edit-${record._id}` }, "Name"),
+    h("input", { id: `edit-${record._id}`, name: "name", value: record.name, autocomplete: "off" }),
+    isClass ? h("select", { name: "classMode", "aria-label": "Mode" }, ["online", "in-person", "hybrid"].map((m) =>
+      h("option", { value: m, ...(record.classMode === m ? { selected: true } : {}) }, m))) : null,
+    h("button", { type: "submit", class: "small", "data-label": "Save" }, "Save"),
+    h("button", { type: "button", class: "secondary small", onclick: () => form.replaceWith(head) }, "Cancel"),
+    h("p", { class: "field-error", "data-for": "name", role: "alert" }),
+    isClass ? h("p", { class: "field-error", "data-for": "classMode", role: "alert" }) : null,
+    h("p", { class: "form-error", role: "alert" }),
+  );
+  onSubmit(form, {
+    request: (data) => ({ method: "PUT", url: recordUrl(record), body: withoutEmpty({ name: text(data, "name"), classMode: isClass ? text(data, "classMode") : undefined }) }),
+    done: () => loadTree(),
+  });
+  head.replaceWith(form);
+  form.querySelector("input").select();
+}
+
+async function deleteRecord(button, container, url, question) {
+  if (!confirm(question)) return;
+  const error = container.querySelector(".form-error");
+  error.textContent = "";
+  setBusy(button, true, "Deleting…");
+  const result = await api("DELETE", url);
+  setBusy(button, false);
+  if (!result.ok) {
+    error.textContent = result.problem.detail || result.problem.title;
+    return;
+  }
+  await loadTree();
 }
 
 function renderTree() {
@@ -225,12 +342,14 @@ function renderClass(cls) {
     h("div", { class: "class-head" },
       h("strong", {}, cls.name), " ",
       cls.classMode ? h("span", { class: "badge" }, cls.classMode) : null, " ",
-      dates ? h("span", { class: "muted" }, dates) : null),
+      dates ? h("span", { class: "muted" }, dates) : null,
+      recordActions(cls, "class")),
+    cls.error ? h("p", { class: "form-error" }, cls.error.detail || cls.error.title) : null,
     assessments);
 }
 
 function renderAssessment(a) {
-  const url = launchUrlOf(a._id);
+  const url = launchUrlOf(a);
   const copy = h("button", {
     type: "button", class: "secondary small", "data-label": "Copy",
     async onclick(e) {
@@ -240,9 +359,9 @@ function renderAssessment(a) {
     },
   }, "Copy");
   const input = h("input", { class: "launch-link", readonly: true, value: url, "aria-label": `Student launch link for ${a.name}` });
-  const details = [formatDuration(a.duration), a.examType, Array.isArray(a.questions) ? `${a.questions.length} question${a.questions.length === 1 ? "" : "s"}` : null].filter(Boolean).join(" · ");
-  return h("li", { class: "assessment", "data-exam-id": a._id },
-    h("div", {}, h("strong", {}, a.name), " ", h("span", { class: "muted" }, details)),
+  const details = [a.kind === "roleplay" ? "role-play" : null, formatDuration(a.duration), a.examType, Array.isArray(a.questions) ? `${a.questions.length} question${a.questions.length === 1 ? "" : "s"}` : null].filter(Boolean).join(" · ");
+  return h("li", { class: "assessment", "data-exam-id": a._id, "data-kind": a.kind ?? "oral" },
+    h("div", {}, h("strong", {}, a.name), " ", h("span", { class: "muted" }, details), recordActions(a, a.kind === "roleplay" ? "role-play" : "assessment")),
     h("div", { class: "launch" }, h("span", { class: "muted" }, "Student launch link:"), input, copy,
       h("a", { class: "launch-open", href: url, target: "_blank", rel: "noopener" }, "Open")));
 }

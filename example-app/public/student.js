@@ -19,7 +19,7 @@ if (me) {
   } else {
     list.replaceChildren(...exams.data.map((exam) => h("li", { class: "exam", "data-exam-id": exam.examId },
       h("div", {},
-        h("strong", {}, exam.name),
+        h("strong", {}, exam.name), exam.kind === "roleplay" ? h("span", { class: "badge" }, "role-play") : null,
         h("div", { class: "muted" }, [exam.courseName, exam.className, formatDuration(exam.duration)].filter(Boolean).join(" · "))),
       h("a", { class: "button", href: exam.launchUrl }, "Launch"))));
   }

@@ -9,7 +9,8 @@
  */
 import { z } from "zod";
 import {
-  Class, ClassCreate, Course, CourseCreate, CourseUpdate, OralAssessment, OralAssessmentCreate, RecordId,
+  Class, ClassCreate, ClassUpdate, Course, CourseCreate, CourseUpdate, OralAssessment, OralAssessmentCreate,
+  OralAssessmentUpdate, RecordId, Roleplay, RoleplayCreate, RoleplayUpdate,
 } from "../platform/schemas.js";
 import { PrepareRequest } from "./prepare-request.js";
 
@@ -69,6 +70,15 @@ function isTrimmedNonEmpty(schema: z.core.$ZodType, json: JsonSchema): boolean {
 function requestSchema(schema: z.ZodType, extra: JsonSchema = {}): JsonSchema {
   return { ...toSchema(schema, "input"), ...extra };
 }
+
+/** Example texts long enough for the platform's minimums (150 and 300 characters). */
+const ROLEPLAY_SCENARIO_EXAMPLE =
+  "You work the evening shift at a busy community pharmacy. A patient arrives with a new prescription for an " +
+  "antibiotic and several questions about taking it alongside the medicines they already use every day.";
+const ROLEPLAY_DETAILS_EXAMPLE =
+  "Play a worried but polite patient in their sixties who takes a blood thinner and a daily vitamin. Ask about " +
+  "food, alcohol and missed doses. Answer questions about your history honestly but briefly, and only volunteer " +
+  "the blood thinner if the student asks about other medicines. Keep replies to two or three sentences and stay in role.";
 
 export function buildComponents(): JsonSchema {
   const courseCreate = requestSchema(CourseCreate, { examples: [{ name: "Biology 101", level: "undergraduate" }] });
@@ -131,6 +141,21 @@ export function buildComponents(): JsonSchema {
       CourseUpdate: courseUpdate,
       ClassCreate: classCreate,
       OralAssessmentCreate: assessmentCreate,
+      ClassUpdate: requestSchema(ClassUpdate, { minProperties: 1, description: "The fields to change; at least one. `endDate` must not be before `startDate`.", examples: [{ classMode: "hybrid" }] }),
+      OralAssessmentUpdate: requestSchema(OralAssessmentUpdate, { minProperties: 1, description: "The fields to change; at least one.", examples: [{ duration: 900 }] }),
+      RoleplayCreate: requestSchema(RoleplayCreate, {
+        description: "A role-play of a class. `roleplayScenario` is 150–3000 characters, `roleplayScenarioDetails` 300–6000 " +
+          "(after trimming); `roleplayDuration` is in seconds (platform default 600).",
+        examples: [{
+          name: "Pharmacy counselling", classId: "cls_123", roleplayStudentRole: "Pharmacist", roleplayCoralRole: "Patient",
+          roleplayScenario: ROLEPLAY_SCENARIO_EXAMPLE, roleplayScenarioDetails: ROLEPLAY_DETAILS_EXAMPLE, roleplayDuration: 600,
+        }],
+      }),
+      RoleplayUpdate: requestSchema(RoleplayUpdate, {
+        minProperties: 1, description: "The fields to change; at least one. The length limits apply to the texts given.",
+        examples: [{ roleplayDuration: 900 }],
+      }),
+      Roleplay: toSchema(Roleplay, "output"),
       Course: toSchema(Course, "output"),
       Class: toSchema(Class, "output"),
       OralAssessment: toSchema(OralAssessment, "output"),
@@ -177,6 +202,13 @@ export function buildComponents(): JsonSchema {
         in: "path",
         required: true,
         description: "The oral assessment's platform `_id`.",
+        schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,128}$" },
+      },
+      roleplayId: {
+        name: "roleplayId",
+        in: "path",
+        required: true,
+        description: "The role-play's platform `_id`.",
         schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,128}$" },
       },
     },

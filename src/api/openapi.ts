@@ -38,7 +38,8 @@ const htmlPage = (description: string, headers?: JsonSchema): JsonSchema => ({
 /** The launch route's redirect: not a JSON answer, so described by hand. */
 const LAUNCH_REDIRECT: JsonSchema = {
   description:
-    "To `{examHost}/exam/{examId}?{ticketParam}={token}` (custom domain) or `{platform host}/exam/{examId}`; " +
+    "To `{examHost}/exam/{examId}?{ticketParam}={token}` (custom domain) or `{platform host}/exam/{examId}` " +
+    "(for a role-play `/exam/{roleplayId}/roleplay`); " +
     "or, signed out with `loginUrl` set, to `{loginUrl}?returnTo={this path}`.",
   headers: {
     Location: { schema: { type: "string", format: "uri-reference" } },
@@ -112,7 +113,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Reco
     },
     servers: [{ url: options.serverUrl ?? "/oral", description: "Where the host application mounted the router." }],
     tags: [
-      { name: "courses" }, { name: "classes" }, { name: "oral assessments" }, { name: "launch" }, { name: "meta" },
+      { name: "courses" }, { name: "classes" }, { name: "oral assessments" }, { name: "roleplays" }, { name: "launch" }, { name: "meta" },
     ],
     paths: buildPaths(),
     components: buildComponents(),

@@ -7,7 +7,7 @@
  * into Express patterns.
  */
 export type RouteMethod = "get" | "post" | "put" | "delete";
-export type RouteParam = "courseId" | "classId" | "examId";
+export type RouteParam = "courseId" | "classId" | "examId" | "roleplayId";
 
 /** Which feature serves the route; each feature binds only its own. */
 export type RouteFeature = "instructor" | "prepare" | "launch" | "meta";
@@ -44,6 +44,13 @@ function errors(options: { invalid?: boolean; body?: boolean; notFound?: boolean
     ...(options.conflict ? [409] : []), ...(options.body ? [413, 415] : []), 500, ...(options.upstream ? UPSTREAM : []),
   ];
 }
+
+/** What the list routes backed by a platform list say about where their records come from. */
+const LIST_SYNC =
+  "Read from the platform, so records made elsewhere (the platform's UI, another app) appear; cached for " +
+  "`listCacheMs` (default 5 s), and refreshed at once by writes through this router. Every listed record is " +
+  "recorded in the store, so a listed exam can be launched without `resolveClassId`; a record deleted " +
+  "through this router stays hidden even while the platform still lists it.";
 
 export const ROUTES: readonly RouteSpec[] = [
   {
@@ -86,16 +93,53 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   {
     operationId: "listClasses", method: "get", path: "/courses/{courseId}/classes", feature: "instructor", tag: "classes",
-    summary: "The course's classes created through this router",
-    description: "Read from the store, oldest first (the platform has no list endpoint for classes); a course the store does not know gives an empty list.",
+    summary: "The course's classes, from the platform",
+    description: LIST_SYNC,
     params: ["courseId"], status: 200, returns: { kind: "list", schema: "Class", description: "The classes." },
-    errors: errors({ invalid: true }),
+    errors: errors({ invalid: true, notFound: true, upstream: true }),
+  },
+  {
+    operationId: "getClass", method: "get", path: "/courses/{courseId}/classes/{classId}", feature: "instructor", tag: "classes",
+    summary: "One class, from the platform", params: ["courseId", "classId"], status: 200,
+    returns: { kind: "record", schema: "Class", description: "The class." },
+    errors: errors({ invalid: true, notFound: true, upstream: true }),
+  },
+  {
+    operationId: "updateClass", method: "put", path: "/courses/{courseId}/classes/{classId}", feature: "instructor", tag: "classes",
+    summary: "Change a class's fields (only those given)", params: ["courseId", "classId"], body: "ClassUpdate", status: 200,
+    returns: { kind: "record", schema: "Class", description: "The updated class." },
+    errors: errors({ body: true, notFound: true, conflict: true, upstream: true }),
+  },
+  {
+    operationId: "deleteClass", method: "delete", path: "/courses/{courseId}/classes/{classId}", feature: "instructor", tag: "classes",
+    summary: "Delete a class",
+    description: "Its oral assessments and role-plays disappear from the lists, and their launch links answer 404.",
+    params: ["courseId", "classId"], status: 204, returns: { kind: "none", description: "Deleted." },
+    errors: errors({ invalid: true, notFound: true, upstream: true }),
   },
   {
     operationId: "createOralAssessment", method: "post", path: "/oral-assessments", feature: "instructor", tag: "oral assessments",
     summary: "Create an oral assessment in a class", body: "OralAssessmentCreate", status: 201,
     returns: { kind: "record", schema: "OralAssessment", description: "The created assessment. Its `_id` is the exam id of the launch link." },
     errors: errors({ body: true, notFound: true, conflict: true, upstream: true }),
+  },
+  {
+    operationId: "getOralAssessment", method: "get", path: "/oral-assessments/{examId}", feature: "instructor", tag: "oral assessments",
+    summary: "One oral assessment, from the platform", params: ["examId"], status: 200,
+    returns: { kind: "record", schema: "OralAssessment", description: "The assessment." },
+    errors: errors({ invalid: true, notFound: true, upstream: true }),
+  },
+  {
+    operationId: "updateOralAssessment", method: "put", path: "/oral-assessments/{examId}", feature: "instructor", tag: "oral assessments",
+    summary: "Change an oral assessment's fields (only those given)", params: ["examId"], body: "OralAssessmentUpdate", status: 200,
+    returns: { kind: "record", schema: "OralAssessment", description: "The updated assessment." },
+    errors: errors({ body: true, notFound: true, conflict: true, upstream: true }),
+  },
+  {
+    operationId: "deleteOralAssessment", method: "delete", path: "/oral-assessments/{examId}", feature: "instructor", tag: "oral assessments",
+    summary: "Delete an oral assessment", description: "Its launch link then answers 404.",
+    params: ["examId"], status: 204, returns: { kind: "none", description: "Deleted." },
+    errors: errors({ invalid: true, notFound: true, upstream: true }),
   },
   {
     operationId: "prepareExam", method: "post", path: "/oral-assessments/{examId}/prepare", feature: "prepare", tag: "oral assessments",
@@ -120,10 +164,41 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   {
     operationId: "listOralAssessments", method: "get", path: "/classes/{classId}/oral-assessments", feature: "instructor", tag: "oral assessments",
-    summary: "The class's oral assessments created through this router",
-    description: "Read from the store, oldest first (the platform has no list endpoint for assessments); a class the store does not know gives an empty list.",
+    summary: "The class's oral assessments, from the platform",
+    description: LIST_SYNC,
     params: ["classId"], status: 200, returns: { kind: "list", schema: "OralAssessment", description: "The assessments." },
-    errors: errors({ invalid: true }),
+    errors: errors({ invalid: true, notFound: true, upstream: true }),
+  },
+  {
+    operationId: "createRoleplay", method: "post", path: "/roleplays", feature: "instructor", tag: "roleplays",
+    summary: "Create a role-play in a class", body: "RoleplayCreate", status: 201,
+    returns: { kind: "record", schema: "Roleplay", description: "The created role-play. Its `_id` is the id of the launch link `/launch/roleplay/{roleplayId}`." },
+    errors: errors({ body: true, notFound: true, conflict: true, upstream: true }),
+  },
+  {
+    operationId: "listRoleplays", method: "get", path: "/classes/{classId}/roleplays", feature: "instructor", tag: "roleplays",
+    summary: "The class's role-plays, from the platform",
+    description: LIST_SYNC,
+    params: ["classId"], status: 200, returns: { kind: "list", schema: "Roleplay", description: "The role-plays." },
+    errors: errors({ invalid: true, notFound: true, upstream: true }),
+  },
+  {
+    operationId: "getRoleplay", method: "get", path: "/roleplays/{roleplayId}", feature: "instructor", tag: "roleplays",
+    summary: "One role-play, from the platform", params: ["roleplayId"], status: 200,
+    returns: { kind: "record", schema: "Roleplay", description: "The role-play." },
+    errors: errors({ invalid: true, notFound: true, upstream: true }),
+  },
+  {
+    operationId: "updateRoleplay", method: "put", path: "/roleplays/{roleplayId}", feature: "instructor", tag: "roleplays",
+    summary: "Change a role-play's fields (only those given; scenario length limits apply)", params: ["roleplayId"], body: "RoleplayUpdate", status: 200,
+    returns: { kind: "record", schema: "Roleplay", description: "The updated role-play." },
+    errors: errors({ body: true, notFound: true, conflict: true, upstream: true }),
+  },
+  {
+    operationId: "deleteRoleplay", method: "delete", path: "/roleplays/{roleplayId}", feature: "instructor", tag: "roleplays",
+    summary: "Delete a role-play", description: "Its launch link then answers 404.",
+    params: ["roleplayId"], status: 204, returns: { kind: "none", description: "Deleted." },
+    errors: errors({ invalid: true, notFound: true, upstream: true }),
   },
   {
     operationId: "launchExam", method: "get", path: "/launch/{examId}", feature: "launch", tag: "launch",
@@ -138,6 +213,25 @@ export const ROUTES: readonly RouteSpec[] = [
       401: "Signed out and no `loginUrl` configured.",
       403: "`canLaunch` said no (e.g. not on the class's roster).",
       404: "An exam the store (and `resolveClassId`) does not know, or the platform no longer knows its class.",
+      409: "The class is full.",
+      500: "An unexpected error; it was logged.",
+      502: "The platform failed or refused this server's key; the page offers a retry link.",
+      503: "The platform is rate limiting; the page says when to retry.",
+      504: "The platform did not answer in time; the page offers a retry link.",
+    },
+  },
+  {
+    operationId: "launchRoleplay", method: "get", path: "/launch/roleplay/{roleplayId}", feature: "launch", tag: "launch",
+    summary: "Send the signed-in student to a role-play's exam page (browser route)",
+    description:
+      "As `launchExam` (same admission, rate budget, waiting page and pre-warmed tokens), for a role-play: " +
+      "the exam page is `/exam/{roleplayId}/roleplay`.",
+    params: ["roleplayId"], status: 303, errors: [400, 401, 403, 404, 409, 500, 502, 503, 504],
+    errorDescriptions: {
+      400: "Not a role-play id, or the student's profile lacks a field the platform needs.",
+      401: "Signed out and no `loginUrl` configured.",
+      403: "`canLaunch` said no (e.g. not on the class's roster).",
+      404: "A role-play the store (and `resolveClassId`) does not know, or the platform no longer knows its class.",
       409: "The class is full.",
       500: "An unexpected error; it was logged.",
       502: "The platform failed or refused this server's key; the page offers a retry link.",

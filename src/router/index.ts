@@ -75,12 +75,15 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // Before any route: every HTML page of this router gets its homeUrl and layout.
   router.use(pageSettings(settings.pages));
   // First: the launch route is the hot path of an exam-day storm, and matches nothing else.
-  router.get("/launch/:examId", launchRoute(settings.launch, { platform, logger, directory, attempts, preparer, launchLimiter: fleet.launchLimiter }));
+  const launchDeps = { platform, logger, directory, attempts, preparer, launchLimiter: fleet.launchLimiter };
+  // The role-play launch before `/launch/:examId`, which would take "roleplay" for an exam id.
+  router.get("/launch/roleplay/:roleplayId", launchRoute(settings.launch, launchDeps, "roleplay"));
+  router.get("/launch/:examId", launchRoute(settings.launch, launchDeps));
   // Before the generic instructor middleware: a roster needs its own body limit.
   router.use(prepareRoutes(settings.prepare, settings.guards, preparation));
   // Guards and body parser as one layer: they always run together (see chain.ts).
   router.use([...INSTRUCTOR_PREFIXES], chain([...instructorGuards(settings.guards), jsonBody(settings.instructor.bodyLimit)]));
-  router.use(instructorRoutes(settings.instructor, platform, store, logger));
+  router.use(instructorRoutes(settings.instructor, platform, store, logger, () => directory.forget()));
 
   // Public: it describes routes and shapes, nothing about this deployment's data.
   const documents = new Map<string, string>();

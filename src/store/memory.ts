@@ -46,6 +46,11 @@ function upsert<R extends { id: string; createdAt: string }>(table: Table<R>, re
   table.set(record.id, row);
 }
 
+/** Deletion is final: the first instant a row was marked gone is kept. */
+function mark<R>(row: Row<R> | undefined, now: string): void {
+  if (row && row.deletedAt === undefined) row.deletedAt = now;
+}
+
 export function memoryStore(): OralStore {
   const courses: Table<CourseRecord> = new Map();
   const classes: Table<ClassRecord> = new Map();
@@ -73,19 +78,16 @@ export function memoryStore(): OralStore {
     async deleteCourse(id) {
       await state.ready();
       const now = new Date().toISOString();
-      const mark = <R>(row: Row<R> | undefined): void => {
-        if (row && row.deletedAt === undefined) row.deletedAt = now;
-      };
-      mark(courses.get(id));
+      mark(courses.get(id), now);
       const classIds = new Set<string>();
       for (const row of classes.values()) {
         if (row.record.courseId !== id) continue;
         classIds.add(row.record.id);
-        mark(row);
+        mark(row, now);
       }
       // Through the class as well: an assessment stored before its class has no courseId.
       for (const row of assessments.values()) {
-        if (row.record.courseId === id || classIds.has(row.record.classId)) mark(row);
+        if (row.record.courseId === id || classIds.has(row.record.classId)) mark(row, now);
       }
     },
 
@@ -103,6 +105,12 @@ export function memoryStore(): OralStore {
       await state.ready();
       return listed(classes, (record) => record.courseId === courseId);
     },
+    async deleteClass(id) {
+      await state.ready();
+      const now = new Date().toISOString();
+      mark(classes.get(id), now);
+      for (const row of assessments.values()) if (row.record.classId === id) mark(row, now);
+    },
 
     async putAssessment(record) {
       checkRecord("assessment", record);
@@ -117,9 +125,13 @@ export function memoryStore(): OralStore {
       await state.ready();
       return found(assessments, id);
     },
-    async listAssessments(classId) {
+    async listAssessments(classId, kind = "oral") {
       await state.ready();
-      return listed(assessments, (record) => record.classId === classId);
+      return listed(assessments, (record) => record.classId === classId && record.kind === kind);
+    },
+    async deleteAssessment(id) {
+      await state.ready();
+      mark(assessments.get(id), new Date().toISOString());
     },
 
     ...memoryIdempotency(() => state.ready()),

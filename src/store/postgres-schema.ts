@@ -76,6 +76,15 @@ const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
       );
       CREATE INDEX IF NOT EXISTS ${n.index("idempotency_expiry")} ON ${n.idempotency} (started_ms);`,
   },
+  {
+    version: 3,
+    description: "exam kinds: role-plays share the exam registry with oral assessments",
+    // Existing rows are oral assessments: the only kind earlier releases stored.
+    up: (n) => `
+      ALTER TABLE ${n.assessments} ADD COLUMN IF NOT EXISTS kind TEXT NOT NULL DEFAULT 'oral' CHECK (kind IN ('oral', 'roleplay'));
+      DROP INDEX IF EXISTS "${n.schema}".${n.index("assessments_by_class")};
+      CREATE INDEX IF NOT EXISTS ${n.index("assessments_by_class")} ON ${n.assessments} (class_id, kind, created_ms, seq) WHERE deleted_at IS NULL;`,
+  },
 ];
 
 /**
@@ -101,16 +110,23 @@ export function queries(n: Names) {
     // course), else the course row: one lock per write, so no lock-order deadlocks.
     putAssessment: `WITH cls AS (SELECT course_id, deleted_at FROM ${n.classes} WHERE id = $6 FOR SHARE),
         crs AS (SELECT deleted_at FROM ${n.courses} WHERE id = $7 AND NOT EXISTS (SELECT 1 FROM cls) FOR SHARE)
-      INSERT INTO ${n.assessments} AS cur (id, name, data, created_at, created_ms, class_id, course_id, deleted_at)
-      VALUES ($1, $2, $3::jsonb, $4, $5, $6, coalesce($7, (SELECT course_id FROM cls)),
+      INSERT INTO ${n.assessments} AS cur (id, name, data, created_at, created_ms, class_id, course_id, kind, deleted_at)
+      VALUES ($1, $2, $3::jsonb, $4, $5, $6, coalesce($7, (SELECT course_id FROM cls)), $8,
         coalesce((SELECT deleted_at FROM cls), (SELECT deleted_at FROM crs)))
-      ${upsert([...shared, "class_id", "course_id"])}`,
+      ${upsert([...shared, "class_id", "course_id", "kind"])}`,
     getCourse: `${select("")} ${n.courses} WHERE id = $1 AND deleted_at IS NULL`,
     listCourses: `${select("")} ${n.courses} WHERE deleted_at IS NULL ORDER BY created_ms, seq`,
     getClass: `${select("course_id,")} ${n.classes} WHERE id = $1 AND deleted_at IS NULL`,
     listClasses: `${select("course_id,")} ${n.classes} WHERE course_id = $1 AND deleted_at IS NULL ORDER BY created_ms, seq`,
-    getAssessment: `${select("class_id, course_id,")} ${n.assessments} WHERE id = $1 AND deleted_at IS NULL`,
-    listAssessments: `${select("class_id, course_id,")} ${n.assessments} WHERE class_id = $1 AND deleted_at IS NULL ORDER BY created_ms, seq`,
+    getAssessment: `${select("kind, class_id, course_id,")} ${n.assessments} WHERE id = $1 AND deleted_at IS NULL`,
+    listAssessments: `${select("kind, class_id, course_id,")} ${n.assessments}
+      WHERE class_id = $1 AND kind = $2 AND deleted_at IS NULL ORDER BY created_ms, seq`,
+    // The class, then its exams: two statements in one transaction, as for a course.
+    deleteClass: [
+      `UPDATE ${n.classes} SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL`,
+      `UPDATE ${n.assessments} SET deleted_at = now() WHERE class_id = $1 AND deleted_at IS NULL`,
+    ],
+    deleteAssessment: `UPDATE ${n.assessments} SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL`,
     // Three statements in one transaction, not one statement: each takes a fresh snapshot
     // after the previous one's row locks, so it sees children committed while it waited.
     deleteCourse: [

@@ -11,7 +11,7 @@ import { lifecycle } from "./lifecycle.js";
 import { migrate, names, queries, transaction } from "./postgres-schema.js";
 import { kindOf, readOptions } from "./options.js";
 import { checkRecord, createdMs } from "./records.js";
-import type { AssessmentRecord, ClassRecord, CourseRecord, OralStore } from "./types.js";
+import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, OralStore } from "./types.js";
 
 export interface PostgresStoreOptions {
   /**
@@ -43,6 +43,7 @@ const MAX_PREFIX = 63 - "assessments_by_course".length;
 
 interface Row {
   id: string;
+  kind?: ExamKind;
   course_id?: string | null;
   class_id?: string;
   name: string;
@@ -52,7 +53,9 @@ interface Row {
 
 const toCourse = (r: Row): CourseRecord => ({ id: r.id, name: r.name, data: r.data, createdAt: r.created_at });
 const toClass = (r: Row): ClassRecord => ({ ...toCourse(r), courseId: r.course_id as string });
-const toAssessment = (r: Row): AssessmentRecord => ({ ...toCourse(r), classId: r.class_id as string, courseId: r.course_id ?? undefined });
+const toAssessment = (r: Row): AssessmentRecord => ({
+  ...toCourse(r), kind: r.kind ?? "oral", classId: r.class_id as string, courseId: r.course_id ?? undefined,
+});
 
 const params = (r: CourseRecord) => [r.id, r.name, JSON.stringify(r.data), r.createdAt, createdMs(r.createdAt)];
 
@@ -135,6 +138,13 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
     return row && map(row);
   };
 
+  const inTransaction = async (statements: string[], id: string): Promise<void> => {
+    const { pool: p } = await state.ready();
+    await transaction(p, async (client) => {
+      for (const statement of statements) await client.query(statement, [id]);
+    });
+  };
+
   return {
     async init() {
       await state.ready();
@@ -146,12 +156,7 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
     },
     getCourse: (id) => one(sql.getCourse, id, toCourse),
     listCourses: async () => (await query(sql.listCourses, [])).map(toCourse),
-    async deleteCourse(id) {
-      const { pool: p } = await state.ready();
-      await transaction(p, async (client) => {
-        for (const statement of sql.deleteCourse) await client.query(statement, [id]);
-      });
-    },
+    deleteCourse: (id) => inTransaction(sql.deleteCourse, id),
 
     async putClass(record) {
       checkRecord("class", record);
@@ -159,13 +164,17 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
     },
     getClass: (id) => one(sql.getClass, id, toClass),
     listClasses: async (courseId) => (await query(sql.listClasses, [courseId])).map(toClass),
+    deleteClass: (id) => inTransaction(sql.deleteClass, id),
 
     async putAssessment(record) {
       checkRecord("assessment", record);
-      await query(sql.putAssessment, [...params(record), record.classId, record.courseId ?? null]);
+      await query(sql.putAssessment, [...params(record), record.classId, record.courseId ?? null, record.kind ?? "oral"]);
     },
     getAssessment: (id) => one(sql.getAssessment, id, toAssessment),
-    listAssessments: async (classId) => (await query(sql.listAssessments, [classId])).map(toAssessment),
+    listAssessments: async (classId, kind = "oral") => (await query(sql.listAssessments, [classId, kind])).map(toAssessment),
+    async deleteAssessment(id) {
+      await query(sql.deleteAssessment, [id]);
+    },
 
     async beginIdempotent(input) {
       checkIdempotencyKey(input, { bodyHash: input.bodyHash });

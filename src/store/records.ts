@@ -26,6 +26,9 @@ export function checkRecord(kind: "course" | "class" | "assessment", record: Any
   if (typeof record.createdAt !== "string" || Number.isNaN(Date.parse(record.createdAt))) {
     problems.push("createdAt must be an ISO 8601 timestamp");
   }
+  if ("kind" in record && record.kind !== undefined && record.kind !== "oral" && record.kind !== "roleplay") {
+    problems.push('kind must be "oral" or "roleplay"');
+  }
   if ("classId" in record) {
     text("classId", record.classId);
     text("courseId", record.courseId, true);
@@ -62,5 +65,5 @@ export function classFields(r: ClassRecord): ClassRecord {
 }
 
 export function assessmentFields(r: AssessmentRecord): AssessmentRecord {
-  return { id: r.id, classId: r.classId, courseId: r.courseId, name: r.name, data: toJsonData(r.data), createdAt: r.createdAt };
+  return { id: r.id, kind: r.kind ?? "oral", classId: r.classId, courseId: r.courseId, name: r.name, data: toJsonData(r.data), createdAt: r.createdAt };
 }

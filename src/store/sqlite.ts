@@ -10,10 +10,11 @@ import type BetterSqlite3 from "better-sqlite3";
 import { ConfigurationError, ProblemList } from "../core/configuration-error.js";
 import { answerFor, bodyText, checkIdempotencyKey, expiredBefore, type IdempotencyRow } from "./idempotency.js";
 import { lifecycle } from "./lifecycle.js";
-import { pendingMigrations, type Migration } from "./migrations.js";
+import { pendingMigrations } from "./migrations.js";
+import { MIGRATIONS, SQL } from "./sqlite-schema.js";
 import { kindOf, readOptions } from "./options.js";
 import { checkRecord, createdMs } from "./records.js";
-import type { AssessmentRecord, ClassRecord, CourseRecord, OralStore } from "./types.js";
+import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, OralStore } from "./types.js";
 
 export interface SqliteStoreOptions {
   /**
@@ -37,117 +38,9 @@ export interface SqliteStore extends OralStore {
 export const DEFAULT_SQLITE_FILENAME = "./oral-assessments.sqlite";
 const COMPONENT = "sqliteStore";
 
-/** Versions live in `PRAGMA user_version`: no extra table, and it is read in the same transaction. */
-const MIGRATIONS: readonly Migration<string>[] = [
-  {
-    version: 1,
-    description: "courses, classes and assessments, soft-deleted, listed oldest first",
-    // `seq` is the insertion-order tiebreak; an upsert keeps it, so a replaced record keeps its place.
-    // `created_ms` sorts by instant (ISO strings with offsets do not sort as text).
-    // Partial indexes: the lists and the DELETE cascade only ever look at live rows.
-    up: `
-      CREATE TABLE courses (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        name TEXT NOT NULL,
-        data TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        created_ms INTEGER NOT NULL,
-        deleted_at TEXT
-      );
-      CREATE INDEX courses_by_created ON courses (created_ms, seq) WHERE deleted_at IS NULL;
-      CREATE TABLE classes (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        course_id TEXT NOT NULL,
-        name TEXT NOT NULL,
-        data TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        created_ms INTEGER NOT NULL,
-        deleted_at TEXT
-      );
-      CREATE INDEX classes_by_course ON classes (course_id, created_ms, seq) WHERE deleted_at IS NULL;
-      CREATE TABLE assessments (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        class_id TEXT NOT NULL,
-        course_id TEXT,
-        name TEXT NOT NULL,
-        data TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        created_ms INTEGER NOT NULL,
-        deleted_at TEXT
-      );
-      CREATE INDEX assessments_by_class ON assessments (class_id, created_ms, seq) WHERE deleted_at IS NULL;
-      CREATE INDEX assessments_by_course ON assessments (course_id) WHERE deleted_at IS NULL;
-    `,
-  },
-  {
-    version: 2,
-    description: "idempotency records: the first answer of a POST per (user, Idempotency-Key)",
-    // The primary key is the UNIQUE constraint that makes one of two concurrent callers lose.
-    up: `
-      CREATE TABLE idempotency (
-        user_id TEXT NOT NULL,
-        key TEXT NOT NULL,
-        body_hash TEXT NOT NULL,
-        state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
-        status INTEGER,
-        body TEXT,
-        started_ms INTEGER NOT NULL,
-        PRIMARY KEY (user_id, key)
-      ) WITHOUT ROWID;
-      CREATE INDEX idempotency_expiry ON idempotency (started_ms);
-    `,
-  },
-];
-
-// Deletion is final: an upsert never clears deleted_at, and a child written under a
-// deleted parent (a request racing the DELETE) takes the parent's deleted_at.
-const SQL = {
-  putCourse: `INSERT INTO courses (id, name, data, created_at, created_ms) VALUES (@id, @name, @data, @createdAt, @createdMs)
-    ON CONFLICT (id) DO UPDATE SET name = excluded.name, data = excluded.data,
-      created_at = excluded.created_at, created_ms = excluded.created_ms`,
-  putClass: `INSERT INTO classes (id, course_id, name, data, created_at, created_ms, deleted_at)
-    VALUES (@id, @courseId, @name, @data, @createdAt, @createdMs, (SELECT deleted_at FROM courses WHERE id = @courseId))
-    ON CONFLICT (id) DO UPDATE SET course_id = excluded.course_id, name = excluded.name, data = excluded.data,
-      created_at = excluded.created_at, created_ms = excluded.created_ms,
-      deleted_at = coalesce(classes.deleted_at, excluded.deleted_at)`,
-  // courseId is denormalised from the class when the caller did not give one.
-  // ("WHERE true" resolves SQLite's parsing ambiguity between a join and the upsert clause.)
-  putAssessment: `INSERT INTO assessments (id, class_id, course_id, name, data, created_at, created_ms, deleted_at)
-    SELECT @id, @classId, r.course_id, @name, @data, @createdAt, @createdMs,
-      coalesce((SELECT deleted_at FROM classes WHERE id = @classId), (SELECT deleted_at FROM courses WHERE id = r.course_id))
-    FROM (SELECT coalesce(@courseId, (SELECT course_id FROM classes WHERE id = @classId)) AS course_id) AS r WHERE true
-    ON CONFLICT (id) DO UPDATE SET class_id = excluded.class_id, course_id = excluded.course_id, name = excluded.name,
-      data = excluded.data, created_at = excluded.created_at, created_ms = excluded.created_ms,
-      deleted_at = coalesce(assessments.deleted_at, excluded.deleted_at)`,
-  getCourse: "SELECT id, name, data, created_at FROM courses WHERE id = ? AND deleted_at IS NULL",
-  listCourses: "SELECT id, name, data, created_at FROM courses WHERE deleted_at IS NULL ORDER BY created_ms, seq",
-  getClass: "SELECT id, course_id, name, data, created_at FROM classes WHERE id = ? AND deleted_at IS NULL",
-  listClasses: `SELECT id, course_id, name, data, created_at FROM classes
-    WHERE course_id = ? AND deleted_at IS NULL ORDER BY created_ms, seq`,
-  getAssessment: "SELECT id, class_id, course_id, name, data, created_at FROM assessments WHERE id = ? AND deleted_at IS NULL",
-  listAssessments: `SELECT id, class_id, course_id, name, data, created_at FROM assessments
-    WHERE class_id = ? AND deleted_at IS NULL ORDER BY created_ms, seq`,
-  deleteCourse: "UPDATE courses SET deleted_at = @now WHERE id = @id AND deleted_at IS NULL",
-  deleteClasses: "UPDATE classes SET deleted_at = @now WHERE course_id = @id AND deleted_at IS NULL",
-  // Through the class as well: an assessment stored before its class has no course_id.
-  deleteAssessments: `UPDATE assessments SET deleted_at = @now WHERE deleted_at IS NULL
-    AND (course_id = @id OR class_id IN (SELECT id FROM classes WHERE course_id = @id))`,
-  purgeIdempotent: `DELETE FROM idempotency WHERE started_ms < @record
-    OR (user_id = @user AND key = @key AND state = 'pending' AND started_ms < @pending)`,
-  claimIdempotent: `INSERT INTO idempotency (user_id, key, body_hash, state, started_ms)
-    VALUES (@user, @key, @bodyHash, 'pending', @now) ON CONFLICT (user_id, key) DO NOTHING`,
-  readIdempotent: `SELECT body_hash AS bodyHash, state, status, body, started_ms AS startedMs
-    FROM idempotency WHERE user_id = @user AND key = @key`,
-  completeIdempotent: `UPDATE idempotency SET state = 'done', status = @status, body = @body
-    WHERE user_id = @user AND key = @key AND state = 'pending'`,
-  abandonIdempotent: "DELETE FROM idempotency WHERE user_id = @user AND key = @key AND state = 'pending'",
-} as const;
-
 interface Row {
   id: string;
+  kind?: ExamKind;
   course_id?: string | null;
   class_id?: string;
   name: string;
@@ -159,6 +52,7 @@ const toCourse = (r: Row): CourseRecord => ({ id: r.id, name: r.name, data: JSON
 const toClass = (r: Row): ClassRecord => ({ ...toCourse(r), courseId: r.course_id as string });
 const toAssessment = (r: Row): AssessmentRecord => ({
   ...toCourse(r),
+  kind: r.kind ?? "oral",
   classId: r.class_id as string,
   courseId: r.course_id ?? undefined,
 });
@@ -208,6 +102,9 @@ async function open(filename: string, busyTimeoutMs: number) {
     const deleteCourse = db.transaction((id: string, now: string) => {
       for (const step of [statements.deleteCourse, statements.deleteClasses, statements.deleteAssessments]) step.run({ id, now });
     });
+    const deleteClass = db.transaction((id: string, now: string) => {
+      for (const step of [statements.deleteClass, statements.deleteClassExams]) step.run({ id, now });
+    });
     // One write transaction: purge, claim, read back. Across processes the PRIMARY KEY
     // decides who claimed first; the read sees the winner's row.
     const beginIdempotent = db.transaction((input: { user: string; key: string; bodyHash: string; now: number }) => {
@@ -219,6 +116,7 @@ async function open(filename: string, busyTimeoutMs: number) {
       db,
       statements,
       deleteCourse: (id: string, now: string) => deleteCourse.immediate(id, now),
+      deleteClass: (id: string, now: string) => deleteClass.immediate(id, now),
       beginIdempotent: (input: { user: string; key: string; bodyHash: string; now: number }) => beginIdempotent.immediate(input),
     };
   } catch (error) {
@@ -276,16 +174,25 @@ export function sqliteStore(options?: SqliteStoreOptions): SqliteStore {
       return row && toClass(row);
     }),
     listClasses: (courseId) => run((s) => (s.listClasses.all(courseId) as Row[]).map(toClass)),
+    async deleteClass(id) {
+      const handle = await state.ready();
+      handle.deleteClass(id, new Date().toISOString());
+    },
 
     async putAssessment(record) {
       checkRecord("assessment", record);
-      await run((s) => s.putAssessment.run({ ...columns(record), classId: record.classId, courseId: record.courseId ?? null }));
+      await run((s) => s.putAssessment.run({
+        ...columns(record), kind: record.kind ?? "oral", classId: record.classId, courseId: record.courseId ?? null,
+      }));
     },
     getAssessment: (id) => run((s) => {
       const row = s.getAssessment.get(id) as Row | undefined;
       return row && toAssessment(row);
     }),
-    listAssessments: (classId) => run((s) => (s.listAssessments.all(classId) as Row[]).map(toAssessment)),
+    listAssessments: (classId, kind = "oral") => run((s) => (s.listAssessments.all(classId, kind) as Row[]).map(toAssessment)),
+    async deleteAssessment(id) {
+      await run((s) => s.deleteAssessment.run({ id, now: new Date().toISOString() }));
+    },
 
     async beginIdempotent(input) {
       checkIdempotencyKey(input, { bodyHash: input.bodyHash });

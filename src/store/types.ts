@@ -21,8 +21,14 @@ export interface ClassRecord {
   createdAt: string;
 }
 
+/** The platform's two exam kinds: both launch the same way, on different exam pages. */
+export type ExamKind = "oral" | "roleplay";
+
+/** An exam of either kind (the exam → class registry the launch reads). */
 export interface AssessmentRecord {
   id: string;
+  /** Which kind of exam; stored records always carry it. Default `"oral"`. */
+  kind?: ExamKind;
   classId: string;
   /** Denormalised from the class, so a launch needs one lookup. */
   courseId: string | undefined;
@@ -46,11 +52,15 @@ export interface OralStore extends OralStoreIdempotency {
   getClass(id: string): Promise<ClassRecord | undefined>;
   /** Oldest first. */
   listClasses(courseId: string): Promise<ClassRecord[]>;
+  /** Marks the class and its exams (of both kinds) gone, like `deleteCourse`. */
+  deleteClass(id: string): Promise<void>;
 
   putAssessment(record: AssessmentRecord): Promise<void>;
   getAssessment(id: string): Promise<AssessmentRecord | undefined>;
-  /** Oldest first. */
-  listAssessments(classId: string): Promise<AssessmentRecord[]>;
+  /** The class's exams of one kind (default `"oral"`), oldest first. */
+  listAssessments(classId: string, kind?: ExamKind): Promise<AssessmentRecord[]>;
+  /** Marks one exam (of either kind) gone: hidden from gets and lists, its launch link then 404s. */
+  deleteAssessment(id: string): Promise<void>;
 
   /** Releases connections / file handles. */
   close(): Promise<void>;

@@ -277,4 +277,76 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
       await student.close();
     }
   }, 60_000);
+  it("instructor edits a class, deletes an assessment and creates a role-play (a length error shown at its field); a student launches the role-play", async () => {
+    const context2 = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context2.setDefaultTimeout(15_000);
+    const tab = await context2.newPage();
+    try {
+      await tab.goto(`${base}/login`);
+      await tab.fill("#username", "instructor");
+      await tab.fill("#password", PASSWORD);
+      await Promise.all([tab.waitForNavigation(), tab.click("form.login button[type=submit]")]);
+      await tab.fill("#course-name", "Role-play course");
+      await tab.click("#course-form button[type=submit]");
+      const course = tab.locator("article.course", { hasText: "Role-play course" });
+      await course.waitFor();
+      await tab.fill("#class-name", "Group P");
+      await tab.selectOption("#class-course", { label: "Role-play course" });
+      await tab.click("#class-form button[type=submit]");
+      const cls = course.locator("li.class", { hasText: "Group P" });
+      await cls.waitFor();
+
+      // Edit the class in place.
+      await cls.locator('.class-head [data-action="edit"]').first().click();
+      await cls.locator("form.rename input[name=name]").fill("Group P2");
+      await cls.locator("form.rename button[type=submit]").click();
+      const edited = course.locator("li.class", { hasText: "Group P2" });
+      await edited.waitFor();
+
+      // An assessment, then deleted (after confirming).
+      await tab.fill("#assessment-name", "Short-lived oral");
+      await tab.selectOption("#assessment-class", { label: "Group P2" });
+      await tab.click("#assessment-form button[type=submit]");
+      const oral = edited.locator("li.assessment", { hasText: "Short-lived oral" });
+      await oral.waitFor();
+      tab.once("dialog", (dialog) => void dialog.accept());
+      await oral.locator('[data-action="delete"]').click();
+      await oral.waitFor({ state: "detached" });
+
+      // A role-play: a scenario under the minimum is named at its field, nothing created.
+      await tab.fill("#roleplay-name", "Pharmacy counselling");
+      await tab.selectOption("#roleplay-class", { label: "Group P2" });
+      await tab.fill("#roleplay-student-role", "Pharmacist");
+      await tab.fill("#roleplay-ai-role", "Patient");
+      await tab.fill("#roleplay-scenario", "Too short.");
+      await tab.fill("#roleplay-details", "D".repeat(300));
+      await tab.click("#roleplay-form button[type=submit]");
+      await tab.waitForSelector('#roleplay-form .field-error[data-for="roleplayScenario"]:not(:empty)');
+      expect(await tab.textContent('#roleplay-form .field-error[data-for="roleplayScenario"]')).toContain("at least 150");
+      await tab.fill("#roleplay-scenario", "S".repeat(150));
+      await tab.click("#roleplay-form button[type=submit]");
+      await tab.waitForSelector("#roleplay-form .form-status:not(:empty)");
+      const roleplay = edited.locator('li.assessment[data-kind="roleplay"]');
+      await roleplay.waitFor();
+      const launchUrl = await roleplay.locator("input.launch-link").inputValue();
+      expect(launchUrl).toMatch(new RegExp(`^${base}/oral/launch/roleplay/[A-Za-z0-9_-]+$`));
+      const roleplayId = launchUrl.split("/").pop()!;
+      await tab.screenshot({ path: `${ARTIFACTS}/dashboard-roleplay.png`, fullPage: true });
+
+      // The student: from their page to the role-play's exam page, signed in.
+      await context2.clearCookies();
+      await tab.goto(`${base}/login`);
+      await tab.fill("#username", "ana");
+      await tab.fill("#password", PASSWORD);
+      await Promise.all([tab.waitForNavigation(), tab.click("form.login button[type=submit]")]);
+      const item = tab.locator(`li.exam[data-exam-id="${roleplayId}"]`);
+      await item.waitFor();
+      await item.locator("a", { hasText: "Launch" }).click();
+      await tab.waitForSelector("text=Signed in as Ana Lima");
+      expect(new URL(tab.url()).pathname).toBe(`/exam/${roleplayId}/roleplay`);
+      await tab.screenshot({ path: `${ARTIFACTS}/roleplay-page.png`, fullPage: true });
+    } finally {
+      await context2.close();
+    }
+  }, 120_000);
 });

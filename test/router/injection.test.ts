@@ -9,7 +9,8 @@ import { startStack, type Stack } from "../support/stack.js";
 let stack: Stack;
 let exam: { courseId: string; classId: string; examId: string };
 beforeAll(async () => {
-  stack = await startStack();
+  // Every attack reaches many routes: well over the dev key's 60 calls a minute, which is not what this tests.
+  stack = await startStack({ emulator: { rateLimits: { dev: 10_000 } }, client: { rateLimitPerMinute: 10_000 } });
   exam = await stack.seedExam();
 });
 afterAll(async () => { await stack.close(); });
@@ -27,11 +28,21 @@ describe("path parameters cannot reach another upstream path", () => {
       await ines.post(`/oral/courses/${attack}/classes`).send({ name: "x", startDate: "2026-01-01", endDate: "2026-02-01" }),
       await ines.get(`/oral/courses/${attack}/classes`),
       await ines.get(`/oral/classes/${attack}/oral-assessments`),
+      await ines.get(`/oral/classes/${attack}/roleplays`),
+      await ines.get(`/oral/courses/c1/classes/${attack}`),
+      await ines.put(`/oral/courses/c1/classes/${attack}`).send({ name: "x" }),
+      await ines.delete(`/oral/courses/c1/classes/${attack}`),
+      await ines.get(`/oral/oral-assessments/${attack}`),
+      await ines.put(`/oral/oral-assessments/${attack}`).send({ name: "x" }),
+      await ines.delete(`/oral/oral-assessments/${attack}`),
+      await ines.get(`/oral/roleplays/${attack}`),
+      await ines.put(`/oral/roleplays/${attack}`).send({ name: "x" }),
+      await ines.delete(`/oral/roleplays/${attack}`),
     ];
-    for (const res of responses) expect([200, 400, 404]).toContain(res.status);
+    for (const [i, res] of responses.entries()) expect([200, 400, 404], `request ${i}`).toContain(res.status);
     for (const req of sent()) {
-      // One segment after /courses/, and only the course paths the route is for.
-      expect(req.path).toMatch(/^\/courses\/[^/]+(\/classes)?$/);
+      // One segment per id, and only the resource paths the routes are for (lists filter by query).
+      expect(req.path).toMatch(/^\/courses\/[^/]+(\/classes(\/[^/]+)?)?$|^\/oral-assessments(\/[^/]+)?$|^\/roleplay(\/[^/]+)?$/);
     }
   });
 
@@ -47,9 +58,11 @@ describe("the launch route redirects only to examHost/exam/<id>", () => {
   it.each([...ATTACKS, "https:%2F%2Fevil.example", "%5C%5Cevil.example"])("examId %s", async (attack) => {
     const ada = await stack.login("ada");
     const sent = stack.track();
-    const res = await ada.get(`/oral/launch/${attack}`);
-    expect([400, 404]).toContain(res.status);
-    expect(res.headers.location).toBeUndefined();
+    for (const path of [`/oral/launch/${attack}`, `/oral/launch/roleplay/${attack}`]) {
+      const res = await ada.get(path);
+      expect([400, 404]).toContain(res.status);
+      expect(res.headers.location).toBeUndefined();
+    }
     expect(sent()).toHaveLength(0);
   });
 

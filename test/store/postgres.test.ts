@@ -73,7 +73,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
       try {
         await Promise.all(stores.map((s) => s.init()));
         const versions = await admin.query(`SELECT version FROM "${fresh}".oral_schema_version`);
-        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
+        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
         await stores[0]?.putCourse({ id: "c1", name: "C", data: {}, createdAt: new Date().toISOString() });
         expect(await stores[4]?.getCourse("c1")).toBeDefined();
       } finally {

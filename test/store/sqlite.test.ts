@@ -7,6 +7,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/core/configuration-error.js";
 import { sqliteStore } from "../../src/store/sqlite.js";
+import { MIGRATIONS } from "../../src/store/sqlite-schema.js";
 import { describeStoreContract } from "./store-contract.js";
 
 const dir = mkdtempSync(join(tmpdir(), "eoa-sqlite-"));
@@ -32,7 +33,7 @@ describe("sqliteStore: the file", () => {
     const db = new Database(filename, { readonly: true });
     try {
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-      expect(db.pragma("user_version", { simple: true })).toBe(2);
+      expect(db.pragma("user_version", { simple: true })).toBe(3);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").pluck().all();
       expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry"]);
     } finally {
@@ -73,22 +74,25 @@ describe("sqliteStore: the file", () => {
     await store.close();
   });
 
-  it("upgrades a version-1 file in place: records kept, idempotency records usable", async () => {
+  it("upgrades a version-1 file in place: records kept (exams as oral), idempotency records usable", async () => {
     const filename = join(dir, "v1.sqlite");
-    const first = sqliteStore({ filename });
-    await first.putCourse({ id: "c1", name: "Kept", data: { x: 1 }, createdAt: new Date().toISOString() });
-    await first.close();
-    // Make it what the previous release left: version 1, no idempotency table.
+    // What the first release left: its schema only (version 1), with a course and an exam in it.
     const db = new Database(filename);
-    db.exec("DROP TABLE idempotency");
+    db.exec(MIGRATIONS[0]!.up);
     db.pragma("user_version = 1");
+    const created = new Date().toISOString();
+    db.prepare("INSERT INTO courses (id, name, data, created_at, created_ms) VALUES ('c1', 'Kept', '{\"x\":1}', ?, 0)").run(created);
+    db.prepare("INSERT INTO assessments (id, class_id, name, data, created_at, created_ms) VALUES ('e1', 'k1', 'Exam', '{}', ?, 0)").run(created);
     db.close();
     const upgraded = sqliteStore({ filename });
     expect(await upgraded.getCourse("c1")).toMatchObject({ name: "Kept", data: { x: 1 } });
+    // Exams from before role-plays existed are oral assessments.
+    expect(await upgraded.getAssessment("e1")).toMatchObject({ kind: "oral", classId: "k1" });
+    expect((await upgraded.listAssessments("k1")).map((e) => e.id)).toEqual(["e1"]);
     expect(await upgraded.beginIdempotent({ user: "u", key: "k", bodyHash: "h" })).toEqual({ state: "new" });
     await upgraded.close();
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(2);
+    expect(check.pragma("user_version", { simple: true })).toBe(3);
     check.close();
   });
 

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   IDEMPOTENCY_PENDING_MS, IDEMPOTENCY_TTL_MS,
-  type AssessmentRecord, type ClassRecord, type CourseRecord, type IdempotencyBegin, type OralStore,
+  type AssessmentRecord, type ClassRecord, type CourseRecord, type ExamKind, type IdempotencyBegin, type OralStore,
 } from "../../src/store/types.js";
 
 export interface ContractOptions {
@@ -45,8 +45,8 @@ export function describeStoreContract(
       ({ id, name: `Course ${id}`, data: { _id: id, ...data }, createdAt: at(minute) });
     const klass = (id: string, courseId: string, minute = 0): ClassRecord =>
       ({ id, courseId, name: `Class ${id}`, data: { _id: id, courseId }, createdAt: at(minute) });
-    const exam = (id: string, classId: string, courseId: string | undefined, minute = 0): AssessmentRecord =>
-      ({ id, classId, courseId, name: `Exam ${id}`, data: { _id: id, classId }, createdAt: at(minute) });
+    const exam = (id: string, classId: string, courseId: string | undefined, minute = 0, kind: ExamKind = "oral"): AssessmentRecord =>
+      ({ id, kind, classId, courseId, name: `Exam ${id}`, data: { _id: id, classId }, createdAt: at(minute) });
     const ids = (records: { id: string }[]) => records.map((r) => r.id);
 
     it("gives back what was put, with unknown fields of data kept", async () => {
@@ -169,6 +169,65 @@ export function describeStoreContract(
       expect(await store.getAssessment("e1")).toBeUndefined();
       expect(await store.getAssessment("e2")).toBeUndefined();
       expect(await store.listCourses()).toEqual([]);
+    });
+
+    it("keeps exam kinds apart: a class lists its oral assessments and its role-plays separately", async () => {
+      const store = open();
+      await store.putClass(klass("k1", "c1"));
+      await store.putAssessment(exam("o1", "k1", "c1", 10));
+      await store.putAssessment(exam("r1", "k1", "c1", 5, "roleplay"));
+      await store.putAssessment({ ...exam("o2", "k1", "c1", 20), kind: undefined });
+      expect(await store.getAssessment("r1")).toEqual(exam("r1", "k1", "c1", 5, "roleplay"));
+      // No kind given means an oral assessment, as before role-plays existed.
+      expect((await store.getAssessment("o2"))?.kind).toBe("oral");
+      expect(ids(await store.listAssessments("k1"))).toEqual(["o1", "o2"]);
+      expect(ids(await store.listAssessments("k1", "oral"))).toEqual(["o1", "o2"]);
+      expect(ids(await store.listAssessments("k1", "roleplay"))).toEqual(["r1"]);
+      await expect(store.putAssessment({ ...exam("x", "k1", "c1"), kind: "video" as ExamKind })).rejects.toThrow(/kind/);
+    });
+
+    it("deleteClass hides the class and its exams of both kinds, and nothing else", async () => {
+      const store = open();
+      await store.putCourse(course("c1"));
+      await store.putClass(klass("k1", "c1"));
+      await store.putClass(klass("k2", "c1", 1));
+      await store.putAssessment(exam("o1", "k1", "c1"));
+      await store.putAssessment(exam("r1", "k1", "c1", 0, "roleplay"));
+      await store.putAssessment(exam("o2", "k2", "c1"));
+      await store.deleteClass("k1");
+      await store.deleteClass("k1"); // twice is fine
+      await expect(store.deleteClass("nope")).resolves.toBeUndefined();
+      expect(await store.getClass("k1")).toBeUndefined();
+      expect(await store.getAssessment("o1")).toBeUndefined();
+      expect(await store.getAssessment("r1")).toBeUndefined();
+      expect(ids(await store.listClasses("c1"))).toEqual(["k2"]);
+      expect(await store.listAssessments("k1", "roleplay")).toEqual([]);
+      expect(await store.getCourse("c1")).toBeDefined();
+      expect(ids(await store.listAssessments("k2"))).toEqual(["o2"]);
+      // Seen again in a platform list (a sync racing the DELETE): still gone.
+      await store.putClass(klass("k1", "c1"));
+      await store.putAssessment(exam("o3", "k1", undefined));
+      expect(await store.getClass("k1")).toBeUndefined();
+      expect(await store.getAssessment("o3")).toBeUndefined();
+    });
+
+    it("deleteAssessment hides one exam of either kind for good, and leaves its class and siblings", async () => {
+      const store = open();
+      await store.putClass(klass("k1", "c1"));
+      await store.putAssessment(exam("o1", "k1", "c1"));
+      await store.putAssessment(exam("o2", "k1", "c1", 1));
+      await store.putAssessment(exam("r1", "k1", "c1", 0, "roleplay"));
+      await store.deleteAssessment("o1");
+      await store.deleteAssessment("r1");
+      await store.deleteAssessment("o1");
+      await expect(store.deleteAssessment("nope")).resolves.toBeUndefined();
+      expect(await store.getAssessment("o1")).toBeUndefined();
+      expect(await store.getAssessment("r1")).toBeUndefined();
+      expect(ids(await store.listAssessments("k1"))).toEqual(["o2"]);
+      expect(await store.listAssessments("k1", "roleplay")).toEqual([]);
+      expect(await store.getClass("k1")).toBeDefined();
+      await store.putAssessment(exam("o1", "k1", "c1"));
+      expect(await store.getAssessment("o1")).toBeUndefined();
     });
 
     it("returns copies: changing a record it gave back does not change what it holds", async () => {

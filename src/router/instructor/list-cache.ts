@@ -1,5 +1,6 @@
 /**
- * A tiny time-based cache for `GET /courses`: the vendor advises caching lists instead
+ * A tiny time-based cache for one platform list (`GET /courses`; per course or class in
+ * `list-caches.ts`): the vendor advises caching lists instead
  * of polling, and a dashboard that several instructors keep open would otherwise spend
  * the key's rate budget. Writes through the router invalidate it at once; changes made
  * elsewhere show up after `ttlMs`. Concurrent misses share one upstream call.

@@ -11,6 +11,8 @@ import { sendPage } from "../shared/html.js";
 import { userOf } from "../shared/user.js";
 import type { LaunchOutcome } from "./pages.js";
 import type { LaunchSettings } from "./settings.js";
+import type { ExamKind } from "../../store/types.js";
+import { launchedId, launchPath } from "./exam-page.js";
 
 const FIELD_NAMES: Record<string, string> = {
   email: "e-mail address",
@@ -31,12 +33,13 @@ export type LaunchLog = (req: Request, outcome: LaunchOutcome, status: number, s
 /** Answers the request itself (and returns undefined) when the launch stops here. */
 export async function admit(
   settings: LaunchSettings, directory: ExamDirectory, done: LaunchLog, req: Request, res: Response, started: number,
+  kind: ExamKind = "oral",
 ): Promise<Admitted | undefined> {
-  const examId = String(req.params.examId ?? "");
+  const examId = launchedId(req.params);
   if (!userOf(req)) {
     if (settings.loginUrl) {
       // Only the path on this site: an absolute returnTo would be an open redirect.
-      const returnTo = `${req.baseUrl}/launch/${encodeURIComponent(examId)}`;
+      const returnTo = launchPath(req.baseUrl, kind, examId);
       const sep = settings.loginUrl.includes("?") ? "&" : "?";
       res.setHeader("Cache-Control", "no-store");
       res.redirect(303, `${settings.loginUrl}${sep}returnTo=${encodeURIComponent(returnTo)}`);
@@ -50,7 +53,8 @@ export async function admit(
     return void done(req, "bad_exam_id", 400, started);
   }
   const exam = await directory.classOf(examId, { req, cached: true });
-  if (!exam) {
+  // An exam of the other kind is not this link's exam: its page would not open it.
+  if (!exam || (exam.kind !== undefined && exam.kind !== kind)) {
     sendPage(res, { status: 404, title: "Exam not found", message: "We could not find this exam. It may have been removed; ask your instructor for a new link." });
     return void done(req, "unknown_exam", 404, started);
   }

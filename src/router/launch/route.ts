@@ -30,6 +30,8 @@ import type { LaunchAttempts } from "./attempts.js";
 import { onDemandLaunches, type OnDemandLaunch } from "./on-demand.js";
 import { sendLaunchLimited } from "./pages.js";
 import type { LaunchSettings } from "./settings.js";
+import type { ExamKind } from "../../store/types.js";
+import { examPagePath, launchedId, launchPath } from "./exam-page.js";
 
 export interface LaunchDeps {
   platform: PlatformClient;
@@ -41,9 +43,10 @@ export interface LaunchDeps {
   launchLimiter: LaunchLimiter;
 }
 
-export function launchRoute(settings: LaunchSettings, { platform, logger, directory, attempts, preparer, launchLimiter }: LaunchDeps) {
+/** `kind`: which exams this route launches (`/launch/:examId` oral, `/launch/roleplay/:roleplayId` role-plays). */
+export function launchRoute(settings: LaunchSettings, { platform, logger, directory, attempts, preparer, launchLimiter }: LaunchDeps, kind: ExamKind = "oral") {
   const done: LaunchLog = (req, outcome, status, started, extra = {}) => {
-    const entry = { event: "launch", outcome, status, examId: req.params.examId, durationMs: Math.round(performance.now() - started), ...extra };
+    const entry = { event: "launch", outcome, status, examId: launchedId(req.params), kind, durationMs: Math.round(performance.now() - started), ...extra };
     if (status >= 500) logger.warn(entry, `launch ${outcome}`);
     else if (outcome === "waiting" || outcome === "client_gone") logger.debug(entry, `launch ${outcome}`);
     else logger.info(entry, `launch ${outcome}`);
@@ -63,7 +66,7 @@ export function launchRoute(settings: LaunchSettings, { platform, logger, direct
   }
 
   const examUrl = (examId: string, token: string) =>
-    `${settings.examHost}/exam/${encodeURIComponent(examId)}?${settings.ticketParam}=${encodeURIComponent(token)}`;
+    `${settings.examHost}${examPagePath(kind, examId)}?${settings.ticketParam}=${encodeURIComponent(token)}`;
 
   const onDemand = onDemandLaunches(settings, { attempts, logger, redirect, done });
 
@@ -78,20 +81,20 @@ export function launchRoute(settings: LaunchSettings, { platform, logger, direct
 
   return asyncHandler(async (req: Request, res: Response) => {
     const started = performance.now();
-    const admitted = await admit(settings, directory, done, req, res, started);
+    const admitted = await admit(settings, directory, done, req, res, started, kind);
     if (!admitted) return;
     const { examId, exam, student } = admitted;
     const user = student.orgInternalId;
 
     if (settings.examHost === undefined) {
       // The platform's own host signs students in itself: no token needed.
-      redirect(res, `${platform.platformOrigin}/exam/${encodeURIComponent(examId)}`);
+      redirect(res, `${platform.platformOrigin}${examPagePath(kind, examId)}`);
       return done(req, "redirected", 303, started, { user, classId: exam.classId });
     }
 
     const launch: OnDemandLaunch = {
       req, res, examId, userKey: studentKey(student), started,
-      launchHref: `${req.baseUrl}/launch/${encodeURIComponent(examId)}`,
+      launchHref: launchPath(req.baseUrl, kind, examId),
       meta: { user, classId: exam.classId },
       target: (token) => examUrl(examId, token),
       // The whole wait is bounded by launchWaitMs, not by the client's (shorter) deadline.

@@ -12,7 +12,7 @@
  */
 import type { Request } from "express";
 import { RecordId } from "../../platform/schemas.js";
-import type { OralStore } from "../../store/types.js";
+import type { ExamKind, OralStore } from "../../store/types.js";
 import type { OralAssessmentsOptions } from "./options.js";
 
 /** Exam ids are platform `_id`s: anything else is refused before a lookup or a redirect. */
@@ -21,6 +21,8 @@ export const EXAM_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 export interface ExamClass {
   classId: string;
   courseId: string | undefined;
+  /** What the store says the exam is; undefined for exams only `resolveClassId` knows. */
+  kind?: ExamKind;
 }
 
 const CACHE_MS = 2_000;
@@ -42,13 +44,18 @@ export class ExamDirectory {
     private readonly resolveClassId: OralAssessmentsOptions["resolveClassId"],
   ) {}
 
+  /** Forgets every cached answer: an exam or class was deleted (or moved) through this router. */
+  forget(): void {
+    this.cache.clear();
+  }
+
   async classOf(examId: string, { req, cached = false }: LookupOptions = {}): Promise<ExamClass | undefined> {
     const now = Date.now();
     const hit = cached ? this.cache.get(examId) : undefined;
     if (hit && now - hit.at < CACHE_MS) return hit.exam;
     const record = await this.store.getAssessment(examId);
     if (record) {
-      const exam = { classId: record.classId, courseId: record.courseId };
+      const exam: ExamClass = { classId: record.classId, courseId: record.courseId, kind: record.kind ?? "oral" };
       if (cached) {
         this.cache.delete(examId);
         // A full cache drops the exam looked up longest ago.

@@ -81,7 +81,7 @@ export interface OralAssessmentsOptions {
    * from a browser (cookie-session CSRF defence). Default: none.
    */
   trustedOrigins?: string[];
-  /** How long `GET /courses` answers are cached, ms (the vendor advises caching lists). 0 disables. Default 5 000. */
+  /** How long platform lists (`GET /courses`, a course's classes, a class's assessments and role-plays) are cached, ms (the vendor advises caching lists); writes through the router refresh them at once. 0 disables. Default 5 000. */
   listCacheMs?: number;
   /** pino-compatible logger for errors and launch outcomes. Default: silent. */
   logger?: Partial<Logger>;
