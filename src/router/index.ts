@@ -6,10 +6,10 @@
  * feature folder (`launch/`, `prepare/`, `instructor/`) gets its own settings and the
  * shared objects it needs (platform client, store, exam directory, logger).
  */
-import express, { type ErrorRequestHandler, type Router } from "express";
-import { buildOpenApiDocument } from "../api/openapi.js";
+import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
 import { INSTRUCTOR_PREFIXES } from "../api/routes.js";
 import { sqliteStore } from "../store/sqlite.js";
+import { openApiRoute } from "./meta/openapi-route.js";
 import { instructorRoutes } from "./instructor/routes.js";
 import { LaunchAttempts } from "./launch/attempts.js";
 import { sendLastResortPage } from "./launch/pages.js";
@@ -23,7 +23,9 @@ import { resolveRouterOptions } from "./settings.js";
 import { bodyParseErrors, jsonBody } from "./shared/body.js";
 import { ExamDirectory } from "./shared/exam-directory.js";
 import { instructorGuards } from "./shared/guards.js";
-import { sendProblem } from "./shared/problem.js";
+import { invalidInput, sendProblem } from "./shared/problem.js";
+import { isBadEncoding, undecodableParams } from "./shared/bad-encoding.js";
+import { sendPage } from "./shared/html.js";
 
 export type { LaunchContext, OralAssessmentsOptions, PrepareOptions, PrewarmOptions, StudentIdentity } from "./shared/options.js";
 export { PrepareError, type PrepareInput } from "./prepare/preparation.js";
@@ -66,24 +68,28 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   router.use([...INSTRUCTOR_PREFIXES], ...instructorGuards(settings.guards), jsonBody(settings.instructor.bodyLimit));
   router.use(instructorRoutes(settings.instructor, platform, store, logger));
 
-  // Public: it describes routes and shapes, nothing about this deployment's data.
-  const documents = new Map<string, string>();
-  router.get("/openapi.json", (req, res) => {
-    let doc = documents.get(req.baseUrl);
-    if (doc === undefined) {
-      doc = JSON.stringify(buildOpenApiDocument({ serverUrl: req.baseUrl || "/" }));
-      documents.set(req.baseUrl, doc);
-    }
-    res.setHeader("Content-Type", "application/json; charset=utf-8");
-    res.end(doc);
-  });
+  router.get("/openapi.json", openApiRoute());
   router.use(bodyParseErrors);
 
   const lastResort: ErrorRequestHandler = (error, req, res, _next) => {
+    if (isBadEncoding(error)) {
+      answerBadEncoding(req, res);
+      return;
+    }
     logger.error({ event: "router_error", path: req.path, error: (error as Error)?.message }, "unexpected error in the oral-assessments router");
     if (req.path.startsWith("/launch/")) sendLastResortPage(res, req.originalUrl);
     else sendProblem(res, { status: 500, code: "internal_error", title: "Internal error", detail: "The request could not be completed. It has been logged." });
   };
+  /** The client's mistake: a 400 (an HTML page on the browser's launch route), logged at debug. */
+  function answerBadEncoding(req: Request, res: Response): void {
+    const params = undecodableParams(req);
+    logger.debug({ event: "bad_percent_encoding", params }, "a path parameter is not valid percent-encoding");
+    if (req.path.toLowerCase().startsWith("/launch/")) {
+      sendPage(res, { status: 400, title: "This exam link is not valid", message: "The link is damaged. Open it again from your course page." });
+      return;
+    }
+    sendProblem(res, invalidInput(params.map((path) => ({ path, message: "is not valid percent-encoding" }))));
+  }
   router.use(lastResort);
 
   router.ready = async () => {
