@@ -63,6 +63,8 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     });
   }
 
+  const publicOrigin = o.publicOrigin === undefined ? undefined : checkOrigin(o.publicOrigin, "publicOrigin", problems, true);
+
   const listCacheMs = o.listCacheMs ?? 5_000;
   if (typeof listCacheMs !== "number" || !Number.isFinite(listCacheMs) || listCacheMs < 0) {
     problems.add("listCacheMs", "must be a number of milliseconds ≥ 0.", "Use 0 to disable the cache, or leave it out for 5000.");
@@ -77,7 +79,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     logger: toLogger(o.logger),
     store: o.store,
     resolveClassId,
-    guards: { isInstructor: isInstructor ?? (() => false), trustedOrigins },
+    guards: { isInstructor: isInstructor ?? (() => false), trustedOrigins, publicOrigin },
     instructor: { listCacheMs, bodyLimit },
     launch,
     prepare,
