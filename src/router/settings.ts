@@ -28,7 +28,8 @@ export interface RouterSettings {
   prepare: PrepareSettings;
 }
 
-const STORE_METHODS = ["init", "putCourse", "getCourse", "listCourses", "deleteCourse", "putClass", "getClass", "listClasses", "putAssessment", "getAssessment", "listAssessments", "close"] as const;
+const STORE_METHODS = ["init", "putCourse", "getCourse", "listCourses", "deleteCourse", "putClass", "getClass", "listClasses", "putAssessment", "getAssessment", "listAssessments", "close",
+  "beginIdempotent", "completeIdempotent", "abandonIdempotent"] as const;
 
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined): RouterSettings {
   const problems = new ProblemList();

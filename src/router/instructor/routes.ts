@@ -13,6 +13,7 @@ import type { PlatformClient, WithMeta } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
 import { expressPath, ROUTES } from "../../api/routes.js";
 import { asyncHandler } from "../shared/guards.js";
+import { idempotentPost } from "./idempotency.js";
 import { ListCache } from "../instructor/list-cache.js";
 import type { Logger } from "../../core/logger.js";
 import { invalidInput, problemFromPlatform, sendProblem } from "../shared/problem.js";
@@ -159,13 +160,16 @@ export function instructorRoutes(settings: InstructorSettings, platform: Platfor
   };
 
   // Bound by operationId from the one route table, at the table's paths and methods.
+  const idempotent = idempotentPost(store, logger);
   const handlers: Record<string, Handler> = {
     createCourse, listCourses, getCourse, updateCourse, deleteCourse, createClass, listClasses, createOralAssessment, listOralAssessments,
   };
   for (const route of ROUTES.filter((r) => r.feature === "instructor")) {
     const handler = handlers[route.operationId];
     if (!handler) throw new Error(`No instructor handler for ${route.operationId}.`);
-    router[route.method](expressPath(route.path), asyncHandler(handler));
+    // Every POST of the table, whichever it is, accepts an Idempotency-Key.
+    if (route.method === "post") router.post(expressPath(route.path), idempotent, asyncHandler(handler));
+    else router[route.method](expressPath(route.path), asyncHandler(handler));
   }
   return router;
 }
