@@ -64,7 +64,7 @@ function onSubmit(form, { request, done }) {
     const { method, url, body, invalid } = request(new FormData(form));
     if (invalid) return showProblem(form, invalid);
     const fingerprint = JSON.stringify([method, url, body]);
-    if (submission?.fingerprint !== fingerprint) submission = { fingerprint, key: crypto.randomUUID() };
+    if (submission?.fingerprint !== fingerprint) submission = { fingerprint, key: globalThis.crypto.randomUUID() };
     setBusy(button, true);
     const result = await api(method, url, body, { "Idempotency-Key": submission.key });
     setBusy(button, false);
