@@ -17,7 +17,7 @@ const DOCUMENTED = new Set([...Object.keys(StudentIdentity.shape), "classId", "c
 /** A host app's user record: the student's fields and everything else an LMS keeps. */
 const userWithExtras = (username: string) => {
   const u = userNamed(username);
-  return { ...u, orgInternalId: u.id, role: u.role, ...SECRETS };
+  return { ...u, email: u.email ?? "", firstName: u.firstName ?? "", lastName: u.lastName ?? "", orgInternalId: u.id, role: u.role, ...SECRETS };
 };
 
 let stack: StormStack | undefined;
