@@ -10,6 +10,7 @@ import express, { type ErrorRequestHandler, type Request, type Response, type Ro
 import { INSTRUCTOR_PREFIXES } from "../api/routes.js";
 import { sqliteStore } from "../store/sqlite.js";
 import { openApiRoute } from "./meta/openapi-route.js";
+import { idempotentPost } from "./instructor/idempotency.js";
 import { instructorRoutes } from "./instructor/routes.js";
 import { LaunchAttempts } from "./launch/attempts.js";
 import { sendLastResortPage } from "./launch/pages.js";
@@ -64,7 +65,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // First: the launch route is the hot path of an exam-day storm, and matches nothing else.
   router.get("/launch/:examId", launchRoute(settings.launch, { platform, logger, directory, attempts, preparer }));
   // Before the generic instructor middleware: a roster needs its own body limit.
-  router.use(prepareRoutes(settings.prepare, settings.guards, preparation));
+  router.use(prepareRoutes(settings.prepare, settings.guards, preparation, idempotentPost(store, logger)));
   router.use([...INSTRUCTOR_PREFIXES], ...instructorGuards(settings.guards), jsonBody(settings.instructor.bodyLimit));
   router.use(instructorRoutes(settings.instructor, platform, store, logger));
 

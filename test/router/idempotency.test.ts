@@ -149,6 +149,23 @@ describe.runIf(hasPg || Boolean(process.env.CI))("Idempotency-Key across two rou
   });
 });
 
+describe("Idempotency-Key on the prepare POST (a POST of the route table outside the instructor folder)", () => {
+  it("replays the first 202 for a retry with the same key", async () => {
+    const stack = await startStack({ router: { store: memoryStore() } });
+    try {
+      const ines = await stack.login("ines");
+      const { examId } = await stack.seedExam();
+      const key = randomUUID();
+      const body = { startAt: new Date(Date.now() + 3_600_000).toISOString(), roster: [{ email: "ada@school.test", firstName: "Ada", lastName: "Lovelace", orgInternalId: "u-ada" }] };
+      const first = await ines.post(`/oral/oral-assessments/${examId}/prepare`).set("Idempotency-Key", key).send(body).expect(202);
+      const again = await ines.post(`/oral/oral-assessments/${examId}/prepare`).set("Idempotency-Key", key).send(body).expect(202);
+      expect(first.headers["idempotent-replayed"]).toBeUndefined();
+      expect(again.headers["idempotent-replayed"]).toBe("true");
+      expect(again.body).toEqual(first.body);
+    } finally { await stack.close(); }
+  });
+});
+
 describe("Idempotency-Key validation", () => {
   it("answers a malformed key with a 400 naming the header, and sends nothing", async () => {
     const stack = await startStack({ router: { store: memoryStore() } });
