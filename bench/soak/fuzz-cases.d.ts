@@ -7,3 +7,5 @@ export const malformedId: fc.Arbitrary<string>;
 export function invalidRequest(ids: { courseId: string; classId: string; examId: string }): fc.Arbitrary<FuzzCase>;
 export function malformedPathRequest(): fc.Arbitrary<FuzzCase>;
 export function wrongAnswer(status: number, contentType: string | undefined, body: string): string | undefined;
+
+export function wrongAnswerFor(path: string, status: number, contentType: string | undefined, body: string): string | undefined;

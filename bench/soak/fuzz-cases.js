@@ -122,6 +122,17 @@ export function malformedPathRequest() {
 }
 
 /**
+ * The same for any path: the browser's launch route answers a bad link with a 400 HTML
+ * page (students get pages, not problem+json); every other route as `wrongAnswer` says.
+ */
+export function wrongAnswerFor(path, status, contentType, body) {
+  if (!/^\/launch\//.test(path)) return wrongAnswer(status, contentType, body);
+  if (status >= 500) return `status ${status}`;
+  if (status !== 400 || !/^text\/html/.test(contentType ?? "")) return `status ${status}, ${contentType} for a bad launch link (expected a 400 page)`;
+  return undefined;
+}
+
+/**
  * What a correct answer to an invalid request looks like: below 500, problem+json, and a
  * 400 names at least one field. Returns the problem, or undefined when the answer is right.
  */

@@ -5,7 +5,7 @@
  * for the key. Talks to the parent over IPC:
  *   → { type: "ready", url, ids }        once listening and seeded
  *   → { type: "unhandledRejection" }    each time one happens
- *   ← { type: "rss" } → { type: "rss", rss }   resident set size after a full GC
+ *   ← { type: "rss" } → { type: "rss", rss, heapUsed }   resident set size and JS heap after a full GC
  */
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -35,7 +35,8 @@ if (process.argv[2] === "child") {
     if (message?.type !== "rss") return;
     gc();
     gc();
-    process.send?.({ type: "rss", rss: process.memoryUsage().rss });
+    const { rss, heapUsed } = process.memoryUsage();
+    process.send?.({ type: "rss", rss, heapUsed });
   });
   process.on("disconnect", () => {
     host.close().finally(() => process.exit(0));

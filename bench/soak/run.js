@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import fc from "fast-check";
 import { startEmulatorProcess } from "../lib/emulator.js";
-import { invalidRequest, malformedPathRequest, wrongAnswer } from "./fuzz-cases.js";
+import { invalidRequest, malformedPathRequest, wrongAnswerFor } from "./fuzz-cases.js";
 import { rawRequest } from "./http.js";
 import { CLIENT, ROUTER } from "./router-process.js";
 
@@ -77,7 +77,7 @@ function startRouter() {
   const pendingRss = [];
   child.on("message", (m) => {
     if (m?.type === "unhandledRejection") counters.unhandledRejections += 1;
-    if (m?.type === "rss") pendingRss.shift()?.(m.rss);
+    if (m?.type === "rss") pendingRss.shift()?.({ rss: m.rss, heapUsed: m.heapUsed });
   });
   return new Promise((resolve, reject) => {
     child.on("message", (m) => {
@@ -175,7 +175,11 @@ async function runFaults(total, concurrency) {
   await Promise.all(Array.from({ length: concurrency }, worker));
   await control("DELETE", "/faults");
   const endRss = await (await current()).rss();
-  stats.rssGrowthPct = baseRss ? Math.round(((endRss - baseRss) / baseRss) * 1000) / 10 : 0;
+  const growth = (field) => (baseRss ? Math.round(((endRss[field] - baseRss[field]) / baseRss[field]) * 1000) / 10 : 0);
+  stats.rssGrowthPct = growth("rss");
+  // The JS heap after a full GC, beside RSS: RSS also holds freed pages the allocator keeps.
+  stats.heapGrowthPct = growth("heapUsed");
+  stats.memoryMb = baseRss ? { rss: [baseRss.rss, endRss.rss].map((b) => Math.round(b / 1e5) / 10), heapUsed: [baseRss.heapUsed, endRss.heapUsed].map((b) => Math.round(b / 1e5) / 10) } : undefined;
   return stats;
 }
 
@@ -200,7 +204,7 @@ async function runFuzz(total, concurrency) {
       }
       stats.cases += 1;
       countKey(res.text);
-      const wrong = res.status === 0 ? "no answer" : wrongAnswer(res.status, res.headers["content-type"], res.text);
+      const wrong = res.status === 0 ? "no answer" : wrongAnswerFor(c.path, res.status, res.headers["content-type"], res.text);
       if (res.status >= 500 || res.status === 0) stats.serverErrors += 1;
       else if (wrong) stats.notProblemNamingField += 1;
       if (wrong) {
@@ -235,6 +239,8 @@ try {
       wrongStatus: faults.wrongStatus,
       keyLeaks: counters.keyLeaks,
       rssGrowthPct: faults.rssGrowthPct,
+      heapGrowthPct: faults.heapGrowthPct,
+      memoryMb: faults.memoryMb,
       statuses: faults.statuses,
       deadlinesMs: DEADLINE,
       ...(faults.wrongExamples.length > 0 ? { wrongExamples: faults.wrongExamples } : {}),

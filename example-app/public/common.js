@@ -26,8 +26,8 @@ export function h(tag, attrs = {}, ...children) {
  * `{ ok: false, status, problem: { title, detail, code, errors: [{ path, message }] } }`;
  * never rejects, so callers handle one shape.
  */
-export async function api(method, url, body) {
-  const headers = { Accept: "application/json" };
+export async function api(method, url, body, extraHeaders = {}) {
+  const headers = { Accept: "application/json", ...extraHeaders };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let res;
   try {

@@ -49,8 +49,14 @@ function showProblem(scope, problem) {
   if (problem.signedOut) formError.append(" ", h("a", { href: `/login?returnTo=${encodeURIComponent("/dashboard")}` }, "Log in"));
 }
 
-/** Wires a form: build the request, send it with progress shown, then show the outcome. */
+/**
+ * Wires a form: build the request, send it with progress shown, then show the outcome.
+ * Each submission carries an `Idempotency-Key`: a new one per request, reused when the
+ * same request is submitted again before it succeeded (a double submit, a retry after a
+ * lost answer), so the server replays the first answer instead of creating twice.
+ */
 function onSubmit(form, { request, done }) {
+  let submission; // { fingerprint, key } of the request not yet known to have succeeded
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const button = form.querySelector("button[type=submit]");
@@ -58,10 +64,13 @@ function onSubmit(form, { request, done }) {
     clearMessages(form);
     const { method, url, body, invalid } = request(new FormData(form));
     if (invalid) return showProblem(form, invalid);
+    const fingerprint = JSON.stringify([method, url, body]);
+    if (submission?.fingerprint !== fingerprint) submission = { fingerprint, key: globalThis.crypto.randomUUID() };
     setBusy(button, true);
-    const result = await api(method, url, body);
+    const result = await api(method, url, body, { "Idempotency-Key": submission.key });
     setBusy(button, false);
     if (!result.ok) return showProblem(form, result.problem);
+    submission = undefined;
     await done(result.data, form);
   });
 }

@@ -6,11 +6,12 @@
  * feature folder (`launch/`, `prepare/`, `instructor/`) gets its own settings and the
  * shared objects it needs (platform client, store, exam directory, logger).
  */
-import express, { type ErrorRequestHandler, type Router } from "express";
-import { buildOpenApiDocument } from "../api/openapi.js";
+import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
 import { INSTRUCTOR_PREFIXES } from "../api/routes.js";
 import { sqliteStore } from "../store/sqlite.js";
 import { inProcessFleet } from "../fleet/fleet.js";
+import { openApiRoute } from "./meta/openapi-route.js";
+import { idempotentPost } from "./instructor/idempotency.js";
 import { instructorRoutes } from "./instructor/routes.js";
 import { LaunchAttempts } from "./launch/attempts.js";
 import { sendLastResortPage } from "./launch/pages.js";
@@ -25,8 +26,9 @@ import { bodyParseErrors, jsonBody } from "./shared/body.js";
 import { chain } from "./shared/chain.js";
 import { ExamDirectory } from "./shared/exam-directory.js";
 import { instructorGuards } from "./shared/guards.js";
-import { pageSettings } from "./shared/html.js";
-import { sendProblem } from "./shared/problem.js";
+import { pageSettings, sendPage } from "./shared/html.js";
+import { invalidInput, sendProblem } from "./shared/problem.js";
+import { isBadEncoding, undecodableParams } from "./shared/bad-encoding.js";
 
 export type {
   LaunchContext, OralAssessmentsOptions, PrepareOptions, PrewarmOptions, StudentIdentity,
@@ -80,29 +82,33 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   router.get("/launch/roleplay/:roleplayId", launchRoute(settings.launch, launchDeps, "roleplay"));
   router.get("/launch/:examId", launchRoute(settings.launch, launchDeps));
   // Before the generic instructor middleware: a roster needs its own body limit.
-  router.use(prepareRoutes(settings.prepare, settings.guards, preparation));
+  router.use(prepareRoutes(settings.prepare, settings.guards, preparation, idempotentPost(store, logger)));
   // Guards and body parser as one layer: they always run together (see chain.ts).
   router.use([...INSTRUCTOR_PREFIXES], chain([...instructorGuards(settings.guards), jsonBody(settings.instructor.bodyLimit)]));
   router.use(instructorRoutes(settings.instructor, platform, store, logger, () => directory.forget()));
 
-  // Public: it describes routes and shapes, nothing about this deployment's data.
-  const documents = new Map<string, string>();
-  router.get("/openapi.json", (req, res) => {
-    let doc = documents.get(req.baseUrl);
-    if (doc === undefined) {
-      doc = JSON.stringify(buildOpenApiDocument({ serverUrl: req.baseUrl || "/" }));
-      documents.set(req.baseUrl, doc);
-    }
-    res.setHeader("Content-Type", "application/json; charset=utf-8");
-    res.end(doc);
-  });
+  router.get("/openapi.json", openApiRoute());
   router.use(bodyParseErrors);
 
   const lastResort: ErrorRequestHandler = (error, req, res, _next) => {
+    if (isBadEncoding(error)) {
+      answerBadEncoding(req, res);
+      return;
+    }
     logger.error({ event: "router_error", path: req.path, error: (error as Error)?.message }, "unexpected error in the oral-assessments router");
     if (req.path.startsWith("/launch/")) sendLastResortPage(res, req.originalUrl);
     else sendProblem(res, { status: 500, code: "internal_error", title: "Internal error", detail: "The request could not be completed. It has been logged." });
   };
+  /** The client's mistake: a 400 (an HTML page on the browser's launch route), logged at debug. */
+  function answerBadEncoding(req: Request, res: Response): void {
+    const params = undecodableParams(req);
+    logger.debug({ event: "bad_percent_encoding", params }, "a path parameter is not valid percent-encoding");
+    if (req.path.toLowerCase().startsWith("/launch/")) {
+      sendPage(res, { status: 400, title: "This exam link is not valid", message: "The link is damaged. Open it again from your course page." });
+      return;
+    }
+    sendProblem(res, invalidInput(params.map((path) => ({ path, message: "is not valid percent-encoding" }))));
+  }
   router.use(lastResort);
 
   router.ready = async () => {

@@ -36,7 +36,8 @@ export interface RouterSettings {
   launchLimit: { burst: number; refillMs: number };
 }
 
-const STORE_METHODS = ["init", "putCourse", "getCourse", "listCourses", "deleteCourse", "putClass", "getClass", "listClasses", "putAssessment", "getAssessment", "listAssessments", "close"] as const;
+const STORE_METHODS = ["init", "putCourse", "getCourse", "listCourses", "deleteCourse", "putClass", "getClass", "listClasses", "putAssessment", "getAssessment", "listAssessments", "close",
+  "beginIdempotent", "completeIdempotent", "abandonIdempotent"] as const;
 
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined): RouterSettings {
   const problems = new ProblemList();
@@ -71,6 +72,8 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     });
   }
 
+  const publicOrigin = o.publicOrigin === undefined ? undefined : checkOrigin(o.publicOrigin, "publicOrigin", problems, true);
+
   const listCacheMs = o.listCacheMs ?? 5_000;
   if (typeof listCacheMs !== "number" || !Number.isFinite(listCacheMs) || listCacheMs < 0) {
     problems.add("listCacheMs", "must be a number of milliseconds ≥ 0.", "Use 0 to disable the cache, or leave it out for 5000.");
@@ -88,7 +91,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     logger,
     store: o.store,
     resolveClassId,
-    guards: { isInstructor: isInstructor ?? (() => false), trustedOrigins },
+    guards: { isInstructor: isInstructor ?? (() => false), trustedOrigins, publicOrigin },
     instructor: { listCacheMs, bodyLimit },
     launch,
     prepare,

@@ -349,4 +349,44 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
       await context2.close();
     }
   }, 120_000);
+
+  it("a course form submitted again after its answer was lost makes one course (one Idempotency-Key per submission)", async () => {
+    const instructor = await browser.newContext();
+    instructor.setDefaultTimeout(15_000);
+    const tab = await instructor.newPage();
+    try {
+      await tab.goto(`${base}/login`);
+      await tab.fill("#username", "instructor");
+      await tab.fill("#password", PASSWORD);
+      await Promise.all([tab.waitForNavigation(), tab.click("form.login button[type=submit]")]);
+      const coursePosts = () => emulator.requests.filter((r) => r.method === "POST" && r.path === "/courses" && (r.body as { name?: string })?.name === "Double submit").length;
+
+      // The first submission reaches the server, which creates the course, but its answer
+      // never reaches the page (a dropped connection): the page shows a network error.
+      const keys: string[] = [];
+      await tab.route("**/oral/courses", async (route) => {
+        keys.push(route.request().headers()["idempotency-key"] ?? "");
+        await route.fetch();
+        await route.abort("connectionreset");
+      }, { times: 1 });
+      await tab.fill("#course-name", "Double submit");
+      await tab.click("#course-form button[type=submit]");
+      await tab.waitForSelector("#course-form .form-error:not(:empty)");
+      expect(coursePosts()).toBe(1);
+
+      // The instructor submits again: the same key, so the server replays the first answer.
+      const again = tab.waitForResponse((res) => res.url().endsWith("/oral/courses") && res.request().method() === "POST");
+      await tab.click("#course-form button[type=submit]");
+      const replayed = await again;
+      await tab.waitForSelector("#course-form .form-status:not(:empty)");
+      expect(await replayed.headerValue("idempotent-replayed")).toBe("true");
+      expect(replayed.request().headers()["idempotency-key"]).toBe(keys[0]);
+      expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(coursePosts()).toBe(1);
+      await tab.waitForSelector('.course-name:has-text("Double submit")');
+      expect(await tab.locator('.course-name:has-text("Double submit")').count()).toBe(1);
+    } finally {
+      await instructor.close();
+    }
+  }, 60_000);
 });

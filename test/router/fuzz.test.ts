@@ -48,10 +48,35 @@ describe("fuzzing the instructor API with invalid input", () => {
     await fc.assert(property(invalidRequest(ids)), { numRuns: 300 });
   });
 
-  // Known router finding (fixed with the router hardening step): malformed percent-encoding
-  // in a path segment (`GET /launch/%C0%AE`, `GET /oral-assessments/%FF/prepare`,
-  // `GET /courses/%FF`) reaches Express's decodeURIComponent and answers 500.
-  it.fails("answers malformed percent-encoding in an id with a 4xx, not 500 (router finding: malformed percent-encoding)", async () => {
-    await fc.assert(property(malformedPathRequest()), { numRuns: 50 });
+  // Malformed percent-encoding in a path segment (`GET /launch/%C0%AE`, `GET /courses/%`)
+  // fails Express's decodeURIComponent before any handler runs: still the client's
+  // mistake, a 400 naming the parameter (an HTML page on the browser's launch route).
+  it("answers malformed percent-encoding in an id with a 400 naming the parameter, not 500, and logs no error", async () => {
+    const errorsBefore = stack.logger.lines.filter((e) => e.level === "error").length;
+    await fc.assert(fc.asyncProperty(malformedPathRequest(), async (c: Case) => {
+      const sent = stack.track();
+      const res = await rawRequest(`${stack.app.url}/oral`, { ...c, headers: { ...c.headers, cookie } });
+      if (c.path.startsWith("/launch/")) {
+        expect(res.status, c.path).toBe(400);
+        expect(res.headers["content-type"]).toMatch(/^text\/html/);
+      } else {
+        expect(wrongAnswer(res.status, res.headers["content-type"], res.text), c.path).toBeUndefined();
+        expect(res.status, c.path).toBe(400);
+        const named = (JSON.parse(res.text) as { errors: { path: string }[] }).errors.map((e) => e.path);
+        expect(named, c.path).toEqual([c.path.startsWith("/classes/") ? "classId" : c.path.startsWith("/courses/") ? "courseId" : "examId"]);
+      }
+      expect(sent().length, "platform calls for invalid input").toBe(0);
+    }), { numRuns: 50 });
+    expect(stack.logger.lines.filter((e) => e.level === "error").length - errorsBefore, "error-level log lines").toBe(0);
+  });
+
+  it("answers each reported malformed path without a login with a 4xx (the sign-in check first on the instructor API), never 500", async () => {
+    const errorsBefore = stack.logger.lines.filter((e) => e.level === "error").length;
+    for (const path of ["/launch/%C0%AE", "/oral-assessments/%FF/prepare", "/courses/%", "/courses/%/classes", "/classes/%/oral-assessments", "/launch/%"]) {
+      const res = await rawRequest(`${stack.app.url}/oral`, { method: "GET", path, headers: {} });
+      if (path.startsWith("/launch/")) expect(res.status, path).toBe(400);
+      else expect([400, 401], path).toContain(res.status);
+    }
+    expect(stack.logger.lines.filter((e) => e.level === "error").length - errorsBefore, "error-level log lines").toBe(0);
   });
 });

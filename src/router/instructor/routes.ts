@@ -9,6 +9,7 @@ import type { PlatformClient } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
 import { ROUTES } from "../../api/routes.js";
 import { routeTable } from "../shared/route-table.js";
+import { idempotentPost } from "./idempotency.js";
 import type { Logger } from "../../core/logger.js";
 import { classHandlers, type InstructorDeps } from "./classes.js";
 import { courseHandlers } from "./courses.js";
@@ -36,6 +37,26 @@ export function instructorRoutes(
 
   // Bound by operationId from the one route table, at the table's paths and methods.
   const handlers: Record<string, Handler> = Object.assign({}, courses, ...groups.map((g) => g.handlers));
+  // Every POST of the table, whichever it is, accepts an Idempotency-Key.
+  const idempotent = idempotentPost(store, logger);
+  const routes = ROUTES.filter((r) => r.feature === "instructor");
+  for (const route of routes) {
+    if (route.method === "post" && handlers[route.operationId]) handlers[route.operationId] = behind(idempotent, handlers[route.operationId]!);
+  }
   // One layer looks the route up (see route-table.ts), instead of an Express route per entry.
-  return routeTable(ROUTES.filter((r) => r.feature === "instructor"), handlers);
+  return routeTable(routes, handlers);
+}
+
+/**
+ * `handler` behind an Express middleware. A middleware that answers by itself (a replayed
+ * idempotent answer) never calls `next`: the handler then settles when the answer is out.
+ */
+function behind(middleware: RequestHandler, handler: Handler): Handler {
+  return (req, res) => new Promise<void>((resolve, reject) => {
+    res.once("close", () => resolve());
+    middleware(req, res, (error?: unknown) => {
+      if (error) reject(error);
+      else handler(req, res).then(resolve, reject);
+    });
+  });
 }

@@ -8,7 +8,7 @@
  * roster needs a larger body limit than other instructor calls (1 KiB per student of
  * `prepare.maxRoster`, at least `bodyLimit`'s default).
  */
-import express, { type Router } from "express";
+import express, { type RequestHandler, type Router } from "express";
 import { expressPath, routeOf } from "../../api/routes.js";
 import { bodyParseErrors, jsonBody } from "../shared/body.js";
 import { asyncHandler, instructorGuards, type GuardSettings } from "../shared/guards.js";
@@ -19,12 +19,13 @@ import { sendProblem } from "../shared/problem.js";
 /** From the one route table (both operations share the path). */
 const PATH = expressPath(routeOf("prepareExam").path);
 
-export function prepareRoutes(settings: PrepareSettings, guardSettings: GuardSettings, preparation: Preparation): Router {
+/** `idempotent`: the instructor API's `Idempotency-Key` middleware, which every POST of the route table runs. */
+export function prepareRoutes(settings: PrepareSettings, guardSettings: GuardSettings, preparation: Preparation, idempotent: RequestHandler): Router {
   const router = express.Router();
   const bodyLimit = Math.max(100 * 1024, settings.maxRoster * 1024);
   const guards = instructorGuards(guardSettings);
 
-  router.post(PATH, ...guards, jsonBody(bodyLimit), asyncHandler(async (req, res) => {
+  router.post(PATH, ...guards, jsonBody(bodyLimit), idempotent, asyncHandler(async (req, res) => {
     try {
       const progress = await preparation.prepare(String(req.params.examId), req.body, req);
       res.status(202).json({ data: progress });

@@ -7,10 +7,12 @@ import { sendProblem } from "../shared/problem.js";
 import type { MaybePromise } from "./options.js";
 import { userOf } from "../shared/user.js";
 
-/** What the guards need: the `isInstructor` option (default: nobody) and the resolved `trustedOrigins`. */
+/** What the guards need: the `isInstructor` option (default: nobody), the resolved `trustedOrigins` and `publicOrigin`. */
 export interface GuardSettings {
   isInstructor: (req: Request) => MaybePromise<boolean>;
   trustedOrigins: Set<string>;
+  /** The site's public origin when the host app names it (`publicOrigin`); undefined → worked out per request. */
+  publicOrigin: string | undefined;
 }
 
 /** Express 4 does not catch rejected promises from handlers; this forwards them to `next`. */
@@ -63,7 +65,7 @@ export function csrfGuard(settings: GuardSettings): RequestHandler {
   return (req, res, next) => {
     if (!STATE_CHANGING.has(req.method)) return next();
     const origin = req.get("origin");
-    if (origin !== undefined && origin !== ownOrigin(req) && !settings.trustedOrigins.has(origin)) {
+    if (origin !== undefined && origin !== settings.publicOrigin && origin !== ownOrigin(req) && !settings.trustedOrigins.has(origin)) {
       sendProblem(res, { status: 403, code: "cross_site_request", title: "Cross-site request refused", detail: `Requests from ${origin} may not change data here. Add it to trustedOrigins if it is yours.` });
       return;
     }
@@ -80,6 +82,22 @@ export function csrfGuard(settings: GuardSettings): RequestHandler {
   };
 }
 
-function ownOrigin(req: Request): string {
-  return `${req.protocol}://${req.get("host") ?? ""}`;
+/**
+ * This site's origin as the browser saw it. Behind a TLS-terminating proxy the request
+ * reaches us as http (and maybe with an internal Host): when the host app sets Express's
+ * `trust proxy`, `req.protocol` honours `X-Forwarded-Proto` on Express 4 and 5 alike, and
+ * the host comes from `X-Forwarded-Host` under the same trust rule. The host is read here
+ * rather than from `req.host`/`req.hostname`, which differ between the majors (Express 4's
+ * drop the port; Express 5's `req.host` keeps it): this is Express 5's `req.host`, on both.
+ */
+export function ownOrigin(req: Request): string {
+  return `${req.protocol}://${forwardedHost(req) ?? req.get("host") ?? ""}`;
+}
+
+function forwardedHost(req: Request): string | undefined {
+  const forwarded = req.get("x-forwarded-host");
+  if (!forwarded) return undefined;
+  const trust = req.app.get("trust proxy fn") as ((address: string | undefined, hop: number) => boolean) | undefined;
+  if (!trust?.(req.socket.remoteAddress, 0)) return undefined;
+  return forwarded.split(",")[0]?.trim() || undefined;
 }

@@ -81,6 +81,14 @@ export interface OralAssessmentsOptions {
    * from a browser (cookie-session CSRF defence). Default: none.
    */
   trustedOrigins?: string[];
+  /**
+   * This site's public origin, e.g. `https://lms.example.edu` (https; http only for
+   * localhost): what browsers send as `Origin` on the instructor API's writes. Set it when
+   * a proxy in front of the app terminates TLS or rewrites Host and the app does not set
+   * Express's `trust proxy`. Default: unset → worked out per request from `req.protocol`
+   * and Host (`X-Forwarded-Proto` / `X-Forwarded-Host` when `trust proxy` trusts the peer).
+   */
+  publicOrigin?: string;
   /** How long platform lists (`GET /courses`, a course's classes, a class's assessments and role-plays) are cached, ms (the vendor advises caching lists); writes through the router refresh them at once. 0 disables. Default 5 000. */
   listCacheMs?: number;
   /** pino-compatible logger for errors and launch outcomes. Default: silent. */
