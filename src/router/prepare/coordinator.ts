@@ -11,7 +11,7 @@
  * leader when it died (their answers were never stored).
  *
  * Fleet state of a plan (PlanLeaseStore): `published` input; progress fields `snapshot`
- * (the leader's PrepareProgress as JSON), `u:<student>` (usableUntil of the token stored),
+ * (the leader's PrepareProgress as JSON), `platformCalls` (counted by every leader), `u:<student>` (usableUntil of the token stored),
  * `h:<student>` / `d:<student>` (handed out / launched on demand, written by any instance).
  */
 import { randomUUID } from "node:crypto";
@@ -64,6 +64,10 @@ export class PlanCoordinator implements PlanFleetHooks {
 
   stored(examId: string, userKey: string, usableUntil: number): void {
     void this.fleet.planLeases.record(examId, { [`u:${userKey}`]: usableUntil }).catch(() => undefined);
+  }
+
+  called(examId: string): void {
+    void this.fleet.planLeases.count(examId, { platformCalls: 1 }).catch(() => undefined);
   }
 
   taken(examId: string, userKey: string, outcome: "handedOut" | "onDemand"): void {
@@ -137,6 +141,7 @@ export class PlanCoordinator implements PlanFleetHooks {
       this.preparer.applyTaken(examId, taken);
     }
     const progress = this.preparer.progress(examId);
-    if (progress) await leases.record(examId, { snapshot: JSON.stringify(progress) });
+    // Calls of every leader the plan had, not only this one's.
+    if (progress) await leases.record(examId, { snapshot: JSON.stringify({ ...progress, platformCalls: Number(fields.platformCalls ?? progress.platformCalls) }) });
   }
 }

@@ -46,6 +46,8 @@ export interface PreparerInput {
 export interface PlanFleetHooks {
   /** A token was stored in the fleet's prepared tokens, usable until `usableUntil`. */
   stored(examId: string, userKey: string, usableUntil: number): void;
+  /** A sign-in token request for the plan is about to be sent. */
+  called(examId: string): void;
   /** A student launched: their prepared token was handed out, or they got one on demand. */
   taken(examId: string, userKey: string, outcome: "handedOut" | "onDemand"): void;
 }
@@ -248,6 +250,7 @@ export class TokenPreparer {
         return;
       }
       plan.platformCalls += 1;
+      this.hooks?.called(plan.examId);
       // The roster was parsed with the StudentIdentity schema and the ids come from the store.
       const token = await this.platform.students.issueSignInToken(entry.student, plan, { priority: "normal" });
       // Counted from when the request was sent: the platform's 10 minutes cannot have started earlier.
