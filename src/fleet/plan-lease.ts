@@ -24,6 +24,16 @@ export interface PlanLeaseStore {
   record(planId: string, fields: Record<string, string | number>): Promise<void>;
   /** Every progress field; numbers for counters. */
   progress(planId: string): Promise<Record<string, string | number>>;
+  /**
+   * Keeps the plan's input (JSON: exam, class, start, roster) until `untilMs` (ms since
+   * epoch), replacing an earlier one, and lists the plan among the active ones until then.
+   * Never holds a token.
+   */
+  publish(planId: string, input: string, untilMs: number): Promise<void>;
+  /** The input last published for the plan, while it is active. */
+  published(planId: string): Promise<string | undefined>;
+  /** Ids of the plans published and not yet past their `untilMs`. */
+  activePlans(): Promise<string[]>;
 }
 
 export interface PlanLeaseTimings {
@@ -36,6 +46,12 @@ export interface PlanLeaseTimings {
 export function inProcessPlanLeases(timings: PlanLeaseTimings, now: () => number = Date.now): PlanLeaseStore {
   const leases = new Map<string, { holder: string; until: number }>();
   const progress = new Map<string, { fields: Record<string, string | number>; until: number }>();
+  const inputs = new Map<string, { input: string; until: number }>();
+  const liveInput = (planId: string) => {
+    const entry = inputs.get(planId);
+    if (entry && entry.until <= now()) inputs.delete(planId);
+    return entry && entry.until > now() ? entry.input : undefined;
+  };
   const current = (planId: string) => {
     const lease = leases.get(planId);
     return lease && lease.until > now() ? lease : undefined;
@@ -75,6 +91,15 @@ export function inProcessPlanLeases(timings: PlanLeaseTimings, now: () => number
     async progress(planId) {
       const entry = progress.get(planId);
       return entry && entry.until > now() ? { ...entry.fields } : {};
+    },
+    async publish(planId, input, untilMs) {
+      if (untilMs > now()) inputs.set(planId, { input, until: untilMs });
+    },
+    async published(planId) {
+      return liveInput(planId);
+    },
+    async activePlans() {
+      return [...inputs.keys()].filter((planId) => liveInput(planId) !== undefined);
     },
   };
 }

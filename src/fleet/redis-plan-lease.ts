@@ -1,7 +1,9 @@
 /**
  * Plan leases in Redis: `SET <leader> <holder> NX PX <lease>` to lead, compare-and-extend
  * and compare-and-delete in Lua (only the holder renews or resigns), progress in a hash
- * with a TTL (HINCRBY for counters, so several writers never lose an update).
+ * with a TTL (HINCRBY for counters, so several writers never lose an update). A plan's
+ * input (its roster: names and e-mails, never tokens) is a plain key with a TTL until the
+ * plan's end, listed in one sorted set of active plans scored by that end.
  */
 import type { FleetConnection } from "./connection.js";
 import type { PlanLeaseStore, PlanLeaseTimings } from "./plan-lease.js";
@@ -35,6 +37,8 @@ export function definePlanScripts(define: (name: string, lua: string, keys: numb
 export function redisPlanLeases(connection: FleetConnection, prefix: string, timings: PlanLeaseTimings): PlanLeaseStore {
   const leaderKey = (planId: string): string => `${prefix}:plan:{${planId}}:leader`;
   const progressKey = (planId: string): string => `${prefix}:plan:{${planId}}:progress`;
+  const inputKey = (planId: string): string => `${prefix}:plan:{${planId}}:input`;
+  const activeKey = `${prefix}:plans:active`;
   const run = (name: Name, key: string, ...args: (string | number)[]): Promise<unknown> =>
     connection.run((redis) => (redis as unknown as Record<Name, (...a: (string | number)[]) => Promise<unknown>>)[name](key, ...args));
   return {
@@ -72,6 +76,18 @@ export function redisPlanLeases(connection: FleetConnection, prefix: string, tim
         else out[name] = value.startsWith("#") ? Number(value.slice(1)) : value;
       }
       return out;
+    },
+    async publish(planId, input, untilMs) {
+      const ttl = Math.floor(untilMs - Date.now());
+      if (ttl <= 0) return;
+      await connection.run((redis) => redis.set(inputKey(planId), input, "PX", ttl));
+      await connection.run((redis) => redis.multi().zadd(activeKey, untilMs, planId).zremrangebyscore(activeKey, "-inf", Date.now()).exec());
+    },
+    async published(planId) {
+      return (await connection.run((redis) => redis.get(inputKey(planId)))) ?? undefined;
+    },
+    async activePlans() {
+      return connection.run((redis) => redis.zrangebyscore(activeKey, Date.now(), "+inf"));
     },
   };
 }

@@ -18,6 +18,7 @@ import { sendLastResortPage } from "./launch/pages.js";
 import { launchRoute } from "./launch/route.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import type { PrepareProgress } from "./prepare/plan.js";
+import { PlanCoordinator } from "./prepare/coordinator.js";
 import { createPreparation, type PrepareInput } from "./prepare/preparation.js";
 import { TokenPreparer } from "./prepare/preparer.js";
 import { prepareRoutes } from "./prepare/routes.js";
@@ -50,6 +51,11 @@ export interface OralAssessmentsRouter extends Router {
   prepare(examId: string, input: PrepareInput): Promise<PrepareProgress>;
   /** The exam's pre-warming progress; undefined when it was never prepared. */
   preparation(examId: string): PrepareProgress | undefined;
+  /**
+   * The exam's pre-warming progress as the fleet sees it: in fleet mode the plan's leader's
+   * (whichever instance runs it), readable on every instance; in process, `preparation`.
+   */
+  sharedPreparation(examId: string): Promise<PrepareProgress | undefined>;
 }
 
 export function oralAssessments(options: OralAssessmentsOptions): OralAssessmentsRouter {
@@ -72,7 +78,9 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
     onIssued: ({ examId, userKey }) => void fleet.launchLimiter.record(examId, userKey).catch(() => undefined),
   });
   const preparer = new TokenPreparer(platform, settings.prepare, logger, fleet.preparedTokens);
-  const preparation = createPreparation(settings.prepare, directory, preparer);
+  // Fleet mode: one instance runs each plan (a lease), whichever received `prepare`.
+  const coordinator = fleet.kind === "redis" ? new PlanCoordinator(fleet, preparer, logger) : undefined;
+  const preparation = createPreparation(settings.prepare, directory, preparer, coordinator);
 
   // Before any route: every HTML page of this router gets its homeUrl and layout.
   router.use(pageSettings(settings.pages));
@@ -121,11 +129,13 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   };
   router.close = async () => {
     attempts.close();
+    await coordinator?.close();
     preparer.close();
     if (!settings.fleet) await fleet.close(); // a fleet the app passed is the app's to close
     await store.close();
   };
   router.prepare = (examId, input) => preparation.prepare(examId, input);
   router.preparation = (examId) => preparation.progress(examId);
+  router.sharedPreparation = (examId) => preparation.sharedProgress(examId);
   return router;
 }

@@ -22,7 +22,9 @@ const INSTANCE = fileURLToPath(new URL("./instance.ts", import.meta.url));
 const TSX = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
 
 export async function startInstance(env: Record<string, string>): Promise<FleetInstance> {
-  const child = spawn(TSX, [INSTANCE], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  // Its own process group: tsx runs the app in a child process, and a SIGKILL of tsx alone
+  // would leave that child running (a "crash" that keeps serving).
+  const child = spawn(TSX, [INSTANCE], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let errors = "";
   // Kept for a failure message only, never printed otherwise (it could name anything).
   child.stderr!.on("data", (d: Buffer) => { errors = (errors + d.toString()).slice(-2_000); });
@@ -43,9 +45,10 @@ export async function startInstance(env: Record<string, string>): Promise<FleetI
 export async function stopInstance(instance: FleetInstance, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
   if (instance.child.exitCode !== null || instance.child.signalCode !== null) return;
   const exited = once(instance.child, "exit");
-  instance.child.kill(signal);
+  if (signal === "SIGKILL") process.kill(-instance.child.pid!, signal); // the whole group: tsx and the app
+  else instance.child.kill(signal);
   // A clean stop that takes too long is a kill.
-  const timer = setTimeout(() => instance.child.kill("SIGKILL"), 5_000);
+  const timer = setTimeout(() => process.kill(-instance.child.pid!, "SIGKILL"), 5_000);
   await exited;
   clearTimeout(timer);
 }

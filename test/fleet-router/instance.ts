@@ -38,7 +38,7 @@ app.use((req, _res, next) => {
   if (name) (req as unknown as { user?: TestUser }).user = USERS.find((u) => u.username === name);
   next();
 });
-app.get("/instance", (_req, res) => void res.json({ pid: process.pid, shared: fleet.shared }));
+app.get("/instance", (_req, res) => void res.json({ pid: process.pid, shared: fleet.shared, instanceId: fleet.instanceId }));
 app.use("/oral", router);
 const server = app.listen(0, "127.0.0.1", () => {
   process.stdout.write(`listening ${(server.address() as { port: number }).port}\n`);

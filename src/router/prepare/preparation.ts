@@ -9,6 +9,7 @@ import { issuesOf } from "../../platform/schemas.js";
 import { prepareRequestSchema, RosterStudent } from "../../api/prepare-request.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
 import { EXAM_ID_PATTERN, type ExamDirectory } from "../shared/exam-directory.js";
+import type { PlanCoordinator } from "./coordinator.js";
 import type { PrepareProgress } from "./plan.js";
 import type { TokenPreparer } from "./preparer.js";
 import type { PrepareSettings } from "./settings.js";
@@ -39,14 +40,17 @@ export interface PrepareInput {
 export interface Preparation {
   /** Validates and starts (or replaces) the exam's plan. Throws `PrepareError`. */
   prepare(examId: string, input: unknown, req?: Request): Promise<PrepareProgress>;
+  /** This instance's view of the plan (in process: the plan itself). */
   progress(examId: string): PrepareProgress | undefined;
+  /** The plan's progress as the fleet sees it: the leader's, on any instance (in process: `progress`). */
+  sharedProgress(examId: string): Promise<PrepareProgress | undefined>;
 }
 
 function invalid(errors: { path: string; message: string }[]): PrepareError {
   return new PrepareError(400, "validation_error", errors.map((e) => `${e.path}: ${e.message}`).join("; "), errors);
 }
 
-export function createPreparation(settings: PrepareSettings, directory: ExamDirectory, preparer: TokenPreparer): Preparation {
+export function createPreparation(settings: PrepareSettings, directory: ExamDirectory, preparer: TokenPreparer, coordinator?: PlanCoordinator): Preparation {
   const { maxRoster, keepAfterStartMs } = settings;
   const schema = prepareRequestSchema(maxRoster);
   const rosterSchema = z.array(RosterStudent).min(1, "must list at least one student").max(maxRoster, `must list at most ${maxRoster} students`);
@@ -81,8 +85,13 @@ export function createPreparation(settings: PrepareSettings, directory: ExamDire
       if (roster === undefined) {
         throw invalid([{ path: "roster", message: "is required: send the students, or configure the router's roster option" }]);
       }
-      return preparer.prepare({ examId, classId: exam.classId, courseId: exam.courseId, startAt, roster });
+      const plan = { examId, classId: exam.classId, courseId: exam.courseId, startAt, roster };
+      const progress = preparer.prepare(plan);
+      // Fleet mode: publish the plan so that exactly one instance (maybe another) runs it.
+      if (coordinator) await coordinator.announce(plan, progress);
+      return progress;
     },
     progress: (examId) => preparer.progress(examId),
+    sharedProgress: async (examId) => (coordinator ? coordinator.progress(examId) : preparer.progress(examId)),
   };
 }

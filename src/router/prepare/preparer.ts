@@ -15,6 +15,9 @@
  *   issued at t (request sent)  → handed out only until t + 8 min (`usableUntil`)
  *   refreshed from usableUntil − min(60 s, usable life / 4), while before keepUntil
  *   after keepUntil: no more calls; a stale token is dropped, never handed out.
+ *
+ * In fleet mode (`coordinate`, see coordinator.ts) this instance runs only the plans whose
+ * lease it holds: the others stay here as a local view (for `take`) and are not pumped.
  */
 import type { Logger } from "../../core/logger.js";
 import type { PreparedTokenStore } from "../../fleet/prepared-tokens.js";
@@ -39,7 +42,27 @@ export interface PreparerInput {
   roster: StudentIdentity[];
 }
 
+/** What a fleet coordinator hears from the preparer (undefined in process). */
+export interface PlanFleetHooks {
+  /** A token was stored in the fleet's prepared tokens, usable until `usableUntil`. */
+  stored(examId: string, userKey: string, usableUntil: number): void;
+  /** A sign-in token request for the plan is about to be sent. */
+  called(examId: string): void;
+  /** A student launched: their prepared token was handed out, or they got one on demand. */
+  taken(examId: string, userKey: string, outcome: "handedOut" | "onDemand"): void;
+}
+
+/** A lease holder's view of one student, read back from the fleet on takeover. */
+export interface FleetEntryState {
+  /** The prepared token is still in the fleet, usable until then (ms). */
+  usableUntil?: number;
+  taken?: "handedOut" | "onDemand";
+}
+
 export class TokenPreparer {
+  /** Fleet mode: the plans this instance leads. Undefined in process: it runs every plan. */
+  private led: Set<string> | undefined;
+  private hooks: PlanFleetHooks | undefined;
   private readonly plans = new Map<string, PreparationPlan>();
   private inFlight = 0;
   private lastStartAt = -Infinity;
@@ -53,6 +76,59 @@ export class TokenPreparer {
     private readonly tokens: PreparedTokenStore,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Fleet mode: from now on pump only the plans passed to `startLeading`. */
+  coordinate(hooks: PlanFleetHooks): void {
+    this.hooks = hooks;
+    this.led = new Set();
+  }
+
+  leads(examId: string): boolean {
+    return this.led === undefined || this.led.has(examId);
+  }
+
+  hasPlan(examId: string): boolean {
+    return this.plans.has(examId);
+  }
+
+  /** The plan's students, by student key (for the coordinator's takeover). */
+  studentKeys(examId: string): string[] {
+    return [...(this.plans.get(examId)?.entries.keys() ?? [])];
+  }
+
+  /**
+   * This instance won the plan's lease: align each entry with what the fleet holds (a token
+   * stored by the previous leader is not issued again), then issue what is missing.
+   */
+  startLeading(examId: string, fleetState: Map<string, FleetEntryState>): void {
+    const plan = this.plans.get(examId);
+    if (!plan || !this.led) return;
+    for (const [key, entry] of plan.entries) this.align(entry, fleetState.get(key));
+    this.led.add(examId);
+    this.pump();
+  }
+
+  /** Lost the lease (renew failed): issue nothing more for it; calls in flight still land. */
+  stopLeading(examId: string): void {
+    this.led?.delete(examId);
+  }
+
+  /** Launches seen by other instances (the leader learns of them each lease renewal). */
+  applyTaken(examId: string, taken: Map<string, "handedOut" | "onDemand">): void {
+    const plan = this.plans.get(examId);
+    for (const [key, outcome] of taken) {
+      const entry = plan?.entries.get(key);
+      if (entry) this.align(entry, { taken: outcome, usableUntil: entry.hasUsableToken(this.now()) ? entry.usableUntil : undefined });
+    }
+  }
+
+  private align(entry: PreparedEntry, state: FleetEntryState | undefined): void {
+    if (entry.state === "handedOut" || state?.taken === "handedOut") entry.state = "handedOut";
+    else if (state?.taken === "onDemand" && entry.state !== "failed") entry.state = "onDemand";
+    else if (entry.state === "onDemand" || entry.state === "failed") return;
+    else if (state?.usableUntil !== undefined) entry.hold(state.usableUntil);
+    else if (entry.state === "ready") entry.state = "waiting";
+  }
 
   /** Life of a token during which it may be handed out. */
   private get usableLifeMs(): number {
@@ -95,9 +171,11 @@ export class TokenPreparer {
     const prepared = await this.tokens.take(examId, studentKey(student));
     if (prepared !== undefined && prepared.usableUntil > this.now()) {
       if (entry) entry.state = "handedOut";
+      this.hooks?.taken(examId, studentKey(student), "handedOut");
       return prepared.token;
     }
     if (entry && entry.state !== "failed") entry.state = "onDemand";
+    if (!entry || entry.state !== "failed") this.hooks?.taken(examId, studentKey(student), "onDemand");
     return undefined;
   }
 
@@ -109,6 +187,7 @@ export class TokenPreparer {
       plan.cancelled = true;
     }
     this.plans.clear();
+    this.led?.clear();
   }
 
   /** ms between two pre-warm calls: the budget's rate × budgetShare, spread evenly (the budget does the arithmetic). */
@@ -141,6 +220,7 @@ export class TokenPreparer {
       const now = this.now();
       let best: { plan: PreparationPlan; entry: PreparedEntry; at: number } | undefined;
       for (const plan of this.plans.values()) {
+        if (!this.leads(plan.examId)) continue;
         for (const entry of plan.entries.values()) {
           const at = this.dueAt(plan, entry, now);
           if (at !== Infinity && (!best || at < best.at)) best = { plan, entry, at };
@@ -162,20 +242,27 @@ export class TokenPreparer {
   private issue(plan: PreparationPlan, entry: PreparedEntry, sentAt: number): void {
     entry.inFlight = true;
     this.inFlight += 1;
-    plan.platformCalls += 1;
-    // The roster was parsed with the StudentIdentity schema and the ids come from the store.
-    this.platform.students.issueSignInToken(entry.student, plan, { priority: "normal" }).then(
-      async (token) => {
-        // Counted from when the request was sent: the platform's 10 minutes cannot have started earlier.
-        if (!plan.cancelled && !this.closed && (entry.state === "waiting" || entry.state === "ready")) {
-          const usableUntil = sentAt + this.usableLifeMs;
-          const stored = await this.tokens.put(plan.examId, studentKey(entry.student), token, usableUntil).then(() => true, () => false);
-          // Handed out while it was being stored? Then it is not ready.
-          if (stored && (entry.state === "waiting" || entry.state === "ready")) entry.hold(usableUntil);
-        }
-      },
-      (error: unknown) => this.failed(plan, entry, error),
-    ).finally(() => {
+    const key = studentKey(entry.student);
+    const call = async (): Promise<void> => {
+      // In a fleet another instance may have handed this token out: refreshing it would issue a second one.
+      if (this.led && entry.state === "ready" && !(await this.tokens.has(plan.examId, key).catch(() => true))) {
+        entry.state = "handedOut";
+        return;
+      }
+      plan.platformCalls += 1;
+      this.hooks?.called(plan.examId);
+      // The roster was parsed with the StudentIdentity schema and the ids come from the store.
+      const token = await this.platform.students.issueSignInToken(entry.student, plan, { priority: "normal" });
+      // Counted from when the request was sent: the platform's 10 minutes cannot have started earlier.
+      if (!plan.cancelled && !this.closed && (entry.state === "waiting" || entry.state === "ready")) {
+        const usableUntil = sentAt + this.usableLifeMs;
+        const stored = await this.tokens.put(plan.examId, key, token, usableUntil).then(() => true, () => false);
+        if (stored) this.hooks?.stored(plan.examId, key, usableUntil);
+        // Handed out while it was being stored? Then it is not ready.
+        if (stored && (entry.state === "waiting" || entry.state === "ready")) entry.hold(usableUntil);
+      }
+    };
+    call().catch((error: unknown) => this.failed(plan, entry, error)).finally(() => {
       entry.inFlight = false;
       this.inFlight -= 1;
       this.pump();

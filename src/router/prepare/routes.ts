@@ -41,14 +41,14 @@ export function prepareRoutes(settings: PrepareSettings, guardSettings: GuardSet
     }
   }));
 
-  router.get(PATH, ...guards, (req, res) => {
-    const progress = preparation.progress(String(req.params.examId));
+  router.get(PATH, ...guards, asyncHandler(async (req, res) => {
+    const progress = await preparation.sharedProgress(String(req.params.examId));
     if (!progress) {
       sendProblem(res, { status: 404, code: "not_prepared", title: "Not prepared", detail: "This exam has no preparation: POST to this URL first." });
       return;
     }
     res.status(200).json({ data: progress });
-  });
+  }));
 
   router.use(bodyParseErrors);
   return router;

@@ -55,5 +55,21 @@ export function describePlanContract(name: string, make: MakePair<PlanLeaseStore
       expect(await a.progress(id)).toEqual({ ready: 7, platformCalls: 20, state: "issuing", roster: 40 });
       expect(await b.progress(plan())).toEqual({});
     });
+
+    it("a plan's input published by one instance is read by another, and listed as active until its end", async () => {
+      const { a, b } = await open();
+      const id = plan();
+      const gone = plan();
+      await a.publish(id, JSON.stringify({ roster: [1, 2] }), Date.now() + 60_000);
+      await a.publish(gone, "{}", Date.now() + 300);
+      expect(await b.published(id)).toBe(JSON.stringify({ roster: [1, 2] }));
+      expect(await b.activePlans()).toEqual(expect.arrayContaining([id, gone]));
+      await b.publish(id, "{\"v\":2}", Date.now() + 60_000); // a newer prepare replaces it
+      expect(await a.published(id)).toBe("{\"v\":2}");
+      await sleep(600);
+      expect(await a.published(gone)).toBeUndefined();
+      expect(await a.activePlans()).toContain(id);
+      expect(await b.activePlans()).not.toContain(gone);
+    });
   });
 }
