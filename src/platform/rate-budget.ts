@@ -63,6 +63,12 @@ export interface RateBudget {
   pause(untilMs: number): void;
   stats(): RateBudgetStats;
   /**
+   * Optional: until when a 429 holds every call (ms since epoch), if it still does; what
+   * `stats().pausedUntil` says, without building the rest of the stats. Every call checks
+   * it before each attempt; without it the caller reads `stats()`.
+   */
+  pausedUntilMs?(): number | undefined;
+  /**
    * Roughly how long a call queued now at launch priority, behind `ahead` calls queued
    * before it, waits before it is sent, ms: the calls already in the window plus those
    * ahead, in whole windows, plus what remains of a 429 pause. An estimate for deciding
@@ -144,6 +150,13 @@ class InProcessRateBudget implements RateBudget {
 
   acquire(priority: RequestPriority, signal?: AbortSignal): Promise<ReleaseFn> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    // Fast path: nobody waits and the budget lets a request go now, so this one goes at
+    // once, without a place in the queue or a listener on its signal. Same order as the
+    // queue: a call only skips it when it is empty.
+    if (this.queues.launch.length === 0 && this.queues.normal.length === 0) {
+      const now = this.now();
+      if (this.blockedFor(now) === 0) return Promise.resolve(this.take(now));
+    }
     return new Promise<ReleaseFn>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
       // One queue for both the push and the abort below (an unknown priority waits as normal).
@@ -183,6 +196,10 @@ class InProcessRateBudget implements RateBudget {
   pause(untilMs: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, untilMs);
     this.pump();
+  }
+
+  pausedUntilMs(): number | undefined {
+    return this.pausedUntil > this.now() ? this.pausedUntil : undefined;
   }
 
   stats(): RateBudgetStats {
@@ -261,17 +278,22 @@ class InProcessRateBudget implements RateBudget {
 
   private grant(waiter: Waiter, now: number): void {
     if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
+    waiter.resolve(this.take(now));
+  }
+
+  /** Counts one request as sent and in flight; its release frees the place. */
+  private take(now: number): ReleaseFn {
     this.inFlight += 1;
     this.totalSent += 1;
     if (this.server) this.server.remaining -= 1;
     let released = false;
-    waiter.resolve(() => {
+    return () => {
       if (released) return;
       released = true;
       this.inFlight -= 1;
       this.done.push(Math.max(now, this.now()));
       this.pump();
-    });
+    };
   }
 
   private wakeAt(at: number): void {
