@@ -6,9 +6,9 @@
  * feature folder (`launch/`, `prepare/`, `instructor/`) gets its own settings and the
  * shared objects it needs (platform client, store, exam directory, logger).
  */
-import express, { type ErrorRequestHandler, type Router } from "express";
+import express, { type ErrorRequestHandler, type RequestHandler, type Router } from "express";
 import { buildOpenApiDocument } from "../api/openapi.js";
-import { INSTRUCTOR_PREFIXES } from "../api/routes.js";
+import { INSTRUCTOR_PREFIXES, routeOf } from "../api/routes.js";
 import { sqliteStore } from "../store/sqlite.js";
 import { instructorRoutes } from "./instructor/routes.js";
 import { LaunchAttempts } from "./launch/attempts.js";
@@ -49,6 +49,22 @@ export interface OralAssessmentsRouter extends Router {
   preparation(examId: string): PrepareProgress | undefined;
 }
 
+/** The first segment of the pre-warming routes, with its slash: `/oral-assessments/`. */
+const PREPARE_PREFIX = `/${routeOf("prepareExam").path.split("/")[1]}/`;
+
+/**
+ * Hands a request to `handler` only when its path starts with `prefix`, compared as the
+ * router compares paths (case-insensitively); others go on at once. Unlike mounting at
+ * a path, nothing of the URL is stripped, so the handler's routes keep their full paths.
+ */
+function onlyUnder(prefix: string, handler: RequestHandler): RequestHandler {
+  const lower = prefix.toLowerCase();
+  return (req, res, next) => {
+    if (req.url.slice(0, lower.length).toLowerCase() === lower) handler(req, res, next);
+    else next();
+  };
+}
+
 export function oralAssessments(options: OralAssessmentsOptions): OralAssessmentsRouter {
   const settings = resolveRouterOptions(options);
   const { platform, logger } = settings;
@@ -69,7 +85,8 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // First: the launch route is the hot path of an exam-day storm, and matches nothing else.
   router.get("/launch/:examId", launchRoute(settings.launch, { platform, logger, directory, attempts, preparer }));
   // Before the generic instructor middleware: a roster needs its own body limit.
-  router.use(prepareRoutes(settings.prepare, settings.guards, preparation));
+  // Entered only by its own prefix: every other instructor request skips the sub-router.
+  router.use(onlyUnder(PREPARE_PREFIX, prepareRoutes(settings.prepare, settings.guards, preparation)));
   // Guards and body parser as one layer: they always run together (see chain.ts).
   router.use([...INSTRUCTOR_PREFIXES], chain([...instructorGuards(settings.guards), jsonBody(settings.instructor.bodyLimit)]));
   router.use(instructorRoutes(settings.instructor, platform, store, logger));
