@@ -62,11 +62,7 @@ export interface RateBudget {
   /** Holds every call until `untilMs` (ms since epoch): the platform answered 429. */
   pause(untilMs: number): void;
   stats(): RateBudgetStats;
-  /**
-   * Optional: until when a 429 holds every call (ms since epoch), if it still does; what
-   * `stats().pausedUntil` says, without building the rest of the stats. Every call checks
-   * it before each attempt; without it the caller reads `stats()`.
-   */
+  /** Optional: `stats().pausedUntil` alone, read before every attempt (else `stats()` is). */
   pausedUntilMs?(): number | undefined;
   /**
    * Roughly how long a call queued now at launch priority, behind `ahead` calls queued
@@ -150,9 +146,7 @@ class InProcessRateBudget implements RateBudget {
 
   acquire(priority: RequestPriority, signal?: AbortSignal): Promise<ReleaseFn> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    // Fast path: nobody waits and the budget lets a request go now, so this one goes at
-    // once, without a place in the queue or a listener on its signal. Same order as the
-    // queue: a call only skips it when it is empty.
+    // Nobody waits and nothing blocks: go at once, with no queue place or signal listener.
     if (this.queues.launch.length === 0 && this.queues.normal.length === 0) {
       const now = this.now();
       if (this.blockedFor(now) === 0) return Promise.resolve(this.take(now));

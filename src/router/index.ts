@@ -59,10 +59,13 @@ const PREPARE_PREFIX = `/${routeOf("prepareExam").path.split("/")[1]}/`;
  */
 function onlyUnder(prefix: string, handler: RequestHandler): RequestHandler {
   const lower = prefix.toLowerCase();
-  return (req, res, next) => {
+  const gated: RequestHandler = (req, res, next) => {
     if (req.url.slice(0, lower.length).toLowerCase() === lower) handler(req, res, next);
     else next();
   };
+  // A router's layers stay visible, as they were when it was mounted directly: tools
+  // listing the router's routes (and the OpenAPI test) walk `stack`.
+  return Object.assign(gated, { stack: (handler as { stack?: unknown }).stack });
 }
 
 export function oralAssessments(options: OralAssessmentsOptions): OralAssessmentsRouter {
