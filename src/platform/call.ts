@@ -8,7 +8,7 @@
  * reason for an abort. Queue waits, attempts and backoff sleeps all listen to it, so a
  * call never outlives its deadline, wherever it is waiting.
  */
-import type { Logger } from "../core/logger.js";
+import { silentLogger, type Logger } from "../core/logger.js";
 import {
   PlatformInvalidRequestError, platformErrorFor, type PlatformError, type PlatformErrorInit,
 } from "./errors.js";
@@ -33,6 +33,9 @@ export type Caller = (method: HttpMethod, path: string, body: unknown, opts: Req
 export function createCaller(settings: PlatformSettings, transport: Transport, budget: RateBudget): Caller {
   const log: Logger = settings.logger;
   const secrets = [settings.apiKey];
+  // The default logger drops everything: then a debug line is not worth building.
+  const debugOn = log !== silentLogger;
+  const pausedUntil = (): number | undefined => (budget.pausedUntilMs ? budget.pausedUntilMs() : budget.stats().pausedUntil);
 
   return async function call(method, path, body, opts) {
     const ctx: CallContext = { method, path: displayPath(path), secrets };
@@ -58,7 +61,7 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
       for (;;) {
         // After a 429 the budget holds every call until Retry-After. A call that cannot wait
         // that long (cap or deadline) fails now, as the 429 itself would have, unsent.
-        const pausedMs = (budget.stats().pausedUntil ?? 0) - Date.now();
+        const pausedMs = (pausedUntil() ?? 0) - Date.now();
         if (pausedMs > 0 && (pausedMs > settings.maxRetryAfterMs || pausedMs >= deadlineAt - Date.now())) {
           throw giveUp({
             kind: "rate_limited", retryAfter: Math.ceil(pausedMs / 1000), method, path: ctx.path,
@@ -94,7 +97,7 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
             }, attempts, ctx);
           }
           const { data, meta } = successOf(parsed, response.requestId);
-          log.debug({ method, path: ctx.path, status: response.status, attempts, ms: Date.now() - startedAt }, "platform call succeeded");
+          if (debugOn) log.debug({ method, path: ctx.path, status: response.status, attempts, ms: Date.now() - startedAt }, "platform call succeeded");
           return { status: response.status, data, meta, requestId: meta?.requestId };
         }
 

@@ -61,22 +61,17 @@ const adapt = (config: InternalAxiosRequestConfig, defaults: AdapterDefaults) =>
     reject(new AxiosError("responseType stream is not supported by this adapter", AxiosError.ERR_NOT_SUPPORT, config));
     return;
   }
-  let url: URL;
-  try {
-    url = new URL(config.url ?? "");
-  } catch {
-    reject(new AxiosError(`Invalid URL: ${config.url ?? "(none)"}`, AxiosError.ERR_INVALID_URL, config));
+  const target = targetOf(config.url ?? "");
+  if (typeof target === "string") {
+    reject(new AxiosError(target, target.startsWith("Invalid URL") ? AxiosError.ERR_INVALID_URL : AxiosError.ERR_BAD_REQUEST, config));
     return;
   }
-  const secure = url.protocol === "https:";
-  if (!secure && url.protocol !== "http:") {
-    reject(new AxiosError(`Unsupported protocol ${url.protocol}`, AxiosError.ERR_BAD_REQUEST, config));
-    return;
-  }
+  const { origin, path, auth } = target;
+  const secure = origin.secure;
 
   const body = bodyOf(config.data);
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(config.headers.toJSON(true))) headers[name] = value;
+  // toJSON builds a fresh object on every call: ours to add to.
+  const headers = config.headers.toJSON(true) as Record<string, string>;
   if (body !== undefined) headers["Content-Length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);
   const decompress = config.decompress !== false;
   if (decompress && !hasHeader(headers, "accept-encoding")) headers["Accept-Encoding"] = "gzip, deflate, br";
@@ -99,8 +94,12 @@ const adapt = (config: InternalAxiosRequestConfig, defaults: AdapterDefaults) =>
   });
   const onAbort = () => fail(new CanceledError(undefined, config, request));
 
-  const transport = secure ? https : http;
-  const request = transport.request(url, {
+  const request = origin.transport.request({
+    protocol: origin.protocol,
+    hostname: origin.hostname,
+    port: origin.port,
+    path,
+    auth,
     method: (config.method ?? "get").toUpperCase(),
     headers,
     agent: secure ? (config.httpsAgent ?? defaults.httpsAgent) : (config.httpAgent ?? defaults.httpAgent),
@@ -203,4 +202,70 @@ function tooLarge(maxBytes: number, config: InternalAxiosRequestConfig, request:
 /** Socket errors keep their system code (ECONNRESET, ECONNREFUSED…), zlib errors theirs (Z_DATA_ERROR). */
 function errorFrom(error: NodeJS.ErrnoException, config: InternalAxiosRequestConfig, request: http.ClientRequest): AxiosError {
   return new AxiosError(error.message, error.code, config, request);
+}
+
+/** What a request needs of its URL's origin, parsed once per origin. */
+interface Origin {
+  secure: boolean;
+  transport: typeof http | typeof https;
+  protocol: string;
+  hostname: string;
+  port: string;
+}
+
+/**
+ * Origins seen, by their text (`https://host:port`). A client talks to one or two, so
+ * this stays tiny; the bound only keeps a misuse (a new host per call) from growing it.
+ */
+const origins = new Map<string, Origin>();
+const MAX_ORIGINS = 64;
+
+/**
+ * A path (with its query) that `new URL` would leave exactly as it is: no dot segments
+ * (plain or percent-encoded), no backslash, space, fragment or other character it would
+ * re-encode. Anything else goes through `new URL`, as before.
+ */
+const PLAIN_PATH = /^\/[A-Za-z0-9\-_~!$&'()*+,;=:@/.%]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*)?$/;
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|\?|$)/i;
+
+/**
+ * The origin and path of a request URL; a string is the reason it cannot be sent.
+ * Why not `new URL` every time: the client sends to one base URL, so parsing the same
+ * origin on every request is wasted work; the path is taken as it is when `new URL`
+ * would not change it (a plain ASCII path, see PLAIN_PATH), and parsed otherwise.
+ */
+function targetOf(text: string): { origin: Origin; path: string; auth?: string } | string {
+  const schemeEnd = text.indexOf("://");
+  const pathStart = schemeEnd === -1 ? -1 : text.indexOf("/", schemeEnd + 3);
+  if (pathStart !== -1) {
+    const origin = origins.get(text.slice(0, pathStart));
+    const path = text.slice(pathStart);
+    if (origin && PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) return { origin, path };
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `Invalid URL: ${text || "(none)"}`;
+  }
+  const secure = url.protocol === "https:";
+  if (!secure && url.protocol !== "http:") return `Unsupported protocol ${url.protocol}`;
+  // Credentials in the URL are not part of an origin we can reuse: parse such URLs every time.
+  const reusable = url.username === "" && url.password === "";
+  let origin = reusable ? origins.get(url.origin) : undefined;
+  if (!origin) {
+    origin = {
+      secure,
+      transport: secure ? https : http,
+      protocol: url.protocol,
+      // node:http wants an IPv6 literal without its brackets.
+      hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+      port: url.port,
+    };
+    if (reusable && origins.size < MAX_ORIGINS) origins.set(url.origin, origin);
+  }
+  const path = `${url.pathname}${url.search}`;
+  // As node:http does for a URL object: credentials become Basic auth.
+  if (!reusable) return { origin, path, auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` };
+  return { origin, path };
 }

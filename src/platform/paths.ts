@@ -60,12 +60,19 @@ export function requestPathIssues(path: unknown): Issue[] {
  */
 export function resolveUrl(apiBase: string, path: string): string {
   const full = apiBase + path;
-  const base = new URL(apiBase);
+  const base = parsedBase(apiBase);
   const url = new URL(full);
   if (url.origin !== base.origin || !(url.pathname === base.pathname || url.pathname.startsWith(`${base.pathname}/`))) {
     throw invalidPath([{ path: "path", message: "resolves outside the platform API" }]);
   }
   return full;
+}
+
+/** The last API base parsed: a client resolves every path against the same one. */
+let lastBase: { text: string; url: URL } | undefined;
+function parsedBase(apiBase: string): URL {
+  if (lastBase?.text !== apiBase) lastBase = { text: apiBase, url: new URL(apiBase) };
+  return lastBase.url;
 }
 
 /** The path without its query string, for logs and errors (a query may carry data). */

@@ -20,68 +20,11 @@
  * a shared implementation (e.g. on Redis); `createRateBudget` is the in-process one.
  */
 import { TimeQueue } from "../core/time-queue.js";
+import type { RateBudget, RateBudgetStats, RateLimitObservation, ReleaseFn } from "./rate-budget-interface.js";
 import type { RequestPriority } from "./types.js";
 import { WindowDetector } from "./window-detector.js";
 
-/** Lets the next call go; call it once the response (or failure) is in. */
-export type ReleaseFn = () => void;
-
-/** Rate-limit facts a response carried. Times are ms since the epoch. */
-export interface RateLimitObservation {
-  limit?: number;
-  remaining?: number;
-  resetAt?: number;
-}
-
-export interface RateBudgetStats {
-  /** Requests allowed per window (the lower of the configured and the platform-reported limit). */
-  limit: number;
-  windowMs: number;
-  maxConcurrency: number;
-  /** Calls waiting to be sent, per priority. */
-  queued: Record<RequestPriority, number>;
-  inFlight: number;
-  /** Requests sent whose window has not yet passed (in flight ones included). */
-  sentInWindow: number;
-  /** Requests let through since the budget was made. */
-  totalSent: number;
-  /** Until when a 429 holds every call (ms since epoch), if it still does. */
-  pausedUntil: number | undefined;
-  /** What the platform last said remains (minus what we sent since), until its reset. */
-  serverRemaining: number | undefined;
-}
-
-export interface RateBudget {
-  /**
-   * Resolves when the call may be sent. Rejects with `signal.reason` if the signal aborts
-   * first (the call then no longer holds a place in the queue).
-   */
-  acquire(priority: RequestPriority, signal?: AbortSignal): Promise<ReleaseFn>;
-  /** Feeds the rate-limit headers of a response. */
-  observe(observation: RateLimitObservation): void;
-  /** Holds every call until `untilMs` (ms since epoch): the platform answered 429. */
-  pause(untilMs: number): void;
-  stats(): RateBudgetStats;
-  /**
-   * Roughly how long a call queued now at launch priority, behind `ahead` calls queued
-   * before it, waits before it is sent, ms: the calls already in the window plus those
-   * ahead, in whole windows, plus what remains of a 429 pause. An estimate for deciding
-   * whether to hold a browser request or answer with a waiting page at once, not a promise.
-   * A shared budget answers for every process using the key.
-   */
-  estimateWaitMs(ahead: number): number;
-  /**
-   * The even spacing, ms, at which a background caller using `share` (0 < share ≤ 1) of
-   * the budget's rate should start calls: `windowMs / (limit × share)`. Pre-warming paces
-   * itself with it instead of bursting a window's worth of calls ahead of live launches.
-   */
-  pacingIntervalMs(share: number): number;
-  /**
-   * Optional: the budget for one API key, given the key's hash (`keyHash`). A shared
-   * (fleet) budget keys its window by it; `createPlatformClient` calls it once.
-   */
-  forKey?(keyHash: string): RateBudget;
-}
+export type { RateBudget, RateBudgetStats, RateLimitObservation, ReleaseFn } from "./rate-budget-interface.js";
 
 export interface RateBudgetOptions {
   /** Requests per window. */
@@ -144,6 +87,11 @@ class InProcessRateBudget implements RateBudget {
 
   acquire(priority: RequestPriority, signal?: AbortSignal): Promise<ReleaseFn> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    // Nobody waits and nothing blocks: go at once, with no queue place or signal listener.
+    if (this.queues.launch.length === 0 && this.queues.normal.length === 0) {
+      const now = this.now();
+      if (this.blockedFor(now) === 0) return Promise.resolve(this.take(now));
+    }
     return new Promise<ReleaseFn>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
       // One queue for both the push and the abort below (an unknown priority waits as normal).
@@ -183,6 +131,10 @@ class InProcessRateBudget implements RateBudget {
   pause(untilMs: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, untilMs);
     this.pump();
+  }
+
+  pausedUntilMs(): number | undefined {
+    return this.pausedUntil > this.now() ? this.pausedUntil : undefined;
   }
 
   stats(): RateBudgetStats {
@@ -261,17 +213,22 @@ class InProcessRateBudget implements RateBudget {
 
   private grant(waiter: Waiter, now: number): void {
     if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
+    waiter.resolve(this.take(now));
+  }
+
+  /** Counts one request as sent and in flight; its release frees the place. */
+  private take(now: number): ReleaseFn {
     this.inFlight += 1;
     this.totalSent += 1;
     if (this.server) this.server.remaining -= 1;
     let released = false;
-    waiter.resolve(() => {
+    return () => {
       if (released) return;
       released = true;
       this.inFlight -= 1;
       this.done.push(Math.max(now, this.now()));
       this.pump();
-    });
+    };
   }
 
   private wakeAt(at: number): void {

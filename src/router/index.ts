@@ -7,7 +7,8 @@
  * shared objects it needs (platform client, store, exam directory, logger).
  */
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
-import { INSTRUCTOR_PREFIXES } from "../api/routes.js";
+import { INSTRUCTOR_PREFIXES, routeOf } from "../api/routes.js";
+import { onlyUnder } from "./shared/only-under.js";
 import { sqliteStore } from "../store/sqlite.js";
 import { inProcessFleet } from "../fleet/fleet.js";
 import { openApiRoute } from "./meta/openapi-route.js";
@@ -58,6 +59,9 @@ export interface OralAssessmentsRouter extends Router {
   sharedPreparation(examId: string): Promise<PrepareProgress | undefined>;
 }
 
+/** The first segment of the pre-warming routes, with its slash: `/oral-assessments/`. */
+const PREPARE_PREFIX = `/${routeOf("prepareExam").path.split("/")[1]}/`;
+
 export function oralAssessments(options: OralAssessmentsOptions): OralAssessmentsRouter {
   const settings = resolveRouterOptions(options);
   const { platform, logger } = settings;
@@ -90,7 +94,8 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   router.get("/launch/roleplay/:roleplayId", launchRoute(settings.launch, launchDeps, "roleplay"));
   router.get("/launch/:examId", launchRoute(settings.launch, launchDeps));
   // Before the generic instructor middleware: a roster needs its own body limit.
-  router.use(prepareRoutes(settings.prepare, settings.guards, preparation, idempotentPost(store, logger)));
+  // Entered only by its own prefix: every other instructor request skips the sub-router.
+  router.use(onlyUnder(PREPARE_PREFIX, prepareRoutes(settings.prepare, settings.guards, preparation, idempotentPost(store, logger))));
   // Guards and body parser as one layer: they always run together (see chain.ts).
   router.use([...INSTRUCTOR_PREFIXES], chain([...instructorGuards(settings.guards), jsonBody(settings.instructor.bodyLimit)]));
   router.use(instructorRoutes(settings.instructor, platform, store, logger, () => directory.forget()));

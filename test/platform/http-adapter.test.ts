@@ -198,3 +198,22 @@ it("a refused connection is a network failure with its system code", async () =>
   const failure = await failureOf(send(url));
   expect(failure).toMatchObject({ kind: "network", code: "ECONNREFUSED" });
 });
+
+it("sends every path as `new URL` would: plain ones as they are, others normalised, the origin reused", async () => {
+  const seen: string[] = [];
+  const { url } = await setUp((req, res) => {
+    seen.push(String(req.url));
+    res.end("{}");
+  });
+  const paths = [
+    "/api/v1/courses/crs_1", "/api/v1/courses?limit=5&cursor=a%2Fb", "/api/v1/a/./b/../c", "/api/v1/%2e%2E/x",
+    "/api/v1/with space/é", "/api/v1/q?it's=1", "/api/v1/x#fragment", "/api/v1/.hidden/..x",
+  ];
+  // Twice each: the first request to an origin parses it, later ones reuse it.
+  for (const path of [...paths, ...paths]) await send(`${url}${path}`);
+  const expected = paths.map((path) => { const u = new URL(`${url}${path}`); return `${u.pathname}${u.search}`; });
+  expect(seen).toEqual([...expected, ...expected]);
+  // Not a vacuous comparison: some of these are rewritten by the parser.
+  expect(expected).toContain("/api/v1/a/c");
+  expect(expected).toContain("/api/v1/with%20space/%C3%A9");
+});
