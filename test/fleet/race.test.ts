@@ -61,10 +61,11 @@ describe.runIf(available)("shared rate budget across processes", () => {
     expect(results.every((r) => r.mode === "shared")).toBe(true);
     const log = emulator.requests.filter((r) => r.path.startsWith("/courses/p"));
     expect(log).toHaveLength(total);
-    // The race happened: every process had calls waiting while others were admitted,
-    // and the first window already holds requests of several processes.
+    // The race happened: the first (full) window already holds requests of more than one
+    // process, which competed for its 20 slots. (How many depends on how fast each process
+    // reads its "go" on a loaded machine, so only "more than one" is asserted.)
     const first = log.filter((r) => r.at < log[0]!.at + WINDOW_MS);
-    expect(new Set(first.map((r) => r.path.split("-")[0])).size).toBeGreaterThanOrEqual(3);
+    expect(new Set(first.map((r) => r.path.split("-")[0])).size).toBeGreaterThanOrEqual(2);
     const busiest = maxInAnyWindow(log.map((r) => r.at), WINDOW_MS);
     console.info(`race proof: ${total} calls from ${PROCESSES} processes in ${elapsed} ms; busiest 1 s window: ${busiest}; first window: ${first.length} from ${new Set(first.map((r) => r.path.split("-")[0])).size} processes`);
     expect(busiest).toBeLessThanOrEqual(LIMIT);
