@@ -40,7 +40,7 @@ if (values.breakdown) only.add("breakdown");
 if (values.fleet) only.add("fleet");
 const unknown = [...only].filter((s) => !["storm", "overhead", "memory", "breakdown", "fleet"].includes(s));
 if (unknown.length > 0) {
-  process.stderr.write(`--only: unknown part(s) ${unknown.join(", ")}; choose from storm, overhead, memory, breakdown\n`);
+  process.stderr.write(`--only: unknown part(s) ${unknown.join(", ")}; choose from storm, overhead, memory, breakdown, fleet\n`);
   process.exit(2);
 }
 
