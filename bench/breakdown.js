@@ -17,6 +17,7 @@ import { createTransport } from "../dist/platform/transport.js";
 import { get } from "./lib/browser.js";
 import { cookieOf, startHost, studentOf } from "./lib/host.js";
 import { median, round, shuffle } from "./lib/stats.js";
+import { listenLocal } from "./lib/listen.js";
 
 export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log }) {
   await emulator.setRateLimits({ dev: 1_000_000_000, windowMs: 60_000 });
@@ -120,15 +121,7 @@ function perOp(fn, iterations = 20_000) {
 async function startBare() {
   const app = express();
   app.get("/x", (_req, res) => res.end("ok"));
-  const server = http.createServer(app);
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    },
-  };
+  return listenLocal(app);
 }
 
 function send(agent, method, url, body, headers) {

@@ -19,7 +19,7 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { createPlatformClient } from "express-oral-assessments";
 import { startBalancer } from "./lib/balancer.js";
-import { createBrowserPool, launch, redeems } from "./lib/browser.js";
+import { createBrowserPool, launch, settleStorm } from "./lib/browser.js";
 import { cookieOf, studentOf } from "./lib/host.js";
 import { maxInAnyWindow, median, percentile, round, sleep } from "./lib/stats.js";
 import { ratioToPhysical } from "./lib/storm-bound.js";
@@ -162,16 +162,12 @@ async function storm(emulator, base, agent, examId, students, arrivalMs, retries
     }
   }));
   const lastMs = Math.max(...walks.map((w) => w.endedAt)) - startedAt;
-  const ok = [];
-  for (let i = 0; i < walks.length; i += 50) {
-    ok.push(...await Promise.all(walks.slice(i, i + 50).map((w) => (w.status === 303 ? redeems(agent, w.location) : false))));
-  }
-  const platform = (await emulator.requests(5_000)).filter((r) => r.at >= wallStart && r.path === "/students/sign-in-token");
+  const { failed, platform } = await settleStorm(agent, emulator, walks, wallStart);
   return {
     lastMs,
     times: walks.filter((w) => w.status === 303).map((w) => w.ms),
     locations: walks.map((w) => w.location),
-    failed: ok.filter((x) => !x).length,
+    failed,
     platform,
   };
 }

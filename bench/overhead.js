@@ -32,6 +32,7 @@ import { createProxyMiddleware } from "http-proxy-middleware";
 import { get } from "./lib/browser.js";
 import { cookieOf, startHost, studentOf } from "./lib/host.js";
 import { median, round, shuffle } from "./lib/stats.js";
+import { listenLocal } from "./lib/listen.js";
 
 export async function runOverhead(emulator, { rounds = 2_000, warmup = 300, log }) {
   await emulator.setRateLimits({ dev: 1_000_000_000, windowMs: 60_000 });
@@ -143,15 +144,7 @@ async function startMinimal(emulator, upstream) {
     });
     up.end(body);
   });
-  const server = http.createServer(app);
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    },
-  };
+  return listenLocal(app);
 }
 
 function agent() {

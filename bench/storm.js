@@ -14,7 +14,7 @@
  * A launch counts as failed unless it ends in a 303 whose token signs the student in at
  * the exam page (redeemed after the timing).
  */
-import { createBrowserPool, launch, redeems } from "./lib/browser.js";
+import { createBrowserPool, launch, settleStorm } from "./lib/browser.js";
 import { cookieOf, startHost, studentOf } from "./lib/host.js";
 import { maxInAnyWindow, median, percentile, round, sleep } from "./lib/stats.js";
 import { physicalBoundMs, ratioToPhysical } from "./lib/storm-bound.js";
@@ -107,15 +107,11 @@ async function storm(emulator, host, agent, examId, students, arrivalMs) {
   }));
   const lastMs = Math.max(...walks.map((w) => w.endedAt)) - startedAt;
   // Redeemed after the timing: each token must sign its student in at the exam page.
-  const ok = [];
-  for (let i = 0; i < walks.length; i += 50) {
-    ok.push(...await Promise.all(walks.slice(i, i + 50).map((w) => (w.status === 303 ? redeems(agent, w.location) : false))));
-  }
-  const platform = (await emulator.requests(5_000)).filter((r) => r.at >= wallStart && r.path === "/students/sign-in-token");
+  const { failed, platform } = await settleStorm(agent, emulator, walks, wallStart);
   return {
     lastMs,
     times: walks.filter((w) => w.status === 303).map((w) => w.ms),
-    failed: ok.filter((x) => !x).length,
+    failed,
     sawWaitingPage: walks.filter((w) => w.waitingPages > 0).length,
     platform,
   };

@@ -50,3 +50,17 @@ export async function redeems(agent, location) {
   const res = await get(agent, location);
   return res.status === 200 && res.body.includes("Signed in as");
 }
+
+/**
+ * After a storm's timing: redeems every redirected student's token at the exam page (50 at
+ * a time), and returns how many failed, and the sign-in calls the platform saw since
+ * `wallStart`.
+ */
+export async function settleStorm(agent, emulator, walks, wallStart) {
+  const ok = [];
+  for (let i = 0; i < walks.length; i += 50) {
+    ok.push(...await Promise.all(walks.slice(i, i + 50).map((w) => (w.status === 303 ? redeems(agent, w.location) : false))));
+  }
+  const platform = (await emulator.requests(5_000)).filter((r) => r.at >= wallStart && r.path === "/students/sign-in-token");
+  return { failed: ok.filter((x) => !x).length, platform };
+}
