@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { toLogger } from "../core/logger.js";
 import { createCipher } from "./cipher.js";
 import { connect } from "./connection.js";
+import { attemptsWithFallback } from "./attempts-fallback.js";
 import { withFallback } from "./fallback.js";
 import { inProcessFleet, PROGRESS_TTL_MS, type Fleet, type SharedBudget } from "./fleet.js";
 import { defineLimiterScripts, redisLaunchLimiter } from "./redis-launch-limiter.js";
@@ -52,7 +53,8 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
       prefix, limit: settings.rateLimit, windowMs: settings.rateWindowMs, maxConcurrency: settings.maxConcurrency,
       launchShare: settings.launchShare, expectedInstances: settings.expectedInstances,
     }, UNBOUND),
-    attempts: withFallback(redisLaunchAttempts(connection, cipher, prefix, attemptTimings), local.attempts, connection),
+    // Sticky: an attempt begun in process (Redis not reached yet, or down) ends there.
+    attempts: attemptsWithFallback(redisLaunchAttempts(connection, cipher, prefix, attemptTimings), local.attempts, connection, settings.outcomeTtlMs),
     preparedTokens: withFallback(redisPreparedTokens(connection, cipher, prefix), local.preparedTokens, connection),
     planLeases: withFallback(redisPlanLeases(connection, prefix, { leaseMs: settings.planLeaseMs, progressTtlMs: PROGRESS_TTL_MS }), local.planLeases, connection),
     launchLimiter: withFallback(redisLaunchLimiter(connection, cipher, prefix, settings.launchLimit), local.launchLimiter, connection),

@@ -65,7 +65,8 @@ describe.runIf(available)("when Redis goes away", () => {
     // Shared stores fall back too: nothing throws while Redis is gone.
     await fleet.preparedTokens.put("exam", "student", "tok", Date.now() + 60_000);
     expect((await fleet.preparedTokens.take("exam", "student"))?.token).toBe("tok");
-    expect((await fleet.attempts.begin("exam", "student")).lease).toBeDefined();
+    const ticket = await fleet.attempts.begin("exam", "student");
+    expect(ticket.lease).toBeDefined();
 
     redis = await startRedisServer(port);
     expect(await fleetReady(fleet, 10_000)).toBe(true);
@@ -75,6 +76,15 @@ describe.runIf(available)("when Redis goes away", () => {
     expect((await fleet.rateBudget.forKey(keyHash(TEST_KEY)).sharedStats()).sentInWindow).toBeGreaterThanOrEqual(1);
     expect(lines(logger, "fleet_redis_down")).toHaveLength(1);
     expect(lines(logger, "fleet_redis_up")).toHaveLength(1);
+
+    // The attempt begun while Redis was gone ends where it began, Redis back or not: its
+    // token is stored and claimed (sent to Redis, which never saw the attempt, it was lost).
+    expect(await fleet.attempts.complete(ticket.waitId, ticket.lease!, { kind: "token", token: "issued-while-down" })).toBe(true);
+    expect(await fleet.attempts.view(ticket.waitId, "exam", "student")).toMatchObject({ state: "done", outcome: "token" });
+    expect(await fleet.attempts.claim(ticket.waitId, "exam", "student")).toEqual({ kind: "token", token: "issued-while-down" });
+    // A new attempt begins in Redis again.
+    const next = await fleet.attempts.begin("exam", "other-student");
+    expect(await fleet.attempts.complete(next.waitId, next.lease!, { kind: "token", token: "shared" })).toBe(true);
   }, 120_000);
 
   it("unreachable from the start: the fleet starts, calls run on the fallback at once, one log line", async () => {
