@@ -12,7 +12,8 @@
  *   3 launches zset  launch calls holding a reservation, score = reserved time + grace:
  *                    while one is there, normal calls keep `launchShare` of the window free.
  *   4 pause    string until when a platform 429 holds every call (ms, Redis clock).
- *   5 server   hash  the platform's last Remaining (minus sends since) until its reset.
+ *   5 server   hash  the platform's last Remaining (minus sends since, plus our calls that
+ *                    left the window since) until its reset.
  *   6 meta     hash  `limit` the platform reported; `window` the real window detected.
  *   7 normals  zset  normal calls holding a reservation, score = reserved time: a launch
  *                    queues behind sent calls and other launches only, never behind these.
@@ -30,8 +31,20 @@ local platformLimit = num(redis.call('HGET', KEYS[6], 'limit'), 0)
 if platformLimit > 0 and platformLimit < L then L = platformLimit end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - W)
+local left = 0
 for _, member in ipairs(old) do
-  if not redis.call('ZSCORE', KEYS[2], member) then redis.call('ZREM', KEYS[1], member) end
+  if not redis.call('ZSCORE', KEYS[2], member) then
+    redis.call('ZREM', KEYS[1], member)
+    left = left + 1
+  end
+end
+-- Every call in our window is counted in the platform's last Remaining (observed, or
+-- taken at admission). One that left our window has left the platform's too (ours runs
+-- from the answer, the platform's from arrival): its slot is free there again, without
+-- waiting for the Reset, which the platform rounds up to a whole second.
+if left > 0 then
+  local rem = redis.call('HGET', KEYS[5], 'remaining')
+  if rem then redis.call('HSET', KEYS[5], 'remaining', math.min(L, tonumber(rem) + left)) end
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - W)
@@ -57,11 +70,28 @@ local function hold(wait)
   redis.call('ZREM', KEYS[7], id)
   return reply(math.max(1, wait), 0)
 end
+-- A reservation's place, moved to \`at\` (it counts in the window from then).
+local function keep(at)
+  redis.call('ZADD', KEYS[1], at, id)
+  if priority == 'launch' then redis.call('ZADD', KEYS[3], at + grace, id) else redis.call('ZADD', KEYS[7], at, id) end
+  return reply(at - now, 2)
+end
 local pausedUntil = num(redis.call('GET', KEYS[4]), 0)
 if pausedUntil > now then return hold(pausedUntil - now) end
 local remaining = redis.call('HGET', KEYS[5], 'remaining')
 local resetAt = num(redis.call('HGET', KEYS[5], 'resetAt'), 0)
-if remaining and tonumber(remaining) <= 0 and resetAt > now then return hold(resetAt - now) end
+if remaining and tonumber(remaining) <= 0 and resetAt > now then
+  -- Until the Reset, or sooner when a call of ours leaves the window (which frees a
+  -- platform slot too, see the prelude): whichever comes first.
+  local frees = resetAt
+  local first = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - W), now, 'WITHSCORES', 'LIMIT', 0, 1)
+  if first[2] and tonumber(first[2]) + W < frees then frees = tonumber(first[2]) + W end
+  -- A reservation keeps its place: dropped, its slot in this window would go to nobody
+  -- (the reservations behind it were computed with it in the line) and it would queue
+  -- again behind everyone.
+  if mode == 'due' and redis.call('ZSCORE', KEYS[1], id) then return keep(math.max(frees, now + 1)) end
+  return hold(frees - now)
+end
 
 local cap = L
 if priority ~= 'launch' and redis.call('ZCARD', KEYS[3]) > 0 then cap = math.floor(L * (1 - share)) end
@@ -87,6 +117,15 @@ if mode == 'due' then
   -- Woken early (a look on a long wait): keep our place unless the window it was
   -- computed on has since shrunk (a shorter real window was detected).
   if mine and tonumber(mine) > now and tonumber(ARGV[9]) <= W then return reply(tonumber(mine) - now, 2) end
+  if mine and tonumber(ARGV[9]) <= W then
+    -- Our time came, but the call our slot was computed from is still counted: it was in
+    -- flight then, and counts from its answer. Keep our place (going to the back would
+    -- leave this slot to nobody) and look again when the first counted call leaves.
+    local first = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - W), now, 'WITHSCORES', 'LIMIT', 0, 1)
+    local frees = now + math.max(5, math.floor(W / 100))
+    if first[2] and tonumber(first[2]) + W > frees then frees = tonumber(first[2]) + W end
+    return keep(frees)
+  end
   redis.call('ZREM', KEYS[1], id)
   redis.call('ZREM', KEYS[7], id)
 end
@@ -152,7 +191,8 @@ return 1
 
 /**
  * ARGV: limit (0 = none), remaining (-1 = none), resetInMs, detectedWindowMs (0 = none),
- * metaTtlMs. Shares one response's X-RateLimit-* facts with the fleet.
+ * metaTtlMs, and the id of the call that brought the response ("" if unknown). Shares
+ * one response's X-RateLimit-* facts with the fleet.
  */
 export const OBSERVE = `
 local t = redis.call('TIME')
@@ -162,8 +202,17 @@ if limit > 0 then redis.call('HSET', KEYS[6], 'limit', limit) end
 if window > 0 then redis.call('HSET', KEYS[6], 'window', window) end
 if limit > 0 or window > 0 then redis.call('PEXPIRE', KEYS[6], ttl) end
 if remaining >= 0 and resetIn > 0 then
-  -- Calls still in flight fleet-wide (but this one) may not be counted in it yet.
+  -- Calls still in flight fleet-wide that were sent after this one may not be counted in
+  -- it yet (those sent before it were). Without the call's id: every other call in flight.
   local pending = math.max(0, redis.call('ZCARD', KEYS[2]) - 1)
+  local sentAt = ARGV[6] ~= '' and redis.call('ZSCORE', KEYS[2], ARGV[6]) and redis.call('ZSCORE', KEYS[1], ARGV[6])
+  if sentAt then
+    pending = 0
+    for _, other in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+      local at = redis.call('ZSCORE', KEYS[1], other)
+      if other ~= ARGV[6] and at and tonumber(at) >= tonumber(sentAt) then pending = pending + 1 end
+    end
+  end
   redis.call('HSET', KEYS[5], 'remaining', remaining - pending, 'resetAt', now + resetIn)
   redis.call('PEXPIRE', KEYS[5], resetIn)
 end

@@ -53,6 +53,8 @@ export class SharedRateBudget implements SharedBudget {
   private readonly perKey = new Map<string, SharedRateBudget>();
   private readonly instance = randomBytes(6).toString("base64url");
   private seq = 0;
+  /** The Redis id of each call admitted through Redis, by its release function (what `observe` is given). */
+  private readonly callIds = new WeakMap<ReleaseFn, string>();
   private waiting: Record<RequestPriority, number> = { launch: 0, normal: 0 };
   private inFlight = 0;
   private totalSent = 0;
@@ -87,18 +89,21 @@ export class SharedRateBudget implements SharedBudget {
     let releaseGate: ReleaseFn | undefined;
     try {
       releaseGate = await this.gate.acquire(lane, signal);
-      const releaseShared = (this.connection.up && (await this.acquireShared(lane, signal))) || (await this.fallback.acquire(lane, signal));
+      const shared = this.connection.up ? await this.acquireShared(lane, signal) : undefined;
+      const releaseShared = shared?.release ?? (await this.fallback.acquire(lane, signal));
       const gate = releaseGate;
       this.inFlight += 1;
       this.totalSent += 1;
       let released = false;
-      return () => {
+      const release = () => {
         if (released) return;
         released = true;
         this.inFlight -= 1;
         releaseShared();
         gate();
       };
+      if (shared) this.callIds.set(release, shared.id);
+      return release;
     } catch (error) {
       releaseGate?.();
       throw error;
@@ -108,7 +113,7 @@ export class SharedRateBudget implements SharedBudget {
   }
 
   /** Admission through Redis; undefined when Redis failed (the caller then uses the fallback). */
-  private async acquireShared(priority: RequestPriority, signal: AbortSignal | undefined): Promise<ReleaseFn | undefined> {
+  private async acquireShared(priority: RequestPriority, signal: AbortSignal | undefined): Promise<{ id: string; release: ReleaseFn } | undefined> {
     const id = `${this.instance}:${++this.seq}`;
     let mode: "new" | "due" = "new";
     let reserved = false;
@@ -122,7 +127,7 @@ export class SharedRateBudget implements SharedBudget {
       }
       this.remember(reply);
       const [waitMs, status] = reply;
-      if (status === 1) return () => { this.script("eoaRelease", id, "", this.settings.limit, this.windowMs).catch(() => {}); };
+      if (status === 1) return { id, release: () => { this.script("eoaRelease", id, "", this.settings.limit, this.windowMs).catch(() => {}); } };
       reserved = status === 2;
       mode = reserved ? "due" : "new";
       // Reserved on a window the fleet may since have found to be shorter (issue part 3):
@@ -141,7 +146,7 @@ export class SharedRateBudget implements SharedBudget {
     }
   }
 
-  observe(observation: RateLimitObservation): void {
+  observe(observation: RateLimitObservation, call?: ReleaseFn): void {
     const now = Date.now();
     this.detector.observe(observation, now);
     this.fallback.observe(observation);
@@ -150,7 +155,7 @@ export class SharedRateBudget implements SharedBudget {
     if (!this.connection.up) return;
     const window = this.detector.windowMs;
     this.script("eoaObserve", limit ?? 0, remaining ?? -1, resetAt === undefined ? 0 : Math.min(resetAt - now, this.settings.windowMs + 1000),
-      window < this.settings.windowMs ? window : 0, META_TTL_MS).catch(() => {});
+      window < this.settings.windowMs ? window : 0, META_TTL_MS, (call && this.callIds.get(call)) ?? "").catch(() => {});
   }
 
   pause(untilMs: number): void {

@@ -77,7 +77,7 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
           response = await transport.send({ method, url, body: payload, timeoutMs: Math.max(1, Math.min(settings.timeoutMs, msLeft)), signal: controller.signal });
           // Before release, so the budget counts this request as in flight while it reads the
           // headers, and a 429 holds the queue before release() lets the next call go.
-          budget.observe(response.rateLimit);
+          budget.observe(response.rateLimit, release);
           if (response.status === 429) pauseFor429(response);
         } catch (error) {
           if (!(error instanceof TransportFailure)) throw error;

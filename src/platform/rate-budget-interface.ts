@@ -39,8 +39,12 @@ export interface RateBudget {
    * first (the call then no longer holds a place in the queue).
    */
   acquire(priority: RequestPriority, signal?: AbortSignal): Promise<ReleaseFn>;
-  /** Feeds the rate-limit headers of a response. */
-  observe(observation: RateLimitObservation): void;
+  /**
+   * Feeds the rate-limit headers of a response. `call`: the release function `acquire`
+   * gave the call that brought them (not released yet), so a shared budget can tell which
+   * calls in flight were sent after it (the platform's Remaining cannot count those yet).
+   */
+  observe(observation: RateLimitObservation, call?: ReleaseFn): void;
   /** Holds every call until `untilMs` (ms since epoch): the platform answered 429. */
   pause(untilMs: number): void;
   stats(): RateBudgetStats;

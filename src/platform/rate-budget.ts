@@ -64,6 +64,8 @@ class InProcessRateBudget implements RateBudget {
    */
   private readonly done = new TimeQueue();
   private inFlight = 0;
+  /** Release functions of the requests in flight, in the order they were sent. */
+  private readonly flight = new Set<ReleaseFn>();
   private totalSent = 0;
   private pausedUntil = 0;
   private server: { remaining: number; resetAt: number } | undefined;
@@ -110,7 +112,7 @@ class InProcessRateBudget implements RateBudget {
     });
   }
 
-  observe(observation: RateLimitObservation): void {
+  observe(observation: RateLimitObservation, call?: ReleaseFn): void {
     const now = this.now();
     const { limit, remaining, resetAt } = observation;
     this.detector.observe(observation, now);
@@ -118,9 +120,11 @@ class InProcessRateBudget implements RateBudget {
     // raise ours, which the integrator may have lowered on purpose to share the key.
     if (limit !== undefined && Number.isFinite(limit) && limit > 0) this.serverLimit = limit;
     if (remaining !== undefined && resetAt !== undefined && resetAt > now) {
-      // Requests still in flight (other than the one that brought this answer) may not be
-      // counted in `remaining` yet: assume they are about to be.
-      const pending = Math.max(0, this.inFlight - 1);
+      // Requests still in flight that were sent after the one that brought this answer may
+      // not be counted in `remaining` yet: assume they are about to be. (Those sent before
+      // it were; counting them too would hold calls the platform has room for.) Without
+      // the call, every other request in flight.
+      const pending = call !== undefined && this.flight.has(call) ? this.sentAfter(call) : Math.max(0, this.inFlight - 1);
       // The reset is in whole seconds, so it may lie up to 1 s past the window's end; one
       // further away is clock skew or nonsense, and we do not wait on it longer than that.
       this.server = { remaining: remaining - pending, resetAt: Math.min(resetAt, now + this.windowMs + 1000) };
@@ -222,13 +226,26 @@ class InProcessRateBudget implements RateBudget {
     this.totalSent += 1;
     if (this.server) this.server.remaining -= 1;
     let released = false;
-    return () => {
+    const release = () => {
       if (released) return;
       released = true;
       this.inFlight -= 1;
+      this.flight.delete(release);
       this.done.push(Math.max(now, this.now()));
       this.pump();
     };
+    this.flight.add(release);
+    return release;
+  }
+
+  /** How many requests in flight were sent after `call` (the set keeps send order). */
+  private sentAfter(call: ReleaseFn): number {
+    let after = -1;
+    for (const other of this.flight) {
+      if (after >= 0) after += 1;
+      else if (other === call) after = 0;
+    }
+    return Math.max(0, after);
   }
 
   private wakeAt(at: number): void {

@@ -91,6 +91,44 @@ export function describeBudgetContract(name: string, make: (limit: number) => Pr
       expect(Date.now() - observedAt).toBeGreaterThanOrEqual(750);
     });
 
+    it("a Remaining of 0 holds calls only until one of ours leaves the window, not until a later Reset", async () => {
+      const { a, b } = await open(100);
+      (await a.acquire("normal"))();
+      const answeredAt = Date.now();
+      // The platform rounds its Reset up to whole seconds (and a Reset can lie further off):
+      // our answered call leaving our window frees a platform slot sooner.
+      a.observe({ limit: 100, remaining: 0, resetAt: answeredAt + 5000 });
+      await sleep(50);
+      const release = await b.acquire("normal");
+      release();
+      const waited = Date.now() - answeredAt;
+      expect(waited).toBeGreaterThanOrEqual(700);
+      expect(waited).toBeLessThan(1800);
+    });
+
+    it("a Remaining counts against it only the calls in flight sent after the call that brought it", async () => {
+      const { a, b } = await open(100);
+      const first = await a.acquire("normal");
+      await sleep(10);
+      const second = await b.acquire("normal");
+      await sleep(10);
+      const last = await a.acquire("normal");
+      // The last call's answer: the platform counted the two sent before it. One slot left.
+      a.observe({ limit: 100, remaining: 1, resetAt: Date.now() + 900 }, last);
+      await sleep(50);
+      let started = Date.now();
+      const fourth = await b.acquire("normal");
+      expect(Date.now() - started).toBeLessThan(400);
+      // The first call's answer: the two sent after it may not be counted yet, nor the
+      // fourth: Remaining 1 is spent, and the next call waits for the Reset.
+      a.observe({ limit: 100, remaining: 1, resetAt: Date.now() + 900 }, first);
+      await sleep(50);
+      started = Date.now();
+      const fifth = await b.acquire("normal");
+      expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+      [first, second, last, fourth, fifth].forEach((r) => r());
+    });
+
     it("stats report the window, the limit and what was sent", async () => {
       const { a } = await open(3);
       const r = await a.acquire("normal");
