@@ -11,6 +11,7 @@
 import http from "node:http";
 import axios from "axios";
 import express from "express";
+import { createProxyMiddleware } from "http-proxy-middleware";
 import { nodeHttpAdapter } from "../dist/platform/http-adapter.js";
 import { Course, CourseCreate, SignInToken, SignInTokenRequest } from "../dist/platform/schemas.js";
 import { createTransport } from "../dist/platform/transport.js";
@@ -26,6 +27,8 @@ export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log
   const host = await startHost(emulator, { client: { rateLimitPerMinute: 1_000_000_000 }, router: { launchLimit: { burst: 1_000_000_000, refillMs: 1 } } });
   const bare = await startBare();
   const transport = createTransport({ apiKey: emulator.testKey, maxSockets: 1, userAgent: "bench" });
+  const lean = await startLean(emulator, createTransport({ apiKey: emulator.testKey, maxSockets: 1, userAgent: "bench" }));
+  const proxy = await startProxy(emulator);
   const agents = [];
   const agent = () => {
     const a = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -45,7 +48,7 @@ export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log
     const body = JSON.stringify(signIn);
     const url = `${emulator.url}/api/v1/dev/students/sign-in-token`;
     const headers = { authorization: `Bearer ${emulator.testKey}`, "content-type": "application/json" };
-    const a = Object.fromEntries(["raw", "rawGet", "bare", "login", "launch", "getCourse"].map((n) => [n, agent()]));
+    const a = Object.fromEntries(["raw", "rawGet", "bare", "login", "launch", "getCourse", "lean", "proxyGet"].map((n) => [n, agent()]));
     const paths = {
       raw: () => send(a.raw, "POST", url, body, headers),
       rawGet: () => send(a.rawGet, "GET", `${emulator.url}/api/v1/dev/courses/${courseId}`, undefined, { authorization: headers.authorization }),
@@ -59,6 +62,8 @@ export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log
       retrieve: () => host.platform.courses.retrieve(courseId),
       getCourse: () => get(a.getCourse, `${host.url}/oral/courses/${courseId}`, cookieOf("ins")),
       launch: () => get(a.launch, `${host.url}/oral/launch/${examId}`, cookieOf(0)),
+      lean: () => send(a.lean, "GET", `${lean.url}/courses/${courseId}`, undefined, {}),
+      proxyGet: () => send(a.proxyGet, "GET", `${proxy.url}/courses/${courseId}`, undefined, {}),
     };
     const names = Object.keys(paths);
     const samples = Object.fromEntries(names.map((n) => [n, []]));
@@ -98,12 +103,17 @@ export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log
         "routing to the launch route, 401 page (over bare app)": diff("login", "bare"),
         "router's own work in a launch 303: routing, store, student check, queue, redirect (launch − bare app − client request)": round(median(samples.launch.map((ms, i) => ms - samples.bare[i] - samples.request[i]))),
         "router's own work in GET /courses/:id: routing, guards, id check, JSON answer (router − bare app − typed client call)": round(median(samples.getCourse.map((ms, i) => ms - samples.bare[i] - samples.retrieve[i]))),
+        "floor with axios, GET course: one Express layer, transport.send, JSON parse, zod out, JSON answer (over one node:http GET)": diff("lean", "rawGet"),
+        "http-proxy-middleware, GET course (over one node:http GET)": diff("proxyGet", "rawGet"),
       },
       inProcessUs: Object.fromEntries(Object.entries(micro).map(([k, v]) => [k, round(v, 2)])),
     };
   } finally {
     for (const ag of agents) ag.destroy();
     transport.close();
+    lean.transport.close();
+    await lean.close();
+    await proxy.close();
     await bare.close();
     await host.close();
   }
@@ -121,6 +131,41 @@ function perOp(fn, iterations = 20_000) {
 async function startBare() {
   const app = express();
   app.get("/x", (_req, res) => res.end("ok"));
+  return listenLocal(app);
+}
+
+/**
+ * The least a router answering GET /courses/:id with axios can do: one Express layer (no
+ * mount, guards, budget or deadline), our transport (axios and our adapter), the JSON
+ * parse, the record schema and the JSON answer. What is left between it and
+ * http-proxy-middleware is the cost of axios and of answering from parsed data.
+ */
+async function startLean(emulator, transport) {
+  const app = express();
+  const api = `${emulator.url}/api/v1/dev`;
+  app.use((req, res, next) => {
+    const match = req.method === "GET" ? /^\/courses\/([^/]+)\/?$/i.exec(req.path) : null;
+    if (!match) return next();
+    transport.send({ method: "GET", url: `${api}/courses/${match[1]}`, timeoutMs: 5_000, signal: new AbortController().signal }).then((answer) => {
+      const text = JSON.stringify({ data: Course.parse(JSON.parse(answer.text).data) });
+      res.statusCode = answer.status;
+      res.setHeader("Content-Type", "application/json; charset=utf-8");
+      res.setHeader("Content-Length", Buffer.byteLength(text));
+      res.end(text);
+    }, next);
+  });
+  return { ...(await listenLocal(app)), transport };
+}
+
+/** http-proxy-middleware adding the key, as in the overhead benchmark. */
+async function startProxy(emulator) {
+  const app = express();
+  app.use(createProxyMiddleware({
+    target: `${emulator.url}/api/v1/dev`,
+    changeOrigin: true,
+    agent: new http.Agent({ keepAlive: true, maxSockets: 1 }),
+    headers: { Authorization: `Bearer ${emulator.testKey}` },
+  }));
   return listenLocal(app);
 }
 
