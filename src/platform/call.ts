@@ -48,14 +48,28 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
     const startedAt = Date.now();
     const deadlineAt = startedAt + deadlineMs;
     let attempts = 0;
-    const controller = new AbortController();
-    const deadline = setTimeout(() => controller.abort(platformErrorFor({
+    /** The deadline's error (made once): what the call rejects with when the deadline passes. */
+    let deadlineError: PlatformError | undefined;
+    const deadlinePassed = (): PlatformError => (deadlineError ??= platformErrorFor({
       kind: "timeout",
       message: `${method} ${ctx.path}: no answer within the ${deadlineMs} ms deadline (${attempts} attempt${attempts === 1 ? "" : "s"} started).`,
       attempts, method, path: ctx.path,
-    })), deadlineMs);
-    const onCallerAbort = () => controller.abort(callSignal?.reason);
-    callSignal?.addEventListener("abort", onCallerAbort, { once: true });
+    }));
+    // The deadline and the caller's abort as one signal, made only when something can use
+    // it: the caller passed a signal (it may abort an attempt in flight), or the call
+    // waits (the budget's queue, a backoff sleep). A call the budget admits at once needs
+    // none: its attempt's own timeout (at most the time left) bounds it.
+    let controller: AbortController | undefined;
+    let deadline: NodeJS.Timeout | undefined;
+    const onCallerAbort = () => controller?.abort(callSignal?.reason);
+    const signal = (): AbortSignal => {
+      if (controller) return controller.signal;
+      const made = (controller = new AbortController());
+      deadline = setTimeout(() => made.abort(deadlinePassed()), Math.max(0, deadlineAt - Date.now()));
+      callSignal?.addEventListener("abort", onCallerAbort, { once: true });
+      return made.signal;
+    };
+    if (callSignal) signal();
 
     try {
       for (;;) {
@@ -68,20 +82,23 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
             message: `${method} ${ctx.path}: not sent, the key is rate limited for another ${Math.ceil(pausedMs / 1000)} s (the platform answered 429).`,
           }, attempts, ctx);
         }
-        const release = await budget.acquire(priority, controller.signal);
+        const release = budget.tryAcquire?.(priority) ?? (await budget.acquire(priority, signal()));
         attempts += 1;
         let response: TransportResponse | undefined;
         let failure: TransportFailure | undefined;
+        const msLeft = deadlineAt - Date.now();
         try {
-          const msLeft = deadlineAt - Date.now();
-          response = await transport.send({ method, url, body: payload, timeoutMs: Math.max(1, Math.min(settings.timeoutMs, msLeft)), signal: controller.signal });
+          if (msLeft <= 0) throw deadlinePassed();
+          response = await transport.send({ method, url, body: payload, timeoutMs: Math.min(settings.timeoutMs, msLeft), signal: controller?.signal });
           // Before release, so the budget counts this request as in flight while it reads the
           // headers, and a 429 holds the queue before release() lets the next call go.
           budget.observe(response.rateLimit, release);
           if (response.status === 429) pauseFor429(response);
         } catch (error) {
           if (!(error instanceof TransportFailure)) throw error;
-          if (error.kind === "aborted") throw controller.signal.reason;
+          if (error.kind === "aborted") throw controller?.signal.reason;
+          // The attempt's timeout was the time left: that is the call's deadline passing.
+          if (error.kind === "timeout" && msLeft <= settings.timeoutMs && Date.now() >= deadlineAt - 1) throw deadlinePassed();
           failure = error;
         } finally {
           release();
@@ -116,16 +133,16 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
           method, path: ctx.path, status: init.status, kind: init.kind, code: init.code, attempt: attempts,
           delayMs: decision.delayMs, requestId: init.requestId,
         }, "platform call failed; retrying");
-        await sleep(decision.delayMs, controller.signal);
+        await sleep(decision.delayMs, signal());
       }
     } catch (error) {
-      // The deadline may fire while we wait in the queue or sleep; log it like any failure.
-      if (error === controller.signal.reason && (error as PlatformError | undefined)?.kind === "timeout") {
+      // The deadline may pass in the queue, in a sleep or in an attempt; log it like any failure.
+      if (error !== undefined && error === deadlineError) {
         log.warn({ method, path: ctx.path, kind: "timeout", attempts }, "platform call gave up: deadline");
       }
       throw error;
     } finally {
-      clearTimeout(deadline);
+      if (deadline) clearTimeout(deadline);
       callSignal?.removeEventListener("abort", onCallerAbort);
     }
   };

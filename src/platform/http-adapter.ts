@@ -29,7 +29,7 @@ import https from "node:https";
 import zlib from "node:zlib";
 import type { Readable } from "node:stream";
 import {
-  AxiosError, CanceledError, type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig,
+  AxiosError, AxiosHeaders, CanceledError, type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig,
 } from "axios";
 
 /** The status codes and methods whose responses have no body to decode. */
@@ -138,7 +138,9 @@ const adapt = (config: InternalAxiosRequestConfig, defaults: AdapterDefaults) =>
         data: config.responseType === "arraybuffer" ? raw : raw.toString("utf8"),
         status: response.statusCode ?? 0,
         statusText: response.statusMessage ?? "",
-        headers: response.headers as AxiosResponse["headers"],
+        // Node's header names are already lower-case and unique: copied into an
+        // AxiosHeaders as they are, axios takes them without normalising each one again.
+        headers: Object.assign(new AxiosHeaders(), response.headers),
         config,
         request,
       });

@@ -40,6 +40,12 @@ export interface RateBudget {
    */
   acquire(priority: RequestPriority, signal?: AbortSignal): Promise<ReleaseFn>;
   /**
+   * Optional: the call may go now (nobody waits, nothing blocks): its release function,
+   * as `acquire` would resolve with; otherwise undefined, and the caller uses `acquire`.
+   * Lets a call admitted at once skip the abort signal and timer a wait would need.
+   */
+  tryAcquire?(priority: RequestPriority): ReleaseFn | undefined;
+  /**
    * Feeds the rate-limit headers of a response. `call`: the release function `acquire`
    * gave the call that brought them (not released yet), so a shared budget can tell which
    * calls in flight were sent after it (the platform's Remaining cannot count those yet).

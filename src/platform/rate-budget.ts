@@ -87,13 +87,17 @@ class InProcessRateBudget implements RateBudget {
     return Math.min(this.configuredLimit, this.serverLimit);
   }
 
+  tryAcquire(_priority: RequestPriority): ReleaseFn | undefined {
+    // Nobody waits and nothing blocks: go at once, with no queue place or signal listener.
+    if (this.queues.launch.length > 0 || this.queues.normal.length > 0) return undefined;
+    const now = this.now();
+    return this.blockedFor(now) === 0 ? this.take(now) : undefined;
+  }
+
   acquire(priority: RequestPriority, signal?: AbortSignal): Promise<ReleaseFn> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    // Nobody waits and nothing blocks: go at once, with no queue place or signal listener.
-    if (this.queues.launch.length === 0 && this.queues.normal.length === 0) {
-      const now = this.now();
-      if (this.blockedFor(now) === 0) return Promise.resolve(this.take(now));
-    }
+    const admitted = this.tryAcquire(priority);
+    if (admitted !== undefined) return Promise.resolve(admitted);
     return new Promise<ReleaseFn>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
       // One queue for both the push and the abort below (an unknown priority waits as normal).

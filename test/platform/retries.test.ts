@@ -165,6 +165,8 @@ describe("5xx, resets and timeouts", () => {
     const started = Date.now();
     const error = await rejectionOf(client.courses.list({ deadlineMs: 250 }));
     expect(error).toBeInstanceOf(PlatformTimeoutError);
+    // The attempt was admitted at once and cut by the time left: the deadline's error, not the attempt's.
+    expect(error.message).toContain("250 ms deadline (1 attempt started)");
     expect(Date.now() - started).toBeLessThan(2500); // the client's own timeout would be 5 s
     client.close();
   });

@@ -9,6 +9,8 @@ import { sendProblem } from "../shared/problem.js";
 export function jsonBody(limit: number | string): RequestHandler {
   const parse = express.json({ limit, strict: true });
   return (req, res, next) => {
+    // No route reads a GET's body: the parser would only look for one, on every read.
+    if (req.method === "GET" || req.method === "HEAD") return next();
     const alreadyParsed = (req as { _body?: boolean })._body === true || req.readableEnded;
     if (alreadyParsed) return next();
     parse(req, res, next);
