@@ -181,8 +181,10 @@ function hasHeader(headers: Record<string, string>, lowerName: string): boolean 
 
 /** A decoding stream fed by the response, or undefined when the body is sent as is. */
 function decoderFor(response: http.IncomingMessage, decompress: boolean, method: string | undefined): { stream: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress } | undefined {
-  if (!decompress || method?.toLowerCase() === "head" || NO_BODY_STATUS.has(response.statusCode ?? 0)) return undefined;
-  const encoding = String(response.headers["content-encoding"] ?? "").trim().toLowerCase();
+  const header = response.headers["content-encoding"];
+  // Most answers are not encoded: nothing else to look at.
+  if (header === undefined || !decompress || method?.toLowerCase() === "head" || NO_BODY_STATUS.has(response.statusCode ?? 0)) return undefined;
+  const encoding = String(header).trim().toLowerCase();
   // Lenient flushing, as browsers and axios do: a body cut at a block boundary still decodes.
   const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
   let stream: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress;

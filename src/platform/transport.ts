@@ -104,8 +104,11 @@ export function createTransport(options: TransportOptions): Transport {
   });
   // Each request's headers, whole: given to axios as an AxiosHeaders, they are taken as
   // they are; defaults would be merged into every request with case-insensitive lookups.
+  // Built once: axios copies a request's headers into a new AxiosHeaders of its own
+  // before it changes anything (and this instance has no interceptors).
   const plain = { Authorization: `Bearer ${options.apiKey}`, Accept: "application/json", "User-Agent": options.userAgent };
-  const headersFor = (hasBody: boolean) => new AxiosHeaders(hasBody ? { ...plain, "Content-Type": "application/json" } : plain);
+  const withoutBody = new AxiosHeaders(plain);
+  const withJsonBody = new AxiosHeaders({ ...plain, "Content-Type": "application/json" });
 
   return {
     async send(request) {
@@ -118,7 +121,7 @@ export function createTransport(options: TransportOptions): Transport {
           // signal key at all without a signal: each key costs axios time per request.
           ...(request.signal ? { signal: request.signal } : {}),
           timeout: request.timeoutMs,
-          headers: headersFor(request.body !== undefined),
+          headers: request.body !== undefined ? withJsonBody : withoutBody,
         });
         const header = (name: string): string | undefined => {
           const value: unknown = response.headers[name];

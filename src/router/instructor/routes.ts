@@ -9,12 +9,14 @@ import type { PlatformClient } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
 import { ROUTES } from "../../api/routes.js";
 import { routeTable } from "../shared/route-table.js";
-import { idempotentPost } from "./idempotency.js";
+import { IDEMPOTENCY_HEADER, idempotentPost } from "./idempotency.js";
 import type { Logger } from "../../core/logger.js";
 import { classHandlers, type InstructorDeps } from "./classes.js";
 import { courseHandlers } from "./courses.js";
 import { EXAM_KINDS, examHandlers } from "./exams.js";
 import { upstreamWith, type Handler } from "./http.js";
+
+const IDEMPOTENCY_HEADER_LOWER = IDEMPOTENCY_HEADER.toLowerCase();
 
 /** The options the instructor API reads. */
 export interface InstructorSettings {
@@ -48,11 +50,13 @@ export function instructorRoutes(
 }
 
 /**
- * `handler` behind an Express middleware. A middleware that answers by itself (a replayed
+ * `handler` behind the Idempotency-Key middleware. A request without the header goes
+ * straight to the handler (the middleware would only pass it on, at the cost of a
+ * promise and a listener per POST). A middleware that answers by itself (a replayed
  * idempotent answer) never calls `next`: the handler then settles when the answer is out.
  */
 function behind(middleware: RequestHandler, handler: Handler): Handler {
-  return (req, res) => new Promise<void>((resolve, reject) => {
+  return (req, res) => req.headers[IDEMPOTENCY_HEADER_LOWER] === undefined ? handler(req, res) : new Promise<void>((resolve, reject) => {
     res.once("close", () => resolve());
     middleware(req, res, (error?: unknown) => {
       if (error) reject(error);
