@@ -27,7 +27,10 @@ export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log
   const host = await startHost(emulator, { client: { rateLimitPerMinute: 1_000_000_000 }, router: { launchLimit: { burst: 1_000_000_000, refillMs: 1 } } });
   const bare = await startBare();
   const transport = createTransport({ apiKey: emulator.testKey, maxSockets: 1, userAgent: "bench" });
-  const lean = await startLean(emulator, createTransport({ apiKey: emulator.testKey, maxSockets: 1, userAgent: "bench" }));
+  const leanTransport = createTransport({ apiKey: emulator.testKey, maxSockets: 1, userAgent: "bench" });
+  const api = `${emulator.url}/api/v1/dev`;
+  const lean = await startLean(async (id) => ({ data: Course.parse(JSON.parse((await leanTransport.send({ method: "GET", url: `${api}/courses/${id}`, timeoutMs: 5_000 })).text).data) }));
+  const leanClient = await startLean((id) => host.platform.courses.retrieve(id));
   const proxy = await startProxy(emulator);
   const agents = [];
   const agent = () => {
@@ -48,7 +51,7 @@ export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log
     const body = JSON.stringify(signIn);
     const url = `${emulator.url}/api/v1/dev/students/sign-in-token`;
     const headers = { authorization: `Bearer ${emulator.testKey}`, "content-type": "application/json" };
-    const a = Object.fromEntries(["raw", "rawGet", "bare", "login", "launch", "getCourse", "lean", "proxyGet"].map((n) => [n, agent()]));
+    const a = Object.fromEntries(["raw", "rawGet", "bare", "login", "launch", "getCourse", "lean", "leanClient", "proxyGet"].map((n) => [n, agent()]));
     const paths = {
       raw: () => send(a.raw, "POST", url, body, headers),
       rawGet: () => send(a.rawGet, "GET", `${emulator.url}/api/v1/dev/courses/${courseId}`, undefined, { authorization: headers.authorization }),
@@ -63,6 +66,7 @@ export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log
       getCourse: () => get(a.getCourse, `${host.url}/oral/courses/${courseId}`, cookieOf("ins")),
       launch: () => get(a.launch, `${host.url}/oral/launch/${examId}`, cookieOf(0)),
       lean: () => send(a.lean, "GET", `${lean.url}/courses/${courseId}`, undefined, {}),
+      leanClient: () => send(a.leanClient, "GET", `${leanClient.url}/courses/${courseId}`, undefined, {}),
       proxyGet: () => send(a.proxyGet, "GET", `${proxy.url}/courses/${courseId}`, undefined, {}),
     };
     const names = Object.keys(paths);
@@ -104,6 +108,8 @@ export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log
         "router's own work in a launch 303: routing, store, student check, queue, redirect (launch − bare app − client request)": round(median(samples.launch.map((ms, i) => ms - samples.bare[i] - samples.request[i]))),
         "router's own work in GET /courses/:id: routing, guards, id check, JSON answer (router − bare app − typed client call)": round(median(samples.getCourse.map((ms, i) => ms - samples.bare[i] - samples.retrieve[i]))),
         "floor with axios, GET course: one Express layer, transport.send, JSON parse, zod out, JSON answer (over one node:http GET)": diff("lean", "rawGet"),
+        "the same layer with the whole client call (courses.retrieve) instead (over one node:http GET)": diff("leanClient", "rawGet"),
+        "the router, GET course (over one node:http GET)": diff("getCourse", "rawGet"),
         "http-proxy-middleware, GET course (over one node:http GET)": diff("proxyGet", "rawGet"),
       },
       inProcessUs: Object.fromEntries(Object.entries(micro).map(([k, v]) => [k, round(v, 2)])),
@@ -111,8 +117,9 @@ export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log
   } finally {
     for (const ag of agents) ag.destroy();
     transport.close();
-    lean.transport.close();
+    leanTransport.close();
     await lean.close();
+    await leanClient.close();
     await proxy.close();
     await bare.close();
     await host.close();
@@ -136,25 +143,26 @@ async function startBare() {
 
 /**
  * The least a router answering GET /courses/:id with axios can do: one Express layer (no
- * mount, guards, budget or deadline), our transport (axios and our adapter), the JSON
- * parse, the record schema and the JSON answer. What is left between it and
+ * mount, guards or id check) that gets the course with `fetchCourse` and answers it as
+ * JSON. With our transport (axios and our adapter), the JSON parse and the record schema
+ * it is the floor; with the client's `courses.retrieve` it adds the client's call
+ * (budget, deadline, checks, envelope). What is left between the floor and
  * http-proxy-middleware is the cost of axios and of answering from parsed data.
  */
-async function startLean(emulator, transport) {
+async function startLean(fetchCourse) {
   const app = express();
-  const api = `${emulator.url}/api/v1/dev`;
   app.use((req, res, next) => {
     const match = req.method === "GET" ? /^\/courses\/([^/]+)\/?$/i.exec(req.path) : null;
     if (!match) return next();
-    transport.send({ method: "GET", url: `${api}/courses/${match[1]}`, timeoutMs: 5_000, signal: new AbortController().signal }).then((answer) => {
-      const text = JSON.stringify({ data: Course.parse(JSON.parse(answer.text).data) });
-      res.statusCode = answer.status;
+    fetchCourse(match[1]).then((found) => {
+      const text = JSON.stringify({ data: found.data });
+      res.statusCode = 200;
       res.setHeader("Content-Type", "application/json; charset=utf-8");
       res.setHeader("Content-Length", Buffer.byteLength(text));
       res.end(text);
     }, next);
   });
-  return { ...(await listenLocal(app)), transport };
+  return listenLocal(app);
 }
 
 /** http-proxy-middleware adding the key, as in the overhead benchmark. */
