@@ -17,6 +17,7 @@ import express from "express";
 import { get } from "./lib/browser.js";
 import { startEmulatorProcess } from "./lib/emulator.js";
 import { median, round, shuffle } from "./lib/stats.js";
+import { send } from "./lib/send.js";
 
 const [, , dirA, dirB, roundsArg] = process.argv;
 if (!dirA || !dirB) {
@@ -67,19 +68,6 @@ async function startBuild(dir) {
       platform.close();
     },
   };
-}
-
-function send(agent, method, url, body, headers) {
-  return new Promise((resolve, reject) => {
-    const sized = body === undefined ? headers : { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers };
-    const req = http.request(url, { method, agent, headers: sized }, (res) => {
-      res.resume();
-      res.on("end", () => resolve({ status: res.statusCode }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
 }
 
 const builds = { A: await startBuild(dirA), B: await startBuild(dirB) };

@@ -19,6 +19,7 @@ import { get } from "./lib/browser.js";
 import { cookieOf, startHost, studentOf } from "./lib/host.js";
 import { median, round, shuffle } from "./lib/stats.js";
 import { listenLocal } from "./lib/listen.js";
+import { send } from "./lib/send.js";
 
 export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log }) {
   await emulator.setRateLimits({ dev: 1_000_000_000, windowMs: 60_000 });
@@ -175,17 +176,4 @@ async function startProxy(emulator) {
     headers: { Authorization: `Bearer ${emulator.testKey}` },
   }));
   return listenLocal(app);
-}
-
-function send(agent, method, url, body, headers) {
-  return new Promise((resolve, reject) => {
-    const sized = body === undefined ? headers : { ...headers, "content-length": Buffer.byteLength(body) };
-    const req = http.request(url, { method, agent, headers: sized }, (res) => {
-      res.resume();
-      res.on("end", () => resolve({ status: res.statusCode }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
 }

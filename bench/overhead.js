@@ -33,6 +33,7 @@ import { get } from "./lib/browser.js";
 import { cookieOf, startHost, studentOf } from "./lib/host.js";
 import { median, round, shuffle } from "./lib/stats.js";
 import { listenLocal } from "./lib/listen.js";
+import { send } from "./lib/send.js";
 
 export async function runOverhead(emulator, { rounds = 2_000, warmup = 300, log }) {
   await emulator.setRateLimits({ dev: 1_000_000_000, windowMs: 60_000 });
@@ -149,21 +150,4 @@ async function startMinimal(emulator, upstream) {
 
 function agent() {
   return new http.Agent({ keepAlive: true, maxSockets: 1 });
-}
-
-/** One request on `agent`; the body (if any) is JSON text. Resolves with the status. */
-function send(agent, method, url, body, headers) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method,
-      agent,
-      headers: body === undefined ? headers : { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers },
-    }, (res) => {
-      res.resume();
-      res.on("end", () => resolve({ status: res.statusCode }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
 }

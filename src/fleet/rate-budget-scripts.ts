@@ -76,6 +76,12 @@ local function keep(at)
   if priority == 'launch' then redis.call('ZADD', KEYS[3], at + grace, id) else redis.call('ZADD', KEYS[7], at, id) end
   return reply(at - now, 2)
 end
+-- When the first call counted in the window now leaves it (nil: none is counted).
+local function firstLeavesAt()
+  local first = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - W), now, 'WITHSCORES', 'LIMIT', 0, 1)
+  if first[2] then return tonumber(first[2]) + W end
+  return nil
+end
 local pausedUntil = num(redis.call('GET', KEYS[4]), 0)
 if pausedUntil > now then return hold(pausedUntil - now) end
 local remaining = redis.call('HGET', KEYS[5], 'remaining')
@@ -83,9 +89,7 @@ local resetAt = num(redis.call('HGET', KEYS[5], 'resetAt'), 0)
 if remaining and tonumber(remaining) <= 0 and resetAt > now then
   -- Until the Reset, or sooner when a call of ours leaves the window (which frees a
   -- platform slot too, see the prelude): whichever comes first.
-  local frees = resetAt
-  local first = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - W), now, 'WITHSCORES', 'LIMIT', 0, 1)
-  if first[2] and tonumber(first[2]) + W < frees then frees = tonumber(first[2]) + W end
+  local frees = math.min(resetAt, firstLeavesAt() or resetAt)
   -- A reservation keeps its place: dropped, its slot in this window would go to nobody
   -- (the reservations behind it were computed with it in the line) and it would queue
   -- again behind everyone.
@@ -121,10 +125,7 @@ if mode == 'due' then
     -- Our time came, but the call our slot was computed from is still counted: it was in
     -- flight then, and counts from its answer. Keep our place (going to the back would
     -- leave this slot to nobody) and look again when the first counted call leaves.
-    local first = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - W), now, 'WITHSCORES', 'LIMIT', 0, 1)
-    local frees = now + math.max(5, math.floor(W / 100))
-    if first[2] and tonumber(first[2]) + W > frees then frees = tonumber(first[2]) + W end
-    return keep(frees)
+    return keep(math.max(now + math.max(5, math.floor(W / 100)), firstLeavesAt() or 0))
   end
   redis.call('ZREM', KEYS[1], id)
   redis.call('ZREM', KEYS[7], id)
