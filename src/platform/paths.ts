@@ -5,12 +5,13 @@
  * `PlatformInvalidRequestError`, thrown before a request exists.
  */
 import { PlatformInvalidRequestError } from "./errors.js";
-import { RecordId, issuesOf } from "./schemas.js";
+import { RecordId, isRecordId, issuesOf } from "./schemas.js";
 
 export type Issue = { path: string; message: string };
 
 /** Issues with one id, each under `name` (e.g. `courseId`); empty when the id is fine. */
 export function idIssues(name: string, id: unknown): Issue[] {
+  if (isRecordId(id)) return [];
   const parsed = RecordId.safeParse(id);
   return parsed.success ? [] : issuesOf(parsed.error).map((i) => ({ path: name, message: i.message }));
 }

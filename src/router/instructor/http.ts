@@ -6,7 +6,7 @@ import type { Request, Response } from "express";
 import type { z } from "zod";
 import type { Logger } from "../../core/logger.js";
 import { PlatformError } from "../../platform/errors.js";
-import { issuesOf, RecordId, type Meta } from "../../platform/schemas.js";
+import { issuesOf, isRecordId, RecordId, type Meta } from "../../platform/schemas.js";
 import { sendJson } from "../shared/json-answer.js";
 import { invalidInput, problemFromPlatform, sendProblem } from "../shared/problem.js";
 
@@ -23,7 +23,8 @@ export function parseOr400<S extends z.ZodType>(res: Response, schema: S, value:
 
 /** A path parameter that must be a platform id. */
 export function param(req: Request, res: Response, name: string): string | undefined {
-  return parseOr400(res, RecordId, req.params[name], name);
+  const value = req.params[name];
+  return isRecordId(value) ? value : parseOr400(res, RecordId, value, name);
 }
 
 export function send(res: Response, status: number, result: { data: unknown; meta: Meta | undefined }): void {
