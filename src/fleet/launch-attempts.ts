@@ -12,7 +12,7 @@
  * `inProcessLaunchAttempts()` is the zero-configuration default; redis-launch-attempts.ts
  * shares them across a fleet.
  */
-import { randomBytes } from "node:crypto";
+import { randomId } from "../core/random-id.js";
 
 export type AttemptOutcome =
   | { kind: "token"; token: string }
@@ -60,8 +60,8 @@ export interface AttemptTimings {
 
 export const DEFAULT_CLAIM_GRACE_MS = 5_000;
 
-export const newWaitId = (): string => randomBytes(18).toString("base64url");
-export const newLease = (): string => randomBytes(12).toString("base64url");
+export const newWaitId = (): string => randomId(18);
+export const newLease = (): string => randomId(12);
 
 interface Attempt {
   waitId: string;
