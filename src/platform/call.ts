@@ -3,10 +3,12 @@
  * the transport, the retry policy, and the error the caller finally sees. Every method
  * of the client (and `request()`) goes through `call`.
  *
- * The deadline and the caller's signal are folded into one AbortSignal whose reason is
- * what the call rejects with: a `PlatformTimeoutError` for the deadline, the caller's own
- * reason for an abort. Queue waits, attempts and backoff sleeps all listen to it, so a
- * call never outlives its deadline, wherever it is waiting.
+ * A call rejects with a `PlatformTimeoutError` when its deadline passes and with the
+ * caller's own reason when the caller aborts. An attempt is bounded by its timeout, at most
+ * the time left, and listens to the caller's signal. A call that waits (the budget's
+ * queue, a backoff sleep) folds the deadline and the caller's signal into one AbortSignal
+ * that the wait and the later attempts listen to, so a call never outlives its deadline,
+ * wherever it is waiting.
  */
 import { silentLogger, type Logger } from "../core/logger.js";
 import {
@@ -55,10 +57,10 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
       message: `${method} ${ctx.path}: no answer within the ${deadlineMs} ms deadline (${attempts} attempt${attempts === 1 ? "" : "s"} started).`,
       attempts, method, path: ctx.path,
     }));
-    // The deadline and the caller's abort as one signal, made only when something can use
-    // it: the caller passed a signal (it may abort an attempt in flight), or the call
-    // waits (the budget's queue, a backoff sleep). A call the budget admits at once needs
-    // none: its attempt's own timeout (at most the time left) bounds it.
+    // The deadline and the caller's abort as one signal, made only when the call waits (the
+    // budget's queue, a backoff sleep). A call the budget admits at once needs none: its
+    // attempt's own timeout (at most the time left) bounds it, and the caller's signal,
+    // if any, goes to the attempt as it is.
     let controller: AbortController | undefined;
     let deadline: NodeJS.Timeout | undefined;
     const onCallerAbort = () => controller?.abort(callSignal?.reason);
@@ -69,7 +71,6 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
       callSignal?.addEventListener("abort", onCallerAbort, { once: true });
       return made.signal;
     };
-    if (callSignal) signal();
 
     try {
       for (;;) {
@@ -89,14 +90,15 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
         const msLeft = deadlineAt - Date.now();
         try {
           if (msLeft <= 0) throw deadlinePassed();
-          response = await transport.send({ method, url, body: payload, timeoutMs: Math.min(settings.timeoutMs, msLeft), signal: controller?.signal });
+          response = await transport.send({ method, url, body: payload, timeoutMs: Math.min(settings.timeoutMs, msLeft), signal: controller?.signal ?? callSignal });
           // Before release, so the budget counts this request as in flight while it reads the
           // headers, and a 429 holds the queue before release() lets the next call go.
           budget.observe(response.rateLimit, release);
           if (response.status === 429) pauseFor429(response);
         } catch (error) {
           if (!(error instanceof TransportFailure)) throw error;
-          if (error.kind === "aborted") throw controller?.signal.reason;
+          // The call's own signal when it made one (the deadline or the caller), else the caller's.
+          if (error.kind === "aborted") throw (controller?.signal ?? callSignal)?.reason;
           // The attempt's timeout was the time left: that is the call's deadline passing.
           if (error.kind === "timeout" && msLeft <= settings.timeoutMs && Date.now() >= deadlineAt - 1) throw deadlinePassed();
           failure = error;
