@@ -58,8 +58,8 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     }
   }
 
-  const bodyLimit = o.bodyLimit ?? "100kb";
-  if (!(typeof bodyLimit === "number" && bodyLimit > 0) && !(typeof bodyLimit === "string" && /^\d+(\.\d+)?\s*(b|kb|mb)?$/i.test(bodyLimit))) {
+  const bodyLimit = bytesOf(o.bodyLimit ?? "100kb");
+  if (bodyLimit === undefined) {
     problems.add("bodyLimit", "must be a positive number of bytes or a size like \"100kb\".", 'Use e.g. bodyLimit: "100kb".');
   }
 
@@ -92,7 +92,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     store: o.store,
     resolveClassId,
     guards: { isInstructor: isInstructor ?? (() => false), trustedOrigins, publicOrigin },
-    instructor: { listCacheMs, bodyLimit },
+    instructor: { listCacheMs, bodyLimit: bodyLimit as number }, // checked above: throwIfAny threw without it
     launch,
     prepare,
     pages,
@@ -100,3 +100,16 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     launchLimit,
   };
 }
+
+/**
+ * `bodyLimit` in bytes: a positive number, or a size like "100kb" (b, kb or mb; 1 kb = 1024
+ * bytes, fractions rounded down, as body-parser reads sizes). Undefined when it is neither.
+ */
+function bytesOf(limit: unknown): number | undefined {
+  if (typeof limit === "number") return limit > 0 ? limit : undefined;
+  const size = typeof limit === "string" ? /^(\d+(?:\.\d+)?)\s*(b|kb|mb)?$/i.exec(limit) : null;
+  if (!size) return undefined;
+  const bytes = Math.floor(Number(size[1]) * UNIT_BYTES[(size[2] ?? "b").toLowerCase() as keyof typeof UNIT_BYTES]);
+  return bytes > 0 ? bytes : undefined;
+}
+const UNIT_BYTES = { b: 1, kb: 1024, mb: 1024 * 1024 };

@@ -22,8 +22,8 @@ const IDEMPOTENCY_HEADER_LOWER = IDEMPOTENCY_HEADER.toLowerCase();
 export interface InstructorSettings {
   /** How long platform lists (`GET /courses`, a course's classes, a class's exams) are cached, ms; 0 disables. */
   listCacheMs: number;
-  /** Largest JSON body accepted. */
-  bodyLimit: number | string;
+  /** Largest JSON body accepted, bytes. */
+  bodyLimit: number;
 }
 
 /**

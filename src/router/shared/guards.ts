@@ -6,6 +6,7 @@ import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { sendProblem } from "../shared/problem.js";
 import type { MaybePromise } from "./options.js";
 import { userOf } from "../shared/user.js";
+import { declaresPlainJson } from "./body.js";
 
 /** What the guards need: the `isInstructor` option (default: nobody), the resolved `trustedOrigins` and `publicOrigin`. */
 export interface GuardSettings {
@@ -74,7 +75,7 @@ export function csrfGuard(settings: GuardSettings): RequestHandler {
       return;
     }
     const hasBody = req.method !== "DELETE" || Number(req.get("content-length") ?? 0) > 0 || req.get("transfer-encoding") !== undefined;
-    if (hasBody && !req.is("application/json")) {
+    if (hasBody && !declaresPlainJson(req) && !req.is("application/json")) {
       sendProblem(res, { status: 415, code: "unsupported_media_type", title: "JSON required", detail: "Send the body as application/json." });
       return;
     }
