@@ -31,6 +31,7 @@ import type { Readable } from "node:stream";
 import {
   AxiosError, AxiosHeaders, CanceledError, type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig,
 } from "axios";
+import { isPlainPath } from "./plain-path.js";
 
 /** The status codes and methods whose responses have no body to decode. */
 const NO_BODY_STATUS = new Set([204, 304]);
@@ -225,18 +226,10 @@ const origins = new Map<string, Origin>();
 const MAX_ORIGINS = 64;
 
 /**
- * A path (with its query) that `new URL` would leave exactly as it is: no dot segments
- * (plain or percent-encoded), no backslash, space, fragment or other character it would
- * re-encode. Anything else goes through `new URL`, as before.
- */
-const PLAIN_PATH = /^\/[A-Za-z0-9\-_~!$&'()*+,;=:@/.%]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*)?$/;
-const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|\?|$)/i;
-
-/**
  * The origin and path of a request URL; a string is the reason it cannot be sent.
  * Why not `new URL` every time: the client sends to one base URL, so parsing the same
  * origin on every request is wasted work; the path is taken as it is when `new URL`
- * would not change it (a plain ASCII path, see PLAIN_PATH), and parsed otherwise.
+ * would not change it (a plain ASCII path, see `isPlainPath`), and parsed otherwise.
  */
 function targetOf(text: string): { origin: Origin; path: string; auth?: string } | string {
   const schemeEnd = text.indexOf("://");
@@ -244,7 +237,7 @@ function targetOf(text: string): { origin: Origin; path: string; auth?: string }
   if (pathStart !== -1) {
     const origin = origins.get(text.slice(0, pathStart));
     const path = text.slice(pathStart);
-    if (origin && PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) return { origin, path };
+    if (origin && isPlainPath(path)) return { origin, path };
   }
   let url: URL;
   try {

@@ -5,6 +5,7 @@
  * `PlatformInvalidRequestError`, thrown before a request exists.
  */
 import { PlatformInvalidRequestError } from "./errors.js";
+import { isPlainPath } from "./plain-path.js";
 import { RecordId, isRecordId, issuesOf } from "./schemas.js";
 
 export type Issue = { path: string; message: string };
@@ -61,6 +62,8 @@ export function requestPathIssues(path: unknown): Issue[] {
  */
 export function resolveUrl(apiBase: string, path: string): string {
   const full = apiBase + path;
+  // A plain path after the base: `new URL` would keep both as they are, so it stays under it.
+  if (isPlainPath(path)) return full;
   const base = parsedBase(apiBase);
   const url = new URL(full);
   if (url.origin !== base.origin || !(url.pathname === base.pathname || url.pathname.startsWith(`${base.pathname}/`))) {
