@@ -20,6 +20,11 @@
  *   schema in the router and again in the client, record schema, store write, 201) vs
  *   the same POST direct vs http-proxy-middleware.
  *
+ * - axios floor (GET course only, no target): one Express layer that gets the course
+ *   with our transport (axios and our adapter), parses it, checks the record schema and
+ *   answers it as JSON. No router can do less and still validate the answer with axios:
+ *   when this floor is not below http-proxy-middleware, neither can the router be.
+ *
  * Requests are sequential (one at a time, so we time work, not queueing), in an order
  * shuffled afresh every round (so no path always runs on a socket or cache another one
  * just warmed), after a warm-up. "Added" is the median over rounds of (that path − its
@@ -34,6 +39,8 @@ import { cookieOf, startHost, studentOf } from "./lib/host.js";
 import { median, round, shuffle } from "./lib/stats.js";
 import { listenLocal } from "./lib/listen.js";
 import { send } from "./lib/send.js";
+import { Course } from "../dist/platform/schemas.js";
+import { createTransport } from "../dist/platform/transport.js";
 
 export async function runOverhead(emulator, { rounds = 2_000, warmup = 300, log }) {
   await emulator.setRateLimits({ dev: 1_000_000_000, windowMs: 60_000 });
@@ -52,6 +59,7 @@ export async function runOverhead(emulator, { rounds = 2_000, warmup = 300, log 
   await new Promise((resolve) => proxyServer.listen(0, "127.0.0.1", resolve));
   const proxyBase = `http://127.0.0.1:${proxyServer.address().port}/platform`;
   const minimal = await startMinimal(emulator, proxyAgent);
+  const floor = await startAxiosFloor(emulator);
   const api = `${emulator.url}/api/v1/dev`;
   const key = { authorization: `Bearer ${emulator.testKey}` };
   const instructorCookie = cookieOf("ins");
@@ -70,6 +78,7 @@ export async function runOverhead(emulator, { rounds = 2_000, warmup = 300, log 
       getDirect: [200, (a) => send(a, "GET", `${api}/courses/${courseId}`, undefined, key)],
       getRouter: [200, (a) => send(a, "GET", `${host.url}/oral/courses/${courseId}`, undefined, { cookie: instructorCookie })],
       getProxy: [200, (a) => send(a, "GET", `${proxyBase}/courses/${courseId}`, undefined, {})],
+      getFloor: [200, (a) => send(a, "GET", `${floor.url}/courses/${courseId}`, undefined, {})],
       createDirect: [201, (a) => send(a, "POST", `${api}/courses`, courseBody, key)],
       createRouter: [201, (a) => send(a, "POST", `${host.url}/oral/courses`, courseBody, { cookie: instructorCookie })],
       createProxy: [201, (a) => send(a, "POST", `${proxyBase}/courses`, courseBody, {})],
@@ -108,6 +117,7 @@ export async function runOverhead(emulator, { rounds = 2_000, warmup = 300, log 
         directMedianMs: med("getDirect"),
         routerAddedMs: added("getRouter", "getDirect"),
         proxyAddedMs: added("getProxy", "getDirect"),
+        axiosFloorAddedMs: added("getFloor", "getDirect"),
       },
       instructorCreate: {
         directMedianMs: med("createDirect"),
@@ -118,6 +128,7 @@ export async function runOverhead(emulator, { rounds = 2_000, warmup = 300, log 
   } finally {
     proxyAgent.destroy();
     await minimal.close();
+    await floor.close();
     proxyServer.closeAllConnections();
     await new Promise((resolve) => proxyServer.close(resolve));
     await host.close();
@@ -146,6 +157,29 @@ async function startMinimal(emulator, upstream) {
     up.end(body);
   });
   return listenLocal(app);
+}
+
+/**
+ * The least a router answering GET /courses/:id with axios does (see the top): no mount,
+ * guards, id check or client call around the transport.
+ */
+async function startAxiosFloor(emulator) {
+  const transport = createTransport({ apiKey: emulator.testKey, maxSockets: 1, userAgent: "bench" });
+  const api = `${emulator.url}/api/v1/dev`;
+  const app = express();
+  app.use((req, res, next) => {
+    const match = req.method === "GET" ? /^\/courses\/([^/]+)\/?$/i.exec(req.path) : null;
+    if (!match) return next();
+    transport.send({ method: "GET", url: `${api}/courses/${match[1]}`, timeoutMs: 5_000 }).then((answer) => {
+      const text = JSON.stringify({ data: Course.parse(JSON.parse(answer.text).data) });
+      res.statusCode = 200;
+      res.setHeader("Content-Type", "application/json; charset=utf-8");
+      res.setHeader("Content-Length", Buffer.byteLength(text));
+      res.end(text);
+    }, next);
+  });
+  const server = await listenLocal(app);
+  return { url: server.url, close: async () => { await server.close(); transport.close(); } };
 }
 
 function agent() {

@@ -92,6 +92,7 @@ if (overhead) {
     ["overhead: GET course direct median (ms)", o.instructorGet.directMedianMs],
     ["overhead: GET course router added (ms)", o.instructorGet.routerAddedMs, "< http-proxy-middleware", o.instructorGet.routerAddedMs < o.instructorGet.proxyAddedMs],
     ["overhead: GET course http-proxy-middleware added (ms)", o.instructorGet.proxyAddedMs],
+    ["overhead: GET course axios floor added (ms)", o.instructorGet.axiosFloorAddedMs, "(least any router with axios adds; no target)"],
     ["overhead: POST course direct median (ms)", o.instructorCreate.directMedianMs],
     ["overhead: POST course router added (ms)", o.instructorCreate.routerAddedMs, "< http-proxy-middleware", o.instructorCreate.routerAddedMs < o.instructorCreate.proxyAddedMs],
     ["overhead: POST course http-proxy-middleware added (ms)", o.instructorCreate.proxyAddedMs],
