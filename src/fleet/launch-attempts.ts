@@ -73,6 +73,8 @@ interface Attempt {
   claimed: boolean;
   claimedAt: number;
   expiresAt: number;
+  /** Set when a new attempt replaced this settled one: readable by its wait id until then (the claim grace). */
+  replacedUntil?: number;
 }
 
 export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => number = Date.now): LaunchAttemptStore {
@@ -82,7 +84,7 @@ export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => numb
   const find = (waitId: string, examId: string, userKey: string): Attempt | undefined => {
     const a = byWaitId.get(waitId);
     if (!a || a.examId !== examId || a.userKey !== userKey) return undefined;
-    if (a.expiresAt <= now()) {
+    if (a.expiresAt <= now() || (a.replacedUntil !== undefined && a.replacedUntil < now())) {
       byWaitId.delete(waitId);
       if (byStudent.get(studentOf(examId, userKey)) === a) byStudent.delete(studentOf(examId, userKey));
       return undefined;
@@ -110,8 +112,11 @@ export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => numb
       const a = current && find(current.waitId, examId, userKey);
       if (a && !a.outcome) return { waitId: a.waitId, lease: a.leaseUntil <= now() ? own(a) : undefined };
       if (a && a.outcome?.kind === "token" && !a.claimed) return { waitId: a.waitId, lease: undefined };
-      // Replaced: the old record (claimed or failed) is forgotten; its wait id now starts over.
-      if (current) byWaitId.delete(current.waitId);
+      // Replaced. A settled record (claimed or failed) stays readable by its wait id for the
+      // claim grace: the requests that joined it (a double click, on any instance) still get
+      // its outcome instead of starting over. Its wait id starts over after that.
+      if (a?.outcome) a.replacedUntil = now() + (timings.claimGraceMs ?? DEFAULT_CLAIM_GRACE_MS);
+      else if (current) byWaitId.delete(current.waitId);
       const fresh: Attempt = { waitId: newWaitId(), examId, userKey, lease: "", leaseUntil: 0, outcome: undefined, claimed: false, claimedAt: 0, expiresAt: 0 };
       const lease = own(fresh);
       byStudent.set(studentOf(examId, userKey), fresh);

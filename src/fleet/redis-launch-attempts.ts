@@ -18,9 +18,15 @@ local function own(lease, leaseMs, ttl)
   return lease
 end
 local function mine(waitId) return field('waitId') == waitId end
+-- The settled attempt a new one replaced, readable by its wait id for the claim grace.
+local function replaced(waitId) return field('prevWaitId') == waitId and now <= tonumber(field('prevUntil') or '0') end
 `;
 
-/** ARGV: newWaitId, newLease, leaseMs, ttlMs → { waitId, lease | nil }. */
+/**
+ * ARGV: newWaitId, newLease, leaseMs, ttlMs, graceMs → { waitId, lease | nil }. Replacing a
+ * settled attempt keeps its outcome under prev* for graceMs: the requests that joined it
+ * still get it (VIEW and CLAIM read it by its wait id).
+ */
 const BEGIN = `${NOW}
 local state = field('state')
 if state == 'running' then
@@ -28,8 +34,14 @@ if state == 'running' then
   return { field('waitId'), false }
 end
 if state == 'done' and field('kind') == 'token' and field('claimed') == '0' then return { field('waitId'), false } end
+local prev = false
+if state == 'done' then
+  prev = { 'prevWaitId', field('waitId'), 'prevKind', field('kind'), 'prevToken', field('token') or '', 'prevStatus', field('status') or '0',
+    'prevDetail', field('detail') or '', 'prevClaimed', field('claimed') or '0', 'prevClaimedAt', field('claimedAt') or '0', 'prevUntil', now + tonumber(ARGV[5]) }
+end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'waitId', ARGV[1], 'state', 'running', 'claimed', '0')
+if prev then redis.call('HSET', KEYS[1], unpack(prev)) end
 return { ARGV[1], own(ARGV[2], ARGV[3], ARGV[4]) }
 `;
 
@@ -50,7 +62,10 @@ return 1
 
 /** ARGV: waitId → { state, leaseLapsed, kind, claimed } | nil. */
 const VIEW = `${NOW}
-if not mine(ARGV[1]) then return false end
+if not mine(ARGV[1]) then
+  if replaced(ARGV[1]) then return { 'done', 0, field('prevKind'), field('prevClaimed') } end
+  return false
+end
 local lapsed = 0
 if field('state') == 'running' and tonumber(field('leaseUntil')) <= now then lapsed = 1 end
 return { field('state'), lapsed, field('kind') or '', field('claimed') }
@@ -64,7 +79,13 @@ return own(ARGV[2], ARGV[3], ARGV[4])
 
 /** ARGV: waitId, graceMs → { kind, sealed, status, detail } | nil; marks a token claimed in the same step (claims within graceMs of the first get it too). */
 const CLAIM = `${NOW}
-if not mine(ARGV[1]) or field('state') ~= 'done' then return false end
+if not mine(ARGV[1]) then
+  if not replaced(ARGV[1]) then return false end
+  -- Only a claimed token is replaced, so its claim is within the grace or nothing.
+  if field('prevKind') == 'token' and now - tonumber(field('prevClaimedAt') or '0') > tonumber(ARGV[2]) then return false end
+  return { field('prevKind'), field('prevToken'), field('prevStatus'), field('prevDetail') }
+end
+if field('state') ~= 'done' then return false end
 if field('kind') == 'token' then
   if field('claimed') ~= '0' then
     if now - tonumber(field('claimedAt') or '0') > tonumber(ARGV[2]) then return false end
@@ -92,7 +113,7 @@ export function redisLaunchAttempts(connection: FleetConnection, cipher: Cipher,
   return {
     async begin(examId, userKey) {
       const key = keyOf(examId, userKey);
-      const [waitId, lease] = await run("attBegin", key, newWaitId(), newLease(), timings.leaseMs, timings.outcomeTtlMs) as [string, string | null];
+      const [waitId, lease] = await run("attBegin", key, newWaitId(), newLease(), timings.leaseMs, timings.outcomeTtlMs, timings.claimGraceMs ?? DEFAULT_CLAIM_GRACE_MS) as [string, string | null];
       if (lease) owned.set(waitId, key);
       return { waitId, lease: lease ?? undefined };
     },

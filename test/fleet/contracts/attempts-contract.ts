@@ -68,6 +68,40 @@ export function describeAttemptsContract(name: string, make: MakePair<LaunchAtte
       expect(next.lease).toBeDefined();
     });
 
+    it("a failed attempt replaced by a new begin still answers the requests that joined it, for the claim grace", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const { waitId, lease } = await a.begin("exam-1", user);
+      // A double click on another instance joins it.
+      expect(await b.begin("exam-1", user)).toEqual({ waitId, lease: undefined });
+      await a.complete(waitId, lease!, { kind: "failed", status: 403, detail: "refused" });
+      // A third click lands after the failure: a new attempt, before the joined request read its outcome.
+      const next = await a.begin("exam-1", user);
+      expect(next.waitId).not.toBe(waitId);
+      expect(next.lease).toBeDefined();
+      expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "done", outcome: "failed", claimed: false });
+      expect(await b.claim(waitId, "exam-1", user)).toEqual({ kind: "failed", status: 403, detail: "refused" });
+      expect(await b.view(next.waitId, "exam-1", user)).toEqual({ state: "running", leaseLapsed: false });
+      // After the grace the old wait id starts over.
+      await sleep(450);
+      expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "unknown" });
+      expect(await b.claim(waitId, "exam-1", user)).toBeUndefined();
+    });
+
+    it("a claimed token replaced by a new begin still goes to the double click's other claims within the grace", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const { waitId, lease } = await a.begin("exam-1", user);
+      await a.complete(waitId, lease!, { kind: "token", token: "tok-7" });
+      expect(await a.claim(waitId, "exam-1", user)).toEqual({ kind: "token", token: "tok-7" });
+      const next = await b.begin("exam-1", user);
+      expect(next.waitId).not.toBe(waitId);
+      expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "done", outcome: "token", claimed: true });
+      expect(await b.claim(waitId, "exam-1", user)).toEqual({ kind: "token", token: "tok-7" });
+      await sleep(450);
+      expect(await b.claim(waitId, "exam-1", user)).toBeUndefined();
+    });
+
     it("a wait id is honoured only with its own student and exam", async () => {
       const { a, b } = await open();
       const user = student();
