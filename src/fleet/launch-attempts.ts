@@ -73,6 +73,8 @@ interface Attempt {
   claimed: boolean;
   claimedAt: number;
   expiresAt: number;
+  /** A second request joined it (a double click, a second tab): it is kept readable when replaced (see `begin`). */
+  joined: boolean;
   /** Set when a new attempt replaced this settled one: readable by its wait id until then (the claim grace). */
   replacedUntil?: number;
 }
@@ -80,12 +82,21 @@ interface Attempt {
 export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => number = Date.now): LaunchAttemptStore {
   const byStudent = new Map<string, Attempt>();
   const byWaitId = new Map<string, Attempt>();
+  /**
+   * Settled records a new attempt replaced while another request had joined them,
+   * readable by their wait id for the claim grace (see `begin`). Apart from `byWaitId`
+   * because they all live the same short time: in replacement order the oldest is first,
+   * so dropping the expired ones is exact.
+   */
+  const replaced = new Map<string, Attempt>();
+  const claimGraceMs = timings.claimGraceMs ?? DEFAULT_CLAIM_GRACE_MS;
   const studentOf = (examId: string, userKey: string): string => `${examId}\u0000${userKey}`;
   const find = (waitId: string, examId: string, userKey: string): Attempt | undefined => {
-    const a = byWaitId.get(waitId);
+    const a = byWaitId.get(waitId) ?? replaced.get(waitId);
     if (!a || a.examId !== examId || a.userKey !== userKey) return undefined;
     if (a.expiresAt <= now() || (a.replacedUntil !== undefined && a.replacedUntil < now())) {
       byWaitId.delete(waitId);
+      replaced.delete(waitId);
       if (byStudent.get(studentOf(examId, userKey)) === a) byStudent.delete(studentOf(examId, userKey));
       return undefined;
     }
@@ -97,8 +108,12 @@ export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => numb
     a.expiresAt = Math.max(a.expiresAt, now() + timings.outcomeTtlMs);
     return a.lease;
   };
-  /** Drops a couple of the oldest records when they expired: memory stays bounded by the live attempts, at O(1) per begin. */
+  /** Drops the replaced records past their grace, and a couple of the oldest records when they expired: memory stays bounded by the live attempts, at O(1) per begin (amortised). */
   const sweep = () => {
+    for (const a of replaced.values()) {
+      if (a.replacedUntil! >= now()) break;
+      replaced.delete(a.waitId);
+    }
     let looked = 0;
     for (const a of byWaitId.values()) {
       if (looked++ >= 2 || a.expiresAt > now()) break;
@@ -110,14 +125,25 @@ export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => numb
       sweep();
       const current = byStudent.get(studentOf(examId, userKey));
       const a = current && find(current.waitId, examId, userKey);
-      if (a && !a.outcome) return { waitId: a.waitId, lease: a.leaseUntil <= now() ? own(a) : undefined };
-      if (a && a.outcome?.kind === "token" && !a.claimed) return { waitId: a.waitId, lease: undefined };
-      // Replaced. A settled record (claimed or failed) stays readable by its wait id for the
-      // claim grace: the requests that joined it (a double click, on any instance) still get
-      // its outcome instead of starting over. Its wait id starts over after that.
-      if (a?.outcome) a.replacedUntil = now() + (timings.claimGraceMs ?? DEFAULT_CLAIM_GRACE_MS);
-      else if (current) byWaitId.delete(current.waitId);
-      const fresh: Attempt = { waitId: newWaitId(), examId, userKey, lease: "", leaseUntil: 0, outcome: undefined, claimed: false, claimedAt: 0, expiresAt: 0 };
+      if (a && !a.outcome) {
+        a.joined = true;
+        return { waitId: a.waitId, lease: a.leaseUntil <= now() ? own(a) : undefined };
+      }
+      if (a && a.outcome?.kind === "token" && !a.claimed) {
+        a.joined = true;
+        return { waitId: a.waitId, lease: undefined };
+      }
+      // Replaced. A settled record (claimed or failed) that another request joined stays
+      // readable by its wait id for the claim grace: that request (a double click) still
+      // gets its outcome instead of starting over. Only joined ones: holding every replaced
+      // record for seconds cost a third more RSS over 100,000 launches (the memory bench).
+      // (The Redis store keeps the one replaced outcome per student in the student's hash.)
+      if (current) byWaitId.delete(current.waitId);
+      if (a?.outcome && a.joined) {
+        a.replacedUntil = now() + claimGraceMs;
+        replaced.set(a.waitId, a);
+      }
+      const fresh: Attempt = { waitId: newWaitId(), examId, userKey, lease: "", leaseUntil: 0, outcome: undefined, claimed: false, claimedAt: 0, expiresAt: 0, joined: false };
       const lease = own(fresh);
       byStudent.set(studentOf(examId, userKey), fresh);
       byWaitId.set(fresh.waitId, fresh);

@@ -92,6 +92,8 @@ export function describeAttemptsContract(name: string, make: MakePair<LaunchAtte
       const { a, b } = await open();
       const user = student();
       const { waitId, lease } = await a.begin("exam-1", user);
+      // The double click's second request, on another instance.
+      expect(await b.begin("exam-1", user)).toEqual({ waitId, lease: undefined });
       await a.complete(waitId, lease!, { kind: "token", token: "tok-7" });
       expect(await a.claim(waitId, "exam-1", user)).toEqual({ kind: "token", token: "tok-7" });
       const next = await b.begin("exam-1", user);
