@@ -19,6 +19,7 @@ import { get } from "./lib/browser.js";
 import { cookieOf, startHost, studentOf } from "./lib/host.js";
 import { median, round, shuffle } from "./lib/stats.js";
 import { listenLocal } from "./lib/listen.js";
+import { startLeanCourseServer } from "./lib/lean-course.js";
 import { send } from "./lib/send.js";
 
 export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log }) {
@@ -30,8 +31,8 @@ export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log
   const transport = createTransport({ apiKey: emulator.testKey, maxSockets: 1, userAgent: "bench" });
   const leanTransport = createTransport({ apiKey: emulator.testKey, maxSockets: 1, userAgent: "bench" });
   const api = `${emulator.url}/api/v1/dev`;
-  const lean = await startLean(async (id) => ({ data: Course.parse(JSON.parse((await leanTransport.send({ method: "GET", url: `${api}/courses/${id}`, timeoutMs: 5_000 })).text).data) }));
-  const leanClient = await startLean((id) => host.platform.courses.retrieve(id));
+  const lean = await startLeanCourseServer(async (id) => ({ data: Course.parse(JSON.parse((await leanTransport.send({ method: "GET", url: `${api}/courses/${id}`, timeoutMs: 5_000 })).text).data) }));
+  const leanClient = await startLeanCourseServer((id) => host.platform.courses.retrieve(id));
   const proxy = await startProxy(emulator);
   const agents = [];
   const agent = () => {
@@ -139,30 +140,6 @@ function perOp(fn, iterations = 20_000) {
 async function startBare() {
   const app = express();
   app.get("/x", (_req, res) => res.end("ok"));
-  return listenLocal(app);
-}
-
-/**
- * The least a router answering GET /courses/:id with axios can do: one Express layer (no
- * mount, guards or id check) that gets the course with `fetchCourse` and answers it as
- * JSON. With our transport (axios and our adapter), the JSON parse and the record schema
- * it is the floor; with the client's `courses.retrieve` it adds the client's call
- * (budget, deadline, checks, envelope). What is left between the floor and
- * http-proxy-middleware is the cost of axios and of answering from parsed data.
- */
-async function startLean(fetchCourse) {
-  const app = express();
-  app.use((req, res, next) => {
-    const match = req.method === "GET" ? /^\/courses\/([^/]+)\/?$/i.exec(req.path) : null;
-    if (!match) return next();
-    fetchCourse(match[1]).then((found) => {
-      const text = JSON.stringify({ data: found.data });
-      res.statusCode = 200;
-      res.setHeader("Content-Type", "application/json; charset=utf-8");
-      res.setHeader("Content-Length", Buffer.byteLength(text));
-      res.end(text);
-    }, next);
-  });
   return listenLocal(app);
 }
 

@@ -39,6 +39,7 @@ import { cookieOf, startHost, studentOf } from "./lib/host.js";
 import { median, round, shuffle } from "./lib/stats.js";
 import { listenLocal } from "./lib/listen.js";
 import { send } from "./lib/send.js";
+import { startLeanCourseServer } from "./lib/lean-course.js";
 import { Course } from "../dist/platform/schemas.js";
 import { createTransport } from "../dist/platform/transport.js";
 
@@ -159,26 +160,13 @@ async function startMinimal(emulator, upstream) {
   return listenLocal(app);
 }
 
-/**
- * The least a router answering GET /courses/:id with axios does (see the top): no mount,
- * guards, id check or client call around the transport.
- */
+/** The axios floor (see the top): our transport, the JSON parse and the record schema in one Express layer. */
 async function startAxiosFloor(emulator) {
   const transport = createTransport({ apiKey: emulator.testKey, maxSockets: 1, userAgent: "bench" });
   const api = `${emulator.url}/api/v1/dev`;
-  const app = express();
-  app.use((req, res, next) => {
-    const match = req.method === "GET" ? /^\/courses\/([^/]+)\/?$/i.exec(req.path) : null;
-    if (!match) return next();
-    transport.send({ method: "GET", url: `${api}/courses/${match[1]}`, timeoutMs: 5_000 }).then((answer) => {
-      const text = JSON.stringify({ data: Course.parse(JSON.parse(answer.text).data) });
-      res.statusCode = 200;
-      res.setHeader("Content-Type", "application/json; charset=utf-8");
-      res.setHeader("Content-Length", Buffer.byteLength(text));
-      res.end(text);
-    }, next);
-  });
-  const server = await listenLocal(app);
+  const server = await startLeanCourseServer(async (id) => ({
+    data: Course.parse(JSON.parse((await transport.send({ method: "GET", url: `${api}/courses/${id}`, timeoutMs: 5_000 })).text).data),
+  }));
   return { url: server.url, close: async () => { await server.close(); transport.close(); } };
 }
 

@@ -176,7 +176,7 @@ export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => numb
       const a = find(waitId, examId, userKey);
       if (!a?.outcome) return undefined;
       if (a.outcome.kind === "failed") return a.outcome;
-      if (a.claimed) return now() - a.claimedAt <= (timings.claimGraceMs ?? DEFAULT_CLAIM_GRACE_MS) ? a.outcome : undefined;
+      if (a.claimed) return now() - a.claimedAt <= claimGraceMs ? a.outcome : undefined;
       a.claimed = true;
       a.claimedAt = now();
       return a.outcome;

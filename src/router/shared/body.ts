@@ -25,8 +25,7 @@ export function jsonBody(limit: number): RequestHandler {
     if (req.method === "GET" || req.method === "HEAD") return next();
     const alreadyParsed = (req as { _body?: boolean })._body === true || req.readableEnded;
     if (alreadyParsed) return next();
-    const length = plainJsonLength(req, limit);
-    if (length === undefined) return parse(req, res, next);
+    if (!isCommonBody(req, limit)) return parse(req, res, next);
     readPlainJson(req, next);
   };
 }
@@ -45,18 +44,11 @@ export function declaresPlainJson(req: Request): boolean {
   return type !== undefined && headers["content-length"] !== undefined && /^\d{1,15}$/.test(headers["content-length"]) && PLAIN_JSON_TYPE.test(type);
 }
 
-/** The body's declared length when it is the common kind (see the top of the file); otherwise undefined. */
-function plainJsonLength(req: Request, limit: number): number | undefined {
-  const { headers } = req;
-  const encoding = headers["content-encoding"];
-  if (encoding !== undefined && encoding.toLowerCase() !== "identity") return undefined;
-  if (headers["transfer-encoding"] !== undefined) return undefined;
-  const declared = headers["content-length"];
-  if (declared === undefined || !/^\d{1,15}$/.test(declared)) return undefined;
-  const length = Number(declared);
-  if (length > limit) return undefined;
-  const type = headers["content-type"];
-  return type !== undefined && PLAIN_JSON_TYPE.test(type) ? length : undefined;
+/** True when the body is the common kind (see the top of the file), which this file reads itself. */
+function isCommonBody(req: Request, limit: number): boolean {
+  const encoding = req.headers["content-encoding"];
+  if (encoding !== undefined && encoding.toLowerCase() !== "identity") return false;
+  return req.headers["transfer-encoding"] === undefined && declaresPlainJson(req) && Number(req.headers["content-length"]) <= limit;
 }
 
 /** Reads the (declared, bounded) body, sets `req.body` and calls `next`, once. */
