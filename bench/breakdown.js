@@ -12,7 +12,7 @@ import http from "node:http";
 import axios from "axios";
 import express from "express";
 import { createProxyMiddleware } from "http-proxy-middleware";
-import { nodeHttpAdapter } from "../dist/platform/http-adapter.js";
+import { createNodeHttpAdapter } from "../dist/platform/http-adapter.js";
 import { Course, CourseCreate, SignInToken, SignInTokenRequest } from "../dist/platform/schemas.js";
 import { createTransport } from "../dist/platform/transport.js";
 import { get } from "./lib/browser.js";
@@ -44,7 +44,7 @@ export async function runBreakdown(emulator, { rounds = 1_500, warmup = 200, log
     httpAgent: agent(), maxRedirects: 0, validateStatus: () => true, responseType: "text", transformResponse: [(d) => d], ...extra,
   });
   const axiosDefault = axiosWith({});
-  const axiosOurs = axiosWith({ adapter: nodeHttpAdapter, transformRequest: [(d) => d] });
+  const axiosOurs = axiosWith({ adapter: createNodeHttpAdapter(), transformRequest: [(d) => d] });
   try {
     const { classId, courseId, examId } = await host.seedExam("Breakdown");
     const { email, firstName, lastName, orgInternalId } = studentOf(0);

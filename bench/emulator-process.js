@@ -8,7 +8,8 @@ import { startEmulator } from "express-oral-assessments/emulator";
 const emulator = await startEmulator({
   // Enough for a 600-student storm's log; bounded for the 100k-launch memory run.
   requestLogLimit: 5_000,
-  classCapacity: 100_000,
+  // A phase that needs full classes (the soak's abuse phase) passes a small capacity.
+  classCapacity: Number(process.env.EMULATOR_CLASS_CAPACITY ?? 100_000),
 });
 process.send?.({ url: emulator.url, testKey: emulator.testKey });
 process.on("disconnect", () => {

@@ -1,7 +1,8 @@
 /* global URLSearchParams */
 /**
  * The example app: an ordinary Express app with passport-local login and cookie
- * sessions, that mounts the plugin at `/oral` exactly as the README tells integrators to.
+ * sessions, that mounts the plugin at `/oral` with the options of the README's
+ * "Mount the router" (and a few of its own, explained where it mounts it).
  * `createExampleApp` only builds the app; `server.js` starts it (tests start it on port 0).
  */
 import { randomBytes } from "node:crypto";
@@ -136,6 +137,22 @@ function sameOriginOnly(req, res, next) {
 const homeOf = (user) => (user?.role === "instructor" ? "/dashboard" : "/student");
 
 /**
+ * The plugin's page as this app shows it. An instructor who opens a student launch link
+ * (the dashboard's "Open") is refused like any user on no roster, and the plugin's text
+ * ("ask your instructor") is written for students: the instructor is told what the link
+ * is for and how to try it instead.
+ */
+function pageFor(user, page) {
+  if (page.kind !== "forbidden" || user?.role !== "instructor") return page;
+  return {
+    ...page,
+    title: "This launch link is for students",
+    message: "A student on the class roster who opens this link is signed in on the exam site and the exam starts. " +
+      "Instructors are on no class roster, so it starts no exam for you. To try it, log out and log in as an enrolled student.",
+  };
+}
+
+/**
  * @param {object} options
  * @param {import("express-oral-assessments").PlatformClient} options.platform  the platform client
  * @param {string} [options.examHost]        custom exam domain; unset → the platform's own host
@@ -183,18 +200,22 @@ export function createExampleApp(options) {
   app.use(auth.session());
 
   // --- the plugin ---------------------------------------------------------------------
+  // Mounted as the README's "Mount the router" shows (the same platform, examHost,
+  // isInstructor, canLaunch and loginUrl); test/readme.test.ts keeps the two in step.
+  // Besides those: the in-memory store (the embedded emulator forgets everything at exit),
+  // the way home, the app's own page layout, and the app's logger.
   const oral = oralAssessments({
     platform,
     examHost,
     isInstructor: (req) => req.user?.role === "instructor",
-    canLaunch: async (req, { classId }) => roster.has(classId, req.user.id),
-    store,
+    canLaunch: (req, { classId }) => req.user !== undefined && roster.has(classId, req.user.id),
     loginUrl: "/login",
+    store,
     // The way back on every plugin page: "/" sends each user to their own home page.
     homeUrl: "/",
     renderPage: (req, res, page) => {
       res.setHeader("Content-Security-Policy", PAGE_CSP);
-      res.send(layoutPage(req.user ? users.displayName(req.user) : undefined, page));
+      res.send(layoutPage(req.user ? users.displayName(req.user) : undefined, pageFor(req.user, page)));
     },
     logger,
   });
@@ -229,8 +250,11 @@ export function createExampleApp(options) {
 
   app.get("/", (req, res) => res.redirect(303, req.user ? homeOf(req.user) : "/login"));
 
+  // A signed-in user goes home, never on to `returnTo`: after "log in from a launch link →
+  // exam", Back returns to this page, and forwarding to the launch link again would spend
+  // another sign-in token and one of the student's launches without their asking.
   app.get("/login", (req, res) => {
-    if (req.user) return res.redirect(303, safeReturnTo(req.query.returnTo) ?? homeOf(req.user));
+    if (req.user) return res.redirect(303, homeOf(req.user));
     sendPage(res, "login.html");
   });
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * `express-oral-assessments emulator [--port N] [--host H] [--ticket-param NAME] [--verbose]`
+ * `express-oral-assessments emulator [--port N] [--host H] [--ticket-param NAME]
+ *   [--organization ID:NAME]… [--verbose]`
  *
  * Runs the platform emulator in the foreground and prints what an integrator needs to
  * point an app at it: base URL, its test and live keys, the exam page pattern and the
- * control URL. Printing those keys is deliberate: they are random, local and die with the
+ * control URL; with `--organization`, each organization's name, keys and exam host. Printing those keys is deliberate: they are random, local and die with the
  * process (set ORAL_EMULATOR_TEST_KEY / ORAL_EMULATOR_LIVE_KEY to keep them stable across
  * restarts). Nothing else the emulator writes ever contains a key.
  *
@@ -12,7 +13,7 @@
  */
 import { parseArgs } from "node:util";
 import type { Logger } from "./core/logger.js";
-import { startEmulator } from "./emulator/index.js";
+import { startEmulator, type Emulator } from "./emulator/index.js";
 
 const USAGE = `Usage: express-oral-assessments emulator [options]
 
@@ -22,11 +23,17 @@ Options:
   --port N             port to listen on (default 4010; 0 picks a free one)
   --host H             interface to bind (default 127.0.0.1)
   --ticket-param NAME  query parameter the exam page reads the ticket from (default __clerk_ticket)
+  --organization ID:NAME
+                       an organization (school) with its own keys, records and exam host;
+                       repeat for each, e.g. --organization north:"North High"
+                       --organization south:"South College". Exam hosts listen on the
+                       ports after --port (4011, 4012, …; free ones with --port 0)
   --verbose            print one line per request (never keys or tokens)
   -h, --help           show this help
 
 Environment:
   ORAL_EMULATOR_TEST_KEY, ORAL_EMULATOR_LIVE_KEY   fixed keys instead of random ones
+                                                   (the first organization's)
 `;
 
 const DEFAULT_PORT = 4010;
@@ -47,6 +54,7 @@ async function runEmulator(args: string[]): Promise<void> {
       port: { type: "string" },
       host: { type: "string" },
       "ticket-param": { type: "string" },
+      organization: { type: "string", multiple: true },
       verbose: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -61,17 +69,24 @@ async function runEmulator(args: string[]): Promise<void> {
   }
   const testKey = process.env.ORAL_EMULATOR_TEST_KEY;
   const liveKey = process.env.ORAL_EMULATOR_LIVE_KEY;
+  const testKeys = testKey ? [testKey] : undefined;
+  const liveKeys = liveKey ? [liveKey] : undefined;
+  const organizations = values.organization?.map((spec, i) => ({
+    ...parseOrganization(spec),
+    // Predictable exam hosts next to a fixed port, so an app's configuration survives a restart.
+    examPort: port === 0 ? 0 : port + 1 + i,
+    ...(i === 0 ? { testKeys, liveKeys } : {}),
+  }));
 
   const emulator = await startEmulator({
     port,
     host: values.host,
     ticketParam: values["ticket-param"],
-    testKeys: testKey ? [testKey] : undefined,
-    liveKeys: liveKey ? [liveKey] : undefined,
+    ...(organizations ? { organizations } : { testKeys, liveKeys }),
     logger: values.verbose ? lineLogger() : undefined,
   });
 
-  process.stdout.write(`Oral-assessment platform emulator listening on ${emulator.url}
+  process.stdout.write(organizations ? organizationsBanner(emulator) : `Oral-assessment platform emulator listening on ${emulator.url}
 
   Base URL     ${emulator.url}   (API under /api/v1/dev and /api/v1/prod)
   Test key     ${emulator.testKey}   (dev)
@@ -92,6 +107,30 @@ These keys are local throwaways. Press Ctrl+C to stop.
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+/** `north:North High` → `{ id: "north", name: "North High" }`; the emulator checks both parts. */
+function parseOrganization(spec: string): { id: string; name: string } {
+  const colon = spec.indexOf(":");
+  if (colon < 0) throw new UsageError(`--organization takes ID:NAME, e.g. north:"North High" (got "${spec}").`);
+  return { id: spec.slice(0, colon), name: spec.slice(colon + 1) };
+}
+
+function organizationsBanner(emulator: Emulator): string {
+  const schools = emulator.organizations.map((o) => `  ${o.name} (${o.id})
+    Test key     ${o.testKey}   (dev)
+    Live key     ${o.liveKey}   (prod)
+    Exam host    ${o.examHost}   (exam pages: /exam/<examId>?${emulator.ticketParam}=<token>)
+`);
+  return `Oral-assessment platform emulator listening on ${emulator.url}
+
+  Base URL     ${emulator.url}   (API under /api/v1/dev and /api/v1/prod)
+  Sign-in      ${emulator.url}/sign-in   (the platform host's own, for launches without a custom domain)
+  Control      ${emulator.url}/__emulator   (state, reset, faults, latency, requests)
+
+${schools.join("\n")}
+These keys are local throwaways. Press Ctrl+C to stop.
+`;
 }
 
 class UsageError extends Error {}

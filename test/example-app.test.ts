@@ -91,15 +91,13 @@ describe("login", () => {
     expect(signedOut.headers.location).toMatch(/^\/login\?returnTo=/);
   });
 
-  it.each(["/.//evil.example", "/./%2F/evil.example", "/a/..//evil.example", "/%2e//evil.example", "/%2E%2E//evil.example"])(
-    "does not redirect a signed-in user to another site with returnTo=%j (checked after normalising)",
+  it.each(["/oral/launch/exam_1", "/.//evil.example", "/a/..//evil.example", "https://evil.example/"])(
+    "sends a signed-in user on the login page home, never on to returnTo=%j (Back after a launch must not launch again)",
     async (returnTo) => {
       const agent = await loggedIn("ana");
       const res = await agent.get(`/login?returnTo=${encodeURIComponent(returnTo)}`);
       expect(res.status).toBe(303);
-      const location = String(res.headers.location);
-      expect(location.startsWith("//")).toBe(false);
-      expect(new URL(location, base).origin).toBe(base);
+      expect(res.headers.location).toBe("/student");
     },
   );
 
@@ -259,6 +257,30 @@ describe("pages and roles", () => {
 
     expect((await instructor.delete(`/oral/courses/${courseId}/classes/${classId}`)).status).toBe(204);
     expect((await ana.get(`/oral/launch/roleplay/${roleplayId}`)).status).toBe(404);
+  });
+
+  it("tells an instructor who opens a student launch link what it is for (not \"ask your instructor\"), with no sign-in call", async () => {
+    const instructor = await loggedIn("instructor");
+    const course = await instructor.post("/oral/courses").send({ name: "Open course" });
+    const cls = await instructor.post(`/oral/courses/${course.body.data._id}/classes`).send({ name: "Group O" });
+    const exam = await instructor.post("/oral/oral-assessments").send({ name: "Open exam", classId: cls.body.data._id });
+    expect(exam.status).toBe(201);
+    const signInCalls = () => emulator.requests.filter((r) => r.path.endsWith("/students/sign-in-token")).length;
+    const before = signInCalls();
+
+    const opened = await instructor.get(`/oral/launch/${exam.body.data._id}`);
+    expect(opened.status).toBe(403);
+    const page = readHtml(opened.text);
+    expect(page.headings).toEqual(["This launch link is for students"]);
+    expect(page.paragraphs[0]).toContain("log in as an enrolled student");
+    expect(opened.text).not.toContain("ask your instructor");
+    expect(page.links).toEqual([{ href: "/", text: "Back to the home page" }]);
+    expect(signInCalls()).toBe(before);
+
+    // A student on no roster still gets the plugin's own words.
+    const outsider = await loggedIn("outsider");
+    const refused = await outsider.get(`/oral/launch/${exam.body.data._id}`);
+    expect(readHtml(refused.text).headings).toEqual(["You cannot take this exam"]);
   });
 
   it("answers the app's JSON endpoints with 401 when signed out", async () => {

@@ -255,7 +255,7 @@ function documentedRoutes(): string[] {
 }
 
 const platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: "http://127.0.0.1:9" });
-const router = oralAssessments({ platform, store: memoryStore(), isInstructor: () => true });
+const router = oralAssessments({ canLaunch: "any-signed-in-user", platform, store: memoryStore(), isInstructor: () => true });
 
 afterAll(async () => {
   await router.close();
@@ -315,9 +315,11 @@ describe("the OpenAPI document", () => {
 
     const launch = doc.paths["/launch/{examId}"]!.get!.responses as Record<string, Json>;
     expect(launch["303"]).toBeDefined();
-    for (const status of ["401", "403", "404", "502", "503", "504"]) {
+    for (const status of ["202", "401", "403", "404", "409", "429", "502", "504"]) {
       expect(Object.keys(launch[status]!.content as Json), `launch ${status}`).toEqual(["text/html"]);
     }
+    // A prefetch's 503 is a short plain text; every other 503 is a page.
+    expect(Object.keys(launch["503"]!.content as Json)).toEqual(["text/html", "text/plain"]);
   });
 
   it("uses only request-body schemas that have a zod schema behind them", () => {

@@ -1,16 +1,49 @@
 /**
  * The package's public surface: what integrators use is exported, internals are not.
  */
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import * as pkg from "../src/index.js";
 import { StudentIdentity } from "../src/platform/schemas.js";
 
+/**
+ * Every name the package exports, values and types: adding or removing one is a decision
+ * made here, in review, not a side effect of an `export *`.
+ */
+const EXPORTS = [
+  "AssessmentRecord", "Class", "ClassCreateInput", "ClassRecord", "ClassUpdateInput", "ConfigurationError", "ConfigurationProblem",
+  "Course", "CourseCreateInput", "CourseRecord", "CourseUpdateInput", "ExamKind", "ExamResource", "Fleet", "FleetSecret",
+  "IdempotencyBegin", "IdempotencyBeginInput", "IdempotencyCompleteInput", "IdempotencyKey", "LaunchContext", "Logger",
+  "OpenApiDocumentOptions", "OralAssessment", "OralAssessmentCreateInput", "OralAssessmentUpdateInput", "OralAssessmentsOptions",
+  "OralAssessmentsRouter", "OralStore", "PlatformClient", "PlatformClientOptions", "PlatformEnv", "PlatformError", "PlatformErrorKind",
+  "PostgresStoreOptions", "PrepareError", "PrepareInput", "PrepareOptions", "PrepareProgress", "Problem", "RateBudget", "RedisFleet",
+  "RedisFleetOptions", "RenderPage", "RequestOptions", "RequestPriority", "Roleplay", "RoleplayCreateInput", "RoleplayUpdateInput",
+  "RouterPage", "RouterPageKind", "RouterPageLink", "SignInToken", "SignInTokenRequestInput", "SqliteStoreOptions", "StudentFields",
+  "StudentIdentity", "WithMeta", "buildOpenApiDocument", "createPlatformClient", "fleetReady", "memoryStore", "oralAssessments", "pathOf",
+  "postgresStore", "redisFleet", "schemas", "sqliteStore", "studentFromUser",
+];
+
+/** The names `src/index.ts` exports, as the compiler sees them (types included). */
+function exportedNames(): string[] {
+  const entry = fileURLToPath(new URL("../src/index.ts", import.meta.url));
+  const program = ts.createProgram([entry], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, noEmit: true, skipLibCheck: true });
+  const checker = program.getTypeChecker();
+  const symbol = checker.getSymbolAtLocation(program.getSourceFile(entry)!)!;
+  return checker.getExportsOfModule(symbol).map((s) => s.getName()).sort();
+}
+
 describe("the public API", () => {
+  it("exports exactly the names decided on (values and types)", () => {
+    expect(exportedNames()).toEqual([...EXPORTS].sort());
+    expect(EXPORTS.length).toBeLessThanOrEqual(70);
+  });
+
   it("exports buildOpenApiDocument, the stores and the schemas integrators use", () => {
     const doc = pkg.buildOpenApiDocument({ serverUrl: "/exams" }) as { servers: { url: string }[]; paths: Record<string, unknown> };
     expect(doc.servers[0]?.url).toBe("/exams");
     expect(Object.keys(doc.paths)).toContain("/oral-assessments/{examId}/prepare");
-    for (const name of ["memoryStore", "sqliteStore", "postgresStore", "oralAssessments", "createPlatformClient", "createRateBudget"]) {
+    for (const name of ["memoryStore", "sqliteStore", "postgresStore", "oralAssessments", "createPlatformClient"]) {
       expect(typeof (pkg as Record<string, unknown>)[name]).toBe("function");
     }
     expect(pkg.schemas.StudentIdentity).toBe(StudentIdentity);

@@ -7,8 +7,10 @@ import { fileURLToPath } from "node:url";
 
 const CHILD = fileURLToPath(new URL("../emulator-process.js", import.meta.url));
 
-export async function startEmulatorProcess() {
-  const child = fork(CHILD, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+/** `classCapacity`: students per class (default 100 000: no class fills up in a benchmark). */
+export async function startEmulatorProcess({ classCapacity } = {}) {
+  const env = classCapacity === undefined ? process.env : { ...process.env, EMULATOR_CLASS_CAPACITY: String(classCapacity) };
+  const child = fork(CHILD, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], env });
   const { url, testKey } = await new Promise((resolve, reject) => {
     child.once("message", resolve);
     child.once("exit", (code) => reject(new Error(`the emulator process exited (${code}) before listening`)));
@@ -30,6 +32,8 @@ export async function startEmulatorProcess() {
     setRateLimits: (limits) => control("POST", "/rate-limits", limits),
     setLatency: (latency) => control("POST", "/latency", latency),
     clearFaults: () => control("DELETE", "/faults"),
+    /** Adds a fault (a `FaultSpec`: status, hang, reset or malformed, for matching requests). */
+    fault: (spec) => control("POST", "/faults", spec),
     /** The last `limit` API requests received, oldest first. */
     requests: (limit) => control("GET", `/requests?limit=${limit}`),
     close: () => new Promise((resolve) => {

@@ -17,7 +17,13 @@ export const CLIENT = { timeoutMs: 500, maxRetries: 1, deadlineMs: 2_000, retryB
 // The soak launches the same few students thousands of times: the per-student fair share
 // (a burst of 3, then 1 a minute) would answer 429 to nearly all of them, which is not what
 // the faults run measures (the platform failing), so it is lifted here as in memory.js.
-export const ROUTER = { launchWaitMs: 2_000, waitingPageAfterMs: 1_000, listCacheMs: 0, launchLimit: { burst: 1_000_000_000, refillMs: 1 } };
+// So is the circuit breaker: a run that starts with 5 faults in a row opens it, and its
+// 503s without a call would then stand in for the failures this run exists to exercise.
+// The abuse phase (abuse.js) runs with the real defaults of both.
+export const ROUTER = {
+  launchWaitMs: 2_000, waitingPageAfterMs: 1_000, listCacheMs: 0,
+  launchLimit: { burst: 1_000_000_000, refillMs: 1 }, circuitBreaker: { minFailures: 1_000_000_000 },
+};
 
 process.on("unhandledRejection", (reason) => {
   process.stdout.write(`${JSON.stringify({ level: "fatal", event: "unhandled_rejection", message: String(reason?.message ?? reason) })}\n`);

@@ -10,6 +10,10 @@
  * - fuzz: fast-check cases of invalid bodies, ids and headers on every instructor route
  *   (bench/soak/fuzz-cases.js): no answer ≥ 500, no platform call, every answer a
  *   problem+json (a 400 naming a field). Each failing class is listed with a small example.
+ * - abuse: one student reloading a launch 200 times against a platform failing for them
+ *   and against a full class, with the router's real defaults (bench/soak/abuse.js):
+ *   ≤ 5 sign-in calls each, other students' launch p99 within 2× of their quiet p99.
+ *   `--only abuse` runs this phase alone.
  * Exits 1 when a target is missed. Progress goes to stderr.
  */
 import { fork } from "node:child_process";
@@ -17,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import fc from "fast-check";
 import { startEmulatorProcess } from "../lib/emulator.js";
+import { abuseMet, runAbuse } from "./abuse.js";
 import { invalidRequest, malformedPathRequest, wrongAnswerFor } from "./fuzz-cases.js";
 import { rawRequest } from "./http.js";
 import { CLIENT, ROUTER } from "./router-process.js";
@@ -28,9 +33,17 @@ const { values } = parseArgs({
     cases: { type: "string", default: "10000" },
     concurrency: { type: "string", default: "32" },
     seed: { type: "string", default: String(Date.now() % 1_000_000) },
+    only: { type: "string" },
   },
 });
 const log = (text) => process.stderr.write(`[soak] ${text}\n`);
+const print = (result) => process.stdout.write(`${values.json ? JSON.stringify(result) : JSON.stringify(result, null, 2)}\n`);
+if (values.only === "abuse") {
+  const abuse = await runAbuse({ log });
+  const targets = { abuse: abuseMet(abuse) };
+  print({ abuse, targets });
+  process.exit(targets.abuse ? 0 : 1);
+}
 const seed = Number(values.seed);
 const CHILD = fileURLToPath(new URL("./router-process.js", import.meta.url));
 
@@ -229,6 +242,7 @@ try {
   log(`seed ${seed}; deadlines ${JSON.stringify(DEADLINE)}`);
   const faults = await runFaults(Number(values.requests), Number(values.concurrency));
   const fuzz = await runFuzz(Number(values.cases), 8);
+  const abuse = await runAbuse({ log });
   result = {
     seed,
     faults: {
@@ -253,6 +267,7 @@ try {
       notProblemNamingField: fuzz.notProblemNamingField,
       findings: fuzz.findings,
     },
+    abuse,
   };
 } finally {
   stopping = true;
@@ -266,8 +281,9 @@ const z = result.fuzz;
 const targets = {
   faults: f.requests >= 10_000 && f.crashes === 0 && f.unhandledRejections === 0 && f.overDeadline === 0 && f.wrongStatus === 0 && f.keyLeaks === 0 && f.rssGrowthPct < 10,
   fuzz: z.cases >= 10_000 && z.serverErrors === 0 && z.upstreamOnInvalid === 0 && z.notProblemNamingField === 0,
+  abuse: abuseMet(result.abuse),
 };
 result.targets = targets;
 if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
 else process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-process.exit(targets.faults && targets.fuzz ? 0 : 1);
+process.exit(targets.faults && targets.fuzz && targets.abuse ? 0 : 1);

@@ -26,10 +26,22 @@ function clearMessages(scope) {
   for (const el of scope.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
 }
 
-/** Shows a problem: each error next to the field its path names, the rest at the form. */
-function showProblem(scope, problem) {
+/** "Line 2", "Lines 2 and 5", "Lines 2, 5 and 7". */
+function linesLabel(lines) {
+  if (lines.length === 1) return `Line ${lines[0]}`;
+  return `Lines ${lines.slice(0, -1).join(", ")} and ${lines[lines.length - 1]}`;
+}
+
+/**
+ * Shows a problem: each error next to the field its path names, the rest at the form.
+ * `lineOf(path)` names the textarea line an error is about (the questions, one per line):
+ * the same message for several lines is shown once, naming them all.
+ */
+function showProblem(scope, problem, lineOf = () => undefined) {
   const slots = [...scope.querySelectorAll(".field-error")];
   const unplaced = [];
+  /** slot → message → the lines it is about (empty: about the whole field) */
+  const placed = new Map();
   for (const { path, message } of problem.errors ?? []) {
     const field = String(path ?? "").split(".")[0];
     const slot = slots.find((s) => s.dataset.for === field);
@@ -37,9 +49,16 @@ function showProblem(scope, problem) {
       unplaced.push(path && path !== "(body)" ? `${path}: ${message}` : message);
       continue;
     }
-    slot.textContent = slot.textContent ? `${slot.textContent} ${message}` : message;
+    if (!placed.has(slot)) placed.set(slot, new Map());
+    const messages = placed.get(slot);
+    if (!messages.has(message)) messages.set(message, []);
+    const line = lineOf(String(path));
+    if (line !== undefined && !messages.get(message).includes(line)) messages.get(message).push(line);
     const input = [...scope.querySelectorAll("[name]")].find((i) => i.getAttribute("name") === field);
     input?.setAttribute("aria-invalid", "true");
+  }
+  for (const [slot, messages] of placed) {
+    slot.textContent = [...messages].map(([message, lines]) => (lines.length > 0 ? `${linesLabel(lines)}: ${message}` : message)).join(" ");
   }
   const formError = scope.querySelector(".form-error");
   if (!formError) return;
@@ -62,14 +81,14 @@ function onSubmit(form, { request, done }) {
     const button = form.querySelector("button[type=submit]");
     if (button.disabled) return;
     clearMessages(form);
-    const { method, url, body, invalid } = request(new FormData(form));
+    const { method, url, body, invalid, lineOf } = request(new FormData(form));
     if (invalid) return showProblem(form, invalid);
     const fingerprint = JSON.stringify([method, url, body]);
     if (submission?.fingerprint !== fingerprint) submission = { fingerprint, key: globalThis.crypto.randomUUID() };
     setBusy(button, true);
     const result = await api(method, url, body, { "Idempotency-Key": submission.key });
     setBusy(button, false);
-    if (!result.ok) return showProblem(form, result.problem);
+    if (!result.ok) return showProblem(form, result.problem, lineOf);
     submission = undefined;
     await done(result.data, form);
   });
@@ -79,10 +98,13 @@ const text = (data, name) => String(data.get(name) ?? "").trim();
 
 /**
  * Optional fields left empty are left out: the plugin refuses `""` for an enum or a date,
- * and an omitted field takes the platform's default. `name` stays, so an empty one is named.
+ * and an omitted field takes the platform's default. Required fields (`name`, and those
+ * listed in `required`) stay even when empty, so the plugin names them as it does every
+ * field ("must not be empty") instead of reporting a missing value.
  */
-function withoutEmpty(body) {
-  return Object.fromEntries(Object.entries(body).filter(([key, value]) => key === "name" || (value !== "" && value !== undefined)));
+function withoutEmpty(body, required = []) {
+  const keep = new Set(["name", ...required]);
+  return Object.fromEntries(Object.entries(body).filter(([key, value]) => keep.has(key) || (value !== "" && value !== undefined)));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -125,9 +147,13 @@ onSubmit(assessmentForm, {
     const classId = text(data, "classId");
     if (!classId) return { invalid: { errors: [{ path: "classId", message: "Choose a class (create one first)." }] } };
     const durationText = text(data, "duration");
-    const questions = String(data.get("questions") ?? "")
-      .split("\n").map((q) => q.trim()).filter(Boolean).map((q) => ({ text: q }));
+    // Blank lines are skipped, so question i is not always line i + 1: remember each one's line.
+    const lines = String(data.get("questions") ?? "").split("\n").map((line, index) => ({ text: line.trim(), line: index + 1 }));
+    const typed = lines.filter((q) => q.text !== "");
+    const questions = typed.map((q) => ({ text: q.text }));
     return {
+      // An error about "questions.3.text" is about the textarea line of the fourth question.
+      lineOf: (path) => typed[Number(/^questions\.(\d+)\b/.exec(path)?.[1] ?? NaN)]?.line,
       method: "POST",
       url: `${API}/oral-assessments`,
       body: withoutEmpty({
@@ -164,7 +190,7 @@ onSubmit(roleplayForm, {
         roleplayStudentRole: text(data, "roleplayStudentRole"), roleplayCoralRole: text(data, "roleplayCoralRole"),
         roleplayScenario: String(data.get("roleplayScenario") ?? ""), roleplayScenarioDetails: String(data.get("roleplayScenarioDetails") ?? ""),
         roleplayDuration: durationText === "" ? undefined : Number(durationText),
-      }),
+      }, ["roleplayStudentRole", "roleplayCoralRole", "roleplayScenario", "roleplayScenarioDetails"]),
     };
   },
   async done(roleplay, form) {

@@ -8,10 +8,8 @@
  * a caller it is restated here by hand (and test/openapi.test.ts checks the two agree).
  */
 import { z } from "zod";
-import {
-  Class, ClassCreate, ClassUpdate, Course, CourseCreate, CourseUpdate, OralAssessment, OralAssessmentCreate,
-  OralAssessmentUpdate, RecordId, Roleplay, RoleplayCreate, RoleplayUpdate,
-} from "../platform/schemas.js";
+import { RecordId } from "../platform/schemas.js";
+import * as publicSchemas from "../platform/public-schemas.js";
 import { PrepareRequest } from "./prepare-request.js";
 
 export type JsonSchema = Record<string, unknown>;
@@ -80,37 +78,72 @@ const ROLEPLAY_DETAILS_EXAMPLE =
   "food, alcohol and missed doses. Answer questions about your history honestly but briefly, and only volunteer " +
   "the blood thinner if the student asks about other medicines. Keep replies to two or three sentences and stay in role.";
 
-export function buildComponents(): JsonSchema {
-  const courseCreate = requestSchema(CourseCreate, { examples: [{ name: "Biology 101", level: "undergraduate" }] });
-  const courseUpdate = requestSchema(CourseUpdate, {
+/** The request schemas' words and examples the zod schemas cannot carry, by component name. */
+function requestExtras(): Record<string, JsonSchema> {
+  return {
+    CourseCreate: { examples: [{ name: "Biology 101", level: "undergraduate" }] },
     // zod: `.refine(body => Object.keys(body).length > 0)`.
-    minProperties: 1,
-    description: "The fields to change; at least one.",
-    examples: [{ name: "Biology 101 (autumn)" }],
-  });
-  const classCreate = requestSchema(ClassCreate, {
-    description: "A class of a course. Only `name` is required; `endDate` must not be before `startDate`. " +
-      "Without `classMode` the platform applies its own default (`in-person` per its reference).",
-    examples: [{ name: "Group A", classMode: "online", startDate: "2026-09-01", endDate: "2026-12-20" }],
-  });
-  const assessmentCreate = requestSchema(OralAssessmentCreate, {
-    description:
-      "An oral assessment of a class. `duration` is in seconds. Without `questions` the platform generates a " +
-      "fallback question; given, the list holds at least one, and a question's `id` is generated when missing. " +
-      "Fields the platform accepts beyond these pass through untouched.",
-    examples: [{ name: "Cell biology oral", classId: "cls_123", duration: 600, examType: "Generic", questions: [{ text: "Explain osmosis." }] }],
-  });
+    CourseUpdate: { minProperties: 1, description: "The fields to change; at least one.", examples: [{ name: "Biology 101 (autumn)" }] },
+    ClassCreate: {
+      description: "A class of a course. Only `name` is required; `endDate` must not be before `startDate`. " +
+        "Without `classMode` the platform applies its own default (`in-person` per its reference).",
+      examples: [{ name: "Group A", classMode: "online", startDate: "2026-09-01", endDate: "2026-12-20" }],
+    },
+    ClassUpdate: { minProperties: 1, description: "The fields to change; at least one. `endDate` must not be before `startDate`.", examples: [{ classMode: "hybrid" }] },
+    OralAssessmentCreate: {
+      description:
+        "An oral assessment of a class. `duration` is in seconds. Without `questions` the platform generates a " +
+        "fallback question; given, the list holds at least one, and a question's `id` is generated when missing. " +
+        "Fields the platform accepts beyond these pass through untouched.",
+      examples: [{ name: "Cell biology oral", classId: "cls_123", duration: 600, examType: "Generic", questions: [{ text: "Explain osmosis." }] }],
+    },
+    OralAssessmentUpdate: { minProperties: 1, description: "The fields to change; at least one.", examples: [{ duration: 900 }] },
+    RoleplayCreate: {
+      description: "A role-play of a class. `roleplayScenario` is 150–3000 characters, `roleplayScenarioDetails` 300–6000 " +
+        "(after trimming); `roleplayDuration` is in seconds (platform default 600).",
+      examples: [{
+        name: "Pharmacy counselling", classId: "cls_123", roleplayStudentRole: "Pharmacist", roleplayCoralRole: "Patient",
+        roleplayScenario: ROLEPLAY_SCENARIO_EXAMPLE, roleplayScenarioDetails: ROLEPLAY_DETAILS_EXAMPLE, roleplayDuration: 600,
+      }],
+    },
+    RoleplayUpdate: {
+      minProperties: 1, description: "The fields to change; at least one. The length limits apply to the texts given.",
+      examples: [{ roleplayDuration: 900 }],
+    },
+  };
+}
+
+/**
+ * The component name of a platform schema: its name in the package's `schemas`
+ * namespace, so the document and the code call a schema the same.
+ */
+export function schemaName(schema: z.ZodType): string {
+  const found = Object.entries(publicSchemas).find(([, value]) => value === schema);
+  if (!found) throw new Error("A route's schema is not in the public schemas namespace (platform/public-schemas.ts).");
+  return found[0];
+}
+
+/** The platform schemas the routes send and get back, by component name. */
+export interface RouteSchemas {
+  requests: Map<string, z.ZodType>;
+  records: Map<string, z.ZodType>;
+}
+
+export function buildComponents({ requests, records }: RouteSchemas): JsonSchema {
+  const extras = requestExtras();
   const prepareRequest = requestSchema(PrepareRequest, {
     description:
-      "When the exam starts, and the students to pre-warm sign-in tokens for (at most `prewarm.maxRoster`, default " +
+      "When the exam starts, and the students to pre-warm sign-in tokens for (at most `prepare.maxRoster`, default " +
       "5 000). `roster` may be left out when the router has a `roster` option. `startAt` must not be over " +
-      "(start + `prewarm.keepAfterStartMs`) nor more than 7 days ahead.",
+      "(start + `prepare.keepAfterStartMs`) nor more than 7 days ahead.",
     examples: [{ startAt: "2026-09-01T09:00:00Z", roster: [{ email: "ada@school.example", firstName: "Ada", lastName: "Lovelace", orgInternalId: "u-1815" }] }],
   });
   const count = (description: string) => ({ type: "integer", minimum: 0, description });
   const instant = { type: "string", format: "date-time" };
   return {
     schemas: {
+      ...Object.fromEntries([...requests].map(([name, schema]) => [name, requestSchema(schema, extras[name] ?? {})])),
+      ...Object.fromEntries([...records].map(([name, schema]) => [name, toSchema(schema, "output")])),
       PrepareRequest: prepareRequest,
       PrepareProgress: {
         type: "object",
@@ -137,28 +170,6 @@ export function buildComponents(): JsonSchema {
           },
         },
       },
-      CourseCreate: courseCreate,
-      CourseUpdate: courseUpdate,
-      ClassCreate: classCreate,
-      OralAssessmentCreate: assessmentCreate,
-      ClassUpdate: requestSchema(ClassUpdate, { minProperties: 1, description: "The fields to change; at least one. `endDate` must not be before `startDate`.", examples: [{ classMode: "hybrid" }] }),
-      OralAssessmentUpdate: requestSchema(OralAssessmentUpdate, { minProperties: 1, description: "The fields to change; at least one.", examples: [{ duration: 900 }] }),
-      RoleplayCreate: requestSchema(RoleplayCreate, {
-        description: "A role-play of a class. `roleplayScenario` is 150–3000 characters, `roleplayScenarioDetails` 300–6000 " +
-          "(after trimming); `roleplayDuration` is in seconds (platform default 600).",
-        examples: [{
-          name: "Pharmacy counselling", classId: "cls_123", roleplayStudentRole: "Pharmacist", roleplayCoralRole: "Patient",
-          roleplayScenario: ROLEPLAY_SCENARIO_EXAMPLE, roleplayScenarioDetails: ROLEPLAY_DETAILS_EXAMPLE, roleplayDuration: 600,
-        }],
-      }),
-      RoleplayUpdate: requestSchema(RoleplayUpdate, {
-        minProperties: 1, description: "The fields to change; at least one. The length limits apply to the texts given.",
-        examples: [{ roleplayDuration: 900 }],
-      }),
-      Roleplay: toSchema(Roleplay, "output"),
-      Course: toSchema(Course, "output"),
-      Class: toSchema(Class, "output"),
-      OralAssessment: toSchema(OralAssessment, "output"),
       Meta: {
         type: "object",
         properties: { requestId: { type: "string", description: "The platform's request id, for support requests." } },
@@ -179,7 +190,7 @@ export function buildComponents(): JsonSchema {
               "Stable and machine-readable: `validation_error`, `malformed_json`, `unauthenticated`, `forbidden`, " +
               "`cross_site_request`, `not_found`, `conflict`, `body_too_large`, `unsupported_media_type`, " +
               "`upstream_unauthorized`, `upstream_rate_limited`, `upstream_timeout`, `upstream_error`, " +
-              "`not_prepared`, `internal_error`, or a code the platform sent.",
+              "`not_prepared`, `idempotency_key_reused`, `idempotency_in_progress`, `internal_error`, or a code the platform sent.",
           },
           errors: {
             type: "array",
@@ -211,19 +222,16 @@ export function buildComponents(): JsonSchema {
         description: "The role-play's platform `_id`.",
         schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,128}$" },
       },
-    },
-    responses: {
-      Invalid: problem("Invalid input (`validation_error`, with `errors`), or a body that is not JSON (`malformed_json`)."),
-      Unauthenticated: problem("No signed-in user (`unauthenticated`)."),
-      Forbidden: problem("Not an instructor (`forbidden`), a cross-site browser request (`cross_site_request`), or refused by the platform."),
-      NotFound: problem("The platform does not know this record (`not_found`)."),
-      Conflict: problem("The platform reported a conflict."),
-      TooLarge: problem("The body is larger than `bodyLimit` (`body_too_large`)."),
-      UnsupportedMediaType: problem("The body is not `application/json` (`unsupported_media_type`)."),
-      InternalError: problem("An unexpected error in the router (`internal_error`); it was logged."),
-      BadGateway: problem("The platform failed, or refused this server's API key (`upstream_error`, `upstream_unauthorized`)."),
-      ServiceUnavailable: problem("The platform is rate limiting this server (`upstream_rate_limited`); see `Retry-After`.", true),
-      GatewayTimeout: problem("The platform did not answer in time (`upstream_timeout`)."),
+      IdempotencyKey: {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description:
+          "Makes a retry safe: the first answer (2xx or 4xx) is recorded for 24 h per user and key, and a retry with the " +
+          "same key and request replays it (`Idempotent-Replayed: true`) with no second platform call; the same key with " +
+          "another request is a 422. 1–255 printable ASCII characters without spaces, e.g. a UUID.",
+        schema: { type: "string", pattern: "^[\\x21-\\x7e]{1,255}$", examples: ["3f0b9a52-4a1e-4c3e-9a51-5f2e7d1c0b6e"] },
+      },
     },
     securitySchemes: {
       session: {
@@ -245,13 +253,5 @@ export function idParameter(name: string, description: string): JsonSchema {
     required: true,
     description,
     schema: { type: "string", minLength: 1, maxLength: 200 },
-  };
-}
-
-export function problem(description: string, retryAfter = false): JsonSchema {
-  return {
-    description,
-    ...(retryAfter ? { headers: { "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer", minimum: 1 } } } } : {}),
-    content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
   };
 }

@@ -2,11 +2,15 @@
  * The OpenAPI 3.1 document of the router's routes, generated from the shared zod schemas
  * (the single source of truth), so the document cannot drift from what the router
  * validates. Pure: no Express, no I/O; the router serves the result as `GET /openapi.json`.
- * The schemas themselves are in `openapi-components.ts`; the paths come from the route
- * table (`routes.ts`) the router binds its handlers to, so a route cannot be served
- * without being documented, or documented without being served.
+ * The paths come from the route table (`routes.ts`) the router binds its handlers to, so a
+ * route cannot be served without being documented, or documented without being served;
+ * each route's statuses and headers come from `answers.ts`, its schemas from the platform
+ * endpoint behind it (`platform/endpoints.ts`), named as in the `schemas` namespace.
  */
-import { buildComponents, problem, type JsonSchema } from "./openapi-components.js";
+import type { z } from "zod";
+import { ENDPOINTS, type EndpointSpec } from "../platform/endpoints.js";
+import { answersOf, isIdempotent, takesBody, type AnswerContent, type AnswerSpec } from "./answers.js";
+import { buildComponents, schemaName, type JsonSchema, type RouteSchemas } from "./openapi-components.js";
 import { ROUTES, type RouteSpec } from "./routes.js";
 
 export interface OpenApiDocumentOptions {
@@ -23,68 +27,55 @@ export interface OpenApiDocumentOptions {
 
 const ref = (name: string) => ({ $ref: `#/components/${name}` });
 
-/** The shared problem+json response of each error status (see `openapi-components.ts`). */
-const ERROR_RESPONSES: Record<number, string> = {
-  400: "Invalid", 401: "Unauthenticated", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 413: "TooLarge",
-  415: "UnsupportedMediaType", 500: "InternalError", 502: "BadGateway", 503: "ServiceUnavailable", 504: "GatewayTimeout",
+const CONTENT_TYPES: Record<Exclude<AnswerContent, "none">, string[]> = {
+  json: ["application/json"], problem: ["application/problem+json"], html: ["text/html"],
 };
 
-const htmlPage = (description: string, headers?: JsonSchema): JsonSchema => ({
-  description,
-  ...(headers ? { headers } : {}),
-  content: { "text/html": { schema: { type: "string" } } },
-});
-
-/** The launch route's redirect: not a JSON answer, so described by hand. */
-const LAUNCH_REDIRECT: JsonSchema = {
-  description:
-    "To `{examHost}/exam/{examId}?{ticketParam}={token}` (custom domain) or `{platform host}/exam/{examId}` " +
-    "(for a role-play `/exam/{roleplayId}/roleplay`); " +
-    "or, signed out with `loginUrl` set, to `{loginUrl}?returnTo={this path}`.",
-  headers: {
-    Location: { schema: { type: "string", format: "uri-reference" } },
-    "Cache-Control": { schema: { type: "string", const: "no-store" } },
-    "Referrer-Policy": { schema: { type: "string", const: "no-referrer" } },
-  },
-};
-
-const OPENAPI_DOCUMENT: JsonSchema = {
-  description: "The OpenAPI 3.1 document.", content: { "application/json": { schema: { type: "object" } } },
-};
-
-function successResponse(route: RouteSpec): JsonSchema {
-  if (route.feature === "launch") return LAUNCH_REDIRECT;
-  if (route.feature === "meta") return OPENAPI_DOCUMENT;
-  const returns = route.returns;
-  if (!returns || returns.kind === "none") return { description: returns?.description ?? "Done." };
-  const record = ref(`schemas/${returns.schema}`);
-  const data = returns.kind === "list" ? { type: "array", items: record } : record;
-  return {
-    description: returns.description,
-    content: { "application/json": { schema: { type: "object", required: ["data"], properties: { data, meta: ref("schemas/Meta") } } } },
-  };
+/** The schema names of what a route sends and gets back: its own, or its platform endpoint's. */
+function schemasOf(route: RouteSpec): { body?: string; record?: string } {
+  const endpoint: EndpointSpec | undefined = route.upstream === undefined ? undefined : ENDPOINTS[route.upstream];
+  const ownsBody = route.feature === "instructor" && endpoint?.body !== undefined;
+  const record = route.returns && route.returns.kind !== "none" ? route.returns.schema ?? (endpoint?.answer ? schemaName(endpoint.answer) : undefined) : undefined;
+  return { body: route.body ?? (ownsBody ? schemaName(endpoint!.body!) : undefined), record };
 }
 
-function errorResponse(route: RouteSpec, status: number): JsonSchema {
-  const described = route.errorDescriptions?.[status];
-  if (route.feature === "launch") {
-    const retryAfter = status === 503 ? { "Retry-After": { schema: { type: "integer", minimum: 1 } } } : undefined;
-    return htmlPage(described ?? "An error page.", retryAfter);
+function contentOf(route: RouteSpec, answer: AnswerSpec): JsonSchema | undefined {
+  if (answer.content === "none") return undefined;
+  let schema: JsonSchema;
+  if (answer.content === "problem") schema = ref("schemas/Problem");
+  else if (answer.content === "html") schema = { type: "string" };
+  else if (route.feature === "meta") schema = { type: "object" };
+  else {
+    const record = ref(`schemas/${schemasOf(route).record}`);
+    const data = route.returns?.kind === "list" ? { type: "array", items: record } : record;
+    schema = { type: "object", required: ["data"], properties: { data, meta: ref("schemas/Meta") } };
   }
-  if (described !== undefined) return problem(described);
-  return ref(`responses/${ERROR_RESPONSES[status] ?? "InternalError"}`);
+  const types = [...CONTENT_TYPES[answer.content], ...(answer.plainTextToo ? ["text/plain"] : [])];
+  return Object.fromEntries(types.map((type) => [type, { schema }]));
+}
+
+function responseOf(route: RouteSpec, answer: AnswerSpec): JsonSchema {
+  const headers = Object.fromEntries(Object.entries(answer.headers).map(([name, h]) => [name, {
+    description: h.description,
+    required: h.required,
+    schema: h.value !== undefined ? { type: "string", const: h.value } : name === "Retry-After" ? { type: "integer", minimum: 1 } : { type: "string" },
+  }]));
+  const content = contentOf(route, answer);
+  return { description: answer.description, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(content ? { content } : {}) };
 }
 
 function operationOf(route: RouteSpec): JsonSchema {
-  const responses: Record<string, JsonSchema> = { [String(route.status)]: successResponse(route) };
-  for (const status of route.errors) responses[String(status)] = errorResponse(route, status);
+  const responses: Record<string, JsonSchema> = {};
+  for (const answer of answersOf(route)) responses[String(answer.status)] = responseOf(route, answer);
+  const parameters = [...(route.params ?? []).map((p) => ref(`parameters/${p}`)), ...(isIdempotent(route) ? [ref("parameters/IdempotencyKey")] : [])];
+  const { body } = schemasOf(route);
   return {
     operationId: route.operationId,
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
-    ...(route.params ? { parameters: route.params.map((p) => ref(`parameters/${p}`)) } : {}),
-    ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: ref(`schemas/${route.body}`) } } } } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(body && takesBody(route) ? { requestBody: { required: true, content: { "application/json": { schema: ref(`schemas/${body}`) } } } } : {}),
     responses,
     // The document itself is public; everything else needs the host app's session.
     security: route.feature === "meta" ? [] : [{ session: [] }],
@@ -96,6 +87,19 @@ function buildPaths(): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of ROUTES) (paths[route.path] ??= {})[route.method] = operationOf(route);
   return paths;
+}
+
+/** The platform schemas the routes use, named as in the `schemas` namespace. */
+function routeSchemas(): RouteSchemas {
+  const requests = new Map<string, z.ZodType>();
+  const records = new Map<string, z.ZodType>();
+  for (const route of ROUTES as readonly RouteSpec[]) {
+    if (route.upstream === undefined || route.feature !== "instructor") continue;
+    const endpoint: EndpointSpec = ENDPOINTS[route.upstream];
+    if (endpoint.body) requests.set(schemaName(endpoint.body), endpoint.body);
+    if (endpoint.answer) records.set(schemaName(endpoint.answer), endpoint.answer);
+  }
+  return { requests, records };
 }
 
 /** The OpenAPI 3.1 document of the router mounted at `serverUrl`. A fresh object per call. */
@@ -116,6 +120,6 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Reco
       { name: "courses" }, { name: "classes" }, { name: "oral assessments" }, { name: "roleplays" }, { name: "launch" }, { name: "meta" },
     ],
     paths: buildPaths(),
-    components: buildComponents(),
+    components: buildComponents(routeSchemas()),
   };
 }

@@ -8,8 +8,9 @@
  * refused by the key's budget, so a test can inject three 503s without also having to
  * reason about 429s. Faulted status answers still carry the (uncounted) rate headers.
  *
- * Nothing here ever writes the key anywhere: the log entry holds the env only, auth
- * messages name the environment, not the key.
+ * Nothing here ever writes the key anywhere: the log entry holds the env and the key's
+ * organization id only, auth messages name the environment, not the key. Rate windows are
+ * per key, and a key belongs to one organization (keys.ts), so organizations never share one.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { delay, type EmulatorContext } from "./context.js";
@@ -74,9 +75,10 @@ export async function handleApi(ctx: EmulatorContext, req: IncomingMessage, res:
 
   const auth = authenticate(ctx, req.headers.authorization, env);
   if (typeof auth === "string") return fail(new ApiFailure(401, "unauthorized", auth));
+  entry.org = auth.info.org;
   const limit = ctx.limits[env];
 
-  const fault = ctx.faults.take(method, sub);
+  const fault = ctx.faults.take(method, sub, body.kind === "json" || body.kind === "invalid" ? body.text : "", auth.info.org);
   if (fault) {
     headers = { ...headers, ...rateHeaders(ctx.limiter.peek(auth.key, limit)) };
     return applyFault(ctx, req, res, fault, { entry, headers, requestId });

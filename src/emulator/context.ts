@@ -41,7 +41,7 @@ export function createContext(options: ResolvedOptions, logger: Logger): Emulato
     sessions: new SessionBook(),
     limiter: new RateLimiter(options.rateLimits.windowMs),
     limits: { ...options.rateLimits },
-    faults: new FaultQueue(),
+    faults: new FaultQueue(new Set([...options.keys.values()].map((key) => key.org))),
     latency: new Latency(),
     log: new RequestLog(options.requestLogLimit),
     shapeCounter: 0,

@@ -7,14 +7,14 @@
  * cross-site browser requests are refused and POST bodies must be JSON (control-guard.ts:
  * DNS rebinding and cross-site forms). Keys are never part of any answer.
  *
- *   GET    /__emulator               this list
- *   GET    /__emulator/state         records and tickets (`EmulatorStateSnapshot`)
+ *   GET    /__emulator               this list, and the organizations (id, name, exam host)
+ *   GET    /__emulator/state         records (each with its `env` and `org`) and tickets (`EmulatorStateSnapshot`)
  *   POST   /__emulator/reset         clear records, tickets, windows, faults, latency, log
  *   POST   /__emulator/faults        add a fault; body: a `FaultSpec`, e.g. {"type":"status","status":503,"count":2}
  *   DELETE /__emulator/faults        remove all faults and latency
  *   POST   /__emulator/latency       body: {"fixedMs":200,"jitterMs":50}
  *   POST   /__emulator/rate-limits   body: {"dev":60,"prod":600,"windowMs":60000}
- *   GET    /__emulator/requests      the request log, oldest first; `?limit=N` → the last N
+ *   GET    /__emulator/requests      the request log (each with its key's `org`), oldest first; `?limit=N` → the last N
  *
  * Answers are plain JSON (no envelope); errors are `{ error: { code, message } }` with 400,
  * 403, 404, 405 or 415.
@@ -69,7 +69,11 @@ export async function handleControl(
   try {
     switch (route) {
       case "GET /__emulator":
-        return ok(res, 200, { endpoints: ENDPOINTS });
+        return ok(res, 200, {
+          endpoints: ENDPOINTS,
+          // Picked field by field: an organization object also holds its keys.
+          organizations: emulator.organizations.map(({ id, name, examHost }) => ({ id, name, examHost })),
+        });
       case "GET /__emulator/state":
         return ok(res, 200, emulator.state());
       case "POST /__emulator/reset":

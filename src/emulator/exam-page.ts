@@ -1,6 +1,7 @@
 /**
- * The exam pages, served on the emulator's own origin, which stands in for both the
- * organization's custom domain and the platform's own host:
+ * The exam pages, served on the emulator's own origin, which stands in for the platform's
+ * own host (every organization's exams) and, without `organizations`, for the custom domain
+ * too, and on each organization's exam host (its exams only; site.ts):
  *
  *   /exam/:id             an oral assessment (a role-play's id → 303 to its /roleplay page)
  *   /exam/:id/roleplay    a role-play
@@ -17,12 +18,14 @@
  *   forged or unknown ticket, expired ticket             → 401
  *   ticket already used                                  → 410 Gone (the link is spent for good)
  *   ticket for another class; session not in the class   → 403 (the ticket is not used up)
+ *   another organization's exam at an exam host          → 403 (checked first: nothing is used up)
  *   unknown exam                                         → 404
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { findExam, type EmulatorContext, type FoundExam } from "./context.js";
 import { errorPage, escapeHtml, examHtml, page, redirect, roleplayHtml, sendPage } from "./exam-html.js";
 import { pathSegments } from "./http.js";
+import { opensExamsOf, PLATFORM_SITE, type Site } from "./site.js";
 import type { TicketRefusal } from "./tickets.js";
 
 const SUB_PAGES: Record<string, string> = {
@@ -49,6 +52,7 @@ export async function handleExam(
   res: ServerResponse,
   path: string,
   query: string,
+  site: Site = PLATFORM_SITE,
 ): Promise<void> {
   req.resume();
   // GET only: a HEAD (link previewers send them) must not spend a one-time ticket.
@@ -62,6 +66,11 @@ export async function handleExam(
   }
   const exam = findExam(ctx, examId);
   if (!exam) return errorPage(res, 404, "Exam not found", "There is no exam at this address. Check the link you followed.");
+  if (!opensExamsOf(site, exam.org)) {
+    ctx.logger.info({ path, status: 403, reason: "another_organization" }, "emulator exam sign-in refused");
+    return errorPage(res, 403, "This exam belongs to another school",
+      `This is ${site.organization!.name}'s exam site, and this exam is another school's. Open it from your own school's site.`, [SCHOOL_LINK]);
+  }
   const examPath = `/exam/${encodeURIComponent(examId)}`;
 
   if (exam.kind === "roleplay" && sub === undefined) {
@@ -69,7 +78,7 @@ export async function handleExam(
     return redirect(res, `${examPath}/roleplay${query ? `?${query}` : ""}`);
   }
   const examPage = exam.kind === "oral" ? sub === undefined : sub === "roleplay";
-  if (examPage) return signedIn(ctx, req, res, exam, examPath, query);
+  if (examPage) return signedIn(ctx, req, res, { exam, examPath, query, site });
   if (sub === "roleplay" || (exam.kind === "roleplay" && sub !== "thank-you")) {
     return errorPage(res, 404, "Page not found", `This ${exam.kind === "oral" ? "oral assessment" : "role-play"} has no such page.`);
   }
@@ -80,14 +89,19 @@ export async function handleExam(
 }
 
 /** Signs the student in (ticket, else session) and shows the exam, or a refusal page. */
-async function signedIn(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse, exam: FoundExam, examPath: string, query: string): Promise<void> {
+async function signedIn(
+  ctx: EmulatorContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  { exam, examPath, query, site }: { exam: FoundExam; examPath: string; query: string; site: Site },
+): Promise<void> {
   const pagePath = exam.kind === "roleplay" ? `${examPath}/roleplay` : examPath;
   const render = exam.kind === "roleplay" ? roleplayHtml : examHtml;
   const classId = String(exam.record.classId);
   const ticket = new URLSearchParams(query).get(ctx.options.ticketParam) ?? undefined;
 
   if (ticket === undefined) {
-    const session = ctx.sessions.of(req);
+    const session = ctx.sessions.of(req, site.sessionCookie);
     if (!session) {
       const refusal = REFUSALS.missing;
       return errorPage(res, refusal.status, refusal.title, refusal.message,
@@ -106,6 +120,6 @@ async function signedIn(ctx: EmulatorContext, req: IncomingMessage, res: ServerR
     return errorPage(res, refusal.status, refusal.title, refusal.message, [SCHOOL_LINK]);
   }
   ctx.logger.debug({ path: pagePath, status: 200 }, "emulator exam sign-in");
-  const cookie = ctx.sessions.start({ name: result.claims.name, email: result.claims.email });
+  const cookie = ctx.sessions.start({ name: result.claims.name, email: result.claims.email }, site.sessionCookie);
   sendPage(res, 200, render(exam.record, result.claims.name, examPath), { "Set-Cookie": cookie });
 }

@@ -3,7 +3,8 @@
  * error handling can be proven against real sockets instead of mocks.
  *
  * Faults queue up in the order they were added; a request takes the first one whose
- * `method` and `pathPrefix` match, and each fault lasts `count` matching requests.
+ * `organization`, `method`, `pathPrefix` and `bodyContains` match, and each fault lasts
+ * `count` matching requests.
  */
 import { z } from "zod";
 import type { FaultSpec } from "./types.js";
@@ -15,8 +16,10 @@ export const FaultSpecSchema = z
     status: z.number().int().min(200).max(599).optional(),
     retryAfter: z.number().int().min(0).optional(),
     count: z.number().int().positive().optional(),
+    organization: z.string().min(1).optional(),
     method: z.string().min(1).optional(),
     pathPrefix: z.string().startsWith("/").optional(),
+    bodyContains: z.string().min(1).optional(),
   })
   .superRefine((spec, ctx) => {
     if (spec.type === "status" && spec.status === undefined) {
@@ -47,18 +50,29 @@ interface PendingFault {
 export class FaultQueue {
   private pending: PendingFault[] = [];
 
+  /** `organizations`: the ids a spec's `organization` may name (a typo would otherwise never match). */
+  constructor(private readonly organizations: ReadonlySet<string>) {}
+
   add(spec: FaultSpec): void {
     const valid = parseFaultSpec(spec);
+    if (valid.organization !== undefined && !this.organizations.has(valid.organization)) {
+      throw new FaultSpecError(`Invalid fault spec: organization ${JSON.stringify(valid.organization)} is not one of ${[...this.organizations].join(", ")}`);
+    }
     this.pending.push({ spec: valid, remaining: valid.count ?? 1 });
   }
 
-  /** The first fault matching this request, used up by one; undefined when none applies. */
-  take(method: string, path: string): FaultSpec | undefined {
+  /**
+   * The first fault matching this request (`body`: its raw text; `org`: the organization
+   * of its key), used up by one; undefined when none applies.
+   */
+  take(method: string, path: string, body = "", org = ""): FaultSpec | undefined {
     // The common case (benchmarks) has no faults: stay off the hot path entirely.
     if (this.pending.length === 0) return undefined;
     const i = this.pending.findIndex(({ spec }) =>
+      (spec.organization === undefined || spec.organization === org) &&
       (spec.method === undefined || spec.method.toUpperCase() === method) &&
-      (spec.pathPrefix === undefined || path.startsWith(spec.pathPrefix)));
+      (spec.pathPrefix === undefined || path.startsWith(spec.pathPrefix)) &&
+      (spec.bodyContains === undefined || body.includes(spec.bodyContains)));
     if (i < 0) return undefined;
     const fault = this.pending[i]!;
     fault.remaining -= 1;

@@ -1,10 +1,12 @@
 /**
- * Small node:http helpers shared by the API, exam and control handlers: reading a bounded
- * body, and writing JSON/HTML with an explicit Content-Length (no chunking, no framework:
+ * Small node:http helpers shared by the servers and the API, exam and control handlers:
+ * listening, splitting a request target, reading a bounded body, and writing JSON/HTML
+ * with an explicit Content-Length (no chunking, no framework:
  * the emulator sits under benchmarks that should measure the client, not the emulator).
  */
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 
 export type BodyResult =
   | { kind: "empty" }
@@ -126,4 +128,32 @@ export function pathSegments(path: string): string[] | undefined {
 export function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
   return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
+}
+
+/** Listens on `host:port` (0: a free port); resolves with the port, rejects with a readable error. */
+export function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      reject(new Error(`The emulator could not listen on ${host}:${port} (${err.code ?? err.message}).`));
+    };
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** `/exam/x?a=1` → `{ path: "/exam/x", query: "a=1" }`. */
+export function splitTarget(target: string | undefined): { path: string; query: string } {
+  const raw = target ?? "/";
+  const q = raw.indexOf("?");
+  return q < 0 ? { path: raw, query: "" } : { path: raw.slice(0, q), query: raw.slice(q + 1) };
+}
+
+/** The host part of a URL for `host`: a wildcard bind is reached via loopback, IPv6 goes in brackets. */
+export function urlHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
 }

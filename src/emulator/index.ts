@@ -4,5 +4,5 @@
 export { startEmulator } from "./server.js";
 export { FaultSpecError } from "./faults.js";
 export type {
-  Emulator, EmulatorOptions, EmulatorStateSnapshot, FaultSpec, ReceivedRequest,
+  Emulator, EmulatorOptions, EmulatorOrganization, EmulatorOrganizationOptions, EmulatorStateSnapshot, FaultSpec, ReceivedRequest,
 } from "./types.js";

@@ -2,14 +2,14 @@
  * Emulator options → validated settings. Every problem is reported at once (one
  * `ConfigurationError`), and keys only ever appear redacted in those messages.
  */
-import { randomBytes } from "node:crypto";
 import { ProblemList } from "../core/configuration-error.js";
-import { redactKey } from "../core/redact.js";
+import { KeyRing } from "./keys.js";
+import { resolveOrganizations, type ResolvedOrganization } from "./organizations.js";
 import type { EmulatorOptions } from "./types.js";
 
 export type ApiEnv = "dev" | "prod";
 
-/** Who a key is: its environment and its organization (`org_main` or `org_other`). */
+/** Who a key is: its environment and its organization's id. */
 export interface KeyInfo {
   env: ApiEnv;
   org: string;
@@ -24,9 +24,12 @@ export interface RateLimits {
 export interface ResolvedOptions {
   port: number;
   host: string;
+  /** The first organization's keys (`Emulator.testKey`/`liveKey`). */
   testKey: string;
   liveKey: string;
   keys: Map<string, KeyInfo>;
+  /** At least one; the first is the one `testKey`, `liveKey` and `examHost` name. */
+  organizations: ResolvedOrganization[];
   rateLimits: RateLimits;
   classCapacity: number;
   ticketParam: string;
@@ -37,47 +40,13 @@ export interface ResolvedOptions {
   controlFromAnyAddress: boolean;
 }
 
-export const MAIN_ORG = "org_main";
-export const OTHER_ORG = "org_other";
-
-/** A throwaway key for local use only; 24 random bytes, like a real key's entropy. */
-function randomKey(prefix: "svc_test_" | "svc_live_"): string {
-  return `${prefix}${randomBytes(24).toString("base64url")}`;
-}
-
 const isWholeNumber = (n: unknown, min: number, max = Number.MAX_SAFE_INTEGER): n is number =>
   typeof n === "number" && Number.isInteger(n) && n >= min && n <= max;
 
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   const problems = new ProblemList();
-  const keys = new Map<string, KeyInfo>();
-
-  const addKeys = (option: string, list: unknown, pick: (key: string) => KeyInfo | undefined, fix: string) => {
-    if (list === undefined) return;
-    if (!Array.isArray(list)) {
-      problems.add(option, "must be an array of key strings.", fix);
-      return;
-    }
-    list.forEach((key: unknown, i) => {
-      const info = typeof key === "string" && key.length > 0 ? pick(key) : undefined;
-      if (!info || typeof key !== "string") {
-        problems.add(`${option}[${i}]`, `has the wrong form (${redactKey(key)}).`, fix);
-      } else if (keys.has(key)) {
-        problems.add(`${option}[${i}]`, `is listed twice (${redactKey(key)}).`, "List each key once, in one list.");
-      } else {
-        keys.set(key, info);
-      }
-    });
-  };
-  // Both key families (`svc_` in PLATFORM.md, `ct_` in the vendor reference) are accepted.
-  const isLive = (k: string) => k.startsWith("svc_live_") || k.startsWith("ct_live_");
-  const isTest = (k: string) => k.startsWith("svc_test_") || k.startsWith("ct_test_");
-  addKeys("testKeys", options.testKeys, (k) => (isTest(k) ? { env: "dev", org: MAIN_ORG } : undefined),
-    "Test keys start with svc_test_ or ct_test_.");
-  addKeys("liveKeys", options.liveKeys, (k) => (isLive(k) ? { env: "prod", org: MAIN_ORG } : undefined),
-    "Live keys start with svc_live_ or ct_live_.");
-  addKeys("otherOrgKeys", options.otherOrgKeys, (k) => ({ env: isLive(k) ? "prod" : "dev", org: OTHER_ORG }),
-    "Give non-empty key strings.");
+  const ring = new KeyRing(problems);
+  const organizations = resolveOrganizations(options, ring, problems);
 
   const port = options.port ?? 0;
   if (!isWholeNumber(port, 0, 65_535)) problems.add("port", "must be a whole number from 0 to 65535.", "Use 0 to pick a free port.");
@@ -114,13 +83,11 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
 
   problems.throwIfAny("startEmulator");
 
-  // Defaults only when the caller gave none of that kind, so `testKey`/`liveKey` always work.
-  let testKey = options.testKeys?.[0];
-  if (testKey === undefined) keys.set((testKey = randomKey("svc_test_")), { env: "dev", org: MAIN_ORG });
-  let liveKey = options.liveKeys?.[0];
-  if (liveKey === undefined) keys.set((liveKey = randomKey("svc_live_")), { env: "prod", org: MAIN_ORG });
+  const { testKey, liveKey } = organizations[0]!;
+  const keys = ring.keys;
 
   return {
+    organizations,
     port, host, testKey, liveKey, keys, rateLimits, classCapacity, ticketParam, tokenTtlMs,
     responseShape, maxBodyBytes, requestLogLimit, controlFromAnyAddress: options.controlFromAnyAddress ?? false,
   };

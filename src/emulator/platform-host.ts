@@ -8,11 +8,16 @@
  * they are going to (as joining through the platform would; class capacity applies),
  * starts the same session the ticket sign-in starts, and 303s back to the exam
  * (`redirect_url`, the identity provider's parameter name; only `/exam/…` paths).
+ *
+ * Each organization's exam host serves the same two pages for its own organization (its
+ * name on them, its own session cookie, its exams only), so the exam page's "Sign in" and
+ * "Back to your school" links work there too.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { findExam, type EmulatorContext } from "./context.js";
 import { errorPage, escapeHtml, page, redirect, sendPage } from "./exam-html.js";
 import { readBody } from "./http.js";
+import { opensExamsOf, PLATFORM_SITE, type Site } from "./site.js";
 
 const EXAM_PATH = /^\/exam\/[^/?#\\]+(\/roleplay)?$/;
 const FORM_LIMIT = 16 * 1024;
@@ -22,12 +27,12 @@ function safeReturn(value: string | null): string {
   return value !== null && EXAM_PATH.test(value) ? value : "/";
 }
 
-function signInForm(redirectUrl: string, problem?: string, values: Record<string, string> = {}): string {
+function signInForm(site: Site, redirectUrl: string, problem?: string, values: Record<string, string> = {}): string {
   const field = (name: string, label: string, type = "text") =>
     `<label>${label} <input name="${name}" type="${type}" required value="${escapeHtml(values[name] ?? "")}"></label>`;
   return page("Sign in", [
     "<h1>Sign in</h1>",
-    "<p>Oral-assessment platform (emulator): sign in to take your exam.</p>",
+    `<p>${escapeHtml(siteName(site))} (emulator): sign in to take your exam.</p>`,
     problem ? `<p class="error">${escapeHtml(problem)}</p>` : "",
     '<form method="post" action="/sign-in">',
     `<input type="hidden" name="redirect_url" value="${escapeHtml(redirectUrl)}">`,
@@ -37,21 +42,23 @@ function signInForm(redirectUrl: string, problem?: string, values: Record<string
   ].filter(Boolean).join("\n"));
 }
 
+const siteName = (site: Site) => site.organization?.name ?? "Oral-assessment platform";
+
 export async function handlePlatformHost(
-  ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse, path: string, query: string,
+  ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse, path: string, query: string, site: Site = PLATFORM_SITE,
 ): Promise<void> {
   if (path === "/") {
     req.resume();
-    const session = ctx.sessions.of(req);
-    return sendPage(res, 200, page("Oral-assessment platform", [
-      "<h1>Oral-assessment platform (emulator)</h1>",
+    const session = ctx.sessions.of(req, site.sessionCookie);
+    return sendPage(res, 200, page(siteName(site), [
+      `<h1>${escapeHtml(siteName(site))} (emulator)</h1>`,
       session ? `<p class="who">Signed in as ${escapeHtml(session.name)}</p>` : '<p><a href="/sign-in">Sign in</a></p>',
       "<p>Open your exam from your school's site.</p>",
     ].join("\n")));
   }
   if (req.method === "GET") {
     req.resume();
-    return sendPage(res, 200, signInForm(safeReturn(new URLSearchParams(query).get("redirect_url"))));
+    return sendPage(res, 200, signInForm(site, safeReturn(new URLSearchParams(query).get("redirect_url"))));
   }
   if (req.method !== "POST") {
     req.resume();
@@ -67,18 +74,21 @@ export async function handlePlatformHost(
   const missing = Object.entries(values).filter(([, v]) => v === "").map(([k]) => k);
   if (missing.length > 0 || !/^[^\s@]+@[^\s@]+$/.test(values.email!)) {
     const problem = missing.length > 0 ? `Please fill in: ${missing.join(", ")}.` : "Please give a valid e-mail address.";
-    return sendPage(res, 400, signInForm(back, problem, values));
+    return sendPage(res, 400, signInForm(site, back, problem, values));
   }
 
   const person = { email: values.email!, firstName: values.firstName!, lastName: values.lastName! };
   const examId = back === "/" ? undefined : decodeURIComponent(back.split("/")[2]!);
   const exam = examId === undefined ? undefined : findExam(ctx, examId);
+  if (exam && !opensExamsOf(site, exam.org)) {
+    return errorPage(res, 403, "This exam belongs to another school", `This is ${siteName(site)}'s sign-in, and this exam is another school's.`, [["/", "Back"]]);
+  }
   if (exam) {
     // No integrator id on the platform host: the e-mail stands in for it.
     const enrolled = exam.state.enrol(exam.org, String(exam.record.classId),
       { ...person, orgInternalId: `email:${person.email.toLowerCase()}` }, ctx.options.classCapacity);
     if (enrolled === "full") return errorPage(res, 409, "Class full", "This exam's class has no free places.", [["/", "Back"]]);
   }
-  const cookie = ctx.sessions.start({ name: `${person.firstName} ${person.lastName}`, email: person.email });
+  const cookie = ctx.sessions.start({ name: `${person.firstName} ${person.lastName}`, email: person.email }, site.sessionCookie);
   redirect(res, back, { "Set-Cookie": cookie });
 }

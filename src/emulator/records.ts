@@ -73,8 +73,9 @@ export class RecordTable {
     return gone;
   }
 
+  /** Copies of the records, each tagged with its organization's id as `org`. */
   snapshot(): JsonRecord[] {
-    return [...this.rows.values()].map((o) => structuredClone(o.record));
+    return [...this.rows.values()].map((o) => ({ ...structuredClone(o.record), org: o.org }));
   }
 
   clear(): void {

@@ -1,34 +1,29 @@
 /**
  * `startEmulator()`: a node:http server (no framework: benchmarks drive 100k requests
- * through it and should measure the client, not us) with three areas on one origin:
+ * through it and should measure the client, not us) with these areas on one origin:
  *
  *   /api/v1/<env>/…   the platform API            → api.ts
  *   /exam/…           exam pages (custom domain)  → exam-page.ts
  *   /, /sign-in       the platform host's sign-in → platform-host.ts
  *   /__emulator/…     control endpoints           → control.ts
  *
- * Anything else is 404.
+ * Anything else is 404. Organizations given through `organizations` each get an exam host
+ * too, an origin of its own serving their exam pages (exam-hosts.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import { toLogger } from "../core/logger.js";
 import { redactKey } from "../core/redact.js";
 import { handleApi } from "./api.js";
 import { createContext, findExam, type EmulatorContext } from "./context.js";
 import { handleControl } from "./control.js";
+import { closeServers, startExamHosts, type ExamHost } from "./exam-hosts.js";
 import { handleExam } from "./exam-page.js";
 import { handlePlatformHost } from "./platform-host.js";
-import { sendJson, sendText, writable } from "./http.js";
+import { listen, sendJson, sendText, splitTarget, urlHost, writable } from "./http.js";
 import { resolveOptions } from "./options.js";
-import type { Emulator, EmulatorOptions, EmulatorStateSnapshot, FaultSpec, ReceivedRequest } from "./types.js";
-
-/** The host part of the URL callers should use: a wildcard bind is reached via loopback. */
-function urlHost(host: string): string {
-  if (host === "0.0.0.0") return "127.0.0.1";
-  if (host === "::") return "[::1]";
-  return host.includes(":") ? `[${host}]` : host;
-}
+import { OrganizationHandle } from "./organization-handle.js";
+import type { Emulator, EmulatorOptions, EmulatorOrganization, EmulatorStateSnapshot, FaultSpec, ReceivedRequest } from "./types.js";
 
 /**
  * The running emulator. Keys live in private fields behind getters, so printing or
@@ -36,22 +31,32 @@ function urlHost(host: string): string {
  */
 class RunningEmulator implements Emulator {
   readonly #ctx: EmulatorContext;
-  readonly #server: Server;
+  readonly #servers: Server[];
   #closing: Promise<void> | undefined;
+  readonly organizations: readonly OrganizationHandle[];
 
-  constructor(ctx: EmulatorContext, server: Server, readonly url: string) {
+  constructor(ctx: EmulatorContext, server: Server, readonly url: string, examHosts: readonly ExamHost[]) {
     this.#ctx = ctx;
-    this.#server = server;
+    this.#servers = [server, ...examHosts.map((h) => h.server)];
+    // An organization without an exam host of its own (the default one) has its pages here.
+    const hostOf = (org: string) => examHosts.find((h) => h.org === org)?.url ?? url;
+    this.organizations = Object.freeze(ctx.options.organizations.map((o) => new OrganizationHandle(o.id, o.name, o, hostOf(o.id))));
   }
 
-  get examHost(): string { return this.url; }
+  organization(id: string): EmulatorOrganization {
+    const found = this.organizations.find((o) => o.id === id);
+    if (!found) throw new RangeError(`No organization "${id}": this emulator has ${this.organizations.map((o) => o.id).join(", ")}.`);
+    return found;
+  }
+
+  get examHost(): string { return this.organizations[0]!.examHost; }
   get testKey(): string { return this.#ctx.options.testKey; }
   get liveKey(): string { return this.#ctx.options.liveKey; }
   get ticketParam(): string { return this.#ctx.options.ticketParam; }
   get requests(): readonly ReceivedRequest[] { return this.#ctx.log.list(); }
 
   state(): EmulatorStateSnapshot {
-    // Both environments, test data first; each record carries its `env`.
+    // Both environments, test data first; each record carries its `env` (and its `org`).
     const out: EmulatorStateSnapshot = { courses: [], classes: [], assessments: [], roleplays: [], students: [], tickets: this.#ctx.tickets.snapshot() };
     for (const env of ["dev", "prod"] as const) {
       const snap = this.#ctx.states[env].snapshot();
@@ -104,24 +109,29 @@ class RunningEmulator implements Emulator {
   }
 
   examUrl(examId: string, token?: string): string {
-    const roleplay = findExam(this.#ctx, examId)?.kind === "roleplay";
-    const base = `${this.url}/exam/${encodeURIComponent(examId)}${roleplay ? "/roleplay" : ""}`;
+    const exam = findExam(this.#ctx, examId);
+    const roleplay = exam?.kind === "roleplay";
+    // The exam's organization's exam host; an organization without one (`other`) has its
+    // pages on the platform host, and an unknown exam gets the first organization's.
+    const host = exam ? (this.organizations.find((o) => o.id === exam.org)?.examHost ?? this.url) : this.examHost;
+    const base = `${host}/exam/${encodeURIComponent(examId)}${roleplay ? "/roleplay" : ""}`;
     return token === undefined ? base : `${base}?${encodeURIComponent(this.ticketParam)}=${encodeURIComponent(token)}`;
   }
 
   close(): Promise<void> {
-    this.#closing ??= new Promise((resolve) => {
+    if (!this.#closing) {
       for (const timer of this.#ctx.timers) clearTimeout(timer);
       this.#ctx.timers.clear();
-      this.#server.close(() => resolve());
-      // Hung (fault) and keep-alive sockets would otherwise hold close() open.
-      this.#server.closeAllConnections();
-    });
+      this.#closing = closeServers(this.#servers);
+    }
     return this.#closing;
   }
 
   toJSON(): Record<string, unknown> {
-    return { url: this.url, testKey: redactKey(this.testKey), liveKey: redactKey(this.liveKey), ticketParam: this.ticketParam };
+    return {
+      url: this.url, testKey: redactKey(this.testKey), liveKey: redactKey(this.liveKey), ticketParam: this.ticketParam,
+      organizations: this.organizations.map((o) => o.toJSON()),
+    };
   }
 
   [inspect.custom](): string {
@@ -134,26 +144,22 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const ctx = createContext(resolved, toLogger(options.logger));
   const server = createServer();
 
-  await new Promise<void>((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException) => {
-      reject(new Error(`The emulator could not listen on ${resolved.host}:${resolved.port} (${err.code ?? err.message}).`));
-    };
-    server.once("error", onError);
-    server.listen(resolved.port, resolved.host, () => {
-      server.off("error", onError);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const emulator = new RunningEmulator(ctx, server, `http://${urlHost(resolved.host)}:${port}`);
+  // Exam hosts first: their handlers need only `ctx`, while the main server's handler is
+  // attached right after it listens (below), with no await in between.
+  const examHosts = await startExamHosts(ctx, resolved.host);
+  let port: number;
+  try {
+    port = await listen(server, resolved.host, resolved.port);
+  } catch (err) {
+    await closeServers(examHosts.map((h) => h.server));
+    throw err;
+  }
+  const emulator = new RunningEmulator(ctx, server, `http://${urlHost(resolved.host)}:${port}`, examHosts);
 
   // Attached after listen() resolved: no request event can arrive before this runs (the
   // resolution is a microtask, sockets are I/O), and control endpoints need `emulator`.
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    const raw = req.url ?? "/";
-    const q = raw.indexOf("?");
-    const path = q < 0 ? raw : raw.slice(0, q);
-    const query = q < 0 ? "" : raw.slice(q + 1);
+    const { path, query } = splitTarget(req.url);
     let work: Promise<void> | undefined;
     if (path.startsWith("/api/")) work = handleApi(ctx, req, res, path, query);
     else if (path.startsWith("/exam/")) work = handleExam(ctx, req, res, path, query);
@@ -169,5 +175,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     });
   });
   ctx.logger.info({ url: emulator.url }, "emulator listening");
+  for (const { org, url } of examHosts) ctx.logger.info({ org, url }, "emulator exam host listening");
   return emulator;
 }

@@ -5,7 +5,9 @@
  *
  * The cookie holds only a random id (144 bits); the person lives here, in memory, and
  * `reset()` signs everyone out. Sessions are not bound to a class: the exam page checks
- * that the person is enrolled in the exam's class, as the platform would.
+ * that the person is enrolled in the exam's class, as the platform would. A session counts
+ * only under the cookie name it was started with: each site (the platform host, each
+ * organization's exam host) has its own (see site.ts).
  */
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -18,26 +20,28 @@ export interface Session {
   name: string;
   email: string;
   expiresAt: number;
+  /** The cookie name, i.e. the site, it was started on. */
+  cookie: string;
 }
 
 export class SessionBook {
   private readonly sessions = new Map<string, Session>();
 
-  /** Starts a session; returns the `Set-Cookie` header value. */
-  start(person: { name: string; email: string }): string {
+  /** Starts a session under the cookie `cookie`; returns the `Set-Cookie` header value. */
+  start(person: { name: string; email: string }, cookie = SESSION_COOKIE): string {
     this.sweep();
     const id = randomBytes(18).toString("base64url");
-    this.sessions.set(id, { ...person, expiresAt: Date.now() + SESSION_TTL_MS });
+    this.sessions.set(id, { ...person, expiresAt: Date.now() + SESSION_TTL_MS, cookie });
     // No Max-Age: a browser session cookie, like the identity provider's. Not `Secure`:
     // the emulator speaks plain http on loopback.
-    return `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax`;
+    return `${cookie}=${id}; Path=/; HttpOnly; SameSite=Lax`;
   }
 
-  /** The live session named by the request's cookie, if any. */
-  of(req: IncomingMessage): Session | undefined {
-    const id = cookieValue(req.headers.cookie, SESSION_COOKIE);
+  /** The live session named by the request's cookie `cookie`, if any (one started under another name does not count). */
+  of(req: IncomingMessage, cookie = SESSION_COOKIE): Session | undefined {
+    const id = cookieValue(req.headers.cookie, cookie);
     const session = id === undefined ? undefined : this.sessions.get(id);
-    if (!session) return undefined;
+    if (!session || session.cookie !== cookie) return undefined;
     if (Date.now() >= session.expiresAt) {
       this.sessions.delete(id!);
       return undefined;

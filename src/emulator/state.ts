@@ -94,9 +94,14 @@ export class EmulatorState {
     return { student, created: true };
   }
 
+  /** Copies of every record, each tagged with its organization's id as `org`. */
   snapshot(): { courses: JsonRecord[]; classes: JsonRecord[]; assessments: JsonRecord[]; roleplays: JsonRecord[]; students: JsonRecord[] } {
     const students: JsonRecord[] = [];
-    for (const roster of this.rosters.values()) for (const s of roster.byInternalId.values()) students.push({ ...s });
+    for (const [classId, roster] of this.rosters) {
+      // A student belongs to its class's organization.
+      const org = this.classes.get(classId)?.org;
+      for (const s of roster.byInternalId.values()) students.push({ ...s, org });
+    }
     return {
       courses: this.courses.snapshot(), classes: this.classes.snapshot(), assessments: this.assessments.snapshot(),
       roleplays: this.roleplays.snapshot(), students,

@@ -26,8 +26,9 @@ export interface EmulatorOptions {
   /** Logger for requests and faults. Default: silent. Lines never hold a key, a token or a body. */
   logger?: Partial<Logger>;
   /**
-   * Keys of a second organization (env from the prefix: `svc_live_`/`ct_live_` → prod, else dev).
-   * Records of one organization answer 403 `forbidden` to the other's keys. Default none.
+   * Keys of a second organization, `other` (env from the prefix: `svc_live_`/`ct_live_` → prod,
+   * else dev), without an exam host of its own. Records of one organization answer 403
+   * `forbidden` to the other's keys. Default none. (`organizations` is the fuller way.)
    */
   otherOrgKeys?: string[];
   /** Largest request body accepted, bytes; larger → 413. Default 1 048 576 (1 MiB). */
@@ -39,6 +40,28 @@ export interface EmulatorOptions {
    * auth, so by default only 127.0.0.0/8 and ::1 may use them (403 otherwise). Default false.
    */
   controlFromAnyAddress?: boolean;
+  /**
+   * The organizations (schools) the emulator stands in for, each with its own keys, records,
+   * rate windows and exam host (an origin of its own: one more listening port). Cannot be
+   * combined with `testKeys`, `liveKeys` or `otherOrgKeys` (give keys per organization).
+   * Default: one organization, `default`, whose keys are `testKeys`/`liveKeys` and whose exam
+   * pages are on the main origin.
+   */
+  organizations?: EmulatorOrganizationOptions[];
+}
+
+/** One organization of `EmulatorOptions.organizations`. */
+export interface EmulatorOrganizationOptions {
+  /** 1–64 letters, digits, `_`, `.` or `-`; unique. Records and logged requests carry it as `org`. */
+  id: string;
+  /** Its name, shown on its exam host's pages, e.g. `North High`. Non-empty. */
+  name: string;
+  /** Its accepted test (dev) keys (`svc_test_…`/`ct_test_…`). Default: one random `svc_test_…` key. */
+  testKeys?: string[];
+  /** Its accepted live (prod) keys (`svc_live_…`/`ct_live_…`). Default: one random `svc_live_…` key. */
+  liveKeys?: string[];
+  /** Port of its exam host, on the emulator's `host`; 0 picks a free one. Default 0. */
+  examPort?: number;
 }
 
 /** A fault that applies to the next matching requests. */
@@ -51,10 +74,17 @@ export interface FaultSpec {
   retryAfter?: number;
   /** How many matching requests it applies to. Default 1. */
   count?: number;
+  /** Only requests made with this organization's keys (its `id`), e.g. a platform failing for one school. Default any. */
+  organization?: string;
   /** Only requests whose method matches (e.g. `POST`). Default any. */
   method?: string;
   /** Only requests whose path (after `/api/v1/<env>`) starts with this. Default any. */
   pathPrefix?: string;
+  /**
+   * Only requests whose raw body contains this text, e.g. one student's e-mail on
+   * `/students/sign-in-token` (a platform failing for that student alone). Default any.
+   */
+  bodyContains?: string;
 }
 
 /** One API request the emulator received, for assertions (never the key: only its env). */
@@ -63,6 +93,8 @@ export interface ReceivedRequest {
   /** Path after `/api/v1/<env>`, e.g. `/courses/abc`. */
   path: string;
   env: string;
+  /** Id of the organization whose key made it; absent when the key was refused (401). */
+  org?: string;
   /** Status answered; 0 while in flight and for `hang`/`reset` faults (no answer was sent). */
   status: number;
   /** ms since epoch when it arrived. */
@@ -70,7 +102,10 @@ export interface ReceivedRequest {
   body: unknown;
 }
 
-/** Records of both environments, test (`dev`) first; each record carries its `env`. */
+/**
+ * Records of both environments, test (`dev`) first; each record carries its `env` and its
+ * organization's id as `org` (a student: its class's). Tickets name their class.
+ */
 export interface EmulatorStateSnapshot {
   courses: Record<string, unknown>[];
   classes: Record<string, unknown>[];
@@ -81,15 +116,37 @@ export interface EmulatorStateSnapshot {
   tickets: { jti: string; studentId: string; classId: string; expiresAt: number; used: boolean }[];
 }
 
+/**
+ * An organization the emulator stands in for. Printing it (inspect, JSON) shows its keys
+ * redacted; the getters give them in full.
+ */
+export interface EmulatorOrganization {
+  readonly id: string;
+  readonly name: string;
+  /** A key of this organization accepted on `/api/v1/dev`. */
+  readonly testKey: string;
+  /** A key of this organization accepted on `/api/v1/prod`. */
+  readonly liveKey: string;
+  /**
+   * Origin of its exam pages (its custom domain), e.g. `http://127.0.0.1:43124`: opens only
+   * this organization's exams. The default organization's is the emulator's own `url`.
+   */
+  readonly examHost: string;
+}
+
 export interface Emulator {
   /** Origin, e.g. `http://127.0.0.1:43123`: the client's `baseUrl`. */
   readonly url: string;
-  /** Where exam pages are served (same origin): stands in for a custom domain. */
+  /** The first organization's exam host (without `organizations`: this same origin). */
   readonly examHost: string;
-  /** A key accepted on `/api/v1/dev`. */
+  /** A key accepted on `/api/v1/dev`: the first organization's. */
   readonly testKey: string;
-  /** A key accepted on `/api/v1/prod`. */
+  /** A key accepted on `/api/v1/prod`: the first organization's. */
   readonly liveKey: string;
+  /** Every organization, in the order given (without `organizations`: the one `default`). */
+  readonly organizations: readonly EmulatorOrganization[];
+  /** The organization with this id; throws a `RangeError` naming the known ids when there is none. */
+  organization(id: string): EmulatorOrganization;
   readonly ticketParam: string;
 
   /** Every API request received since start or the last `reset()`. */
@@ -109,10 +166,11 @@ export interface Emulator {
 
   /**
    * The exam page address for an oral assessment (`/exam/:id`) or a role-play
-   * (`/exam/:id/roleplay`), with the ticket query parameter when a token is given.
+   * (`/exam/:id/roleplay`) on its organization's exam host, with the ticket query
+   * parameter when a token is given.
    */
   examUrl(examId: string, token?: string): string;
 
-  /** Stops listening and ends every connection, hung ones included. Idempotent. */
+  /** Stops listening (exam hosts too) and ends every connection, hung ones included. Idempotent. */
   close(): Promise<void>;
 }

@@ -5,7 +5,9 @@
  */
 import { createRateBudget, type RateBudget, type RateBudgetStats } from "../platform/rate-budget.js";
 import { inProcessLaunchAttempts, type LaunchAttemptStore } from "./launch-attempts.js";
-import { inProcessLaunchLimiter, type LaunchLimiter } from "./launch-limiter.js";
+import { DEFAULT_BREAKER_SETTINGS, type CircuitBreakerSettings, type CircuitBreakerStore } from "./circuit-breaker.js";
+import { inProcessCircuitBreaker } from "./in-process-circuit-breaker.js";
+import { DEFAULT_LAUNCH_LIMIT, inProcessLaunchLimiter, type LaunchLimiter, type LaunchLimitSettings } from "./launch-limiter.js";
 import { inProcessPlanLeases, type PlanLeaseStore } from "./plan-lease.js";
 import { inProcessPreparedTokens, type PreparedTokenStore } from "./prepared-tokens.js";
 
@@ -36,6 +38,8 @@ export interface Fleet {
   readonly preparedTokens: PreparedTokenStore;
   readonly planLeases: PlanLeaseStore;
   readonly launchLimiter: LaunchLimiter;
+  /** The platform's circuit breakers (one per key and endpoint): open, no call is sent. */
+  readonly breaker: CircuitBreakerStore;
   /** The attempt owner's lease, ms: the owner renews it every third of it while its call runs. */
   readonly attemptLeaseMs: number;
   /** The plan leader's lease, ms. */
@@ -62,8 +66,17 @@ export interface InProcessFleetOptions {
   claimGraceMs?: number;
   /** Default 15 000. */
   planLeaseMs?: number;
-  /** Default `{ burst: 3, refillMs: 60 000 }`. */
-  launchLimit?: { burst?: number; refillMs?: number };
+  /** Default `{ burst: 3, refillMs: 60 000, failureBackoffMs: 2 000, maxFailureBackoffMs: 60 000 }` (see `LaunchLimitSettings`). */
+  launchLimit?: Partial<LaunchLimitSettings>;
+  /** Default `{ minFailures: 5, failureRatio: 0.5, windowMs: 30 000, openMs: 15 000, probeLeaseMs: 30 000 }` (see `CircuitBreakerSettings`). */
+  circuitBreaker?: Partial<CircuitBreakerSettings>;
+}
+
+/** `defaults` with every field of `given` that is set. */
+function withDefaults<T extends object>(defaults: Readonly<T>, given: Partial<T> | undefined): T {
+  const result = { ...defaults };
+  for (const [name, value] of Object.entries(given ?? {})) if (value !== undefined) (result as Record<string, unknown>)[name] = value;
+  return result;
 }
 
 /** How long plan progress stays readable after its last change. */
@@ -76,7 +89,8 @@ export function inProcessFleet(options: InProcessFleetOptions = {}, instanceId =
     attempts: inProcessLaunchAttempts({ leaseMs: options.attemptLeaseMs ?? 10_000, outcomeTtlMs: options.outcomeTtlMs ?? 120_000, claimGraceMs: options.claimGraceMs }),
     preparedTokens: inProcessPreparedTokens(),
     planLeases: inProcessPlanLeases({ leaseMs: options.planLeaseMs ?? 15_000, progressTtlMs: PROGRESS_TTL_MS }),
-    launchLimiter: inProcessLaunchLimiter({ burst: options.launchLimit?.burst ?? 3, refillMs: options.launchLimit?.refillMs ?? 60_000 }),
+    launchLimiter: inProcessLaunchLimiter(withDefaults(DEFAULT_LAUNCH_LIMIT, options.launchLimit)),
+    breaker: inProcessCircuitBreaker(withDefaults(DEFAULT_BREAKER_SETTINGS, options.circuitBreaker)),
     attemptLeaseMs: options.attemptLeaseMs ?? 10_000,
     planLeaseMs: options.planLeaseMs ?? 15_000,
     instanceId,

@@ -183,22 +183,3 @@ export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => numb
     },
   };
 }
-
-/**
- * Holds a request on an attempt another request (maybe on another instance) is running:
- * resolves with the view once it is settled, its owner's lease lapsed (take it over), or
- * `timeoutMs` passed (show the waiting page), by a short poll (`pollMs`, default 100)
- * that works the same in process and on Redis. Rejects with the signal's reason on abort.
- */
-export async function waitForAttempt(
-  store: LaunchAttemptStore, waitId: string, examId: string, userKey: string,
-  options: { timeoutMs: number; pollMs?: number; signal?: AbortSignal },
-): Promise<AttemptView> {
-  const until = Date.now() + options.timeoutMs;
-  for (;;) {
-    options.signal?.throwIfAborted();
-    const view = await store.view(waitId, examId, userKey);
-    if (view.state !== "running" || view.leaseLapsed || Date.now() >= until) return view;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs ?? 100, Math.max(1, until - Date.now()))));
-  }
-}

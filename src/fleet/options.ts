@@ -3,16 +3,26 @@
  */
 import { ProblemList } from "../core/configuration-error.js";
 import type { Logger } from "../core/logger.js";
+import { readSecret, type FleetKey, type FleetSecret } from "./secret.js";
+import { readBreakerOptions, type CircuitBreakerOptions } from "./breaker-options.js";
+import type { CircuitBreakerSettings } from "./circuit-breaker.js";
+import { readLaunchLimit, type LaunchLimitOptions } from "./launch-limit-options.js";
+import type { LaunchLimitSettings } from "./launch-limiter.js";
 
 export interface RedisFleetOptions {
   /** `redis://[user:password@]host:6379[/db]` or `rediss://…` for TLS. Required, no default. */
   url: string | undefined;
   /**
-   * At least 32 characters of secret shared by every instance: prepared tokens and launch
-   * outcomes are encrypted at rest with a key derived from it (HKDF-SHA-256 → AES-256-GCM),
-   * and student identities are hashed with it before they become Redis keys. Required.
+   * At least 32 random bytes as base64, base64url or hex (`openssl rand -base64 48`), the
+   * same on every instance; a passphrase is refused. Keys derived from it (HKDF-SHA-256)
+   * seal what is private or decides who gets a token (prepared tokens, launch outcomes,
+   * plan inputs and progress: AES-256-GCM), authenticate a plan's per-student marks
+   * (HMAC) and name Redis keys (HMAC), so nothing written to Redis without it is used.
+   * To rotate, pass a list `[{ id, secret }, …]`: the first seals, the others still open
+   * what was sealed under them (a plain string is `{ id: "default", secret }`; steps in
+   * docs/fleet.md). Required, no default.
    */
-  secret: string | undefined;
+  secret: string | FleetSecret[] | undefined;
   /** Put before every Redis key (`<prefix>:…`), so several apps can share one Redis. Default `"eoa"`. */
   prefix?: string;
   /**
@@ -38,15 +48,33 @@ export interface RedisFleetOptions {
   claimGraceMs?: number;
   /** Lease of the pre-warm plan's leader, ms. Default 15 000. */
   planLeaseMs?: number;
-  /** Per-student sign-in limit (burst, then one per `refillMs`). Default `{ burst: 3, refillMs: 60 000 }`. */
-  launchLimit?: { burst?: number; refillMs?: number };
-  /** Where the fleet says that Redis went away and came back (one line each). Default: silent. */
+  /**
+   * Per-student sign-in limit, fleet-wide: a burst, then one per `refillMs`; failed calls
+   * count too, and start a backoff (`failureBackoffMs`, doubling per failure in a row, at
+   * most `maxFailureBackoffMs`). Default `{ burst: 3, refillMs: 60 000, failureBackoffMs:
+   * 2 000, maxFailureBackoffMs: 60 000 }`.
+   */
+  launchLimit?: LaunchLimitOptions;
+  /**
+   * The platform's circuit breaker, fleet-wide (one per API key and endpoint): it opens
+   * when at least `minFailures` calls within `windowMs` failed and they were at least
+   * `failureRatio` of the calls; stays open `openMs`; then one probe at a time (lease
+   * `probeLeaseMs`) closes or reopens it. Default `{ minFailures: 5, failureRatio: 0.5,
+   * windowMs: 30 000, openMs: 15 000, probeLeaseMs: 30 000 }`.
+   */
+  circuitBreaker?: CircuitBreakerOptions;
+  /**
+   * Where the fleet says that Redis went away and came back (one line each), and that it
+   * refused a value in Redis (`event: "fleet_value_refused"`, one warn line per value,
+   * never the value). Default: silent.
+   */
   logger?: Partial<Logger>;
 }
 
 export interface FleetSettings {
   url: string;
-  secret: string;
+  /** The decoded secrets, the sealing one first. */
+  keys: FleetKey[];
   prefix: string;
   expectedInstances: number;
   rateLimit: number;
@@ -58,10 +86,10 @@ export interface FleetSettings {
   outcomeTtlMs: number;
   claimGraceMs: number;
   planLeaseMs: number;
-  launchLimit: { burst: number; refillMs: number };
+  launchLimit: LaunchLimitSettings;
+  circuitBreaker: CircuitBreakerSettings;
 }
 
-export const MIN_SECRET_LENGTH = 32;
 const PREFIX = /^[A-Za-z0-9_.-]{1,40}$/;
 
 const whole = (v: unknown, min: number): v is number => typeof v === "number" && Number.isInteger(v) && v >= min;
@@ -74,11 +102,7 @@ export function readFleetOptions(options: RedisFleetOptions): FleetSettings {
   } else if (!/^rediss?:\/\//.test(o.url)) {
     problems.add("url", "must start with redis:// or rediss://.", "Pass a Redis URL such as redis://127.0.0.1:6379.");
   }
-  if (typeof o.secret !== "string" || o.secret === "") {
-    problems.add("secret", "is missing.", `Pass a random secret of at least ${MIN_SECRET_LENGTH} characters shared by every instance (e.g. \`openssl rand -base64 48\`).`);
-  } else if (o.secret.length < MIN_SECRET_LENGTH) {
-    problems.add("secret", `is too short (${o.secret.length} characters).`, `Use at least ${MIN_SECRET_LENGTH} random characters (e.g. \`openssl rand -base64 48\`).`);
-  }
+  const keys = readSecret(o.secret, problems);
   const prefix = o.prefix ?? "eoa";
   if (typeof prefix !== "string" || !PREFIX.test(prefix)) problems.add("prefix", "must be 1-40 letters, digits, _ . or -.", 'Omit it for "eoa".');
   const numbers: [keyof RedisFleetOptions, unknown, number][] = [
@@ -92,16 +116,14 @@ export function readFleetOptions(options: RedisFleetOptions): FleetSettings {
   }
   const share = o.launchShare ?? 0.2;
   if (typeof share !== "number" || !(share >= 0 && share < 1)) problems.add("launchShare", "must be a number from 0 up to (not including) 1.", "Omit it for 0.2.");
-  const burst = o.launchLimit?.burst ?? 3;
-  const refillMs = o.launchLimit?.refillMs ?? 60_000;
-  if (!whole(burst, 1)) problems.add("launchLimit.burst", "must be a whole number of at least 1.", "Omit it for 3.");
-  if (!whole(refillMs, 1)) problems.add("launchLimit.refillMs", "must be a whole number of ms, at least 1.", "Omit it for 60 000.");
+  const launchLimit = readLaunchLimit(o.launchLimit, problems);
+  const circuitBreaker = readBreakerOptions(o.circuitBreaker, problems);
   problems.throwIfAny("redisFleet");
   return {
-    url: o.url as string, secret: o.secret as string, prefix,
+    url: o.url as string, keys, prefix,
     expectedInstances: o.expectedInstances ?? 4, rateLimit: o.rateLimit ?? 60, rateWindowMs: o.rateWindowMs ?? 60_000,
     maxConcurrency: o.maxConcurrency ?? 16, launchShare: share, commandTimeoutMs: o.commandTimeoutMs ?? 500,
     attemptLeaseMs: o.attemptLeaseMs ?? 10_000, outcomeTtlMs: o.outcomeTtlMs ?? 120_000, claimGraceMs: o.claimGraceMs ?? 5_000, planLeaseMs: o.planLeaseMs ?? 15_000,
-    launchLimit: { burst, refillMs },
+    launchLimit, circuitBreaker,
   };
 }

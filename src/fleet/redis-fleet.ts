@@ -1,7 +1,7 @@
 /**
  * `redisFleet(options)`: fleet mode. Several app instances share one API key's rate
- * budget, launch attempts, prepared tokens, pre-warm plan leases and per-student launch
- * limits through one Redis. See docs/fleet.md and FleetSettings for the options.
+ * budget, launch attempts, prepared tokens, pre-warm plan leases, per-student launch
+ * limits and the platform's circuit breakers through one Redis. See docs/fleet.md and FleetSettings for the options.
  *
  * Start-up never waits for Redis: the factory returns at once (options are checked first,
  * all problems in one ConfigurationError), and each part uses its in-process fallback
@@ -15,9 +15,11 @@ import { attemptsWithFallback } from "./attempts-fallback.js";
 import { withFallback } from "./fallback.js";
 import { inProcessFleet, PROGRESS_TTL_MS, type Fleet, type SharedBudget } from "./fleet.js";
 import { defineLimiterScripts, redisLaunchLimiter } from "./redis-launch-limiter.js";
+import { defineBreakerScripts, redisCircuitBreaker } from "./redis-circuit-breaker.js";
 import { defineAttemptScripts, redisLaunchAttempts } from "./redis-launch-attempts.js";
 import { definePlanScripts, redisPlanLeases } from "./redis-plan-lease.js";
 import { redisPreparedTokens } from "./redis-prepared-tokens.js";
+import { refusals } from "./refused.js";
 import { readFleetOptions, type RedisFleetOptions } from "./options.js";
 import { ABANDON, ACQUIRE, BUDGET_KEYS, OBSERVE, PAUSE, RELEASE, STATS } from "./rate-budget-scripts.js";
 import { SharedRateBudget } from "./redis-rate-budget.js";
@@ -33,7 +35,8 @@ const UNBOUND = "unbound";
 export function redisFleet(options: RedisFleetOptions): RedisFleet {
   const settings = readFleetOptions(options);
   const logger = toLogger(options.logger);
-  const cipher = createCipher(settings.secret);
+  const cipher = createCipher(settings.keys);
+  const refused = refusals(logger, cipher);
   const instanceId = randomBytes(9).toString("base64url");
   const connection = connect(settings.url, settings.commandTimeoutMs, logger, (redis) => {
     const define = (name: string, lua: string, keys: number): void => redis.defineCommand(name, { numberOfKeys: keys, lua });
@@ -43,6 +46,7 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
     defineAttemptScripts(define);
     definePlanScripts(define);
     defineLimiterScripts(define);
+    defineBreakerScripts(define);
   });
   const local = inProcessFleet(settings, instanceId);
   const prefix = settings.prefix;
@@ -54,10 +58,11 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
       launchShare: settings.launchShare, expectedInstances: settings.expectedInstances,
     }, UNBOUND),
     // Sticky: an attempt begun in process (Redis not reached yet, or down) ends there.
-    attempts: attemptsWithFallback(redisLaunchAttempts(connection, cipher, prefix, attemptTimings), local.attempts, connection, settings.outcomeTtlMs),
-    preparedTokens: withFallback(redisPreparedTokens(connection, cipher, prefix), local.preparedTokens, connection),
-    planLeases: withFallback(redisPlanLeases(connection, prefix, { leaseMs: settings.planLeaseMs, progressTtlMs: PROGRESS_TTL_MS }), local.planLeases, connection),
+    attempts: attemptsWithFallback(redisLaunchAttempts(connection, cipher, refused, prefix, attemptTimings), local.attempts, connection, settings.outcomeTtlMs),
+    preparedTokens: withFallback(redisPreparedTokens(connection, cipher, refused, prefix), local.preparedTokens, connection),
+    planLeases: withFallback(redisPlanLeases(connection, cipher, refused, prefix, { leaseMs: settings.planLeaseMs, progressTtlMs: PROGRESS_TTL_MS }), local.planLeases, connection),
     launchLimiter: withFallback(redisLaunchLimiter(connection, cipher, prefix, settings.launchLimit), local.launchLimiter, connection),
+    breaker: withFallback(redisCircuitBreaker(connection, cipher, prefix, settings.circuitBreaker), local.breaker, connection),
     attemptLeaseMs: settings.attemptLeaseMs,
     planLeaseMs: settings.planLeaseMs,
     instanceId,

@@ -1,13 +1,24 @@
 /**
  * Launch attempts in Redis: one hash per (exam, student), named by a keyed hash of the
- * pair, holding the current wait id, the owner's lease and, once settled, the outcome
- * (a token sealed with AES-256-GCM, bound to the attempt). Every decision (start, join,
- * take over, renew, complete, claim) is one Lua script, timed by Redis's clock. A wait id
- * is only honoured with the student it belongs to: the key is derived from the student.
+ * pair, holding the current wait id, the owner's lease and, once settled, the outcome.
+ * Every decision (start, join, take over, renew, complete, claim) is one Lua script,
+ * timed by Redis's clock. A wait id is only honoured with the student it belongs to: the
+ * key is derived from the student.
+ *
+ * The outcome (a token, or a failure's status and page text) is sealed with AES-256-GCM,
+ * bound to the attempt's key and wait id, with when it was made: an outcome that does not
+ * open (forged, edited, moved from another attempt) or is older than `outcomeTtlMs` is
+ * refused and the student starts over. The plain `kind` beside it only shapes the
+ * waiting page; what a claim hands out is the sealed one.
+ *
+ * Across a secret switch the student's key name changes: a wait id is looked up under the
+ * names of every listed secret, so a refresh continues an attempt begun before the
+ * switch; `begin` uses the first secret's name only (see docs/fleet.md for the cost).
  */
 import type { Cipher } from "./cipher.js";
 import type { FleetConnection } from "./connection.js";
 import { DEFAULT_CLAIM_GRACE_MS, newLease, newWaitId, type AttemptOutcome, type AttemptTimings, type AttemptView, type LaunchAttemptStore } from "./launch-attempts.js";
+import type { Refusals } from "./refused.js";
 
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -36,8 +47,8 @@ end
 if state == 'done' and field('kind') == 'token' and field('claimed') == '0' then return { field('waitId'), false } end
 local prev = false
 if state == 'done' then
-  prev = { 'prevWaitId', field('waitId'), 'prevKind', field('kind'), 'prevToken', field('token') or '', 'prevStatus', field('status') or '0',
-    'prevDetail', field('detail') or '', 'prevClaimed', field('claimed') or '0', 'prevClaimedAt', field('claimedAt') or '0', 'prevUntil', now + tonumber(ARGV[5]) }
+  prev = { 'prevWaitId', field('waitId'), 'prevKind', field('kind'), 'prevOutcome', field('outcome') or '',
+    'prevClaimed', field('claimed') or '0', 'prevClaimedAt', field('claimedAt') or '0', 'prevUntil', now + tonumber(ARGV[5]) }
 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'waitId', ARGV[1], 'state', 'running', 'claimed', '0')
@@ -52,10 +63,10 @@ redis.call('HSET', KEYS[1], 'leaseUntil', now + tonumber(ARGV[3]))
 return 1
 `;
 
-/** ARGV: waitId, lease, ttlMs, kind, sealedToken, status, detail → 1 | 0. */
+/** ARGV: waitId, lease, ttlMs, kind, sealedOutcome → 1 | 0. */
 const COMPLETE = `${NOW}
 if not mine(ARGV[1]) or field('state') ~= 'running' or field('lease') ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'done', 'kind', ARGV[4], 'token', ARGV[5], 'status', ARGV[6], 'detail', ARGV[7])
+redis.call('HSET', KEYS[1], 'state', 'done', 'kind', ARGV[4], 'outcome', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
@@ -77,13 +88,13 @@ if not mine(ARGV[1]) or field('state') ~= 'running' or tonumber(field('leaseUnti
 return own(ARGV[2], ARGV[3], ARGV[4])
 `;
 
-/** ARGV: waitId, graceMs → { kind, sealed, status, detail } | nil; marks a token claimed in the same step (claims within graceMs of the first get it too). */
+/** ARGV: waitId, graceMs → sealed outcome | nil; marks a token claimed in the same step (claims within graceMs of the first get it too). */
 const CLAIM = `${NOW}
 if not mine(ARGV[1]) then
   if not replaced(ARGV[1]) then return false end
   -- Only a claimed token is replaced, so its claim is within the grace or nothing.
   if field('prevKind') == 'token' and now - tonumber(field('prevClaimedAt') or '0') > tonumber(ARGV[2]) then return false end
-  return { field('prevKind'), field('prevToken'), field('prevStatus'), field('prevDetail') }
+  return field('prevOutcome')
 end
 if field('state') ~= 'done' then return false end
 if field('kind') == 'token' then
@@ -93,7 +104,7 @@ if field('kind') == 'token' then
     redis.call('HSET', KEYS[1], 'claimed', '1', 'claimedAt', now)
   end
 end
-return { field('kind'), field('token'), field('status'), field('detail') }
+return field('outcome')
 `;
 
 const SCRIPTS = { attBegin: BEGIN, attRenew: RENEW, attComplete: COMPLETE, attView: VIEW, attTakeOver: TAKE_OVER, attClaim: CLAIM };
@@ -103,17 +114,50 @@ export function defineAttemptScripts(define: (name: string, lua: string, keys: n
   for (const [name, lua] of Object.entries(SCRIPTS)) define(name, lua, 1);
 }
 
-export function redisLaunchAttempts(connection: FleetConnection, cipher: Cipher, prefix: string, timings: AttemptTimings): LaunchAttemptStore {
+/** Instances' clocks differ a little: an outcome is refused as replayed only this long past its last legitimate claim. */
+const CLOCK_SKEW_MS = 5_000;
+
+/** What a sealed outcome holds: the outcome, and when it was stored (ms, the storing instance's clock). */
+interface SealedOutcome {
+  o: AttemptOutcome;
+  at: number;
+}
+
+const isOutcome = (o: Partial<AttemptOutcome> | undefined): o is AttemptOutcome =>
+  (o?.kind === "token" && typeof o.token === "string") || (o?.kind === "failed" && typeof o.status === "number" && typeof o.detail === "string");
+
+export function redisLaunchAttempts(connection: FleetConnection, cipher: Cipher, refused: Refusals, prefix: string, timings: AttemptTimings): LaunchAttemptStore {
+  const claimGraceMs = timings.claimGraceMs ?? DEFAULT_CLAIM_GRACE_MS;
   const keyOf = (examId: string, userKey: string): string => `${prefix}:att:${cipher.name(`${examId}\u0000${userKey}`)}`;
+  /** The student's record under every listed secret's name, the first secret's first. */
+  const keysOf = (examId: string, userKey: string): string[] => cipher.names(`${examId}\u0000${userKey}`).map((name) => `${prefix}:att:${name}`);
   const run = (name: Name, key: string, ...args: (string | number)[]): Promise<unknown> =>
     connection.run((redis) => (redis as unknown as Record<Name, (...a: (string | number)[]) => Promise<unknown>>)[name](key, ...args));
+  /** Runs a wait id's script on each of the student's record names until one knows the wait id. */
+  const onRecordOf = async <T>(examId: string, userKey: string, script: (key: string) => Promise<T | null>): Promise<{ key: string; reply: T } | undefined> => {
+    for (const key of keysOf(examId, userKey)) {
+      const reply = await script(key);
+      if (reply !== null) return { key, reply };
+    }
+    return undefined;
+  };
+  const unseal = (key: string, waitId: string, sealed: string): AttemptOutcome | undefined => {
+    const plain = cipher.open(sealed, `${key}\u0000${waitId}`);
+    if (plain === undefined) return void refused.report("attempt outcome", key, sealed);
+    const { o, at } = JSON.parse(plain) as Partial<SealedOutcome>;
+    if (!isOutcome(o) || typeof at !== "number") return void refused.report("attempt outcome", key, sealed, "it is not an outcome");
+    if (Date.now() > at + timings.outcomeTtlMs + claimGraceMs + CLOCK_SKEW_MS) {
+      return void refused.report("attempt outcome", key, sealed, "it outlived outcomeTtlMs (kept or put back by something else)");
+    }
+    return o;
+  };
   // The record key of a wait id is only known with its student; renew/complete come from the owner, who knows both.
   const owned = new Map<string, string>();
 
   return {
     async begin(examId, userKey) {
       const key = keyOf(examId, userKey);
-      const [waitId, lease] = await run("attBegin", key, newWaitId(), newLease(), timings.leaseMs, timings.outcomeTtlMs, timings.claimGraceMs ?? DEFAULT_CLAIM_GRACE_MS) as [string, string | null];
+      const [waitId, lease] = await run("attBegin", key, newWaitId(), newLease(), timings.leaseMs, timings.outcomeTtlMs, claimGraceMs) as [string, string | null];
       if (lease) owned.set(waitId, key);
       return { waitId, lease: lease ?? undefined };
     },
@@ -125,31 +169,24 @@ export function redisLaunchAttempts(connection: FleetConnection, cipher: Cipher,
       const key = owned.get(waitId);
       if (key === undefined) return false;
       owned.delete(waitId);
-      const sealed = outcome.kind === "token" ? cipher.seal(outcome.token, `${key}\u0000${waitId}`) : "";
-      const [status, detail] = outcome.kind === "failed" ? [outcome.status, outcome.detail] : [0, ""];
-      return (await run("attComplete", key, waitId, lease, timings.outcomeTtlMs, outcome.kind, sealed, status, detail)) === 1;
+      const sealed = cipher.seal(JSON.stringify({ o: outcome, at: Date.now() } satisfies SealedOutcome), `${key}\u0000${waitId}`);
+      return (await run("attComplete", key, waitId, lease, timings.outcomeTtlMs, outcome.kind, sealed)) === 1;
     },
     async view(waitId, examId, userKey): Promise<AttemptView> {
-      const reply = await run("attView", keyOf(examId, userKey), waitId) as [string, number, string, string] | null;
-      if (!reply) return { state: "unknown" };
-      const [state, lapsed, kind, claimed] = reply;
+      const found = await onRecordOf(examId, userKey, (key) => run("attView", key, waitId) as Promise<[string, number, string, string] | null>);
+      if (!found) return { state: "unknown" };
+      const [state, lapsed, kind, claimed] = found.reply;
       if (state === "running") return { state: "running", leaseLapsed: lapsed === 1 };
-      return { state: "done", outcome: kind as AttemptOutcome["kind"], claimed: claimed === "1" };
+      return { state: "done", outcome: kind === "token" ? "token" : "failed", claimed: claimed === "1" };
     },
     async takeOver(waitId, examId, userKey) {
-      const key = keyOf(examId, userKey);
-      const lease = await run("attTakeOver", key, waitId, newLease(), timings.leaseMs, timings.outcomeTtlMs) as string | null;
-      if (lease) owned.set(waitId, key);
-      return lease ?? undefined;
+      const found = await onRecordOf(examId, userKey, (key) => run("attTakeOver", key, waitId, newLease(), timings.leaseMs, timings.outcomeTtlMs) as Promise<string | null>);
+      if (found) owned.set(waitId, found.key);
+      return found?.reply;
     },
     async claim(waitId, examId, userKey) {
-      const key = keyOf(examId, userKey);
-      const reply = await run("attClaim", key, waitId, timings.claimGraceMs ?? DEFAULT_CLAIM_GRACE_MS) as [string, string, string, string] | null;
-      if (!reply) return undefined;
-      const [kind, sealed, status, detail] = reply;
-      if (kind === "failed") return { kind: "failed", status: Number(status), detail };
-      const token = cipher.open(sealed, `${key}\u0000${waitId}`);
-      return token === undefined ? undefined : { kind: "token", token };
+      const found = await onRecordOf(examId, userKey, (key) => run("attClaim", key, waitId, claimGraceMs) as Promise<string | null>);
+      return found && unseal(found.key, waitId, found.reply);
     },
   };
 }

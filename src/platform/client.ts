@@ -1,26 +1,19 @@
 /**
- * `createPlatformClient`: the typed client, composed of one module per resource
- * (`resources/*.ts`). Each resource method checks its ids and body
- * with the shared schemas *before* anything is sent (every issue at once, in a
- * `PlatformInvalidRequestError`), sends the normalised body (defaults filled, dates in
- * UTC with milliseconds, unknown fields untouched), and reads the answer, enveloped or
- * bare, against the record schema. Everything else (auth, budget, retries, errors) is
- * the shared call pipeline in `call.ts`.
+ * `createPlatformClient`: the typed client. Its resource methods are built from the
+ * endpoint table (`endpoints.ts`, `resources.ts`); everything else (auth, budget,
+ * retries, errors) is the shared call pipeline in `call.ts`.
  */
 import { z } from "zod";
 import { redactKey } from "../core/redact.js";
 import { createCaller, type CallResult } from "./call.js";
+import { ENDPOINTS } from "./endpoints.js";
 import { PlatformInvalidRequestError } from "./errors.js";
 import { resolveOptions } from "./options.js";
-import { idIssues, requestPathIssues, type Issue } from "./paths.js";
+import { requestPathIssues } from "./paths.js";
 import { createRateBudget } from "./rate-budget.js";
+import { buildResources, type ResourceKit } from "./resources.js";
 import { readRecord } from "./responses.js";
 import type { HttpMethod } from "./retry.js";
-import { classesResource } from "./resources/classes.js";
-import { coursesResource } from "./resources/courses.js";
-import { oralAssessmentsResource, roleplaysResource } from "./resources/exams.js";
-import type { ResourceKit } from "./resources/kit.js";
-import { SignInToken, SignInTokenRequest, issuesOf } from "./schemas.js";
 import { createTransport } from "./transport.js";
 import { keyHash } from "./key-hash.js";
 import type { PlatformClient, PlatformClientOptions, RequestOptions, WithMeta } from "./types.js";
@@ -41,25 +34,6 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const call = createCaller(settings, transport, budget);
   const log = settings.logger;
 
-  /** Checks ids and body together, so one error lists every problem; returns the normalised body. */
-  function checked<S extends z.ZodType | undefined>(
-    what: string, method: string, ids: Record<string, unknown>, schema: S, body?: unknown,
-  ): S extends z.ZodType ? z.output<S> : undefined {
-    const issues: Issue[] = Object.entries(ids).flatMap(([name, id]) => idIssues(name, id));
-    let output: unknown;
-    if (schema !== undefined) {
-      const parsed = schema.safeParse(body);
-      if (parsed.success) output = parsed.data;
-      else issues.push(...issuesOf(parsed.error));
-    }
-    if (issues.length > 0) {
-      log.debug({ method, what, issues: issues.map((i) => i.path) }, "platform call refused locally");
-      throw new PlatformInvalidRequestError(
-        `Invalid ${what}: ${issues.map((i) => `${i.path} ${i.message}`).join("; ")}. Nothing was sent.`, issues);
-    }
-    return output as S extends z.ZodType ? z.output<S> : undefined;
-  }
-
   /** Sends, then reads the answer as `schema`. */
   async function record<T extends z.ZodType>(
     schema: T, what: string, method: HttpMethod, path: string, body: unknown, opts: RequestOptions | undefined,
@@ -78,30 +52,30 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     const result = await call("DELETE", path, undefined, opts);
     return { data: undefined, meta: result.meta };
   }
-  const kit: ResourceKit = { checked, record, remove };
+  const kit: ResourceKit = {
+    record, remove,
+    refused: (method, what, issues) => log.debug({ method, what, issues: issues.map((i) => i.path) }, "platform call refused locally"),
+  };
+  const resources = buildResources(kit);
+  const signIn = ENDPOINTS.createSignInToken;
 
   // Every method is async, so a local refusal is a rejected promise like any other failure.
   const client: PlatformClient = {
     env: settings.env,
     platformOrigin: settings.platformOrigin,
     redactedKey: redactKey(settings.apiKey),
+    keyId: keyHash(settings.apiKey),
 
-    courses: coursesResource(kit),
-    classes: classesResource(kit),
-    oralAssessments: oralAssessmentsResource(kit),
-    roleplays: roleplaysResource(kit),
+    courses: resources.courses as unknown as PlatformClient["courses"],
+    classes: resources.classes as unknown as PlatformClient["classes"],
+    oralAssessments: resources.oralAssessments as unknown as PlatformClient["oralAssessments"],
+    roleplays: resources.roleplays as unknown as PlatformClient["roleplays"],
     students: {
-      async createSignInToken(body, opts) {
-        const payload = checked("sign-in token request", "POST", {}, SignInTokenRequest, body);
-        // A sign-in token is asked for while a student waits at the launch page, so it goes
-        // ahead of instructor traffic unless the caller says otherwise.
-        return record(SignInToken, "a sign-in token", "POST", "/students/sign-in-token", payload,
-          { ...opts, priority: opts?.priority ?? "launch" });
-      },
+      ...(resources.students as unknown as Pick<PlatformClient["students"], "createSignInToken">),
       async issueSignInToken(student, target, opts) {
+        // Parsed already (the launch's admission): sent as it is, read as strictly.
         const body = { ...student, classId: target.classId, ...(target.courseId ? { courseId: target.courseId } : {}) };
-        const { data } = await record(SignInToken, "a sign-in token", "POST", "/students/sign-in-token", body,
-          { ...opts, priority: opts?.priority ?? "launch" });
+        const { data } = await record(signIn.answer, signIn.what, signIn.method, signIn.path, body, { ...opts, priority: opts?.priority ?? signIn.priority });
         return data.token;
       },
     },

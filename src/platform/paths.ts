@@ -92,4 +92,3 @@ function invalidPath(issues: Issue[]): PlatformInvalidRequestError {
   );
 }
 
-export { invalidPath as invalidPathError };

@@ -2,7 +2,7 @@
  * The zod schemas integrators may use (the package's `schemas` namespace): the
  * platform's request and record shapes, and the one `StudentIdentity`. A deliberate
  * list rather than `export *` of `schemas.ts`: the helpers there (`issuesOf`,
- * `envelopeOf`, `unwrapEnvelope`) are internals that may change. A new public schema is
+ * `unwrapEnvelope`) are internals that may change. A new public schema is
  * added here.
  */
 export {

@@ -29,7 +29,6 @@ export const CourseCreate = requestObject({
   level: NonEmptyText(100).default("undergraduate"),
 });
 export type CourseCreateInput = z.input<typeof CourseCreate>;
-export type CourseCreateBody = z.output<typeof CourseCreate>;
 
 export const CourseUpdate = requestObject({
   name: NonEmptyText(200).optional(),
@@ -37,11 +36,9 @@ export const CourseUpdate = requestObject({
 })
   .refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" });
 export type CourseUpdateInput = z.input<typeof CourseUpdate>;
-export type CourseUpdateBody = z.output<typeof CourseUpdate>;
 
 // Classes, oral assessments and role-plays: see ./schemas/.
 export type OralAssessmentCreateInput = z.input<typeof OralAssessmentCreate>;
-export type OralAssessmentCreateBody = z.output<typeof OralAssessmentCreate>;
 
 /**
  * The student a sign-in token is for: the one definition of a student's identity, used by
@@ -63,7 +60,6 @@ export const SignInTokenRequest = requestObject({
   courseId: RecordId.optional(),
 });
 export type SignInTokenRequestInput = z.input<typeof SignInTokenRequest>;
-export type SignInTokenRequestBody = z.output<typeof SignInTokenRequest>;
 
 // ---------------------------------------------------------------------------------------
 // Responses (records). Only what we rely on is required; everything else is kept.
@@ -98,11 +94,6 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 // ---------------------------------------------------------------------------------------
 // The envelope
 // ---------------------------------------------------------------------------------------
-
-/** A success response as the vendor documents it. */
-export function envelopeOf<T extends z.ZodType>(data: T) {
-  return z.object({ data, meta: Meta.optional() });
-}
 
 /**
  * Splits a success body into data and meta. The vendor wraps records in

@@ -89,6 +89,12 @@ export interface PlatformClient {
   readonly platformOrigin: string;
   /** The key, redacted (`svc_live_…abcd`): safe to show. */
   readonly redactedKey: string;
+  /**
+   * A stable name for the key (the first 32 hex digits of its SHA-256, as `keyHash`), for
+   * state kept per key such as the circuit breakers; a fleet names it in Redis only
+   * through an HMAC under its secret. Never the key.
+   */
+  readonly keyId: string;
 
   courses: {
     create(body: CourseCreateInput, opts?: RequestOptions): Promise<WithMeta<Course>>;

@@ -1,6 +1,6 @@
 /**
  * Finds the platform's real rate window from its `X-RateLimit-*` headers, for a budget
- * configured with a longer one (issue: "pace at the platform's real window").
+ * configured with a longer one, so that it paces at the platform's real window.
  *
  * The signal: a response whose `Remaining` is back at the limit (`limit − 1`: only this
  * request counts) shows a window that had emptied, so its `Reset` is one whole window

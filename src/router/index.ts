@@ -11,6 +11,8 @@ import { INSTRUCTOR_PREFIXES, routeOf } from "../api/routes.js";
 import { onlyUnder } from "./shared/only-under.js";
 import { sqliteStore } from "../store/sqlite.js";
 import { inProcessFleet } from "../fleet/fleet.js";
+import { breakerScope } from "../fleet/circuit-breaker.js";
+import { platformBreaker } from "../fleet/platform-breaker.js";
 import { openApiRoute } from "./meta/openapi-route.js";
 import { idempotentPost } from "./instructor/idempotency.js";
 import { instructorRoutes } from "./instructor/routes.js";
@@ -73,7 +75,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   const router = express.Router() as OralAssessmentsRouter;
   // One code path: the router talks to the fleet's stores, in process (the default, one
   // instance) or shared (redisFleet); the modes differ only in the implementation.
-  const fleet = settings.fleet ?? inProcessFleet({ launchLimit: settings.launchLimit });
+  const fleet = settings.fleet ?? inProcessFleet({ launchLimit: settings.launchLimit, circuitBreaker: settings.circuitBreaker });
   const attempts = new LaunchAttempts(fleet.attempts, {
     // A pending launch nobody asked about for this long is abandoned: well above the gap
     // between a waiting page and its refresh (one hold plus a page load).
@@ -81,7 +83,9 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
     leaseMs: fleet.attemptLeaseMs,
     onIssued: ({ examId, userKey }) => void fleet.launchLimiter.record(examId, userKey).catch(() => undefined),
   });
-  const preparer = new TokenPreparer(platform, settings.prepare, logger, fleet.preparedTokens);
+  // One breaker for the sign-in endpoint of this key, whoever calls it (launches, pre-warming).
+  const signInBreaker = platformBreaker(fleet.breaker, breakerScope({ keyHash: platform.keyId ?? "unnamed-key", endpoint: "students/sign-in-token" }), "students/sign-in-token", logger);
+  const preparer = new TokenPreparer(platform, settings.prepare, logger, fleet.preparedTokens, signInBreaker);
   // Fleet mode: one instance runs each plan (a lease), whichever received `prepare`.
   const coordinator = fleet.kind === "redis" ? new PlanCoordinator(fleet, preparer, logger) : undefined;
   const preparation = createPreparation(settings.prepare, directory, preparer, coordinator);
@@ -89,7 +93,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // Before any route: every HTML page of this router gets its homeUrl and layout.
   router.use(pageSettings(settings.pages));
   // First: the launch route is the hot path of an exam-day storm, and matches nothing else.
-  const launchDeps = { platform, logger, directory, attempts, preparer, launchLimiter: fleet.launchLimiter };
+  const launchDeps = { platform, logger, directory, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker };
   // The role-play launch before `/launch/:examId`, which would take "roleplay" for an exam id.
   router.get("/launch/roleplay/:roleplayId", launchRoute(settings.launch, launchDeps, "roleplay"));
   router.get("/launch/:examId", launchRoute(settings.launch, launchDeps));

@@ -8,7 +8,7 @@
 import { ProblemList } from "../core/configuration-error.js";
 import { toLogger, type Logger } from "../core/logger.js";
 import type { PlatformClient } from "../platform/types.js";
-import type { OralStore } from "../store/types.js";
+import { STORE_METHODS, type OralStore } from "../store/types.js";
 import type { InstructorSettings } from "./instructor/routes.js";
 import { resolveLaunchSettings, type LaunchSettings } from "./launch/settings.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
@@ -19,6 +19,8 @@ import type { PageSettings } from "./shared/html.js";
 import { resolvePageSettings } from "./shared/page-settings.js";
 import type { Fleet } from "../fleet/fleet.js";
 import { resolveFleetSettings } from "./shared/fleet-settings.js";
+import type { CircuitBreakerSettings } from "../fleet/circuit-breaker.js";
+import type { LaunchLimitSettings } from "../fleet/launch-limiter.js";
 
 export interface RouterSettings {
   platform: PlatformClient;
@@ -33,11 +35,10 @@ export interface RouterSettings {
   pages: PageSettings;
   /** The fleet the app passed, or undefined (the router makes an in-process one). */
   fleet: Fleet | undefined;
-  launchLimit: { burst: number; refillMs: number };
+  /** The default in-process fleet's launch limit and circuit breaker (a fleet passed brings its own). */
+  launchLimit: LaunchLimitSettings;
+  circuitBreaker: CircuitBreakerSettings;
 }
-
-const STORE_METHODS = ["init", "putCourse", "getCourse", "listCourses", "deleteCourse", "putClass", "getClass", "listClasses", "putAssessment", "getAssessment", "listAssessments", "close",
-  "beginIdempotent", "completeIdempotent", "abandonIdempotent"] as const;
 
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined): RouterSettings {
   const problems = new ProblemList();
@@ -83,7 +84,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const prepare = resolvePrepareSettings(o, problems);
   const logger = toLogger(o.logger);
   const pages = resolvePageSettings(o, problems, logger);
-  const { fleet, launchLimit } = resolveFleetSettings(o, problems);
+  const { fleet, launchLimit, circuitBreaker } = resolveFleetSettings(o, problems);
 
   problems.throwIfAny("oralAssessments()");
   return {
@@ -98,6 +99,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     pages,
     fleet,
     launchLimit,
+    circuitBreaker,
   };
 }
 

@@ -4,7 +4,7 @@
  * and `tablePrefix` options (lower-case identifiers only), never from record values:
  * every value travels as a query parameter.
  */
-import type { Pool, PoolClient } from "pg";
+import type { PostgresPool, PostgresPoolClient } from "./postgres-pool.js";
 import { pendingMigrations, type Migration } from "./migrations.js";
 
 export interface Names {
@@ -150,7 +150,7 @@ export function queries(n: Names) {
   };
 }
 
-export async function transaction(pool: Pool, work: (client: PoolClient) => Promise<void>): Promise<void> {
+export async function transaction(pool: PostgresPool, work: (client: PostgresPoolClient) => Promise<void>): Promise<void> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -167,7 +167,7 @@ export async function transaction(pool: Pool, work: (client: PoolClient) => Prom
 }
 
 /** Two instances starting together must not both run CREATE TABLE: one waits for the other. */
-export async function migrate(pool: Pool, n: Names, component: string): Promise<void> {
+export async function migrate(pool: PostgresPool, n: Names, component: string): Promise<void> {
   await transaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock(hashtext('express-oral-assessments'), hashtext($1))", [n.schema]);
     // CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when the schema exists.
@@ -175,7 +175,7 @@ export async function migrate(pool: Pool, n: Names, component: string): Promise<
     if (found.rowCount === 0) await client.query(`CREATE SCHEMA "${n.schema}"`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${n.version} (
       version INTEGER PRIMARY KEY, description TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-    const { rows } = await client.query<{ version: number }>(`SELECT coalesce(max(version), 0)::int AS version FROM ${n.version}`);
+    const rows = (await client.query(`SELECT coalesce(max(version), 0)::int AS version FROM ${n.version}`)).rows as { version: number }[];
     for (const step of pendingMigrations(component, "schema", rows[0]?.version ?? 0, MIGRATIONS)) {
       await client.query(step.up(n));
       await client.query(`INSERT INTO ${n.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);

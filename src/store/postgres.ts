@@ -3,11 +3,11 @@
  * database, so a class created through one instance can be launched through another.
  * `pg` is an optional peer dependency, loaded only when this store creates its own pool.
  */
-import type { Pool } from "pg";
 import { ConfigurationError, ProblemList } from "../core/configuration-error.js";
 import { toLogger, type Logger } from "../core/logger.js";
 import { answerFor, bodyText, checkIdempotencyKey, expiredBefore, type IdempotencyRow } from "./idempotency.js";
 import { lifecycle } from "./lifecycle.js";
+import type { PostgresPool } from "./postgres-pool.js";
 import { migrate, names, queries, transaction } from "./postgres-schema.js";
 import { kindOf, readOptions } from "./options.js";
 import { checkRecord, createdMs } from "./records.js";
@@ -19,8 +19,11 @@ export interface PostgresStoreOptions {
    * and ends that pool on `close()`. Give this or `pool`, not both. No default.
    */
   connectionString?: string;
-  /** A `pg.Pool` the app already has. The store borrows it: `close()` leaves it open. No default. */
-  pool?: Pool;
+  /**
+   * A `pg.Pool` the app already has. The store borrows it: `close()` leaves it open. No default.
+   * Typed structurally (`PostgresPool`) so the declarations do not need `pg`'s types.
+   */
+  pool?: PostgresPool;
   /** The schema that holds the tables; created on first use if missing. Default `"public"`. */
   schema?: string;
   /** Put before each table name, so the tables sit beside the app's own without clashing. Default `"oral_"`. */
@@ -60,7 +63,7 @@ const toAssessment = (r: Row): AssessmentRecord => ({
 const params = (r: CourseRecord) => [r.id, r.name, JSON.stringify(r.data), r.createdAt, createdMs(r.createdAt)];
 
 /** Only reached with a connectionString: a caller who passes a pool never needs `pg` from us. */
-async function createPool(connectionString: string, logger: Logger): Promise<Pool> {
+async function createPool(connectionString: string, logger: Logger): Promise<PostgresPool> {
   let pg: typeof import("pg");
   try {
     pg = await import("pg");
@@ -119,7 +122,7 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
     COMPONENT,
     async () => {
       const owned = pool === undefined;
-      const p = owned ? await createPool(connectionString as string, logger) : (pool as Pool);
+      const p = owned ? await createPool(connectionString as string, logger) : (pool as PostgresPool);
       try {
         await migrate(p, n, COMPONENT);
       } catch (error) {
@@ -132,7 +135,7 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
     async (handle) => { if (handle.owned) await handle.pool.end(); },
   );
   const query = async (text: string, values: unknown[]): Promise<Row[]> =>
-    (await (await state.ready()).pool.query<Row>(text, values)).rows;
+    (await (await state.ready()).pool.query(text, values)).rows as Row[];
   const one = async <R>(text: string, id: string, map: (row: Row) => R): Promise<R | undefined> => {
     const [row] = await query(text, [id]);
     return row && map(row);
@@ -186,7 +189,7 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
       await p.query(sql.purgeIdempotent, [input.user, input.key, before.record, before.pending]);
       const claimed = await p.query(sql.claimIdempotent, [input.user, input.key, input.bodyHash, now]);
       if (claimed.rowCount === 1) return { state: "new" };
-      const { rows } = await p.query<IdempotencyRow>(sql.readIdempotent, [input.user, input.key]);
+      const rows = (await p.query(sql.readIdempotent, [input.user, input.key])).rows as IdempotencyRow[];
       // Gone between our INSERT and SELECT (abandoned, or purged): whoever holds it now, not us.
       return rows[0] ? answerFor(rows[0], input.bodyHash) : { state: "pending" };
     },
@@ -203,7 +206,7 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
   };
 }
 
-function isPool(value: unknown): value is Pool {
-  const v = value as Partial<Pool> | null;
+function isPool(value: unknown): value is PostgresPool {
+  const v = value as Partial<PostgresPool> | null;
   return typeof v === "object" && v !== null && typeof v.connect === "function" && typeof v.query === "function";
 }

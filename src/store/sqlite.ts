@@ -4,7 +4,7 @@
  * on one machine: WAL and a busy timeout let them share the file). Several machines need
  * `postgresStore()`.
  */
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { ConfigurationError, ProblemList } from "../core/configuration-error.js";
@@ -20,7 +20,8 @@ export interface SqliteStoreOptions {
   /**
    * The database file, resolved against `process.cwd()` when the store is created; its
    * folder is created if missing. SQLite keeps `-wal` and `-shm` files next to it.
-   * `":memory:"` gives a private, throwaway database. Default `"./oral-assessments.sqlite"`.
+   * `":memory:"` gives a private, throwaway database. A new file is created readable by its
+   * owner only (mode 0600). Default `"./oral-assessments.sqlite"`.
    */
   filename?: string;
   /**
@@ -81,7 +82,13 @@ async function loadDriver(): Promise<typeof BetterSqlite3> {
 
 async function open(filename: string, busyTimeoutMs: number) {
   const Database = await loadDriver();
-  if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true });
+  if (filename !== ":memory:") {
+    mkdirSync(dirname(filename), { recursive: true });
+    // Created owner-only (0600) before SQLite opens it: the file holds idempotency answers
+    // and the organization's records. SQLite gives its -wal and -shm files the same mode.
+    // An existing file keeps the mode its owner chose.
+    closeSync(openSync(filename, "a", 0o600));
+  }
   const db = new Database(filename);
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);

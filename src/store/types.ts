@@ -1,7 +1,7 @@
 /**
- * What the router remembers about records it created, so that a launch can find an
- * exam's class (and course) without asking the platform, and the dashboard can list
- * classes and assessments (the platform has no list endpoints for them).
+ * What the router remembers about the records it created or listed, so that a launch can
+ * find an exam's class (and course) without asking the platform, a deleted record stays
+ * hidden, and a retried instructor POST replays its first answer.
  *
  * One async interface for every backend (memory, SQLite, PostgreSQL). Records keep the
  * platform's whole response in `data`, unknown fields included.
@@ -67,6 +67,20 @@ export interface OralStore extends OralStoreIdempotency {
 }
 
 /**
+ * Every method of `OralStore`, listed once: the router checks a custom store against this
+ * list, and the compiler checks the list against the interface (a method added to the
+ * interface and not here does not compile).
+ */
+export const STORE_METHODS = [
+  "init", "putCourse", "getCourse", "listCourses", "deleteCourse", "putClass", "getClass", "listClasses", "deleteClass",
+  "putAssessment", "getAssessment", "listAssessments", "deleteAssessment", "close",
+  "beginIdempotent", "completeIdempotent", "abandonIdempotent",
+] as const satisfies readonly (keyof OralStore)[];
+type Unlisted = Exclude<keyof OralStore, (typeof STORE_METHODS)[number]>;
+const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyMethodListed;
+
+/**
  * Idempotency records: the first answer of an instructor POST, keyed by the user and the
  * `Idempotency-Key` header, so a retry replays it instead of creating a second record on
  * the platform. See `OralStore.beginIdempotent` for the protocol.
@@ -123,4 +137,17 @@ export interface OralStoreIdempotency {
   completeIdempotent(input: IdempotencyCompleteInput): Promise<void>;
   /** Forgets a pending claim (the call failed before it had an answer worth replaying), so a retry may try again. */
   abandonIdempotent(input: IdempotencyKey): Promise<void>;
+}
+
+/**
+ * The organization a single-organization router acts for (`platform` + `examHost`): every
+ * record, idempotency key and fleet key of such a router is scoped under this id.
+ */
+export const DEFAULT_ORGANIZATION = "default";
+
+const ORGANIZATION_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** 1–64 letters, digits, `_`, `.` or `-`: safe inside a Redis key, a SQL value and a log line. */
+export function isOrganizationId(value: unknown): value is string {
+  return typeof value === "string" && ORGANIZATION_ID.test(value);
 }

@@ -3,7 +3,8 @@
  * instructor creates a course, a class and an assessment through the dashboard; an
  * enrolled student launches it and lands on the exam page signed in; the one-time ticket
  * cannot be used twice; a student on no roster gets the 403 page; an enrolled student who
- * opens the launch link signed out reaches the exam right after logging in. The router's
+ * opens the launch link signed out reaches the exam right after logging in, and Back from
+ * the exam costs no second token; form errors are worded and placed as a person reads them. The router's
  * own pages render styled under their strict CSP; the app's layout (renderPage) offers
  * "Log out" and a way home.
  *
@@ -79,8 +80,12 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    emulator = await startEmulator({ port: 0, testKeys: [TEST_KEY] });
-    platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url });
+    // Every dashboard refresh lists courses, classes, exams and role-plays: these flows
+    // together make more than a dev key's 60 calls a minute, and the last one would wait
+    // for the window instead of testing its form. Pacing is tested in test/platform and
+    // test/storm; here the key gets a prod-sized budget on both sides.
+    emulator = await startEmulator({ port: 0, testKeys: [TEST_KEY], rateLimits: { dev: 600 } });
+    platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, rateLimitPerMinute: 600 });
     const app = createExampleApp({ platform, examHost: emulator.examHost, store: memoryStore(), users });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
@@ -236,7 +241,7 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     await Promise.all([page.waitForURL(`${base}/student`), page.click("text=Back to the home page")]);
   }, 120_000);
 
-  it("an enrolled student who opens the launch link signed out, then logs in, lands on the exam signed in (one token)", async () => {
+  it("an enrolled student who opens the launch link signed out, then logs in, lands on the exam signed in (one token, and Back costs none)", async () => {
     // The exam, made through the instructor API (the dashboard is covered above).
     const instructor = request.agent(base);
     expect((await instructor.post("/login").type("form").send({ username: "instructor", password: PASSWORD })).status).toBe(303);
@@ -273,11 +278,19 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
       expect(signInCalls() - before).toBe(1); // exactly one token, and it was used
       expect(cspViolations).toEqual([]);
       await tab.screenshot({ path: `${ARTIFACTS}/signed-out-launch.png`, fullPage: true });
+
+      // Back from the exam returns to the login page's history entry: the signed-in
+      // student goes to their own page, not on to the launch link (no second token).
+      await tab.goBack();
+      await tab.waitForURL(`${base}/student`);
+      await tab.locator(`li.exam[data-exam-id="${examId}"]`).waitFor();
+      expect(signInCalls() - before).toBe(1);
+      await tab.screenshot({ path: `${ARTIFACTS}/back-after-launch.png`, fullPage: true });
     } finally {
       await student.close();
     }
   }, 60_000);
-  it("instructor edits a class, deletes an assessment and creates a role-play (a length error shown at its field); a student launches the role-play", async () => {
+  it("instructor edits a class, deletes an assessment and creates a role-play (each form error worded and placed at its field or line); a student launches the role-play", async () => {
     const context2 = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context2.setDefaultTimeout(15_000);
     const tab = await context2.newPage();
@@ -312,6 +325,29 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
       tab.once("dialog", (dialog) => void dialog.accept());
       await oral.locator('[data-action="delete"]').click();
       await oral.waitFor({ state: "detached" });
+
+      // Questions: a line over the limit is named by its line number, once per message.
+      await tab.fill("#assessment-name", "Long questions");
+      await tab.selectOption("#assessment-class", { label: "Group P2" });
+      await tab.fill("#assessment-questions", `Short one?\n\n${"x".repeat(4001)}\nFine?\n${"y".repeat(4002)}`);
+      await tab.click("#assessment-form button[type=submit]");
+      await tab.waitForSelector('#assessment-form .field-error[data-for="questions"]:not(:empty)');
+      expect(await tab.textContent('#assessment-form .field-error[data-for="questions"]')).toBe("Lines 3 and 5: must be at most 4000 characters");
+      await tab.locator("#assessment-form").screenshot({ path: `${ARTIFACTS}/dashboard-question-lines.png` });
+
+      // A role-play sent empty: every field is named in the words the other forms use,
+      // never the validator's raw "Invalid input: expected string, received undefined".
+      await tab.click("#roleplay-form button[type=submit]");
+      await tab.waitForSelector("#roleplay-form .form-error:not(:empty)");
+      const fieldErrors = async () => Object.fromEntries(await Promise.all(
+        (await tab.locator("#roleplay-form .field-error").all()).map(async (el) => [await el.getAttribute("data-for"), await el.textContent()]),
+      ));
+      expect(await fieldErrors()).toEqual({
+        name: "must not be empty", classId: "", roleplayStudentRole: "must not be empty", roleplayCoralRole: "must not be empty",
+        roleplayScenario: "must be at least 150 characters (the platform's minimum)",
+        roleplayScenarioDetails: "must be at least 300 characters (the platform's minimum)", roleplayDuration: "",
+      });
+      await tab.locator("#roleplay-form").screenshot({ path: `${ARTIFACTS}/dashboard-roleplay-empty.png` });
 
       // A role-play: a scenario under the minimum is named at its field, nothing created.
       await tab.fill("#roleplay-name", "Pharmacy counselling");

@@ -65,6 +65,41 @@ describe("CLI: express-oral-assessments emulator", () => {
     expect((await exited)[0]).toBe(0);
   });
 
+  it("with --organization (repeated): prints each organization's name, keys and exam host; each key reaches its own records", async () => {
+    const { child, output } = runCli(["emulator", "--port", "0", "--organization", "north:North High", "--organization", "south:South College"]);
+    const [, url] = await waitFor(output, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    await waitFor(output, /local throwaways/);
+    const block = (name: string) => {
+      const match = new RegExp(`${name} \\((\\w+)\\)\\s+Test key\\s+(svc_test_\\S+).*\\s+Live key\\s+(svc_live_\\S+).*\\s+Exam host\\s+(http://127\\.0\\.0\\.1:\\d+)`).exec(output());
+      expect(match, `the ${name} block in:\n${output()}`).not.toBeNull();
+      const [, id, testKey, liveKey, examHost] = match!;
+      return { id, testKey: testKey!, liveKey, examHost: examHost! };
+    };
+    const north = block("North High");
+    const south = block("South College");
+    expect([north.id, south.id]).toEqual(["north", "south"]);
+    expect(new Set([url, north.examHost, south.examHost]).size).toBe(3);
+    expect(north.testKey).not.toBe(south.testKey);
+
+    const api = (key: string, method = "GET", body?: unknown) => fetch(`${url}/api/v1/dev/courses`, {
+      method, headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    expect((await api(north.testKey, "POST", { name: "North biology" })).status).toBe(201);
+    expect(((await (await api(south.testKey)).json()) as { data: unknown[] }).data).toEqual([]);
+    expect(await (await fetch(`${south.examHost}/`)).text()).toContain("South College");
+
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    expect((await exited)[0]).toBe(0);
+  });
+
+  it("rejects --organization without ID:NAME with usage and exit code 2", async () => {
+    const { child, output } = runCli(["emulator", "--port", "0", "--organization", "north"]);
+    const [code] = await once(child, "exit");
+    expect(code).toBe(2);
+    expect(output()).toContain("--organization takes ID:NAME");
+  });
+
   it("rejects a bad option with usage and exit code 2", async () => {
     const { child, output } = runCli(["emulator", "--port", "nope"]);
     const [code] = await once(child, "exit");

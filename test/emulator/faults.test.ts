@@ -42,6 +42,14 @@ describe("status faults", () => {
     expect((await call(emu, "POST", "/courses", COURSE)).status).toBe(201);
   });
 
+  it("applies only to requests whose body contains bodyContains (one student's sign-ins)", async () => {
+    emu.fault({ type: "status", status: 500, count: 10, pathPrefix: "/courses", bodyContains: "Faulty" });
+    expect((await call(emu, "POST", "/courses", { ...COURSE, name: "Fine 101" })).status).toBe(201);
+    expect((await call(emu, "POST", "/courses", { ...COURSE, name: "Faulty 101" })).status).toBe(500);
+    expect((await call(emu, "GET", "/courses")).status).toBe(200); // no body: no match
+    expect(() => emu.fault({ type: "status", status: 500, bodyContains: "" })).toThrow(/bodyContains/);
+  });
+
   it("logs faulted requests in requests with their status", async () => {
     emu.fault({ type: "status", status: 502 });
     await call(emu, "POST", "/courses", COURSE);

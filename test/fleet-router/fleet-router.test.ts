@@ -146,11 +146,8 @@ describe.runIf(redisUp && pgDown === undefined)("four router instances, one key"
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses).toEqual([303, 502, 502, 502]);
     expect(new Set(balancer.served.slice(servedBefore).map((s) => s.instance)).size).toBe(4);
-    // Clear the remaining faults: one refused call per on-demand launch was made at most.
-    for (let i = 0; i < 50; i++) {
-      const res = await as("s90", `/oral/launch/${examId}`);
-      if (res.status === 303) break;
-    }
+    // The remaining faults go: one refused call per on-demand launch was made at most.
+    emulator.clearFaults();
   });
 
   it("lets another instance take an attempt over when its owner is SIGKILLed mid-call", async () => {

@@ -13,6 +13,8 @@ export interface FleetInstance {
   port: number;
   child: ChildProcess;
   alive: boolean;
+  /** Its log lines (JSON: the router's and the fleet's warnings and errors), the last 500. */
+  logs: Record<string, unknown>[];
 }
 
 export { startBalancer } from "../../bench/lib/balancer.js";
@@ -37,8 +39,15 @@ export async function startInstance(env: Record<string, string>): Promise<FleetI
     });
     child.once("exit", (code) => reject(new Error(`a fleet instance exited (${code}) before listening: ${errors.split("\n").filter((l) => /Error|error/.test(l)).slice(0, 3).join(" | ")}`)));
   });
-  const instance: FleetInstance = { port, child, alive: true };
+  const instance: FleetInstance = { port, child, alive: true, logs: [] };
   child.once("exit", () => { instance.alive = false; });
+  let pending = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    const lines = (pending + d.toString()).split("\n");
+    pending = lines.pop()!;
+    for (const text of lines.filter((l) => l.startsWith("{"))) instance.logs.push(JSON.parse(text) as Record<string, unknown>);
+    instance.logs.splice(0, Math.max(0, instance.logs.length - 500));
+  });
   return instance;
 }
 

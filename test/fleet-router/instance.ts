@@ -2,11 +2,16 @@
  * One app instance of the fleet tests, run as its own process (`tsx instance.ts`): an
  * Express host whose "session" is the `x-test-user` header, the router at `/oral` in
  * fleet mode (Redis), the PostgreSQL store, the platform client on the fleet's budget.
- * Everything comes from the environment; it prints `listening <port>` and nothing else
- * (never the key). SIGTERM closes it cleanly; the tests SIGKILL it to play a crash.
+ * Everything comes from the environment; it prints `listening <port>`, then the router's
+ * and the fleet's warnings and errors as JSON lines (never the key). SIGTERM closes it
+ * cleanly; the tests SIGKILL it to play a crash.
+ *
+ * `canLaunch`: with FLEET_ROSTER_TABLE (a PostgreSQL table of (class_id, user_id)), a
+ * roster check, as an app would have; without it every signed-in user may launch.
  */
 import express from "express";
-import { createPlatformClient, oralAssessments, postgresStore } from "../../src/index.js";
+import pg from "pg";
+import { createPlatformClient, oralAssessments, postgresStore, type LaunchContext } from "../../src/index.js";
 import { redisFleet } from "../../src/fleet/index.js";
 import { USERS, type TestUser } from "../support/users.js";
 
@@ -17,11 +22,18 @@ const env = (name: string): string => {
 };
 const number = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 
+const line = (level: string) => (obj: Record<string, unknown>, msg?: string) => void process.stdout.write(`${JSON.stringify({ level, msg, ...obj })}\n`);
+const logger = { warn: line("warn"), error: line("error") };
+
 const fleet = redisFleet({
   url: env("FLEET_REDIS_URL"), secret: env("FLEET_SECRET"), prefix: env("FLEET_PREFIX"),
   rateLimit: number("FLEET_RATE_LIMIT", 600), attemptLeaseMs: number("FLEET_ATTEMPT_LEASE_MS", 1_000),
-  planLeaseMs: number("FLEET_PLAN_LEASE_MS", 1_000), commandTimeoutMs: 1_000,
+  planLeaseMs: number("FLEET_PLAN_LEASE_MS", 1_000), commandTimeoutMs: 1_000, logger,
 });
+const rosterTable = process.env.FLEET_ROSTER_TABLE;
+const roster = rosterTable ? new pg.Pool({ connectionString: env("FLEET_POSTGRES_URL"), max: 2 }) : undefined;
+const onRoster = async (ctx: LaunchContext): Promise<boolean> =>
+  ((await roster!.query(`SELECT 1 FROM ${rosterTable} WHERE class_id = $1 AND user_id = $2`, [ctx.classId, ctx.student.orgInternalId])).rowCount ?? 0) > 0;
 const platform = createPlatformClient({
   apiKey: env("FLEET_API_KEY"), baseUrl: env("FLEET_EMULATOR_URL"), rateLimitPerMinute: number("FLEET_RATE_LIMIT", 600),
   rateBudget: fleet.rateBudget, timeoutMs: 5_000, maxRetries: 1,
@@ -31,6 +43,8 @@ const router = oralAssessments({
   store: postgresStore({ connectionString: env("FLEET_POSTGRES_URL"), schema: env("FLEET_SCHEMA") }),
   waitingPageAfterMs: number("FLEET_WAITING_PAGE_AFTER_MS", 300),
   isInstructor: (req) => (req.user as TestUser | undefined)?.role === "instructor",
+  canLaunch: (_req, ctx) => (roster ? onRoster(ctx) : true),
+  logger,
 });
 const app = express();
 app.use((req, _res, next) => {
@@ -45,5 +59,5 @@ const server = app.listen(0, "127.0.0.1", () => {
 });
 process.on("SIGTERM", () => {
   server.close();
-  void router.close().then(() => fleet.close()).then(() => platform.close()).finally(() => process.exit(0));
+  void router.close().then(() => fleet.close()).then(() => platform.close()).then(() => roster?.end()).finally(() => process.exit(0));
 });

@@ -44,7 +44,7 @@ describe.runIf(available)("fleet state at rest in Redis", () => {
   it("a prepared token is sealed: the raw value lacks it, another secret cannot open it", async () => {
     const a = await fleet();
     const token = `tok_${randomBytes(12).toString("hex")}`;
-    await a.preparedTokens.put("exam-7", "student-secret-id\u0000ada@example.org", token, Date.now() + 60_000);
+    await a.preparedTokens.put("exam-7", "student-secret-id\u0000ada@example.org", token, Date.now() + 60_000, "class-1");
     const { keys, values } = await everything();
     expect(keys.length).toBeGreaterThan(0);
     expect(values.join("\n")).not.toContain(token);
@@ -55,37 +55,37 @@ describe.runIf(available)("fleet state at rest in Redis", () => {
 
     const stranger = await fleet(randomBytes(32).toString("base64url"));
     // Another secret names keys differently and, given the very value, cannot open it.
-    expect(await stranger.preparedTokens.take("exam-7", "student-secret-id\u0000ada@example.org")).toBeUndefined();
+    expect(await stranger.preparedTokens.take("exam-7", "student-secret-id\u0000ada@example.org", "class-1")).toBeUndefined();
     const b = await fleet();
-    expect((await b.preparedTokens.take("exam-7", "student-secret-id\u0000ada@example.org"))?.token).toBe(token);
+    expect((await b.preparedTokens.take("exam-7", "student-secret-id\u0000ada@example.org", "class-1"))?.token).toBe(token);
   });
 
   it("a value copied under another key, or sealed with another secret, does not open", async () => {
     const a = await fleet();
     const token = `tok_${randomBytes(12).toString("hex")}`;
-    await a.preparedTokens.put("exam-8", "s1", token, Date.now() + 60_000);
-    await a.preparedTokens.put("exam-8", "s2", "other", Date.now() + 60_000);
+    await a.preparedTokens.put("exam-8", "s1", token, Date.now() + 60_000, "class-1");
+    await a.preparedTokens.put("exam-8", "s2", "other", Date.now() + 60_000, "class-1");
     const keys = await raw.keys(`${prefix}:pt:*`);
     const values = await Promise.all(keys.map((k) => raw.get(k)));
     const sealed = values.find((v) => v !== null)!;
     // Put the sealed value under every token key: only its own key opens it.
     for (const key of keys) await raw.set(key, sealed, "PX", 60_000);
-    const taken = [await a.preparedTokens.take("exam-8", "s1"), await a.preparedTokens.take("exam-8", "s2")];
+    const taken = [await a.preparedTokens.take("exam-8", "s1", "class-1"), await a.preparedTokens.take("exam-8", "s2", "class-1")];
     expect(taken.filter((t) => t !== undefined)).toHaveLength(1);
     const stranger = await fleet(randomBytes(32).toString("base64url"));
-    await stranger.preparedTokens.put("exam-9", "s1", "x", Date.now() + 60_000);
+    await stranger.preparedTokens.put("exam-9", "s1", "x", Date.now() + 60_000, "class-1");
     const [strangerKey] = (await raw.keys(`${prefix}:pt:*`)).filter((k) => !keys.includes(k));
-    await a.preparedTokens.put("exam-9", "s1", "mine", Date.now() + 60_000);
+    await a.preparedTokens.put("exam-9", "s1", "mine", Date.now() + 60_000, "class-1");
     const mineKey = (await raw.keys(`${prefix}:pt:*`)).find((k) => !keys.includes(k) && k !== strangerKey)!;
     await raw.set(mineKey, (await raw.get(strangerKey!))!, "PX", 60_000);
-    expect(await a.preparedTokens.take("exam-9", "s1")).toBeUndefined();
+    expect(await a.preparedTokens.take("exam-9", "s1", "class-1")).toBeUndefined();
   });
 
   it("take-once under a race: 60 takers on two instances, one winner per token", async () => {
     const [a, b] = [await fleet(), await fleet()];
     const students = Array.from({ length: 5 }, (_, i) => `racer-${i}`);
-    for (const s of students) await a.preparedTokens.put("exam-race", s, `tok-${s}`, Date.now() + 60_000);
-    const takes = await Promise.all(students.flatMap((s) => Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).preparedTokens.take("exam-race", s))));
+    for (const s of students) await a.preparedTokens.put("exam-race", s, `tok-${s}`, Date.now() + 60_000, "class-1");
+    const takes = await Promise.all(students.flatMap((s) => Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).preparedTokens.take("exam-race", s, "class-1"))));
     const won = takes.filter((t) => t !== undefined).map((t) => t!.token).sort();
     expect(won).toEqual(students.map((s) => `tok-${s}`).sort());
     expect(takes).toHaveLength(60); // the race happened: 12 concurrent takers per token

@@ -9,6 +9,7 @@ import { createRateBudget } from "../../src/platform/index.js";
 import { keyHash } from "../../src/platform/key-hash.js";
 import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
 import { describeAttemptsContract } from "./contracts/attempts-contract.js";
+import { describeBreakerContract } from "./contracts/breaker-contract.js";
 import { describeBudgetContract } from "./contracts/budget-contract.js";
 import { describeLimiterContract } from "./contracts/limiter-contract.js";
 import type { Pair } from "./contracts/pair.js";
@@ -20,7 +21,9 @@ const available = await redisOrSkip("the fleet contracts on Redis");
 afterAll(() => dropPrefix(prefix));
 
 // A generous command timeout: on a loaded machine a slow reply would (rightly) switch an instance to its fallback.
-const timings = { commandTimeoutMs: 3000, attemptLeaseMs: 300, outcomeTtlMs: 2000, claimGraceMs: 300, planLeaseMs: 300, launchLimit: { burst: 3, refillMs: 400 } };
+const timings = { commandTimeoutMs: 3000, attemptLeaseMs: 300, outcomeTtlMs: 2000, claimGraceMs: 300, planLeaseMs: 300,
+  launchLimit: { burst: 3, refillMs: 400, failureBackoffMs: 300, maxFailureBackoffMs: 1_200 },
+  circuitBreaker: { minFailures: 3, failureRatio: 0.5, windowMs: 10_000, openMs: 1_000, probeLeaseMs: 1_500 } };
 
 const inProcess = <T>(pick: (f: Fleet) => T) => async (): Promise<Pair<T>> => {
   const fleet = inProcessFleet(timings);
@@ -40,6 +43,7 @@ describeAttemptsContract("in process", inProcess((f) => f.attempts));
 describeTokensContract("in process", inProcess((f) => f.preparedTokens));
 describePlanContract("in process", inProcess((f) => f.planLeases));
 describeLimiterContract("in process", inProcess((f) => f.launchLimiter));
+describeBreakerContract("in process", inProcess((f) => f.breaker));
 describeBudgetContract("in process", async (limit) => {
   const budget = createRateBudget({ limit, windowMs: 1000 });
   return { a: budget, b: budget, close: async () => {} };
@@ -50,6 +54,7 @@ if (available) {
   describeTokensContract("Redis", onRedis((f) => f.preparedTokens));
   describePlanContract("Redis", onRedis((f) => f.planLeases));
   describeLimiterContract("Redis", onRedis((f) => f.launchLimiter));
+  describeBreakerContract("Redis", onRedis((f) => f.breaker));
   describeBudgetContract("Redis", (limit) => {
     // Each test its own API key (hash), as two clients of one key would bind it.
     const hash = keyHash(`contract-key-${++budgets}-${prefix}`);

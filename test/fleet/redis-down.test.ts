@@ -63,8 +63,8 @@ describe.runIf(available)("when Redis goes away", () => {
     expect(lines(logger, "fleet_redis_up")).toHaveLength(0);
 
     // Shared stores fall back too: nothing throws while Redis is gone.
-    await fleet.preparedTokens.put("exam", "student", "tok", Date.now() + 60_000);
-    expect((await fleet.preparedTokens.take("exam", "student"))?.token).toBe("tok");
+    await fleet.preparedTokens.put("exam", "student", "tok", Date.now() + 60_000, "class");
+    expect((await fleet.preparedTokens.take("exam", "student", "class"))?.token).toBe("tok");
     const ticket = await fleet.attempts.begin("exam", "student");
     expect(ticket.lease).toBeDefined();
 

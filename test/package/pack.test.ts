@@ -2,8 +2,9 @@
  * The published artefact: `npm pack`, installed into an empty folder. `import` gets the
  * ESM build (dist/) and `require()` the CommonJS build (dist/cjs), not require(esm); both
  * entry points work both ways; a CommonJS TypeScript project (module node16) type-checks
- * against the shipped declarations, compiles and runs; and are-the-types-wrong finds no
- * problem in the tarball.
+ * against the shipped declarations, compiles and runs; consumers without `skipLibCheck`
+ * and without the optional peers (`pg`, `ioredis`) type-check too; are-the-types-wrong
+ * finds no problem in the tarball; and the lab notes (docs/lab/) stay out of it.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -98,7 +99,7 @@ describe("the npm pack tarball", () => {
       importPaths: ["dist/index.js", "dist/emulator/index.js"],
       requireTags: [null, null],
       importTags: ["Module", "Module"],
-      // The dual-package hazard, documented in the README: two copies, two classes. The
+      // The dual-package hazard, documented in docs/development.md: two copies, two classes. The
       // name and code are what a consumer mixing both can branch on.
       sameClass: false,
       error: { name: "ConfigurationError", code: "configuration_error", cjsInstance: true, esmInstance: false },
@@ -111,8 +112,7 @@ describe("the npm pack tarball", () => {
     writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
       compilerOptions: {
         module: "node16", moduleResolution: "node16", target: "es2022", strict: true,
-        // skipLibCheck as `tsc --init` sets it: the store declarations name the optional
-        // peer `pg`, whose types a consumer without PostgreSQL has not installed.
+        // skipLibCheck as `tsc --init` sets it; the test below checks without it.
         esModuleInterop: true, skipLibCheck: true, types: ["node"], outDir: "out", rootDir: ".",
       },
       include: ["app.ts"],
@@ -148,6 +148,43 @@ describe("the npm pack tarball", () => {
     });
   });
 
+  it("type-checks without skipLibCheck when the optional peers pg and ioredis are not installed (CommonJS and ESM)", () => {
+    // The consumer installed only the tarball, express and @types: npm leaves optional peers out.
+    for (const absent of ["pg", "@types/pg", "ioredis"]) expect(existsSync(join(dir, "node_modules", absent)), absent).toBe(false);
+    const app = `
+      import { createPlatformClient, oralAssessments, postgresStore, memoryStore, type PostgresStoreOptions } from "express-oral-assessments";
+      import { startEmulator } from "express-oral-assessments/emulator";
+      // A pool shaped like pg's, without pg: what the store's declarations promise to need.
+      const pool: PostgresStoreOptions["pool"] = {
+        query: async () => ({ rows: [], rowCount: 0 }),
+        connect: async () => ({ query: async () => ({ rows: [], rowCount: 0 }), release: () => undefined }),
+        end: async () => undefined,
+      };
+      export const used = [createPlatformClient, oralAssessments, postgresStore, memoryStore, startEmulator, pool];
+    `;
+    const projects = [
+      { name: "ts-cjs-strict", type: undefined, module: "node16" },
+      { name: "ts-esm-strict", type: "module", module: "nodenext" },
+    ];
+    for (const { name, type, module } of projects) {
+      const project = join(dir, name);
+      mkdirSync(project, { recursive: true });
+      if (type) writeFileSync(join(project, "package.json"), JSON.stringify({ name, private: true, type }));
+      writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
+        compilerOptions: { module, moduleResolution: module, target: "es2022", strict: true, skipLibCheck: false, types: ["node"], noEmit: true },
+        include: ["app.ts"],
+      }));
+      writeFileSync(join(project, "app.ts"), app);
+      // Fails with TS2307 "Cannot find module 'pg'" when a shipped .d.ts imports an optional peer.
+      run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "."], project);
+    }
+  }, 180_000);
+
+  it("links the express-oral-assessments command for an app that installed it (what npx runs there)", () => {
+    const out = run(join(dir, "node_modules", ".bin", "express-oral-assessments"), ["--help"]);
+    expect(out).toContain("Usage: express-oral-assessments emulator");
+  });
+
   it("has no problem are-the-types-wrong can find (every resolution mode)", () => {
     // Default ("strict") profile: node10, node16 from CJS and ESM, bundler. Exits non-zero on any problem.
     expect(run(bin("attw"), [join(dir, tarball), "--format", "ascii"], root)).toMatch(/No problems found/);
@@ -159,5 +196,17 @@ describe("the npm pack tarball", () => {
       expect(existsSync(join(pkgDir, "dist", file)), file).toBe(true);
     }
     expect(existsSync(join(pkgDir, "src"))).toBe(false);
+  });
+
+  it("ships the user docs and no lab notes (measurement diaries live in docs/lab/, outside the package)", () => {
+    const packed = readdirSync(join(dir, "node_modules", "express-oral-assessments"), { recursive: true, encoding: "utf8" })
+      .map((file) => file.split("\\").join("/"))
+      .filter((file) => file.startsWith("docs/"));
+    const userDocs = readdirSync(join(root, "docs")).filter((file) => file.endsWith(".md")).map((file) => `docs/${file}`);
+    expect(packed.filter((file) => file.endsWith(".md")).sort()).toEqual(userDocs.sort());
+    expect(packed.filter((file) => file.startsWith("docs/lab"))).toEqual([]);
+    // The lab notes by name, wherever they would sit: benchmark figures, soak runs, the fleet's diary.
+    const labNotes = ["benchmarks.md", "soak.md", ...readdirSync(join(root, "docs", "lab"))];
+    expect(packed.filter((file) => labNotes.includes(file.split("/").pop() ?? ""))).toEqual([]);
   });
 });

@@ -171,6 +171,23 @@ describe("answers from a platform that misbehaves (a local server)", () => {
     echo.close();
   });
 
+  it("scrubs the key from the code and the field of an upstream error too, not only from its message", async () => {
+    answer = (res, auth) => {
+      res.writeHead(409, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ error: { code: `conflict ${auth.slice(7)}`, message: "taken", field: `classId ${auth}` } }));
+    };
+    const echo = clientFor(server.url);
+    const error = await rejectionOf(echo.courses.list());
+    expect(error.status).toBe(409);
+    for (const text of [error.code, error.field, error.message, JSON.stringify(error)]) {
+      expect(text).toBeDefined();
+      expect(text).not.toContain(TEST_KEY);
+    }
+    expect(error.code).toMatch(/^conflict /);
+    expect(error.field).toMatch(/^classId /);
+    echo.close();
+  });
+
   it("a success without the fields we rely on (_id) is PlatformBadResponseError naming the field, not its value", async () => {
     answer = (res) => {
       res.writeHead(200, { "Content-Type": "application/json" });

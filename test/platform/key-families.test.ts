@@ -8,7 +8,8 @@ import { randomBytes } from "node:crypto";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator/index.js";
-import { ConfigurationError, createPlatformClient, redactKey } from "../../src/index.js";
+import { ConfigurationError, createPlatformClient } from "../../src/index.js";
+import { redactKey } from "../../src/core/redact.js";
 
 const CT_TEST = `ct_test_${randomBytes(24).toString("base64url")}`;
 const CT_LIVE = `ct_live_${randomBytes(24).toString("base64url")}`;

@@ -58,13 +58,14 @@ describe("instructor API under platform failures", () => {
 
 describe("launch under platform failures", () => {
   it.each([
-    ["a 500", 502, { type: "status", status: 500, count: 5 }],
-    ["a hang", 504, { type: "hang", count: 5 }],
-    ["a socket reset", 502, { type: "reset", count: 5 }],
-    ["malformed JSON", 502, { type: "malformed", count: 5 }],
-    ["a 429 storm", 503, { type: "status", status: 429, retryAfter: 1, count: 10 }],
-  ] as const)("answers %s with a friendly %i page and a retry hint", async (_name, status, fault) => {
-    const ada = await stack.login("ada");
+    ["a 500", 502, { type: "status", status: 500, count: 5 }, "s10"],
+    ["a hang", 504, { type: "hang", count: 5 }, "s11"],
+    ["a socket reset", 502, { type: "reset", count: 5 }, "s12"],
+    ["malformed JSON", 502, { type: "malformed", count: 5 }, "s13"],
+    ["a 429 storm", 503, { type: "status", status: 429, retryAfter: 1, count: 10 }, "s14"],
+  ] as const)("answers %s with a friendly %i page and a retry hint", async (_name, status, fault, student) => {
+    // A student of their own each: a failed call starts that student's backoff.
+    const ada = await stack.login(student);
     stack.emulator.fault({ ...fault });
     const res = await ada.get(`/oral/launch/${exam.examId}`).expect(status);
     expect(res.headers["content-type"]).toMatch(/text\/html/);

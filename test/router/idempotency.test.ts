@@ -166,6 +166,26 @@ describe("Idempotency-Key on the prepare POST (a POST of the route table outside
   });
 });
 
+describe("Idempotency-Key on a POST the platform refuses (4xx)", () => {
+  it("records the refusal and replays it to a retry, with no second platform call", async () => {
+    const stack = await startStack({ router: { store: memoryStore() } });
+    try {
+      const ines = await stack.login("ines");
+      const sent = stack.track();
+      const key = randomUUID();
+      const path = `/oral/courses/${"c".repeat(24)}/classes`; // a course the platform does not know
+      const body = { name: "Nowhere", startDate: "2026-09-01", endDate: "2026-12-01" };
+      const first = await ines.post(path).set("Idempotency-Key", key).send(body).expect(404);
+      const again = await ines.post(path).set("Idempotency-Key", key).send(body).expect(404);
+      expect(first.headers["idempotent-replayed"]).toBeUndefined();
+      expect(again.headers["idempotent-replayed"]).toBe("true");
+      expect(again.body).toEqual(first.body);
+      expect(again.headers["content-type"]).toMatch(/problem\+json/);
+      expect((sent() as { method: string; path: string }[]).filter((r) => r.method === "POST" && r.path.endsWith("/classes"))).toHaveLength(1);
+    } finally { await stack.close(); }
+  });
+});
+
 describe("Idempotency-Key validation", () => {
   it("answers a malformed key with a 400 naming the header, and sends nothing", async () => {
     const stack = await startStack({ router: { store: memoryStore() } });
@@ -177,6 +197,32 @@ describe("Idempotency-Key validation", () => {
         expect(res.body.errors[0].path).toBe("Idempotency-Key");
       }
       expect(coursePosts(stack, sent)).toHaveLength(0);
+    } finally { await stack.close(); }
+  });
+});
+
+describe("a body nested thousands deep", () => {
+  it("is a 400 naming the field, before the idempotency hash or the platform sees it (with or without a key)", async () => {
+    const stack = await startStack({ router: { store: memoryStore() } });
+    try {
+      const ines = await stack.login("ines");
+      const sent = stack.track();
+      const deep = `{"name":"Deep","x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
+      for (const headers of [{ "Idempotency-Key": randomUUID() }, {}]) {
+        for (const path of ["/oral/courses", `/oral/oral-assessments/${"a".repeat(24)}/prepare`]) {
+          const res = await ines.post(path).set(headers).set("Content-Type", "application/json").send(deep);
+          expect(res.status, `${path} ${JSON.stringify(headers)}`).toBe(400);
+          expect(res.headers["content-type"]).toMatch(/problem\+json/);
+          expect(res.body.errors).toEqual([{ path: "x", message: "must be nested at most 64 levels deep" }]);
+        }
+      }
+      // A body as deep as the limit still goes through.
+      const nested = (depth: number): unknown => (depth <= 1 ? {} : { a: nested(depth - 1) });
+      await ines.post("/oral/courses").send({ name: "Deep enough", extra: nested(30) }).expect(201);
+      // Deeper than the pass-through bound but within the body's: the field is named.
+      const field = await ines.post("/oral/courses").send({ name: "Deep field", extra: nested(40) }).expect(400);
+      expect(field.body.errors[0].path).toBe("extra");
+      expect(coursePosts(stack, sent)).toHaveLength(1);
     } finally { await stack.close(); }
   });
 });

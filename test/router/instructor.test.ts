@@ -53,6 +53,29 @@ describe("instructor API", () => {
     expect((await ines.get(`/oral/classes/${classId}/oral-assessments`).expect(200)).body.data).toEqual([]);
   });
 
+  it("marks every instructor answer private: Cache-Control no-store and X-Content-Type-Options nosniff", async () => {
+    const ines = await stack.login("ines");
+    const answers: [string, request.Response][] = [];
+    const keep = (what: string) => (res: request.Response) => { answers.push([what, res]); };
+    const course = await ines.post("/oral/courses").send({ name: "Private" }).expect(201).expect(keep("201 create"));
+    const courseId = course.body.data._id;
+    await ines.post("/oral/courses").set("Idempotency-Key", "private-1").send({ name: "Once" }).expect(201);
+    await ines.post("/oral/courses").set("Idempotency-Key", "private-1").send({ name: "Once" }).expect(201).expect(keep("201 replay"));
+    await ines.get("/oral/courses").expect(200).expect(keep("200 list"));
+    await ines.get(`/oral/courses/${courseId}`).expect(200).expect(keep("200 get"));
+    await ines.post("/oral/courses").send({}).expect(400).expect(keep("400 problem"));
+    await stack.anonymous().get("/oral/courses").expect(401).expect(keep("401 problem"));
+    const { examId } = await stack.seedExam();
+    const roster = [{ email: "ada@school.test", firstName: "Ada", lastName: "Lovelace", orgInternalId: "u-ada" }];
+    await ines.post(`/oral/oral-assessments/${examId}/prepare`).send({ startAt: new Date(Date.now() + 3_600_000).toISOString(), roster }).expect(202).expect(keep("202 prepare"));
+    await ines.get(`/oral/oral-assessments/${examId}/prepare`).expect(200).expect(keep("200 prepare progress"));
+    await ines.delete(`/oral/courses/${courseId}`).expect(204).expect(keep("204 delete"));
+    for (const [what, res] of answers) {
+      expect(res.headers["cache-control"], what).toBe("no-store");
+      expect(res.headers["x-content-type-options"], what).toBe("nosniff");
+    }
+  });
+
   it("answers 401 problem+json with no user and sends nothing upstream", async () => {
     const sent = stack.track();
     const res = await stack.anonymous().post("/oral/courses").send({ name: "X" }).expect(401).expect("content-type", problemType);
@@ -136,7 +159,7 @@ describe("instructor API", () => {
     host.use(express.json());
     host.use((req, _res, next) => { (req as { user?: unknown }).user = { id: "i", role: "instructor" }; next(); });
     const platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: stack.emulator.url });
-    host.use("/lms/oral", oralAssessments({ platform, store: memoryStore(), isInstructor: () => true }));
+    host.use("/lms/oral", oralAssessments({ canLaunch: "any-signed-in-user", platform, store: memoryStore(), isInstructor: () => true }));
     const server = await listen(host);
     try {
       const res = await request(server.url).post("/lms/oral/courses").send({ name: "Pre-parsed" }).expect(201);

@@ -47,6 +47,16 @@ describe("GET /launch/:examId on a custom domain", () => {
     expect(all).not.toContain("signin_");
   });
 
+  it("answers a user the default mapper cannot sign in with a 400 page naming the field, and warns the integrator in the log", async () => {
+    const nomail = await stack.login("nomail");
+    const sent = stack.track();
+    const res = await nomail.get(`/oral/launch/${exam.examId}`).expect(400);
+    expect(res.text).toContain("e-mail address (email)");
+    expect(sent()).toHaveLength(0);
+    const warned = stack.logger.lines.filter((l) => l.level === "warn" && l.obj.outcome === "student_incomplete");
+    expect(warned.at(-1)?.obj).toMatchObject({ event: "launch", status: 400, fields: ["email"] });
+  });
+
   it("answers 401 to a signed-out browser, or redirects to loginUrl with a relative returnTo", async () => {
     const res = await stack.anonymous().get(`/oral/launch/${exam.examId}`).expect(401);
     expect(res.headers["content-type"]).toMatch(/text\/html/);

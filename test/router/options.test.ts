@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigurationError, createPlatformClient, oralAssessments, type OralStore } from "../../src/index.js";
+import { ConfigurationError, createPlatformClient, memoryStore, oralAssessments, type OralStore } from "../../src/index.js";
 import { assertNoKey } from "../support/canary.js";
 import { TEST_KEY } from "../support/keys.js";
 
@@ -19,6 +19,7 @@ function problemsOf(fn: () => unknown): { option: string; message: string; fix: 
 describe("oralAssessments() options", () => {
   it("lists every problem at once, each with a fix", () => {
     const problems = problemsOf(() => oralAssessments({
+      canLaunch: "anyone" as never,
       platform: undefined as never,
       examHost: "http://exams.example.edu/path",
       ticketParam: "bad param!",
@@ -27,25 +28,50 @@ describe("oralAssessments() options", () => {
       isInstructor: "yes" as never,
       listCacheMs: -1,
     }));
-    expect(problems.map((p) => p.option).sort()).toEqual(["examHost", "isInstructor", "listCacheMs", "loginUrl", "platform", "store", "ticketParam"]);
+    expect(problems.map((p) => p.option).sort()).toEqual(["canLaunch", "examHost", "isInstructor", "listCacheMs", "loginUrl", "platform", "store", "ticketParam"]);
     for (const p of problems) expect(p.fix.length).toBeGreaterThan(5);
   });
 
   it("accepts homeUrl as a path on this site or an absolute http(s) URL, and renderPage as a function", () => {
-    const bad = problemsOf(() => oralAssessments({ platform, homeUrl: "//evil.example", renderPage: "layout.html" as never }));
+    const bad = problemsOf(() => oralAssessments({ canLaunch: "any-signed-in-user", platform, homeUrl: "//evil.example", renderPage: "layout.html" as never }));
     expect(bad.map((p) => p.option).sort()).toEqual(["homeUrl", "renderPage"]);
     for (const homeUrl of ["javascript:alert(1)", "/\\evil.example", "home", "/a\nb", 42 as never]) {
-      expect(problemsOf(() => oralAssessments({ platform, homeUrl })).map((p) => p.option), String(homeUrl)).toEqual(["homeUrl"]);
+      expect(problemsOf(() => oralAssessments({ canLaunch: "any-signed-in-user", platform, homeUrl })).map((p) => p.option), String(homeUrl)).toEqual(["homeUrl"]);
     }
     for (const homeUrl of ["/", "/dashboard?tab=exams", "https://portal.example.edu/home", "http://localhost:3000/"]) {
-      expect(() => oralAssessments({ platform, homeUrl, renderPage: () => {} }), homeUrl).not.toThrow();
+      expect(() => oralAssessments({ canLaunch: "any-signed-in-user", platform, homeUrl, renderPage: () => {} }), homeUrl).not.toThrow();
     }
   });
 
   it("requires https for examHost except on localhost, and an origin only", () => {
-    expect(problemsOf(() => oralAssessments({ platform, examHost: "http://exams.example.edu" }))[0]?.message).toMatch(/https/);
-    expect(problemsOf(() => oralAssessments({ platform, examHost: "https://exams.example.edu/x?y" }))[0]?.message).toMatch(/origin only/);
-    expect(() => oralAssessments({ platform, examHost: "http://localhost:4000" })).not.toThrow();
-    expect(() => oralAssessments({ platform, examHost: "https://exams.example.edu/" })).not.toThrow();
+    expect(problemsOf(() => oralAssessments({ canLaunch: "any-signed-in-user", platform, examHost: "http://exams.example.edu" }))[0]?.message).toMatch(/https/);
+    expect(problemsOf(() => oralAssessments({ canLaunch: "any-signed-in-user", platform, examHost: "https://exams.example.edu/x?y" }))[0]?.message).toMatch(/origin only/);
+    expect(() => oralAssessments({ canLaunch: "any-signed-in-user", platform, examHost: "http://localhost:4000" })).not.toThrow();
+    expect(() => oralAssessments({ canLaunch: "any-signed-in-user", platform, examHost: "https://exams.example.edu/" })).not.toThrow();
+  });
+
+  it("has no silent canLaunch default: leaving it out is a configuration error naming both choices", () => {
+    const [missing, ...others] = problemsOf(() => oralAssessments({ platform } as never));
+    expect(others).toEqual([]);
+    expect(missing?.option).toBe("canLaunch");
+    expect(missing?.message).toMatch(/missing/);
+    // The fix names the roster check and the explicit opt-in.
+    expect(missing?.fix).toMatch(/roster/);
+    expect(missing?.fix).toContain('canLaunch: "any-signed-in-user"');
+    for (const wrong of ["any", "everyone", true, 1]) {
+      expect(problemsOf(() => oralAssessments({ platform, canLaunch: wrong as never })).map((p) => p.option), String(wrong)).toEqual(["canLaunch"]);
+    }
+    expect(() => oralAssessments({ platform, canLaunch: "any-signed-in-user" })).not.toThrow();
+    expect(() => oralAssessments({ platform, canLaunch: async () => false })).not.toThrow();
+  });
+
+  it("checks a custom store against every method of the store interface, deletes included", () => {
+    const full = memoryStore() as unknown as Record<string, unknown>;
+    const { deleteClass: _c, deleteAssessment: _a, ...withoutDeletes } = full;
+    const [problem, ...others] = problemsOf(() => oralAssessments({ platform, canLaunch: "any-signed-in-user", store: withoutDeletes as unknown as OralStore }));
+    expect(others).toEqual([]);
+    expect(problem?.option).toBe("store");
+    expect(problem?.message).toBe("does not implement deleteClass, deleteAssessment.");
+    expect(() => oralAssessments({ platform, canLaunch: "any-signed-in-user", store: memoryStore() })).not.toThrow();
   });
 });

@@ -60,19 +60,20 @@ const SCENARIOS: Scenario[] = [
   { name: "a profile without e-mail", status: 400, kind: "profile_incomplete", retry: false, run: (s, id) => launch(s, "nomail", id) },
   { name: "refused by canLaunch", status: 403, kind: "forbidden", retry: false, run: (s, id) => launch(s, "bob", id) },
   { name: "an unknown exam", status: 404, kind: "not_found", retry: false, run: (s) => launch(s, "ada", "nope-123") },
-  { name: "a full class", status: 409, kind: "class_full", retry: false, run: (s, id) => launch(s, "s2", id) },
+  // A failed call starts the student's backoff: the page says when to try again, with a link.
+  { name: "a full class", status: 409, kind: "class_full", retry: true, run: (s, id) => launch(s, "s2", id) },
   { name: "an unexpected error", status: 500, kind: "internal_error", retry: true, run: (s, id) => launch(s, "s1", id) },
   {
     name: "a platform error", status: 502, kind: "platform_failed", retry: true,
-    run: (s, id) => { emulator.fault({ type: "status", status: 500, count: 5 }); return launch(s, "ada", id); },
+    run: (s, id) => { emulator.fault({ type: "status", status: 500, count: 5 }); return launch(s, "s4", id); },
   },
   {
     name: "a busy platform", status: 503, kind: "platform_busy", retry: true,
-    run: (s, id) => { emulator.fault({ type: "status", status: 429, retryAfter: 1, count: 10 }); return launch(s, "ada", id); },
+    run: (s, id) => { emulator.fault({ type: "status", status: 429, retryAfter: 1, count: 10 }); return launch(s, "s5", id); },
   },
   {
     name: "a platform that hangs", status: 504, kind: "platform_timeout", retry: true,
-    run: (s, id) => { emulator.fault({ type: "hang", count: 5 }); return launch(s, "ada", id); },
+    run: (s, id) => { emulator.fault({ type: "hang", count: 5 }); return launch(s, "s6", id); },
   },
 ];
 
@@ -209,7 +210,10 @@ describe("the waiting page", () => {
       expect(refresh, res.headers.refresh).not.toBeNull();
       const html = readHtml(res.text);
       if (custom) {
-        expect(rendered[0]).toMatchObject({ kind: "waiting", status: 202, refresh: { seconds: Number(refresh![1]), href: refresh![2] } });
+        // Nobody queued before this student: "ahead" is structured data, and the page blames no crowd.
+        expect(rendered[0]).toMatchObject({ kind: "waiting", status: 202, ahead: 0, refresh: { seconds: Number(refresh![1]), href: refresh![2] } });
+        expect(rendered[0]?.message).toMatch(/taking a moment/);
+        expect(rendered[0]?.message).not.toMatch(/many students/i);
         expect(html.metaRefresh).toBeUndefined(); // the layout emits none: the header does it
       } else {
         expect(html.metaRefresh).toBe(res.headers.refresh);

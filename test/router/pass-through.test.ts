@@ -24,7 +24,8 @@ describe("pass-through bounds through the router", () => {
     const res = await ines.post("/oral/oral-assessments")
       .send({ name: "Deep", classId, questions: [{ text: "Q" }], extra: nested(3000) })
       .expect(400).expect("content-type", /^application\/problem\+json/);
-    expect(res.body.errors).toEqual([expect.objectContaining({ path: "extra", message: expect.stringMatching(/nested at most 32/) })]);
+    // Past the body's own bound (64 levels) the body parser refuses it, still naming the field.
+    expect(res.body.errors).toEqual([expect.objectContaining({ path: "extra", message: expect.stringMatching(/nested at most 64/) })]);
     expect(sent()).toHaveLength(0);
     // The class still lists (only the seeded exam), as it did before.
     const list = await ines.get(`/oral/classes/${classId}/oral-assessments`).expect(200);

@@ -31,7 +31,7 @@ async function hostApp(trustProxy: boolean, options: Partial<OralAssessmentsOpti
   const app = express();
   if (trustProxy) app.set("trust proxy", "loopback");
   app.use((req, _res, next) => { (req as { user?: unknown }).user = { id: "i1", role: "instructor" }; next(); });
-  app.use("/oral", oralAssessments({ platform, store: memoryStore(), isInstructor: () => true, ...options }));
+  app.use("/oral", oralAssessments({ canLaunch: "any-signed-in-user", platform, store: memoryStore(), isInstructor: () => true, ...options }));
   const server = await listen(app);
   servers.push(server);
   return server;
@@ -80,13 +80,13 @@ describe("the CSRF guard behind a TLS-terminating proxy", () => {
   it("validates publicOrigin into the one ConfigurationError", () => {
     let caught: unknown;
     try {
-      oralAssessments({ platform, publicOrigin: "lms.example.edu/path", bodyLimit: -1 });
+      oralAssessments({ canLaunch: "any-signed-in-user", platform, publicOrigin: "lms.example.edu/path", bodyLimit: -1 });
     } catch (error) {
       caught = error;
     }
     expect(caught).toBeInstanceOf(ConfigurationError);
     expect((caught as Error).message).toMatch(/publicOrigin/);
     expect((caught as Error).message).toMatch(/bodyLimit/);
-    expect(() => oralAssessments({ platform, publicOrigin: "https://lms.example.edu/x" })).toThrow(/publicOrigin.*origin only/s);
+    expect(() => oralAssessments({ canLaunch: "any-signed-in-user", platform, publicOrigin: "https://lms.example.edu/x" })).toThrow(/publicOrigin.*origin only/s);
   });
 });

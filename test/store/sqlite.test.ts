@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -38,6 +38,21 @@ describe("sqliteStore: the file", () => {
       expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry"]);
     } finally {
       db.close();
+    }
+  });
+
+  it("creates a new file, and its -wal and -shm files, readable by their owner only (0600), even under a permissive umask", async () => {
+    const filename = join(dir, "private", "store.sqlite");
+    const umask = process.umask(0o000);
+    try {
+      const store = sqliteStore({ filename });
+      await store.putCourse({ id: "c1", name: "Private", data: {}, createdAt: new Date().toISOString() });
+      for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) {
+        expect((statSync(file).mode & 0o777).toString(8), file).toBe("600");
+      }
+      await store.close();
+    } finally {
+      process.umask(umask);
     }
   });
 

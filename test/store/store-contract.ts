@@ -383,36 +383,40 @@ export function describeStoreContract(
       });
     });
 
-    it.runIf(options.persistent)("survives a reopen: a new store on the same place reads what the first wrote", async () => {
-      const where = place();
-      const first = open(where);
-      await first.putCourse(course("c1", 0, { kept: true }));
-      await first.putCourse(course("c2", 1));
-      await first.putClass(klass("k1", "c1"));
-      await first.putAssessment(exam("e1", "k1", undefined));
-      await first.putClass(klass("k2", "c2"));
-      await first.deleteCourse("c2");
-      await first.close();
+    // Only a persistent store has a place to reopen or share; for the memory store these
+    // are not registered at all, so a "skipped" in the summary always means a missing service.
+    if (options.persistent) {
+      it("survives a reopen: a new store on the same place reads what the first wrote", async () => {
+        const where = place();
+        const first = open(where);
+        await first.putCourse(course("c1", 0, { kept: true }));
+        await first.putCourse(course("c2", 1));
+        await first.putClass(klass("k1", "c1"));
+        await first.putAssessment(exam("e1", "k1", undefined));
+        await first.putClass(klass("k2", "c2"));
+        await first.deleteCourse("c2");
+        await first.close();
 
-      const second = open(where);
-      expect(await second.getCourse("c1")).toEqual(course("c1", 0, { kept: true }));
-      expect(ids(await second.listClasses("c1"))).toEqual(["k1"]);
-      expect(await second.getAssessment("e1")).toEqual(exam("e1", "k1", "c1"));
-      expect(ids(await second.listCourses())).toEqual(["c1"]);
-      expect(await second.getClass("k2")).toBeUndefined();
-    });
+        const second = open(where);
+        expect(await second.getCourse("c1")).toEqual(course("c1", 0, { kept: true }));
+        expect(ids(await second.listClasses("c1"))).toEqual(["k1"]);
+        expect(await second.getAssessment("e1")).toEqual(exam("e1", "k1", "c1"));
+        expect(ids(await second.listCourses())).toEqual(["c1"]);
+        expect(await second.getClass("k2")).toBeUndefined();
+      });
 
-    it.runIf(options.persistent)("shares records between two stores open on the same place at once", async () => {
-      const where = place();
-      const a = open(where);
-      const b = open(where);
-      await Promise.all([a.init(), b.init()]);
-      await a.putCourse(course("c1"));
-      await b.putClass(klass("k1", "c1"));
-      expect(ids(await b.listCourses())).toEqual(["c1"]);
-      expect(ids(await a.listClasses("c1"))).toEqual(["k1"]);
-      await b.deleteCourse("c1");
-      expect(await a.getClass("k1")).toBeUndefined();
-    });
+      it("shares records between two stores open on the same place at once", async () => {
+        const where = place();
+        const a = open(where);
+        const b = open(where);
+        await Promise.all([a.init(), b.init()]);
+        await a.putCourse(course("c1"));
+        await b.putClass(klass("k1", "c1"));
+        expect(ids(await b.listCourses())).toEqual(["c1"]);
+        expect(ids(await a.listClasses("c1"))).toEqual(["k1"]);
+        await b.deleteCourse("c1");
+        expect(await a.getClass("k1")).toBeUndefined();
+      });
+    }
   });
 }

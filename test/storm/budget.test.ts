@@ -4,7 +4,7 @@
  * token through the waiting page, and launches go before instructor traffic.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createRateBudget, type RateBudget } from "../../src/index.js";
+import { createRateBudget, type RateBudget } from "../../src/platform/rate-budget.js";
 import { browse, maxInAnyWindow, startStormStack, ticketOf, until, type StormStack } from "./support.js";
 
 let stack: StormStack | undefined;

@@ -17,7 +17,7 @@ function problemsOf(fn: () => unknown): string[] {
 
 describe("storm options", () => {
   it("lists every invalid launch and prewarm option at once", () => {
-    const options = problemsOf(() => oralAssessments({
+    const options = problemsOf(() => oralAssessments({ canLaunch: "any-signed-in-user",
       platform,
       store: memoryStore(),
       launchWaitMs: 10,
@@ -32,7 +32,7 @@ describe("storm options", () => {
   });
 
   it("accepts the defaults and sensible values", async () => {
-    const router = oralAssessments({
+    const router = oralAssessments({ canLaunch: "any-signed-in-user",
       platform, store: memoryStore(), launchWaitMs: 60_000, waitingPageAfterMs: 0, roster: () => [],
       prewarm: { tokenTtlMs: 600_000, minTokenLifeMs: 120_000, budgetShare: 1, concurrency: 1, maxRoster: 10, leadMs: 0, keepAfterStartMs: 0 },
     });
@@ -40,14 +40,14 @@ describe("storm options", () => {
   });
 
   it("names problems after `prepare`, the option's name, and still accepts `prewarm` (deprecated) but not both", () => {
-    expect(problemsOf(() => oralAssessments({ platform, store: memoryStore(), prepare: { budgetShare: 0, concurrency: 0 } })).sort())
+    expect(problemsOf(() => oralAssessments({ canLaunch: "any-signed-in-user", platform, store: memoryStore(), prepare: { budgetShare: 0, concurrency: 0 } })).sort())
       .toEqual(["prepare.budgetShare", "prepare.concurrency"]);
-    expect(problemsOf(() => oralAssessments({ platform, store: memoryStore(), prepare: {}, prewarm: {} }))).toEqual(["prewarm"]);
+    expect(problemsOf(() => oralAssessments({ canLaunch: "any-signed-in-user", platform, store: memoryStore(), prepare: {}, prewarm: {} }))).toEqual(["prewarm"]);
   });
 
   it("gives a `prewarm` object the same effect as `prepare`: its maxRoster limits the roster", async () => {
     for (const key of ["prepare", "prewarm"] as const) {
-      const router = oralAssessments({ platform, store: memoryStore(), [key]: { maxRoster: 1 } });
+      const router = oralAssessments({ canLaunch: "any-signed-in-user", platform, store: memoryStore(), [key]: { maxRoster: 1 } });
       // maxRoster 1 allows one student; two are refused (programmatic API, same checks as the route).
       const student = (n: number) => ({ email: `s${n}@school.test`, firstName: "S", lastName: `${n}`, orgInternalId: `u${n}` });
       const refused = await router.prepare("exam-1", { startAt: new Date(Date.now() + 60_000), roster: [student(1), student(2)] }).catch((e: unknown) => e);

@@ -82,6 +82,25 @@ describe("a prepared exam", () => {
     expect(await progressOf(stack, examId)).toMatchObject({ onDemand: 1, handedOut: 0, ready: 0 });
   });
 
+  it("keeps back a token in the last minTokenLifeMs of its life, though the platform would still accept it", async () => {
+    // 20 s tokens, handed out only in their first second; no refresh after the start.
+    stack = await startStormStack({
+      emulator: { tokenTtlMs: 20_000 },
+      router: { prewarm: { tokenTtlMs: 20_000, minTokenLifeMs: 19_000, leadMs: 10_000, keepAfterStartMs: 0 } },
+    });
+    const { examId } = await stack.seedExam();
+    await prepare(stack, examId, { startAt: new Date(Date.now() + 200).toISOString(), roster: [rosterOf("ada")] });
+    await until(async () => (await progressOf(stack!, examId)).ready === 1);
+    // Issued before `ready` was seen: 1.5 s later its usable second is over, its 20 s life is not.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const issued = stack.signIns().length;
+
+    const res = await stack.as("ada", `/oral/launch/${examId}`);
+    expect(res.status).toBe(303);
+    expect(stack.signIns()).toHaveLength(issued + 1); // asked on demand, not the prepared token
+    expect(await progressOf(stack, examId)).toMatchObject({ onDemand: 1, handedOut: 0 });
+  });
+
   it("refreshes unused tokens before they go stale, until keepAfterStartMs", async () => {
     stack = await startStormStack({
       emulator: { tokenTtlMs: 1_500 },

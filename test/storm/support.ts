@@ -120,6 +120,7 @@ function oralAssessmentsFor(platform: PlatformClient, emulator: Emulator, logger
     logger,
     isInstructor: (req) => (req.user as TestUser | undefined)?.role === "instructor",
     ...overrides,
+    canLaunch: overrides.canLaunch ?? "any-signed-in-user",
   });
 }
 

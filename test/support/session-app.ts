@@ -16,7 +16,10 @@ export interface SessionApp extends Listening {
   router: OralAssessmentsRouter;
 }
 
-export async function startSessionApp(options: OralAssessmentsOptions, mount = "/oral"): Promise<SessionApp> {
+/** `canLaunch` defaults to "any-signed-in-user" here: the router tests choose their own roster checks. */
+export type SessionAppOptions = Omit<OralAssessmentsOptions, "canLaunch"> & Partial<Pick<OralAssessmentsOptions, "canLaunch">>;
+
+export async function startSessionApp(options: SessionAppOptions, mount = "/oral"): Promise<SessionApp> {
   const app = express();
   const auth = new passport.Passport();
   auth.use(new LocalStrategy((username, password, done) => {
@@ -33,7 +36,9 @@ export async function startSessionApp(options: OralAssessmentsOptions, mount = "
     res.status(204).end();
   });
 
-  const router = oralAssessments({ isInstructor: (req) => (req.user as TestUser | undefined)?.role === "instructor", ...options });
+  const router = oralAssessments({
+    isInstructor: (req) => (req.user as TestUser | undefined)?.role === "instructor", canLaunch: "any-signed-in-user", ...options,
+  });
   app.use(mount, router);
   app.use((_req, res) => {
     res.status(404).type("text/plain").send("host app 404");

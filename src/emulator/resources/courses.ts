@@ -1,7 +1,7 @@
 /** `/courses` and `/courses/:courseId/classes[/:classId]`. */
-import { ClassCreate, ClassUpdate, CourseCreate, CourseUpdate } from "../../platform/schemas.js";
+import { ENDPOINTS } from "../../platform/endpoints.js";
 import type { JsonRecord } from "../state.js";
-import { ApiFailure, ownRecord, param, quote, validate, withDefaults, type ApiCall, type Handler, type Route } from "./support.js";
+import { ApiFailure, ownRecord, param, quote, validate, withDefaults, type ApiCall, type Handler, type Handlers } from "./support.js";
 
 /** The reference's default class mode (a pending change says `hybrid`; the seed's example shows `online`). */
 export const DEFAULT_CLASS_MODE = "in-person";
@@ -21,7 +21,7 @@ function classOf(call: ApiCall): JsonRecord {
 }
 
 const createCourse: Handler = (call) =>
-  ({ status: 201, data: call.state.courses.insert(call.org, validate(CourseCreate, call.body)) });
+  ({ status: 201, data: call.state.courses.insert(call.org, validate(ENDPOINTS.createCourse.body, call.body)) });
 
 const listCourses: Handler = ({ state, org }) => ({ status: 200, data: state.courses.list((_, owner) => owner === org) });
 
@@ -29,7 +29,7 @@ const getCourse: Handler = (call) => ({ status: 200, data: course(call) });
 
 const updateCourse: Handler = (call) => {
   course(call);
-  return { status: 200, data: call.state.courses.update(param(call), validate(CourseUpdate, call.body)) };
+  return { status: 200, data: call.state.courses.update(param(call), validate(ENDPOINTS.updateCourse.body, call.body)) };
 };
 
 const deleteCourse: Handler = (call) => {
@@ -41,7 +41,7 @@ const deleteCourse: Handler = (call) => {
 // The course in the path is checked before the body: an unknown course is 404 whatever was sent.
 const createClass: Handler = (call) => {
   course(call);
-  const body = withDefaults(validate(ClassCreate, call.body), { classMode: DEFAULT_CLASS_MODE });
+  const body = withDefaults(validate(ENDPOINTS.createClass.body, call.body), { classMode: DEFAULT_CLASS_MODE });
   return { status: 201, data: call.state.classes.insert(call.org, body, { courseId: param(call) }) };
 };
 
@@ -54,7 +54,7 @@ const getClass: Handler = (call) => ({ status: 200, data: classOf(call) });
 
 const updateClass: Handler = (call) => {
   const current = classOf(call);
-  const changes = validate(ClassUpdate, call.body);
+  const changes = validate(ENDPOINTS.updateClass.body, call.body);
   // The order of the dates is checked against the stored one when only one date changes.
   const start = changes.startDate ?? current.startDate;
   const end = changes.endDate ?? current.endDate;
@@ -71,9 +71,7 @@ const deleteClass: Handler = (call) => {
   return { status: 204 };
 };
 
-export const courseRoutes: Route[] = [
-  { pattern: ["courses"], handlers: { POST: createCourse, GET: listCourses } },
-  { pattern: ["courses", ":"], handlers: { GET: getCourse, PUT: updateCourse, DELETE: deleteCourse } },
-  { pattern: ["courses", ":", "classes"], handlers: { POST: createClass, GET: listClasses } },
-  { pattern: ["courses", ":", "classes", ":"], handlers: { GET: getClass, PUT: updateClass, DELETE: deleteClass } },
-];
+export const courseHandlers = {
+  createCourse, listCourses, retrieveCourse: getCourse, updateCourse, deleteCourse,
+  createClass, listClasses, retrieveClass: getClass, updateClass, deleteClass,
+} satisfies Handlers;

@@ -4,12 +4,10 @@
  * an optional `?classId=`; updates are partial; the reference's defaults are applied.
  */
 import type { z } from "zod";
-import {
-  OralAssessmentCreate, OralAssessmentUpdate, RoleplayCreate, RoleplayUpdate,
-} from "../../platform/schemas.js";
+import { ENDPOINTS } from "../../platform/endpoints.js";
 import type { RecordTable } from "../records.js";
 import type { EmulatorState, JsonRecord } from "../state.js";
-import { ownRecord, param, validate, withDefaults, type ApiCall, type Handler, type Route } from "./support.js";
+import { ownRecord, param, validate, withDefaults, type ApiCall, type Handler } from "./support.js";
 
 /** The reference's defaults for an oral assessment's optional fields. */
 export const ORAL_ASSESSMENT_DEFAULTS: JsonRecord = {
@@ -30,7 +28,6 @@ export function fallbackQuestions(exam: JsonRecord): { id: string; text: string 
 }
 
 interface ExamKind {
-  collection: string;
   what: string;
   table: (state: EmulatorState) => RecordTable;
   create: z.ZodType<JsonRecord & { classId: string }>;
@@ -38,7 +35,7 @@ interface ExamKind {
   defaults: (body: JsonRecord) => JsonRecord;
 }
 
-function examRoutes(kind: ExamKind): Route[] {
+function examHandlers(kind: ExamKind) {
   const classOf = (call: ApiCall, classId: string) =>
     ownRecord(call.state.classes.get(classId), call.org, "Class", classId, "classId");
   const exam = (call: ApiCall) => ownRecord(kind.table(call.state).get(param(call)), call.org, kind.what, param(call));
@@ -66,20 +63,22 @@ function examRoutes(kind: ExamKind): Route[] {
     kind.table(call.state).delete(param(call));
     return { status: 204 };
   };
-  return [
-    { pattern: [kind.collection], handlers: { POST: create, GET: list } },
-    { pattern: [kind.collection, ":"], handlers: { GET: get, PUT: update, DELETE: del } },
-  ];
+  return { create, list, get, update, del };
 }
 
-export const examRoutesAll: Route[] = [
-  ...examRoutes({
-    collection: "oral-assessments", what: "Oral assessment", table: (s) => s.assessments,
-    create: OralAssessmentCreate, update: OralAssessmentUpdate,
-    defaults: (body) => ({ ...ORAL_ASSESSMENT_DEFAULTS, questions: fallbackQuestions(body) }),
-  }),
-  ...examRoutes({
-    collection: "roleplay", what: "Role-play", table: (s) => s.roleplays,
-    create: RoleplayCreate, update: RoleplayUpdate, defaults: () => ROLEPLAY_DEFAULTS,
-  }),
-];
+const oral = examHandlers({
+  what: "Oral assessment", table: (s) => s.assessments,
+  create: ENDPOINTS.createOralAssessment.body, update: ENDPOINTS.updateOralAssessment.body,
+  defaults: (body) => ({ ...ORAL_ASSESSMENT_DEFAULTS, questions: fallbackQuestions(body) }),
+});
+const roleplay = examHandlers({
+  what: "Role-play", table: (s) => s.roleplays,
+  create: ENDPOINTS.createRoleplay.body, update: ENDPOINTS.updateRoleplay.body, defaults: () => ROLEPLAY_DEFAULTS,
+});
+
+export const examHandlersAll = {
+  createOralAssessment: oral.create, listOralAssessments: oral.list, retrieveOralAssessment: oral.get,
+  updateOralAssessment: oral.update, deleteOralAssessment: oral.del,
+  createRoleplay: roleplay.create, listRoleplays: roleplay.list, retrieveRoleplay: roleplay.get,
+  updateRoleplay: roleplay.update, deleteRoleplay: roleplay.del,
+};

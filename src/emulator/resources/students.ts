@@ -1,9 +1,9 @@
 /** `POST /students/sign-in-token`: find or enrol the student, issue a one-time ticket. */
-import { SignInTokenRequest } from "../../platform/schemas.js";
-import { ApiFailure, ownRecord, quote, validate, type Handler, type Route } from "./support.js";
+import { ENDPOINTS } from "../../platform/endpoints.js";
+import { ApiFailure, ownRecord, quote, validate, type Handler, type Handlers } from "./support.js";
 
 const signInToken: Handler = async ({ ctx, state, org, body }) => {
-  const input = validate(SignInTokenRequest, body);
+  const input = validate(ENDPOINTS.createSignInToken.body, body);
   const classRecord = ownRecord(state.classes.get(input.classId), org, "Class", input.classId, "classId");
   if (input.courseId !== undefined && input.courseId !== classRecord.courseId) {
     throw new ApiFailure(400, "validation_error", "courseId: is not the course of this class", "courseId");
@@ -19,6 +19,4 @@ const signInToken: Handler = async ({ ctx, state, org, body }) => {
   return { status: 200, data: { token, userId: student.userId, studentId: student._id, created } };
 };
 
-export const studentRoutes: Route[] = [
-  { pattern: ["students", "sign-in-token"], handlers: { POST: signInToken } },
-];
+export const studentHandlers = { createSignInToken: signInToken } satisfies Handlers;

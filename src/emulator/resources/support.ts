@@ -4,6 +4,7 @@
  * (404 when the record is not in this environment, 403 when another organization owns it).
  */
 import type { z } from "zod";
+import type { EndpointId } from "../../platform/endpoints.js";
 import type { EmulatorContext } from "../context.js";
 import type { BodyResult } from "../http.js";
 import type { ApiEnv } from "../options.js";
@@ -41,12 +42,8 @@ export interface Outcome {
 }
 
 export type Handler = (call: ApiCall) => Outcome | Promise<Outcome>;
-export type Method = "GET" | "POST" | "PUT" | "DELETE";
-export interface Route {
-  /** Path segments after `/api/v1/<env>`; `:` marks a parameter. */
-  pattern: string[];
-  handlers: Partial<Record<Method, Handler>>;
-}
+/** Handlers by the endpoint they serve (`endpoints.ts` gives each its method and path). */
+export type Handlers = Partial<Record<EndpointId, Handler>>;
 
 /** Ids echoed in messages are quoted and cut short: they come straight from the URL. */
 export const quote = (id: string) => JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);

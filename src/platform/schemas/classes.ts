@@ -23,14 +23,12 @@ function datesInOrder(body: { startDate?: string; endDate?: string }, ctx: z.cor
 
 export const ClassCreate = requestObject(classFields).superRefine(datesInOrder);
 export type ClassCreateInput = z.input<typeof ClassCreate>;
-export type ClassCreateBody = z.output<typeof ClassCreate>;
 
 /** The fields to change (sent as given: partial update); at least one. */
 export const ClassUpdate = requestObject({ ...classFields, name: classFields.name.optional() })
   .superRefine(datesInOrder)
   .refine(...atLeastOneField);
 export type ClassUpdateInput = z.input<typeof ClassUpdate>;
-export type ClassUpdateBody = z.output<typeof ClassUpdate>;
 
 export const Class = z.looseObject({
   _id: z.string().min(1),

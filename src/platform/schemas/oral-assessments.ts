@@ -89,13 +89,11 @@ export const OralAssessmentCreate = requestObject({
   examType: ExamType.default("Generic"),
 });
 export type OralAssessmentCreateInput = z.input<typeof OralAssessmentCreate>;
-export type OralAssessmentCreateBody = z.output<typeof OralAssessmentCreate>;
 
 /** The fields to change (sent as given: partial update; no defaults); at least one. */
 export const OralAssessmentUpdate = requestObject({ name: NonEmptyText(200).optional(), classId: RecordId.optional(), ...allOptional(optionalFields) })
   .refine(...atLeastOneField);
 export type OralAssessmentUpdateInput = z.input<typeof OralAssessmentUpdate>;
-export type OralAssessmentUpdateBody = z.output<typeof OralAssessmentUpdate>;
 
 /** Filter of `GET /oral-assessments` and `GET /roleplay`. */
 export const ListFilter = z.strictObject({ classId: RecordId.optional() });

@@ -25,7 +25,7 @@ export const RecordId = z
 /**
  * `RecordId`'s rules as one predicate, for the checks every instructor request makes (the
  * router's path parameter, then the client's own check before it builds the path): a
- * zod parse costs several µs each time on a request path, this a few ns. The schema stays
+ * zod parse is costly on a hot request path, a predicate is not. The schema stays
  * the one place for the messages and the OpenAPI document; a property test
  * (`test/platform/record-id.test.ts`) holds the two to the same answers.
  */

@@ -37,7 +37,6 @@ export const RoleplayCreate = requestObject({
   roleplayDuration: Seconds.optional(),
 });
 export type RoleplayCreateInput = z.input<typeof RoleplayCreate>;
-export type RoleplayCreateBody = z.output<typeof RoleplayCreate>;
 
 /** The fields to change (sent as given: partial update); limits apply to those given; at least one. */
 export const RoleplayUpdate = requestObject({
@@ -51,7 +50,6 @@ export const RoleplayUpdate = requestObject({
 })
   .refine(...atLeastOneField);
 export type RoleplayUpdateInput = z.input<typeof RoleplayUpdate>;
-export type RoleplayUpdateBody = z.output<typeof RoleplayUpdate>;
 
 export const Roleplay = z.looseObject({
   _id: z.string().min(1),

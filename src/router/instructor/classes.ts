@@ -36,13 +36,13 @@ export async function syncList<R extends { _id: string }, S extends { id: string
   return listed.filter((r) => live.has(r._id));
 }
 
-export interface HandlerGroup {
-  handlers: Record<string, Handler>;
+export interface HandlerGroup<Operation extends string> {
+  handlers: Record<Operation, Handler>;
   /** Drops the cached lists (a course was deleted). */
   invalidate(): void;
 }
 
-export function classHandlers({ platform, store, upstream, listCacheMs, forgetExams }: InstructorDeps): HandlerGroup {
+export function classHandlers({ platform, store, upstream, listCacheMs, forgetExams }: InstructorDeps): HandlerGroup<"createClass" | "listClasses" | "getClass" | "updateClass" | "deleteClass"> {
   const lists = new ListCaches<WithMeta<Class[]>>(listCacheMs);
   const record = (courseId: string, c: Class, createdAt: string) =>
     store.putClass({ id: c._id, courseId, name: c.name, data: c, createdAt });

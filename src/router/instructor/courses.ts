@@ -6,7 +6,7 @@ import { deleteThrough, now, param, parseOr400, send, type Handler } from "./htt
 import { ListCache } from "./list-cache.js";
 
 /** `onDelete`: what else a deleted course takes with it (cached lists of its classes and exams). */
-export function courseHandlers({ platform, store, upstream, listCacheMs, forgetExams }: InstructorDeps, onDelete: () => void): Record<string, Handler> {
+export function courseHandlers({ platform, store, upstream, listCacheMs, forgetExams }: InstructorDeps, onDelete: () => void): Record<"createCourse" | "listCourses" | "getCourse" | "updateCourse" | "deleteCourse", Handler> {
   const courseList = new ListCache<WithMeta<unknown[]>>(listCacheMs);
 
   const createCourse: Handler = async (req, res) => {

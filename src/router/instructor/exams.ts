@@ -10,7 +10,7 @@ import {
 } from "../../platform/schemas.js";
 import type { ExamResource, PlatformClient, WithMeta } from "../../platform/types.js";
 import type { ExamKind } from "../../store/types.js";
-import { syncList, type HandlerGroup, type InstructorDeps } from "./classes.js";
+import { syncList, type InstructorDeps } from "./classes.js";
 import { deleteThrough, now, param, parseOr400, send, type Handler } from "./http.js";
 import { ListCaches } from "./list-caches.js";
 
@@ -23,9 +23,6 @@ interface PlatformExam {
 
 interface ExamKindSpec {
   kind: ExamKind;
-  /** The name of the operations: `OralAssessment` → `createOralAssessment`, `listOralAssessments`… */
-  noun: string;
-  plural: string;
   /** The path parameter holding the exam's id. */
   idParam: string;
   create: z.ZodType<{ classId: string }>;
@@ -33,20 +30,30 @@ interface ExamKindSpec {
   resource(platform: PlatformClient): ExamResource<PlatformExam, never, never>;
 }
 
-export const EXAM_KINDS: readonly ExamKindSpec[] = [
-  {
-    kind: "oral", noun: "OralAssessment", plural: "OralAssessments", idParam: "examId",
-    create: OralAssessmentCreate, update: OralAssessmentUpdate,
-    resource: (platform) => platform.oralAssessments as unknown as ExamResource<PlatformExam, never, never>,
-  },
-  {
-    kind: "roleplay", noun: "Roleplay", plural: "Roleplays", idParam: "roleplayId",
-    create: RoleplayCreate, update: RoleplayUpdate,
-    resource: (platform) => platform.roleplays as unknown as ExamResource<PlatformExam, never, never>,
-  },
-];
+export const ORAL_ASSESSMENTS: ExamKindSpec = {
+  kind: "oral", idParam: "examId",
+  create: OralAssessmentCreate, update: OralAssessmentUpdate,
+  resource: (platform) => platform.oralAssessments as unknown as ExamResource<PlatformExam, never, never>,
+};
 
-export function examHandlers(spec: ExamKindSpec, { platform, store, upstream, listCacheMs, forgetExams }: InstructorDeps): HandlerGroup {
+export const ROLEPLAYS: ExamKindSpec = {
+  kind: "roleplay", idParam: "roleplayId",
+  create: RoleplayCreate, update: RoleplayUpdate,
+  resource: (platform) => platform.roleplays as unknown as ExamResource<PlatformExam, never, never>,
+};
+
+/** The five operations of one exam kind (the route table names them per kind: `createOralAssessment`, `createRoleplay`…). */
+export interface ExamHandlers {
+  create: Handler;
+  list: Handler;
+  get: Handler;
+  update: Handler;
+  remove: Handler;
+  /** Drops the cached lists (a course was deleted). */
+  invalidate(): void;
+}
+
+export function examHandlers(spec: ExamKindSpec, { platform, store, upstream, listCacheMs, forgetExams }: InstructorDeps): ExamHandlers {
   const resource = spec.resource(platform);
   const lists = new ListCaches<WithMeta<PlatformExam[]>>(listCacheMs);
   /** courseId is left out: the store takes it from the class when it knows the class. */
@@ -107,11 +114,5 @@ export function examHandlers(spec: ExamKindSpec, { platform, store, upstream, li
     });
   };
 
-  return {
-    handlers: {
-      [`create${spec.noun}`]: create, [`list${spec.plural}`]: list, [`get${spec.noun}`]: get,
-      [`update${spec.noun}`]: update, [`delete${spec.noun}`]: remove,
-    },
-    invalidate: () => lists.invalidate(),
-  };
+  return { create, list, get, update, remove, invalidate: () => lists.invalidate() };
 }

@@ -7,7 +7,7 @@ import type { z } from "zod";
 import type { Logger } from "../../core/logger.js";
 import { PlatformError } from "../../platform/errors.js";
 import { issuesOf, isRecordId, RecordId, type Meta } from "../../platform/schemas.js";
-import { sendJson } from "../shared/json-answer.js";
+import { privateAnswerHeaders, sendJson } from "../shared/json-answer.js";
 import { invalidInput, problemFromPlatform, sendProblem } from "../shared/problem.js";
 
 export type Handler = (req: Request, res: Response) => Promise<void>;
@@ -66,5 +66,6 @@ export async function deleteThrough(res: Response, remove: () => Promise<unknown
     return;
   }
   await forget();
+  privateAnswerHeaders(res);
   res.status(204).end();
 }

@@ -24,6 +24,7 @@ import type { IdempotencyKey, OralStore } from "../../store/types.js";
 import { asyncHandler } from "../shared/guards.js";
 import { invalidInput, sendProblem } from "../shared/problem.js";
 import { userOf } from "../shared/user.js";
+import { privateAnswerHeaders } from "../shared/json-answer.js";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 /** How long a duplicate waits for the first request's answer: above the platform client's default deadline with a retry. */
@@ -107,7 +108,7 @@ export function idempotentPost(store: OralStore, logger: Logger, waitMs = IDEMPO
 function replay(res: Response, status: number, answer: RecordedAnswer | null): void {
   res.status(status);
   res.setHeader("Idempotent-Replayed", "true");
-  res.setHeader("Cache-Control", "no-store");
+  privateAnswerHeaders(res);
   if (answer?.json === null || answer?.json === undefined) {
     res.end();
     return;

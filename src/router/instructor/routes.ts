@@ -7,13 +7,13 @@
 import type { RequestHandler } from "express";
 import type { PlatformClient } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
-import { ROUTES } from "../../api/routes.js";
+import { ROUTES, type OperationIdOf } from "../../api/routes.js";
 import { routeTable } from "../shared/route-table.js";
 import { IDEMPOTENCY_HEADER, idempotentPost } from "./idempotency.js";
 import type { Logger } from "../../core/logger.js";
 import { classHandlers, type InstructorDeps } from "./classes.js";
 import { courseHandlers } from "./courses.js";
-import { EXAM_KINDS, examHandlers } from "./exams.js";
+import { examHandlers, ORAL_ASSESSMENTS, ROLEPLAYS } from "./exams.js";
 import { upstreamWith, type Handler } from "./http.js";
 
 const IDEMPOTENCY_HEADER_LOWER = IDEMPOTENCY_HEADER.toLowerCase();
@@ -34,16 +34,24 @@ export function instructorRoutes(
   settings: InstructorSettings, platform: PlatformClient, store: OralStore, logger: Logger, forgetExams: () => void = () => undefined,
 ): RequestHandler {
   const deps: InstructorDeps = { platform, store, upstream: upstreamWith(logger), listCacheMs: settings.listCacheMs, forgetExams };
-  const groups = [classHandlers(deps), ...EXAM_KINDS.map((kind) => examHandlers(kind, deps))];
-  const courses = courseHandlers(deps, () => groups.forEach((g) => g.invalidate()));
+  const classes = classHandlers(deps);
+  const oral = examHandlers(ORAL_ASSESSMENTS, deps);
+  const roleplays = examHandlers(ROLEPLAYS, deps);
+  const courses = courseHandlers(deps, () => [classes, oral, roleplays].forEach((g) => g.invalidate()));
 
-  // Bound by operationId from the one route table, at the table's paths and methods.
-  const handlers: Record<string, Handler> = Object.assign({}, courses, ...groups.map((g) => g.handlers));
+  // Bound by operationId from the one route table: a missing or misspelt one does not compile.
+  const handlers: Record<OperationIdOf<"instructor">, Handler> = {
+    ...courses, ...classes.handlers,
+    createOralAssessment: oral.create, listOralAssessments: oral.list, getOralAssessment: oral.get,
+    updateOralAssessment: oral.update, deleteOralAssessment: oral.remove,
+    createRoleplay: roleplays.create, listRoleplays: roleplays.list, getRoleplay: roleplays.get,
+    updateRoleplay: roleplays.update, deleteRoleplay: roleplays.remove,
+  };
   // Every POST of the table, whichever it is, accepts an Idempotency-Key.
   const idempotent = idempotentPost(store, logger);
   const routes = ROUTES.filter((r) => r.feature === "instructor");
   for (const route of routes) {
-    if (route.method === "post" && handlers[route.operationId]) handlers[route.operationId] = behind(idempotent, handlers[route.operationId]!);
+    if (route.method === "post") handlers[route.operationId] = behind(idempotent, handlers[route.operationId]);
   }
   // One layer looks the route up (see route-table.ts), instead of an Express route per entry.
   return routeTable(routes, handlers);

@@ -42,6 +42,7 @@ export async function admit(
       const returnTo = launchPath(req.baseUrl, kind, examId);
       const sep = settings.loginUrl.includes("?") ? "&" : "?";
       res.setHeader("Cache-Control", "no-store");
+      res.setHeader("Referrer-Policy", "no-referrer");
       res.redirect(303, `${settings.loginUrl}${sep}returnTo=${encodeURIComponent(returnTo)}`);
       return void done(req, "login_required", 303, started);
     }

@@ -6,9 +6,11 @@
  */
 import type { Request, Response } from "express";
 import type { Logger } from "../../core/logger.js";
+import type { LaunchLimiter } from "../../fleet/launch-limiter.js";
+import { CircuitOpenError, type PlatformBreaker } from "../../fleet/platform-breaker.js";
 import { PlatformError } from "../../platform/errors.js";
 import { LaunchAttempts, type AttemptCall, type AttemptHandle } from "./attempts.js";
-import { ABANDONED_STATUS, failedOutcome, sendFailed } from "./failures.js";
+import { ABANDONED_STATUS, failedOutcome, failureMemo, isCounted, sendFailed, withRetryAfter } from "./failures.js";
 import { sendWaitingPage, sendWaitRefused, type LaunchOutcome } from "./pages.js";
 import type { LaunchSettings } from "./settings.js";
 
@@ -30,23 +32,37 @@ export interface OnDemandLaunch {
 
 export interface OnDemandDeps {
   attempts: LaunchAttempts;
+  /** The sign-in endpoint's circuit breaker: asked before each call. */
+  breaker: PlatformBreaker;
+  /** Told of each failed call the student's share pays for (it starts their backoff). */
+  launchLimiter: LaunchLimiter;
   logger: Logger;
   redirect: (res: Response, target: string) => void;
   done: (req: Request, outcome: LaunchOutcome, status: number, started: number, extra?: Record<string, unknown>) => void;
 }
 
-export function onDemandLaunches(settings: LaunchSettings, { attempts, logger, redirect, done }: OnDemandDeps) {
-  /** The attempt's call as an outcome: a failure is stored as the page to show, on whichever instance shows it. */
+export function onDemandLaunches(settings: LaunchSettings, { attempts, breaker, launchLimiter, logger, redirect, done }: OnDemandDeps) {
+  /**
+   * The attempt's call as an outcome: a failure is stored as the page to show, on
+   * whichever instance shows it. A failure the student's share pays for is recorded
+   * before the outcome is stored, so the student's next reload (on any instance) finds
+   * the backoff it started, and the page says how long it is.
+   */
   const callOf = (launch: OnDemandLaunch): AttemptCall => (signal) => {
     const sentAt = Date.now();
-    return launch.issue(signal).then(
+    return breaker.run(() => launch.issue(signal), signal).then(
       (token) => ({ kind: "token" as const, token }),
-      (error: unknown) => {
+      async (error: unknown) => {
         const e = error instanceof PlatformError ? error : undefined;
-        if (!signal.aborted) {
+        if (error instanceof CircuitOpenError) {
+          logger.debug({ event: "launch_call_refused", examId: launch.examId, breaker: error.state, retryAfterMs: error.retryAfterMs }, "a sign-in call was not sent: the circuit breaker is open");
+        } else if (!signal.aborted) {
           logger.warn({ event: "launch_call_failed", examId: launch.examId, kind: e?.kind, code: e?.code, platformStatus: e?.status, requestId: e?.requestId, error: e ? undefined : (error as Error)?.message }, "a sign-in call failed");
         }
-        return failedOutcome(error, Date.now() - sentAt, settings.launchWaitMs, signal);
+        const outcome = failedOutcome(error, Date.now() - sentAt, settings.launchWaitMs, signal);
+        if (!isCounted(outcome)) return outcome;
+        const limit = await launchLimiter.recordFailure(launch.examId, launch.userKey, failureMemo(outcome)).catch(() => undefined);
+        return limit ? withRetryAfter(outcome, limit.retryAfterMs) : outcome;
       },
     );
   };
@@ -54,6 +70,8 @@ export function onDemandLaunches(settings: LaunchSettings, { attempts, logger, r
   /** Back to the launch URL: the attempt is gone, answered, or was abandoned. */
   function startOver(launch: OnDemandLaunch): void {
     launch.res.setHeader("Cache-Control", "no-store");
+    // The URL it leaves held a wait id.
+    launch.res.setHeader("Referrer-Policy", "no-referrer");
     launch.res.redirect(303, launch.launchHref);
     done(launch.req, "wait_unknown", 303, launch.started, launch.meta);
   }

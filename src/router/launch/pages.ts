@@ -8,7 +8,8 @@ import { sendPage } from "../shared/html.js";
 export type LaunchOutcome =
   | "redirected" | "login_required" | "bad_exam_id" | "unknown_exam" | "student_incomplete"
   | "forbidden" | "class_full" | "platform_failed" | "platform_timeout" | "platform_busy"
-  | "waiting" | "wait_exceeded" | "wait_refused" | "wait_unknown" | "client_gone" | "launch_limited";
+  | "waiting" | "wait_exceeded" | "wait_refused" | "wait_unknown" | "client_gone" | "launch_limited"
+  | "platform_unavailable" | "failure_backoff" | "not_a_navigation";
 
 export interface PageResult {
   outcome: LaunchOutcome;
@@ -18,30 +19,34 @@ export interface PageResult {
 /**
  * "Preparing your exam — N students ahead of you". It refreshes itself (a `Refresh`
  * header and a meta refresh: no JavaScript needed) to `refreshHref`, which the router
- * holds open until the token is ready, so the redirect comes the moment it is. With no hold (waitingPageAfterMs
- * under a second) the page waits a second itself, so it never loops tightly.
+ * holds open until the token is ready, so the redirect comes the moment it is. With no
+ * hold (waitingPageAfterMs under a second) the page waits a second itself, so it never
+ * loops tightly. It blames a queue only when there is one: with nobody ahead, the exam
+ * service is merely slow to answer.
  */
 export function sendWaitingPage(res: Response, ahead: number, refreshHref: string, holdMs: number): PageResult {
   const delay = holdMs >= 1_000 ? 0 : 1;
   const who = ahead === 0 ? "you are next" : `${ahead} student${ahead === 1 ? "" : "s"} ahead of you`;
+  const why = ahead === 0 ? "The exam service is taking a moment to answer." : "Many students are starting at once.";
   sendPage(res, {
     status: 202,
     title: `Preparing your exam — ${who}`,
-    message: "Many students are starting at once. This page refreshes itself and takes you to your exam as soon as it is ready; please keep it open.",
+    message: `${why} This page refreshes itself and takes you to your exam as soon as it is ready; please keep it open.`,
     refresh: { seconds: delay, href: refreshHref },
     retryHref: refreshHref,
     retryText: "Refresh now",
+    ahead,
   });
   return { outcome: "waiting", status: 202 };
 }
 
-/** The student waited `launchWaitMs` and the platform could not serve them in time. */
+/** The student waited `launchWaitMs` and the platform could not serve them in time (a queue, or a slow platform). */
 export function sendWaitExceeded(res: Response, launchHref: string): PageResult {
   sendPage(res, {
     status: 503,
     kind: "wait_exceeded",
     title: "Your exam could not be prepared in time",
-    message: "Too many students are starting at once. Please try again in a moment.",
+    message: "The exam service did not get your exam ready in time. Please try again in a moment.",
     retryHref: launchHref,
     retryAfter: 10,
   });
@@ -62,8 +67,9 @@ export function sendWaitRefused(res: Response, launchHref: string): PageResult {
 }
 
 /** The last resort: an unexpected error on the launch route (it was logged by the caller). */
-export function sendLastResortPage(res: Response, retryHref: string): void {
-  sendPage(res, { status: 500, title: "Something went wrong", message: "We could not start your exam. Please try again in a minute.", retryHref });
+export function sendLastResortPage(res: Response, retryHref: string, retryAfter?: number): void {
+  const when = retryAfter === undefined ? "in a minute" : `in ${Math.ceil(retryAfter)} second${Math.ceil(retryAfter) === 1 ? "" : "s"}`;
+  sendPage(res, { status: 500, title: "Something went wrong", message: `We could not start your exam. Please try again ${when}.`, retryHref, retryAfter });
 }
 
 /**

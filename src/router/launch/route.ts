@@ -5,13 +5,17 @@
  * short HTML page, never JSON, and never holds a request for more than
  * `waitingPageAfterMs`.
  *
+ * A HEAD or a prefetch of the URL is answered first, doing nothing (speculative.ts).
+ *
  * Where the token comes from, in order:
  * 1. a token pre-warmed for this student and exam, from the fleet's prepared tokens
  *    (no platform call; taken once fleet-wide);
- * 2. past the student's fair share (`launchLimit`): none, a 429 page saying when to
- *    try again (a reload loop cannot drain the key);
+ * 2. past the student's fair share (`launchLimit`): none. During the backoff after a
+ *    failed call, that failure's page again (say, "this exam is full"); otherwise a 429
+ *    page; both say when to try again (a reload loop cannot drain the key);
  * 3. the student's attempt already in flight (a double click, a second tab), or a new
- *    one: one sign-in call at launch priority, bounded by `launchWaitMs` (on-demand.ts).
+ *    one: one sign-in call at launch priority, bounded by `launchWaitMs`, unless the
+ *    sign-in endpoint's circuit breaker is open (on-demand.ts).
  * When the token is not there within `waitingPageAfterMs` (or the rate budget says it
  * will not be), the student gets a waiting page that refreshes itself to
  * `?wait=<id>`; that id is honoured only for the student it was made for, on any
@@ -20,6 +24,7 @@
 import type { Request, Response } from "express";
 import type { Logger } from "../../core/logger.js";
 import type { LaunchLimiter } from "../../fleet/launch-limiter.js";
+import type { PlatformBreaker } from "../../fleet/platform-breaker.js";
 import type { PlatformClient } from "../../platform/types.js";
 import type { ExamDirectory } from "../shared/exam-directory.js";
 import { asyncHandler } from "../shared/guards.js";
@@ -28,7 +33,9 @@ import { admit, type LaunchLog } from "./admission.js";
 import { studentKey } from "../shared/student-key.js";
 import type { LaunchAttempts } from "./attempts.js";
 import { onDemandLaunches, type OnDemandLaunch } from "./on-demand.js";
+import { sendRememberedFailure } from "./failures.js";
 import { sendLaunchLimited } from "./pages.js";
+import { answerSpeculative, isSpeculative } from "./speculative.js";
 import type { LaunchSettings } from "./settings.js";
 import type { ExamKind } from "../../store/types.js";
 import { examPagePath, launchedId, launchPath } from "./exam-page.js";
@@ -41,14 +48,17 @@ export interface LaunchDeps {
   preparer: TokenPreparer;
   /** The fleet's per-student launch limit. */
   launchLimiter: LaunchLimiter;
+  /** The sign-in endpoint's circuit breaker. */
+  breaker: PlatformBreaker;
 }
 
 /** `kind`: which exams this route launches (`/launch/:examId` oral, `/launch/roleplay/:roleplayId` role-plays). */
-export function launchRoute(settings: LaunchSettings, { platform, logger, directory, attempts, preparer, launchLimiter }: LaunchDeps, kind: ExamKind = "oral") {
+export function launchRoute(settings: LaunchSettings, { platform, logger, directory, attempts, preparer, launchLimiter, breaker }: LaunchDeps, kind: ExamKind = "oral") {
   const done: LaunchLog = (req, outcome, status, started, extra = {}) => {
     const entry = { event: "launch", outcome, status, examId: launchedId(req.params), kind, durationMs: Math.round(performance.now() - started), ...extra };
-    if (status >= 500) logger.warn(entry, `launch ${outcome}`);
-    else if (outcome === "waiting" || outcome === "client_gone") logger.debug(entry, `launch ${outcome}`);
+    if (outcome === "waiting" || outcome === "client_gone" || outcome === "not_a_navigation") logger.debug(entry, `launch ${outcome}`);
+    // A user the default mapper cannot make a student of is the integrator's to fix (req.user lacks fields): warn.
+    else if (status >= 500 || outcome === "student_incomplete") logger.warn(entry, `launch ${outcome}`);
     else logger.info(entry, `launch ${outcome}`);
   };
 
@@ -68,19 +78,32 @@ export function launchRoute(settings: LaunchSettings, { platform, logger, direct
   const examUrl = (examId: string, token: string) =>
     `${settings.examHost}${examPagePath(kind, examId)}?${settings.ticketParam}=${encodeURIComponent(token)}`;
 
-  const onDemand = onDemandLaunches(settings, { attempts, logger, redirect, done });
+  const onDemand = onDemandLaunches(settings, { attempts, breaker, launchLimiter, logger, redirect, done });
 
-  /** Past the student's fair share of sign-in calls: answers the 429 page and returns true. */
+  /**
+   * Past the student's fair share of sign-in calls, or in the backoff after a failed one:
+   * answers the page (the last failure's again, or the 429 page) and returns true.
+   */
   async function overLimit(launch: OnDemandLaunch): Promise<boolean> {
     const limit = await launchLimiter.check(launch.examId, launch.userKey);
     if (limit.allowed) return false;
-    const page = sendLaunchLimited(launch.res, limit.retryAfterMs, launch.launchHref);
-    done(launch.req, page.outcome, page.status, launch.started, { ...launch.meta, retryAfterMs: limit.retryAfterMs });
+    const { req, res, started, meta, launchHref } = launch;
+    if (limit.lastFailure !== undefined) {
+      const page = sendRememberedFailure(res, limit.lastFailure, limit.retryAfterMs, launchHref);
+      done(req, "failure_backoff", page.status, started, { ...meta, page: page.outcome, retryAfterMs: limit.retryAfterMs });
+      return true;
+    }
+    const page = sendLaunchLimited(res, limit.retryAfterMs, launchHref);
+    done(req, page.outcome, page.status, started, { ...meta, retryAfterMs: limit.retryAfterMs });
     return true;
   }
 
   return asyncHandler(async (req: Request, res: Response) => {
     const started = performance.now();
+    if (isSpeculative(req)) {
+      const answer = answerSpeculative(req, res);
+      return done(req, answer.outcome, answer.status, started, { method: req.method });
+    }
     const admitted = await admit(settings, directory, done, req, res, started, kind);
     if (!admitted) return;
     const { examId, exam, student } = admitted;

@@ -6,7 +6,7 @@ import type { Request } from "express";
 import type { ProblemList } from "../../core/configuration-error.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
 import type { LaunchContext, MaybePromise, OralAssessmentsOptions } from "../shared/options.js";
-import { checkOrigin, optionalFunction, wholeMs } from "../shared/checks.js";
+import { ANY_SIGNED_IN_USER, checkOrigin, optionalFunction, wholeMs } from "../shared/checks.js";
 import { studentFromUser } from "../../identity/student-from-user.js";
 import { userOf } from "../shared/user.js";
 
@@ -16,6 +16,7 @@ export interface LaunchSettings {
   ticketParam: string;
   loginUrl: string | undefined;
   student: (req: Request) => MaybePromise<Partial<StudentIdentity> | undefined>;
+  /** Undefined only for `"any-signed-in-user"`: the integrator accepted that every signed-in user may launch. */
   canLaunch: ((req: Request, ctx: LaunchContext) => MaybePromise<boolean>) | undefined;
   launchWaitMs: number;
   waitingPageAfterMs: number;
@@ -33,7 +34,7 @@ export function studentFromRequest(req: Request): Partial<StudentIdentity> | und
 export function resolveLaunchSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): LaunchSettings {
   const examHost = o.examHost === undefined ? undefined : checkOrigin(o.examHost, "examHost", problems, true);
   const student = optionalFunction(problems, "student", o.student, "Pass a function or leave student out for the default.");
-  const canLaunch = optionalFunction(problems, "canLaunch", o.canLaunch, "Pass a function or leave canLaunch out for the default.");
+  const canLaunch = resolveCanLaunch(o.canLaunch, problems);
 
   const ticketParam = o.ticketParam ?? "__clerk_ticket";
   if (typeof ticketParam !== "string" || !/^[A-Za-z0-9_.-]{1,64}$/.test(ticketParam)) {
@@ -54,4 +55,19 @@ export function resolveLaunchSettings(o: Partial<OralAssessmentsOptions>, proble
     problems.add("waitingPageAfterMs", "must be at most 30000: proxies and browsers give up on requests held longer.", "Use a few seconds, e.g. 2000.");
   }
   return { examHost, ticketParam, loginUrl, student: student ?? studentFromRequest, canLaunch, launchWaitMs, waitingPageAfterMs };
+}
+
+/**
+ * `canLaunch` has no silent default: without it every signed-in user could launch every
+ * known exam and be enrolled in its class on the platform. The integrator either checks
+ * the roster or says, in so many words, that anyone signed in may launch.
+ */
+function resolveCanLaunch(value: OralAssessmentsOptions["canLaunch"] | undefined, problems: ProblemList): LaunchSettings["canLaunch"] {
+  if (value === ANY_SIGNED_IN_USER) return undefined;
+  if (typeof value === "function") return value;
+  const fix = "Pass a roster check, e.g. canLaunch: async (req, { classId }) => roster.has(classId, req.user.id), " +
+    `or canLaunch: "${ANY_SIGNED_IN_USER}" to let every signed-in user launch every exam (and be enrolled in its class) on purpose.`;
+  if (value === undefined) problems.add("canLaunch", "is missing: who may launch an exam must be decided explicitly.", fix);
+  else problems.add("canLaunch", `must be a function or "${ANY_SIGNED_IN_USER}", got ${typeof value === "string" ? JSON.stringify(value) : typeof value}.`, fix);
+  return undefined;
 }

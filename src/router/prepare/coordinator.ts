@@ -11,12 +11,16 @@
  * leader when it died (their answers were never stored).
  *
  * Fleet state of a plan (PlanLeaseStore): `published` input; progress fields `snapshot`
- * (the leader's PrepareProgress as JSON), `platformCalls` (counted by every leader), `u:<student>` (usableUntil of the token stored),
- * `h:<student>` / `d:<student>` (handed out / launched on demand, written by any instance).
+ * (the leader's PrepareProgress as JSON), `platformCalls` (counted by every leader); per
+ * student, marks of a token stored (its usableUntil) and of a launch (handed out / on
+ * demand, written by any instance). In Redis the store seals or signs all but the counter
+ * and refuses what fails its check; an input that passes is still parsed before it runs.
  */
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import type { Logger } from "../../core/logger.js";
 import type { Fleet } from "../../fleet/fleet.js";
+import { StudentIdentity } from "../../platform/schemas.js";
 import type { PrepareProgress } from "./plan.js";
 import type { FleetEntryState, PlanFleetHooks, PreparerInput, TokenPreparer } from "./preparer.js";
 
@@ -28,9 +32,29 @@ interface PublishedPlan extends PreparerInput {
   version: string;
 }
 
+const PublishedPlanSchema = z.object({
+  examId: z.string(), classId: z.string(), courseId: z.string().nullish(), startAt: z.number(),
+  roster: z.array(StudentIdentity), version: z.string(),
+});
+
+/** The published input as a plan, or undefined when it is not one of this exam's. */
+function readPlan(examId: string, raw: string): PublishedPlan | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  const parsed = PublishedPlanSchema.safeParse(json);
+  if (!parsed.success || parsed.data.examId !== examId) return undefined;
+  return { ...parsed.data, courseId: parsed.data.courseId ?? undefined };
+}
+
 export class PlanCoordinator implements PlanFleetHooks {
   /** Plans this instance knows of, with the version of the input it runs (or holds). */
   private readonly known = new Map<string, string | undefined>();
+  /** Plans whose published input passed the store's check but is not a plan of its exam (reported once). */
+  private readonly unreadable = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private ticking = false;
   private closed = false;
@@ -63,7 +87,7 @@ export class PlanCoordinator implements PlanFleetHooks {
   }
 
   stored(examId: string, userKey: string, usableUntil: number): void {
-    void this.fleet.planLeases.record(examId, { [`u:${userKey}`]: usableUntil }).catch(() => undefined);
+    void this.fleet.planLeases.markStored(examId, userKey, usableUntil).catch(() => undefined);
   }
 
   called(examId: string): void {
@@ -72,7 +96,7 @@ export class PlanCoordinator implements PlanFleetHooks {
 
   taken(examId: string, userKey: string, outcome: "handedOut" | "onDemand"): void {
     if (!this.known.has(examId)) return; // not a plan of the fleet as far as this instance knows
-    void this.fleet.planLeases.record(examId, { [`${outcome === "handedOut" ? "h" : "d"}:${userKey}`]: 1 }).catch(() => undefined);
+    void this.fleet.planLeases.markTaken(examId, userKey, outcome).catch(() => undefined);
   }
 
   async close(): Promise<void> {
@@ -103,11 +127,18 @@ export class PlanCoordinator implements PlanFleetHooks {
     const leases = this.fleet.planLeases;
     const me = this.fleet.instanceId;
     const raw = await leases.published(examId);
-    if (raw === undefined) { // the plan is over
+    // Over, refused by the store (it failed its check), or not a plan of this exam: not run.
+    const input = raw === undefined ? undefined : readPlan(examId, raw);
+    if (input === undefined) {
+      if (raw !== undefined && !this.unreadable.has(examId)) {
+        this.unreadable.add(examId);
+        this.logger.warn({ event: "prewarm_input_unreadable", examId }, "a published pre-warm plan is not a plan of this exam: it is not run");
+      }
       this.preparer.stopLeading(examId);
       this.known.delete(examId);
       return;
     }
+    this.unreadable.delete(examId);
     const leading = this.preparer.leads(examId);
     if (leading ? !(await leases.renew(examId, me)) : !(await leases.lead(examId, me))) {
       if (leading) {
@@ -116,30 +147,27 @@ export class PlanCoordinator implements PlanFleetHooks {
       }
       return;
     }
-    const input = JSON.parse(raw) as PublishedPlan;
     if (this.known.get(examId) !== input.version || !this.preparer.hasPlan(examId)) {
-      this.preparer.prepare({ ...input, courseId: input.courseId ?? undefined });
+      this.preparer.prepare(input);
       this.known.set(examId, input.version);
     }
-    const fields = await leases.progress(examId);
     if (!leading) {
+      const students = this.preparer.studentKeys(examId);
+      const marks = await leases.marks(examId, students);
       const state = new Map<string, FleetEntryState>();
-      await Promise.all(this.preparer.studentKeys(examId).map(async (key) => {
-        const usableUntil = fields[`u:${key}`];
-        const taken = fields[`h:${key}`] !== undefined ? "handedOut" as const : fields[`d:${key}`] !== undefined ? "onDemand" as const : undefined;
+      await Promise.all(students.map(async (key) => {
+        const { taken, usableUntil } = marks.get(key) ?? {};
         const held = taken === undefined && (await this.fleet.preparedTokens.has(examId, key));
-        state.set(key, { taken, usableUntil: held ? Number(usableUntil ?? Date.now()) : undefined });
+        state.set(key, { taken, usableUntil: held ? usableUntil ?? Date.now() : undefined });
       }));
       this.logger.info({ event: "prewarm_leading", examId }, "this instance runs the pre-warm plan");
       this.preparer.startLeading(examId, state);
     } else {
       const taken = new Map<string, "handedOut" | "onDemand">();
-      for (const name of Object.keys(fields)) {
-        if (name.startsWith("h:")) taken.set(name.slice(2), "handedOut");
-        else if (name.startsWith("d:") && !taken.has(name.slice(2))) taken.set(name.slice(2), "onDemand");
-      }
+      for (const [key, { taken: how }] of await leases.marks(examId, this.preparer.undecidedStudentKeys(examId), "taken")) if (how !== undefined) taken.set(key, how);
       this.preparer.applyTaken(examId, taken);
     }
+    const fields = await leases.progress(examId);
     const progress = this.preparer.progress(examId);
     // Calls of every leader the plan had, not only this one's.
     if (progress) await leases.record(examId, { snapshot: JSON.stringify({ ...progress, platformCalls: Number(fields.platformCalls ?? progress.platformCalls) }) });

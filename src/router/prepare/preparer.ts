@@ -1,5 +1,5 @@
 /**
- * `TokenPreparer` (formerly `Prewarmer`; "prepare" is the one public word): issues sign-in tokens for prepared rosters before an exam starts, and
+ * `TokenPreparer`: issues sign-in tokens for prepared rosters before an exam starts, and
  * refreshes the unused ones until `keepAfterStartMs` after it, so that at the start a
  * launch is a lookup in the fleet's prepared tokens instead of a platform call. The
  * tokens go to the fleet's `PreparedTokenStore`: any instance hands them out, once.
@@ -18,9 +18,15 @@
  *
  * In fleet mode (`coordinate`, see coordinator.ts) this instance runs only the plans whose
  * lease it holds: the others stay here as a local view (for `take`) and are not pumped.
+ *
+ * Circuit breaker. Calls go through the sign-in endpoint's breaker, as launches do. While
+ * it is open a call is refused unsent: the entry is not charged a try, and pre-warming
+ * pauses until the breaker says trying again is worth it, instead of asking it for each
+ * student in turn.
  */
 import type { Logger } from "../../core/logger.js";
 import type { PreparedTokenStore } from "../../fleet/prepared-tokens.js";
+import { CircuitOpenError, type PlatformBreaker } from "../../fleet/platform-breaker.js";
 import { PlatformError } from "../../platform/errors.js";
 import type { PlatformClient } from "../../platform/types.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
@@ -66,6 +72,8 @@ export class TokenPreparer {
   private readonly plans = new Map<string, PreparationPlan>();
   private inFlight = 0;
   private lastStartAt = -Infinity;
+  /** No call before this (ms): the circuit breaker refused the last one. */
+  private pausedUntil = -Infinity;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -74,6 +82,8 @@ export class TokenPreparer {
     private readonly settings: PrepareSettings,
     private readonly logger: Logger,
     private readonly tokens: PreparedTokenStore,
+    /** The sign-in endpoint's circuit breaker; none: every call is sent. */
+    private readonly breaker?: PlatformBreaker,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -94,6 +104,11 @@ export class TokenPreparer {
   /** The plan's students, by student key (for the coordinator's takeover). */
   studentKeys(examId: string): string[] {
     return [...(this.plans.get(examId)?.entries.keys() ?? [])];
+  }
+
+  /** Students whose token is not known to be handed out (an on-demand one may yet be): what a leader asks the fleet at each renewal. */
+  undecidedStudentKeys(examId: string): string[] {
+    return [...(this.plans.get(examId)?.entries ?? [])].filter(([, entry]) => entry.state !== "handedOut").map(([key]) => key);
   }
 
   /**
@@ -160,15 +175,17 @@ export class TokenPreparer {
   }
 
   /**
-   * The student's prepared token for this exam, at most once fleet-wide. Undefined when
-   * there is none usable: the caller then asks on demand, and the entry stops being refreshed.
+   * The student's prepared token for this exam, at most once fleet-wide, only if issued
+   * for `classId` (the launch's class: checked against this instance's plan, and by the
+   * store against the token's own). Undefined when there is none usable: the caller then
+   * asks on demand, and the entry stops being refreshed.
    */
   async take(examId: string, classId: string, student: StudentIdentity): Promise<string | undefined> {
     const plan = this.plans.get(examId);
     if (plan && plan.classId !== classId) return undefined;
     const entry = plan?.entryFor(student);
     if (entry && (entry.state === "handedOut" || entry.state === "onDemand")) return undefined;
-    const prepared = await this.tokens.take(examId, studentKey(student));
+    const prepared = await this.tokens.take(examId, studentKey(student), classId);
     if (prepared !== undefined && prepared.usableUntil > this.now()) {
       if (entry) entry.state = "handedOut";
       this.hooks?.taken(examId, studentKey(student), "handedOut");
@@ -227,7 +244,7 @@ export class TokenPreparer {
         }
       }
       if (!best) return; // nothing left to do until a plan is added or a call completes
-      const wakeAt = Math.max(best.at, this.lastStartAt + this.intervalMs());
+      const wakeAt = Math.max(best.at, this.lastStartAt + this.intervalMs(), this.pausedUntil);
       if (wakeAt > now) {
         this.timer = setTimeout(() => this.pump(), Math.max(1, Math.ceil(wakeAt - now)));
         // Plans live as long as the app; the timer alone must not keep a process alive.
@@ -249,14 +266,17 @@ export class TokenPreparer {
         entry.state = "handedOut";
         return;
       }
-      plan.platformCalls += 1;
-      this.hooks?.called(plan.examId);
-      // The roster was parsed with the StudentIdentity schema and the ids come from the store.
-      const token = await this.platform.students.issueSignInToken(entry.student, plan, { priority: "normal" });
+      const send = (): Promise<string> => {
+        plan.platformCalls += 1;
+        this.hooks?.called(plan.examId);
+        // The roster was parsed with the StudentIdentity schema and the ids come from the store.
+        return this.platform.students.issueSignInToken(entry.student, plan, { priority: "normal" });
+      };
+      const token = await (this.breaker ? this.breaker.run(send) : send());
       // Counted from when the request was sent: the platform's 10 minutes cannot have started earlier.
       if (!plan.cancelled && !this.closed && (entry.state === "waiting" || entry.state === "ready")) {
         const usableUntil = sentAt + this.usableLifeMs;
-        const stored = await this.tokens.put(plan.examId, key, token, usableUntil).then(() => true, () => false);
+        const stored = await this.tokens.put(plan.examId, key, token, usableUntil, plan.classId).then(() => true, () => false);
         if (stored) this.hooks?.stored(plan.examId, key, usableUntil);
         // Handed out while it was being stored? Then it is not ready.
         if (stored && (entry.state === "waiting" || entry.state === "ready")) entry.hold(usableUntil);
@@ -270,6 +290,13 @@ export class TokenPreparer {
   }
 
   private failed(plan: PreparationPlan, entry: PreparedEntry, error: unknown): void {
+    if (error instanceof CircuitOpenError) {
+      // Not sent: no try is charged; the whole preparer waits (pump reads pausedUntil).
+      this.pausedUntil = Math.max(this.pausedUntil, this.now() + error.retryAfterMs);
+      entry.nextTryAt = Math.max(entry.nextTryAt, this.pausedUntil);
+      this.logger.debug({ event: "prewarm_paused", examId: plan.examId, retryAfterMs: error.retryAfterMs }, "pre-warming paused: the sign-in circuit breaker is open");
+      return;
+    }
     const platformError = error instanceof PlatformError ? error : undefined;
     entry.failures += 1;
     entry.lastError = { code: platformError?.code ?? "internal_error", message: platformError?.message ?? "unexpected error" };

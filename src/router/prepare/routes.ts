@@ -15,6 +15,7 @@ import { asyncHandler, instructorGuards, type GuardSettings } from "../shared/gu
 import { PrepareError, type Preparation } from "./preparation.js";
 import type { PrepareSettings } from "./settings.js";
 import { sendProblem } from "../shared/problem.js";
+import { sendJson } from "../shared/json-answer.js";
 
 /** From the one route table (both operations share the path). */
 const PATH = expressPath(routeOf("prepareExam").path);
@@ -28,7 +29,7 @@ export function prepareRoutes(settings: PrepareSettings, guardSettings: GuardSet
   router.post(PATH, ...guards, jsonBody(bodyLimit), idempotent, asyncHandler(async (req, res) => {
     try {
       const progress = await preparation.prepare(String(req.params.examId), req.body, req);
-      res.status(202).json({ data: progress });
+      sendJson(res, 202, { data: progress });
     } catch (error) {
       if (!(error instanceof PrepareError)) throw error;
       sendProblem(res, {
@@ -47,7 +48,7 @@ export function prepareRoutes(settings: PrepareSettings, guardSettings: GuardSet
       sendProblem(res, { status: 404, code: "not_prepared", title: "Not prepared", detail: "This exam has no preparation: POST to this URL first." });
       return;
     }
-    res.status(200).json({ data: progress });
+    sendJson(res, 200, { data: progress });
   }));
 
   router.use(bodyParseErrors);

@@ -6,16 +6,23 @@
  * The common body (a declared `Content-Length` within the limit, no content encoding,
  * `application/json` in UTF-8) is read here; body-parser reads everything else (chunked
  * bodies, gzip/deflate/br, other charsets, bodies over the limit) and makes every error
- * but a malformed common body. Why not body-parser for all: on an instructor POST it was
- * the largest single cost in the router, about 90 µs of a cold path (`node
- * bench/run.js --only overhead`), for a read that needs a few listeners and a
- * `JSON.parse`. What it does for the common body, this does the same way: an empty body
+ * but a malformed common body. Why not body-parser for all: on an instructor POST it is
+ * the largest single cost in the router (`node bench/run.js --only overhead` shows it),
+ * for a read that needs a few listeners and a `JSON.parse`. What it does for the common body, this does the same way: an empty body
  * is `{}`, a UTF-8 byte order mark is dropped, the top level must be an object or an
  * array (`strict`), and a failure is an error of the same `type`
  * (`entity.parse.failed`, `request.aborted`) for `bodyParseErrors` below.
  */
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
-import { sendProblem } from "../shared/problem.js";
+import { invalidInput, sendProblem } from "../shared/problem.js";
+
+/**
+ * The deepest nesting a body may have. Our bodies nest four or five levels, and an unknown
+ * field may hold a value nested up to 32 deep (`pass-through.ts`, which names the field);
+ * a body nested thousands deep is an attack on whatever walks it recursively
+ * (`JSON.stringify` for the idempotency hash, zod) and is refused before anything reads it.
+ */
+export const MAX_BODY_DEPTH = 64;
 
 /** `limit`: the largest body accepted, in bytes. */
 export function jsonBody(limit: number): RequestHandler {
@@ -23,11 +30,29 @@ export function jsonBody(limit: number): RequestHandler {
   return (req, res, next) => {
     // No route reads a GET's body: the parser would only look for one, on every read.
     if (req.method === "GET" || req.method === "HEAD") return next();
+    const checked = (error?: unknown) => next(error ?? depthError(req.body));
+    // Parsed by the host app's own parser: its body is checked all the same.
     const alreadyParsed = (req as { _body?: boolean })._body === true || req.readableEnded;
-    if (alreadyParsed) return next();
-    if (!isCommonBody(req, limit)) return parse(req, res, next);
-    readPlainJson(req, next);
+    if (alreadyParsed) return checked();
+    if (!isCommonBody(req, limit)) return parse(req, res, checked);
+    readPlainJson(req, checked);
   };
+}
+
+/**
+ * An `entity.too.deep` error when `body` nests deeper than MAX_BODY_DEPTH, naming the
+ * top-level field that does; walked with a stack, never recursively.
+ */
+function depthError(body: unknown): Error | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const stack: [unknown, number, string][] = Object.entries(body).map(([field, value]) => [value, 2, Array.isArray(body) ? "(body)" : field]);
+  while (stack.length > 0) {
+    const [value, depth, field] = stack.pop()!;
+    if (typeof value !== "object" || value === null) continue;
+    if (depth > MAX_BODY_DEPTH) return Object.assign(bodyError(400, "entity.too.deep", `${field} nests deeper than ${MAX_BODY_DEPTH} levels.`), { field });
+    for (const child of Object.values(value)) stack.push([child, depth + 1, field]);
+  }
+  return undefined;
 }
 
 /** `application/json`, with no parameter but an optional UTF-8 charset. */
@@ -102,6 +127,10 @@ export const bodyParseErrors: ErrorRequestHandler = (err, _req, res, next) => {
   switch (type) {
     case "entity.parse.failed":
       return sendProblem(res, { status: 400, code: "malformed_json", title: "Malformed JSON", detail: "The request body is not valid JSON.", errors: [{ path: "(body)", message: "is not valid JSON" }] });
+    case "entity.too.deep": {
+      const field = (err as { field?: string }).field ?? "(body)";
+      return sendProblem(res, invalidInput([{ path: field, message: `must be nested at most ${MAX_BODY_DEPTH} levels deep` }], `The request body nests deeper than ${MAX_BODY_DEPTH} levels under ${field}.`));
+    }
     case "entity.too.large":
       return sendProblem(res, { status: 413, code: "body_too_large", title: "Body too large", detail: "The request body is larger than this endpoint accepts." });
     case "encoding.unsupported":

@@ -4,6 +4,9 @@
  */
 import type { ProblemList } from "../../core/configuration-error.js";
 
+/** The one `canLaunch` value that is not a function: every signed-in user may launch, accepted on purpose. */
+export const ANY_SIGNED_IN_USER = "any-signed-in-user";
+
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** An origin (`https://host[:port]`); http only for loopback hosts when `httpLoopbackOnly`. */

@@ -1,15 +1,25 @@
 /**
- * The `fleet` and `launchLimit` options, checked into the router's one ConfigurationError.
+ * The `fleet`, `launchLimit` and `circuitBreaker` options, checked into the router's one
+ * ConfigurationError. The last two configure the default in-process fleet; beside a
+ * fleet they belong on `redisFleet`, so every instance enforces the same values.
  */
 import type { ProblemList } from "../../core/configuration-error.js";
+import { readBreakerOptions } from "../../fleet/breaker-options.js";
+import type { CircuitBreakerSettings } from "../../fleet/circuit-breaker.js";
 import type { Fleet } from "../../fleet/fleet.js";
+import { readLaunchLimit } from "../../fleet/launch-limit-options.js";
+import type { LaunchLimitSettings } from "../../fleet/launch-limiter.js";
 import type { OralAssessmentsOptions } from "./options.js";
 
-const FLEET_PARTS = ["attempts", "preparedTokens", "planLeases", "launchLimiter"] as const;
+const FLEET_PARTS = ["attempts", "preparedTokens", "planLeases", "launchLimiter", "breaker"] as const;
 
-const whole = (v: unknown, min: number): v is number => typeof v === "number" && Number.isInteger(v) && v >= min;
+export interface FleetSettings {
+  fleet: Fleet | undefined;
+  launchLimit: LaunchLimitSettings;
+  circuitBreaker: CircuitBreakerSettings;
+}
 
-export function resolveFleetSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): { fleet: Fleet | undefined; launchLimit: { burst: number; refillMs: number } } {
+export function resolveFleetSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): FleetSettings {
   let fleet: Fleet | undefined;
   if (o.fleet !== undefined) {
     const f = o.fleet as unknown as Record<string, unknown> | null;
@@ -18,17 +28,14 @@ export function resolveFleetSettings(o: Partial<OralAssessmentsOptions>, problem
       problems.add("fleet", "is not a fleet.", "Pass redisFleet({ url, secret }) (or inProcessFleet()), or leave fleet out for one instance.");
     } else fleet = o.fleet;
   }
-  const limit = o.launchLimit;
-  const burst = limit?.burst ?? 3;
-  const refillMs = limit?.refillMs ?? 60_000;
-  if (limit !== undefined && (typeof limit !== "object" || limit === null)) {
-    problems.add("launchLimit", "must be an object { burst, refillMs }.", "Leave it out for { burst: 3, refillMs: 60000 }.");
-  } else {
-    if (!whole(burst, 1)) problems.add("launchLimit.burst", "must be a whole number of at least 1.", "Leave it out for 3.");
-    if (!whole(refillMs, 1)) problems.add("launchLimit.refillMs", "must be a whole number of ms, at least 1.", "Leave it out for 60000.");
-    if (limit !== undefined && o.fleet !== undefined) {
-      problems.add("launchLimit", "is set on the fleet when a fleet is passed.", "Move it to redisFleet({ launchLimit }) so every instance enforces the same limit.");
+  const launchLimit = readLaunchLimit(o.launchLimit, problems);
+  const circuitBreaker = readBreakerOptions(o.circuitBreaker, problems);
+  if (o.fleet !== undefined) {
+    for (const option of ["launchLimit", "circuitBreaker"] as const) {
+      if (o[option] !== undefined) {
+        problems.add(option, "is set on the router when a fleet is passed.", `Move it to redisFleet({ ${option} }) so every instance enforces the same one.`);
+      }
     }
   }
-  return { fleet, launchLimit: { burst, refillMs } };
+  return { fleet, launchLimit, circuitBreaker };
 }

@@ -14,7 +14,6 @@ import { silentLogger, type Logger } from "../../core/logger.js";
 import { BUILTIN_PAGE_CSP, builtInPageHtml } from "./builtin-page.js";
 import type { RenderPage, RouterPage, RouterPageKind } from "./router-page.js";
 
-export { escapeHtml } from "./builtin-page.js";
 
 export interface PageSettings {
   /** The way back every page links to: a path on this site or an absolute http(s) URL. */
@@ -38,6 +37,8 @@ export interface PageOptions {
   retryAfter?: number;
   /** The page reloads itself to `href` after `seconds` (`Refresh` header and meta refresh). */
   refresh?: { seconds: number; href: string };
+  /** The waiting page: students whose calls go before this one. */
+  ahead?: number;
 }
 
 /** How long an integrator's `renderPage` may take to answer before the built-in page is sent. */
@@ -92,6 +93,7 @@ function toRouterPage(opts: PageOptions, homeUrl: string): RouterPage {
   };
   if (opts.retryAfter !== undefined) page.retryAfter = Math.max(1, Math.ceil(opts.retryAfter));
   if (opts.refresh) page.refresh = { ...opts.refresh };
+  if (opts.ahead !== undefined) page.ahead = opts.ahead;
   return page;
 }
 

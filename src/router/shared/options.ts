@@ -12,6 +12,8 @@ import type { PlatformClient } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
 import type { RenderPage } from "./router-page.js";
 import type { Fleet } from "../../fleet/fleet.js";
+import type { CircuitBreakerOptions } from "../../fleet/breaker-options.js";
+import type { LaunchLimitOptions } from "../../fleet/launch-limit-options.js";
 
 /** The student a launch signs in: the platform schema's type (`schemas.StudentIdentity`). */
 export type { StudentIdentity } from "../../platform/schemas.js";
@@ -43,8 +45,12 @@ export interface OralAssessmentsOptions {
    * falling back to `req.user.id`.
    */
   student?: (req: Request) => MaybePromise<Partial<StudentIdentity> | undefined>;
-  /** Whether this user may launch this exam (e.g. a roster check). Default: every logged-in user may. */
-  canLaunch?: (req: Request, ctx: LaunchContext) => MaybePromise<boolean>;
+  /**
+   * Whether this user may launch this exam: a roster check (`false` → the 403 page). Required,
+   * with no default: without it every signed-in user could launch every known exam and be
+   * enrolled in its class on the platform. `"any-signed-in-user"` accepts exactly that, on purpose.
+   */
+  canLaunch: ((req: Request, ctx: LaunchContext) => MaybePromise<boolean>) | "any-signed-in-user";
   /**
    * Finds the class of an exam the store does not know (integrators who keep their own
    * mapping). Default: none — only exams created through this router can be launched.
@@ -107,13 +113,30 @@ export interface OralAssessmentsOptions {
   waitingPageAfterMs?: number;
   /**
    * A student's fair share of sign-in calls per exam: `burst` at once, then one more every
-   * `refillMs`. Only tokens actually issued to the student count (prepared tokens,
-   * a double click's shared call and failed calls do not). Past it the launch answers a
-   * 429 page with `Retry-After`, so a reload loop cannot drain the key. Applies to the
-   * default in-process fleet; with `fleet`, set it on `redisFleet({ launchLimit })`, where
-   * it holds fleet-wide. Default `{ burst: 3, refillMs: 60 000 }`.
+   * `refillMs`. Every call the student causes counts, whether it issued a token or
+   * failed (prepared tokens, a double click's shared call, calls aborted because the
+   * student left and calls never sent do not). After a failed call the student waits
+   * `failureBackoffMs`, doubling with each further failure in a row up to
+   * `maxFailureBackoffMs`; a token resets it. Meanwhile the launch shows the last
+   * failure's page again, with `Retry-After` and no call; past the share, a 429 page. So a
+   * reload loop cannot drain the key. Applies to the default in-process fleet; with
+   * `fleet`, set it on `redisFleet({ launchLimit })`, where it holds fleet-wide. Default
+   * `{ burst: 3, refillMs: 60 000, failureBackoffMs: 2 000, maxFailureBackoffMs: 60 000 }`.
    */
-  launchLimit?: { burst?: number; refillMs?: number };
+  launchLimit?: LaunchLimitOptions;
+  /**
+   * The circuit breaker of the platform's sign-in endpoint (per API key). When at least
+   * `minFailures` sign-in calls within `windowMs` failed on the platform's side (5xx,
+   * timeouts, resets, unreadable answers, our key refused; never a student's own 4xx such
+   * as a full class) and they were at least `failureRatio` of the calls, it opens: launches
+   * get a 503 "the exam service is not answering" page with `Retry-After` and no call
+   * (prepared tokens are still handed out), and pre-warming pauses. After `openMs` one
+   * probe call at a time (lease `probeLeaseMs`) closes it or opens it again. Applies to the
+   * default in-process fleet; with `fleet`, set it on `redisFleet({ circuitBreaker })`,
+   * where it is shared. Default `{ minFailures: 5, failureRatio: 0.5, windowMs: 30 000,
+   * openMs: 15 000, probeLeaseMs: 30 000 }`.
+   */
+  circuitBreaker?: CircuitBreakerOptions;
   /**
    * What this instance shares with the other instances of the app that use the same API
    * key: launch attempts and wait ids, prepared tokens, the per-student launch limit

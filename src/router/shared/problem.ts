@@ -5,6 +5,7 @@
 import type { Response } from "express";
 import type { PlatformError } from "../../platform/errors.js";
 import { failureOf } from "./platform-failures.js";
+import { privateAnswerHeaders } from "./json-answer.js";
 
 export interface Problem {
   status: number;
@@ -26,7 +27,7 @@ export function sendProblem(res: Response, problem: Problem): void {
   if (problem.retryAfter !== undefined) res.setHeader("Retry-After", String(Math.max(1, Math.ceil(problem.retryAfter))));
   res.status(problem.status);
   res.setHeader("Content-Type", "application/problem+json; charset=utf-8");
-  res.setHeader("Cache-Control", "no-store");
+  privateAnswerHeaders(res);
   const body: Record<string, unknown> = {
     type: PROBLEM_TYPE_BASE + problem.code,
     title: problem.title,

@@ -18,12 +18,20 @@ import type { Request, Response } from "express";
  * - `rate_limited` 429: too many launches from this student or site.
  * - `waiting` 202: the self-refreshing "Preparing your exam" page of a storm.
  * - `internal_error` 500: an unexpected error (it was logged).
- * - `platform_failed` 502, `platform_busy` 503, `wait_exceeded` 503, `platform_timeout` 504.
+ * - `platform_failed` 502: the exam service failed this student's sign-in.
+ * - `platform_busy` 503: the exam service is rate limiting this site.
+ * - `platform_unavailable` 503: the exam service is failing for many students (the circuit
+ *   breaker is open): nothing was asked of it; `retryAfter` says when to try again.
+ * - `wait_exceeded` 503, `platform_timeout` 504.
+ *
+ * After a failed sign-in the student waits a short, growing backoff; a launch during it
+ * shows the same kind of page again (`class_full`, `not_found`, `platform_failed`,
+ * `platform_timeout`, `internal_error`) with `retryAfter` set.
  */
 export type RouterPageKind =
   | "login_required" | "bad_request" | "profile_incomplete" | "forbidden" | "wrong_account" | "not_found"
   | "class_full" | "rate_limited" | "waiting" | "internal_error" | "platform_failed" | "platform_busy"
-  | "wait_exceeded" | "platform_timeout";
+  | "platform_unavailable" | "wait_exceeded" | "platform_timeout";
 
 /** A link the page offers. `href` is a URL-encoded path or URL, safe to put in an attribute once HTML-escaped. */
 export interface RouterPageLink {
@@ -52,6 +60,12 @@ export interface RouterPage {
    * `<meta http-equiv="refresh">` (it may, with the same values).
    */
   refresh?: { seconds: number; href: string };
+  /**
+   * The waiting page (`kind: "waiting"`): how many students' sign-in calls go before this
+   * one's on the instance serving the page; 0 when the student is next. A layout words the
+   * queue from this rather than from `title`.
+   */
+  ahead?: number;
 }
 
 /**

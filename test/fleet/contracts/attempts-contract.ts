@@ -1,6 +1,16 @@
 /** The LaunchAttemptStore promises, for the in-process and the Redis implementation alike. */
 import { afterEach, describe, expect, it } from "vitest";
-import { waitForAttempt, type LaunchAttemptStore } from "../../../src/fleet/index.js";
+import type { AttemptView, LaunchAttemptStore } from "../../../src/fleet/launch-attempts.js";
+
+/** What a request held on another instance's attempt does: polls the store until it settles, its owner's lease lapses, or time is up. */
+async function waitForAttempt(store: LaunchAttemptStore, waitId: string, examId: string, userKey: string, options: { timeoutMs: number; pollMs: number }): Promise<AttemptView> {
+  const until = Date.now() + options.timeoutMs;
+  for (;;) {
+    const view = await store.view(waitId, examId, userKey);
+    if (view.state !== "running" || view.leaseLapsed || Date.now() >= until) return view;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs, Math.max(1, until - Date.now()))));
+  }
+}
 import { sleep, type MakePair, type Pair } from "./pair.js";
 
 /** `make` must use a 300 ms lease, a 2 s outcome TTL and a 300 ms claim grace. */

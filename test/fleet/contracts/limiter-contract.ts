@@ -1,9 +1,9 @@
 /** The LaunchLimiter promises, for the in-process and the Redis implementation alike. */
 import { afterEach, describe, expect, it } from "vitest";
-import type { LaunchLimiter } from "../../../src/fleet/index.js";
+import type { LaunchLimiter } from "../../../src/fleet/launch-limiter.js";
 import { sleep, type MakePair, type Pair } from "./pair.js";
 
-/** `make` must use a burst of 3 and a 400 ms refill. */
+/** `make` must use a burst of 3, a 400 ms refill, and a failure backoff of 300 ms doubling up to 1 200 ms. */
 export function describeLimiterContract(name: string, make: MakePair<LaunchLimiter>): void {
   describe(`${name}: the LaunchLimiter contract`, () => {
     const opened: Pair<LaunchLimiter>[] = [];
@@ -45,6 +45,41 @@ export function describeLimiterContract(name: string, make: MakePair<LaunchLimit
       const after = await b.check("exam-1", user);
       expect(after.allowed).toBe(true);
       expect(after.remaining).toBe(2);
+    });
+
+    it("a failed call takes from the share and starts a backoff that shows the failure on every instance", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const failed = await a.recordFailure("exam-1", user, "the class is full");
+      expect(failed).toMatchObject({ allowed: false, remaining: 2, lastFailure: "the class is full" });
+      expect(failed.retryAfterMs).toBeGreaterThan(0);
+      expect(failed.retryAfterMs).toBeLessThanOrEqual(300);
+      const seen = await b.check("exam-1", user);
+      expect(seen).toMatchObject({ allowed: false, lastFailure: "the class is full" });
+      // Other students and exams are unaffected.
+      expect(await b.check("exam-2", user)).toEqual({ allowed: true, retryAfterMs: 0, remaining: 3 });
+      // Three failed calls use the whole burst: past the backoff, the bucket still waits.
+      await b.recordFailure("exam-1", user, "the class is full");
+      await a.recordFailure("exam-1", user, "the class is full");
+      expect((await a.check("exam-1", user)).remaining).toBe(0);
+    });
+
+    it("the backoff doubles with each failure in a row, and an issued token ends the streak", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const untilAllowed = async () => { while (!(await a.check("exam-1", user)).allowed) await sleep(50); };
+      expect((await a.recordFailure("exam-1", user, "x")).retryAfterMs).toBeLessThanOrEqual(300);
+      await untilAllowed();
+      const second = await b.recordFailure("exam-1", user, "y");
+      expect(second.retryAfterMs).toBeGreaterThan(300);
+      expect(second.retryAfterMs).toBeLessThanOrEqual(600);
+      expect(second.lastFailure).toBe("y");
+      await untilAllowed();
+      const issued = await a.record("exam-1", user);
+      expect(issued.lastFailure).toBeUndefined();
+      expect((await b.check("exam-1", user)).lastFailure).toBeUndefined();
+      // A new streak starts at the first step again.
+      expect((await b.recordFailure("exam-1", user, "z")).retryAfterMs).toBeLessThanOrEqual(300);
     });
 
     it("tokens issued past the limit (concurrent calls) still count, delaying the next", async () => {

@@ -1,6 +1,6 @@
 /** The PlanLeaseStore promises, for the in-process and the Redis implementation alike. */
 import { afterEach, describe, expect, it } from "vitest";
-import type { PlanLeaseStore } from "../../../src/fleet/index.js";
+import type { PlanLeaseStore } from "../../../src/fleet/plan-lease.js";
 import { sleep, type MakePair, type Pair } from "./pair.js";
 
 /** `make` must use a 300 ms lease. */
@@ -54,6 +54,21 @@ export function describePlanContract(name: string, make: MakePair<PlanLeaseStore
       await b.record(id, { state: "issuing", roster: 40 });
       expect(await a.progress(id)).toEqual({ ready: 7, platformCalls: 20, state: "issuing", roster: 40 });
       expect(await b.progress(plan())).toEqual({});
+    });
+
+    it("per-student marks written by any instance are read by another; handed out wins over on demand", async () => {
+      const { a, b } = await open();
+      const id = plan();
+      const [ada, bob, cy] = ["u-ada\u0000ada@school.test", "u-bob\u0000bob@school.test", "u-cy\u0000cy@school.test"];
+      const until = Date.now() + 60_000;
+      await a.markStored(id, ada, until);
+      await b.markTaken(id, bob, "handedOut");
+      await a.markTaken(id, bob, "onDemand");
+      await b.markTaken(id, ada, "onDemand");
+      const marks = await b.marks(id, [ada, bob, cy]);
+      expect(Object.fromEntries(marks)).toEqual({ [ada]: { usableUntil: until, taken: "onDemand" }, [bob]: { taken: "handedOut" } });
+      expect(Object.fromEntries(await a.marks(id, [ada, bob, cy], "taken"))).toEqual({ [ada]: { taken: "onDemand" }, [bob]: { taken: "handedOut" } });
+      expect((await a.marks(plan(), [ada])).size).toBe(0);
     });
 
     it("a plan's input published by one instance is read by another, and listed as active until its end", async () => {
