@@ -1,0 +1,89 @@
+/**
+ * A bounded map whose entries leave when unused for `idleMs`, or (least recently used
+ * first) when it is full. What a router keeps per organization lives in one of these, so
+ * a thousand organizations touched once do not hold a thousand clients forever. `onEvict`
+ * runs for every entry that leaves (to close a client's sockets); a sweep every
+ * `idleMs / 2` (unref'd: it never keeps a process alive) drops idle entries even when
+ * nobody asks for them.
+ */
+export interface IdleCacheOptions<V> {
+  /** Most entries kept. */
+  max: number;
+  /** An entry unused this long leaves, ms. */
+  idleMs: number;
+  onEvict?: (value: V) => void;
+  /** Clock, for tests. Default `Date.now`. */
+  now?: () => number;
+}
+
+export class IdleCache<K, V> {
+  /** Map order is use order: the least recently used entry is first. */
+  private readonly entries = new Map<K, { value: V; usedAt: number }>();
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly options: IdleCacheOptions<V>) {
+    this.now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The value for `key`, made by `make` when absent; either way it counts as used now. */
+  get(key: K, make: () => V): V {
+    const now = this.now();
+    const found = this.entries.get(key);
+    if (found && now - found.usedAt <= this.options.idleMs) {
+      this.entries.delete(key);
+      found.usedAt = now;
+      this.entries.set(key, found);
+      return found.value;
+    }
+    if (found) this.delete(key);
+    const value = make();
+    if (this.entries.size >= this.options.max) this.delete(this.entries.keys().next().value as K);
+    this.entries.set(key, { value, usedAt: now });
+    this.startSweeper();
+    return value;
+  }
+
+  /** The value for `key` if present and not idle, without making one. */
+  peek(key: K): V | undefined {
+    const found = this.entries.get(key);
+    return found && this.now() - found.usedAt <= this.options.idleMs ? found.value : undefined;
+  }
+
+  delete(key: K): void {
+    const found = this.entries.get(key);
+    if (!found) return;
+    this.entries.delete(key);
+    this.options.onEvict?.(found.value);
+  }
+
+  /** Drops every entry unused for `idleMs` (the sweep calls it; tests on an injected clock too). */
+  sweep(): void {
+    const now = this.now();
+    for (const [key, { usedAt }] of this.entries) {
+      if (now - usedAt <= this.options.idleMs) break; // use order: the rest are fresher
+      this.delete(key);
+    }
+    if (this.entries.size === 0) this.stopSweeper();
+  }
+
+  clear(): void {
+    for (const key of [...this.entries.keys()]) this.delete(key);
+    this.stopSweeper();
+  }
+
+  private startSweeper(): void {
+    if (this.sweeper) return;
+    this.sweeper = setInterval(() => this.sweep(), Math.max(1_000, Math.floor(this.options.idleMs / 2)));
+    this.sweeper.unref();
+  }
+
+  private stopSweeper(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = undefined;
+  }
+}
