@@ -19,7 +19,7 @@ const fleet = redisFleet({
 });
 const platform = createPlatformClient({
   apiKey: env.FLEET_API_KEY, baseUrl: env.FLEET_EMULATOR_URL, rateLimitPerMinute: limit, rateWindowMs: windowMs,
-  rateBudget: fleet.rateBudget, timeoutMs: 10_000,
+  timeoutMs: 10_000,
 });
 const instructor = { id: "ins", role: "instructor", email: "ins@bench.example", firstName: "Ines", lastName: "Instructor" };
 const app = express();

@@ -3,11 +3,12 @@
  * the zero-configuration default (one instance); `redisFleet()` shares it through Redis.
  * Both return the same shape, so the router takes either.
  */
-import { createRateBudget, type RateBudget, type RateBudgetStats } from "../platform/rate-budget.js";
+import type { RateBudget, RateBudgetStats } from "../platform/rate-budget.js";
 import { inProcessLaunchAttempts, type LaunchAttemptStore } from "./launch-attempts.js";
 import { DEFAULT_BREAKER_SETTINGS, type CircuitBreakerSettings, type CircuitBreakerStore } from "./circuit-breaker.js";
 import { inProcessCircuitBreaker } from "./in-process-circuit-breaker.js";
 import { DEFAULT_LAUNCH_LIMIT, inProcessLaunchLimiter, type LaunchLimiter, type LaunchLimitSettings } from "./launch-limiter.js";
+import { FLEET_DEFAULTS } from "./defaults.js";
 import { inProcessPlanLeases, type PlanLeaseStore } from "./plan-lease.js";
 import { inProcessPreparedTokens, type PreparedTokenStore } from "./prepared-tokens.js";
 
@@ -32,8 +33,12 @@ export interface SharedBudget extends RateBudget {
 export interface Fleet {
   /** `"redis"` or `"in-process"`. */
   readonly kind: "redis" | "in-process";
-  /** Pass to `createPlatformClient({ rateBudget })`; the client binds it to its key's hash. */
-  readonly rateBudget: RateBudget;
+  /**
+   * The key's rate budget shared by every instance, or undefined in process (a client keeps
+   * its own window there). The router gives it to the platform client: `oralAssessments({
+   * platform, fleet })` is the one wiring point.
+   */
+  readonly rateBudget: RateBudget | undefined;
   readonly attempts: LaunchAttemptStore;
   readonly preparedTokens: PreparedTokenStore;
   readonly planLeases: PlanLeaseStore;
@@ -52,12 +57,6 @@ export interface Fleet {
 }
 
 export interface InProcessFleetOptions {
-  /** Requests per window. Default 60. */
-  rateLimit?: number;
-  /** Default 60 000. */
-  rateWindowMs?: number;
-  /** Default 16. */
-  maxConcurrency?: number;
   /** Default 10 000. */
   attemptLeaseMs?: number;
   /** Default 120 000. */
@@ -83,16 +82,20 @@ function withDefaults<T extends object>(defaults: Readonly<T>, given: Partial<T>
 export const PROGRESS_TTL_MS = 6 * 60 * 60_000;
 
 export function inProcessFleet(options: InProcessFleetOptions = {}, instanceId = "local"): Fleet {
+  const d = FLEET_DEFAULTS;
+  const attemptLeaseMs = options.attemptLeaseMs ?? d.attemptLeaseMs;
+  const planLeaseMs = options.planLeaseMs ?? d.planLeaseMs;
   return {
     kind: "in-process",
-    rateBudget: createRateBudget({ limit: options.rateLimit ?? 60, windowMs: options.rateWindowMs, maxConcurrency: options.maxConcurrency }),
-    attempts: inProcessLaunchAttempts({ leaseMs: options.attemptLeaseMs ?? 10_000, outcomeTtlMs: options.outcomeTtlMs ?? 120_000, claimGraceMs: options.claimGraceMs }),
+    // One instance: the client's own window is the whole budget; a second one nothing reads would mislead.
+    rateBudget: undefined,
+    attempts: inProcessLaunchAttempts({ leaseMs: attemptLeaseMs, outcomeTtlMs: options.outcomeTtlMs ?? d.outcomeTtlMs, claimGraceMs: options.claimGraceMs ?? d.claimGraceMs }),
     preparedTokens: inProcessPreparedTokens(),
-    planLeases: inProcessPlanLeases({ leaseMs: options.planLeaseMs ?? 15_000, progressTtlMs: PROGRESS_TTL_MS }),
+    planLeases: inProcessPlanLeases({ leaseMs: planLeaseMs, progressTtlMs: PROGRESS_TTL_MS }),
     launchLimiter: inProcessLaunchLimiter(withDefaults(DEFAULT_LAUNCH_LIMIT, options.launchLimit)),
     breaker: inProcessCircuitBreaker(withDefaults(DEFAULT_BREAKER_SETTINGS, options.circuitBreaker)),
-    attemptLeaseMs: options.attemptLeaseMs ?? 10_000,
-    planLeaseMs: options.planLeaseMs ?? 15_000,
+    attemptLeaseMs,
+    planLeaseMs,
     instanceId,
     shared: true,
     async close() {},

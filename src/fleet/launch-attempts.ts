@@ -13,6 +13,7 @@
  * shares them across a fleet.
  */
 import { randomId } from "../core/random-id.js";
+import { FLEET_DEFAULTS } from "./defaults.js";
 
 export type AttemptOutcome =
   | { kind: "token"; token: string }
@@ -58,8 +59,6 @@ export interface AttemptTimings {
   claimGraceMs?: number;
 }
 
-export const DEFAULT_CLAIM_GRACE_MS = 5_000;
-
 export const newWaitId = (): string => randomId(18);
 export const newLease = (): string => randomId(12);
 
@@ -89,7 +88,7 @@ export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => numb
    * so dropping the expired ones is exact.
    */
   const replaced = new Map<string, Attempt>();
-  const claimGraceMs = timings.claimGraceMs ?? DEFAULT_CLAIM_GRACE_MS;
+  const claimGraceMs = timings.claimGraceMs ?? FLEET_DEFAULTS.claimGraceMs;
   const studentOf = (examId: string, userKey: string): string => `${examId}\u0000${userKey}`;
   const find = (waitId: string, examId: string, userKey: string): Attempt | undefined => {
     const a = byWaitId.get(waitId) ?? replaced.get(waitId);

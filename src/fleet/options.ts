@@ -8,6 +8,7 @@ import { readBreakerOptions, type CircuitBreakerOptions } from "./breaker-option
 import type { CircuitBreakerSettings } from "./circuit-breaker.js";
 import { readLaunchLimit, type LaunchLimitOptions } from "./launch-limit-options.js";
 import type { LaunchLimitSettings } from "./launch-limiter.js";
+import { FLEET_DEFAULTS } from "./defaults.js";
 
 export interface RedisFleetOptions {
   /** `redis://[user:password@]host:6379[/db]` or `rediss://…` for TLS. Required, no default. */
@@ -103,27 +104,28 @@ export function readFleetOptions(options: RedisFleetOptions): FleetSettings {
     problems.add("url", "must start with redis:// or rediss://.", "Pass a Redis URL such as redis://127.0.0.1:6379.");
   }
   const keys = readSecret(o.secret, problems);
-  const prefix = o.prefix ?? "eoa";
+  const d = FLEET_DEFAULTS;
+  const prefix = o.prefix ?? d.prefix;
   if (typeof prefix !== "string" || !PREFIX.test(prefix)) problems.add("prefix", "must be 1-40 letters, digits, _ . or -.", 'Omit it for "eoa".');
   const numbers: [keyof RedisFleetOptions, unknown, number][] = [
-    ["expectedInstances", o.expectedInstances ?? 4, 1], ["rateLimit", o.rateLimit ?? 60, 1],
-    ["rateWindowMs", o.rateWindowMs ?? 60_000, 1000], ["maxConcurrency", o.maxConcurrency ?? 16, 1],
-    ["commandTimeoutMs", o.commandTimeoutMs ?? 500, 10], ["attemptLeaseMs", o.attemptLeaseMs ?? 10_000, 100],
-    ["outcomeTtlMs", o.outcomeTtlMs ?? 120_000, 1000], ["claimGraceMs", o.claimGraceMs ?? 5_000, 0], ["planLeaseMs", o.planLeaseMs ?? 15_000, 100],
+    ["expectedInstances", o.expectedInstances ?? d.expectedInstances, 1], ["rateLimit", o.rateLimit ?? d.rateLimit, 1],
+    ["rateWindowMs", o.rateWindowMs ?? d.rateWindowMs, 1000], ["maxConcurrency", o.maxConcurrency ?? d.maxConcurrency, 1],
+    ["commandTimeoutMs", o.commandTimeoutMs ?? d.commandTimeoutMs, 10], ["attemptLeaseMs", o.attemptLeaseMs ?? d.attemptLeaseMs, 100],
+    ["outcomeTtlMs", o.outcomeTtlMs ?? d.outcomeTtlMs, 1000], ["claimGraceMs", o.claimGraceMs ?? d.claimGraceMs, 0], ["planLeaseMs", o.planLeaseMs ?? d.planLeaseMs, 100],
   ];
   for (const [name, value, min] of numbers) {
     if (!whole(value, min)) problems.add(name, `must be a whole number of at least ${min}.`, "Omit it for the default.");
   }
-  const share = o.launchShare ?? 0.2;
+  const share = o.launchShare ?? d.launchShare;
   if (typeof share !== "number" || !(share >= 0 && share < 1)) problems.add("launchShare", "must be a number from 0 up to (not including) 1.", "Omit it for 0.2.");
   const launchLimit = readLaunchLimit(o.launchLimit, problems);
   const circuitBreaker = readBreakerOptions(o.circuitBreaker, problems);
   problems.throwIfAny("redisFleet");
   return {
     url: o.url as string, keys, prefix,
-    expectedInstances: o.expectedInstances ?? 4, rateLimit: o.rateLimit ?? 60, rateWindowMs: o.rateWindowMs ?? 60_000,
-    maxConcurrency: o.maxConcurrency ?? 16, launchShare: share, commandTimeoutMs: o.commandTimeoutMs ?? 500,
-    attemptLeaseMs: o.attemptLeaseMs ?? 10_000, outcomeTtlMs: o.outcomeTtlMs ?? 120_000, claimGraceMs: o.claimGraceMs ?? 5_000, planLeaseMs: o.planLeaseMs ?? 15_000,
+    expectedInstances: o.expectedInstances ?? d.expectedInstances, rateLimit: o.rateLimit ?? d.rateLimit, rateWindowMs: o.rateWindowMs ?? d.rateWindowMs,
+    maxConcurrency: o.maxConcurrency ?? d.maxConcurrency, launchShare: share, commandTimeoutMs: o.commandTimeoutMs ?? d.commandTimeoutMs,
+    attemptLeaseMs: o.attemptLeaseMs ?? d.attemptLeaseMs, outcomeTtlMs: o.outcomeTtlMs ?? d.outcomeTtlMs, claimGraceMs: o.claimGraceMs ?? d.claimGraceMs, planLeaseMs: o.planLeaseMs ?? d.planLeaseMs,
     launchLimit, circuitBreaker,
   };
 }

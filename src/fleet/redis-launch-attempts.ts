@@ -16,8 +16,9 @@
  * switch; `begin` uses the first secret's name only (see docs/fleet.md for the cost).
  */
 import type { Cipher } from "./cipher.js";
+import { FLEET_DEFAULTS } from "./defaults.js";
 import type { FleetConnection } from "./connection.js";
-import { DEFAULT_CLAIM_GRACE_MS, newLease, newWaitId, type AttemptOutcome, type AttemptTimings, type AttemptView, type LaunchAttemptStore } from "./launch-attempts.js";
+import { newLease, newWaitId, type AttemptOutcome, type AttemptTimings, type AttemptView, type LaunchAttemptStore } from "./launch-attempts.js";
 import type { Refusals } from "./refused.js";
 
 const NOW = `local t = redis.call('TIME')
@@ -127,7 +128,7 @@ const isOutcome = (o: Partial<AttemptOutcome> | undefined): o is AttemptOutcome 
   (o?.kind === "token" && typeof o.token === "string") || (o?.kind === "failed" && typeof o.status === "number" && typeof o.detail === "string");
 
 export function redisLaunchAttempts(connection: FleetConnection, cipher: Cipher, refused: Refusals, prefix: string, timings: AttemptTimings): LaunchAttemptStore {
-  const claimGraceMs = timings.claimGraceMs ?? DEFAULT_CLAIM_GRACE_MS;
+  const claimGraceMs = timings.claimGraceMs ?? FLEET_DEFAULTS.claimGraceMs;
   const keyOf = (examId: string, userKey: string): string => `${prefix}:att:${cipher.name(`${examId}\u0000${userKey}`)}`;
   /** The student's record under every listed secret's name, the first secret's first. */
   const keysOf = (examId: string, userKey: string): string[] => cipher.names(`${examId}\u0000${userKey}`).map((name) => `${prefix}:att:${name}`);

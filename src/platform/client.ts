@@ -16,6 +16,7 @@ import { readRecord } from "./responses.js";
 import type { HttpMethod } from "./retry.js";
 import { createTransport } from "./transport.js";
 import { keyHash } from "./key-hash.js";
+import { attachBudgetBinding } from "./budget-binding.js";
 import type { PlatformClient, PlatformClientOptions, RequestOptions, WithMeta } from "./types.js";
 
 const USER_AGENT = "express-oral-assessments";
@@ -97,6 +98,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     pacingIntervalMs: (share) => budget.pacingIntervalMs(share),
     close: () => transport.close(),
   };
+  attachBudgetBinding(client, { given: settings.rateBudget, rebuild: (rateBudget) => createPlatformClient({ ...options, rateBudget }) });
   return client;
 
   function context(method: string, path: string, result: CallResult) {

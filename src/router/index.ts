@@ -141,6 +141,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
     await coordinator?.close();
     preparer.close();
     if (!settings.fleet) await fleet.close(); // a fleet the app passed is the app's to close
+    if (platform !== options.platform) platform.close(); // the twin on the fleet's budget is ours; the app's client is the app's
     await store.close();
   };
   router.prepare = (examId, input) => preparation.prepare(examId, input);

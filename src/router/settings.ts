@@ -84,11 +84,11 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const prepare = resolvePrepareSettings(o, problems);
   const logger = toLogger(o.logger);
   const pages = resolvePageSettings(o, problems, logger);
-  const { fleet, launchLimit, circuitBreaker } = resolveFleetSettings(o, problems);
+  const { fleet, launchLimit, circuitBreaker, platform: onFleetBudget } = resolveFleetSettings(o, problems);
 
   problems.throwIfAny("oralAssessments()");
   return {
-    platform: platform as PlatformClient,
+    platform: onFleetBudget ?? (platform as PlatformClient),
     logger,
     store: o.store,
     resolveClassId,

@@ -36,7 +36,7 @@ const onRoster = async (ctx: LaunchContext): Promise<boolean> =>
   ((await roster!.query(`SELECT 1 FROM ${rosterTable} WHERE class_id = $1 AND user_id = $2`, [ctx.classId, ctx.student.orgInternalId])).rowCount ?? 0) > 0;
 const platform = createPlatformClient({
   apiKey: env("FLEET_API_KEY"), baseUrl: env("FLEET_EMULATOR_URL"), rateLimitPerMinute: number("FLEET_RATE_LIMIT", 600),
-  rateBudget: fleet.rateBudget, timeoutMs: 5_000, maxRetries: 1,
+  timeoutMs: 5_000, maxRetries: 1,
 });
 const router = oralAssessments({
   platform, fleet, examHost: env("FLEET_EXAM_HOST"),

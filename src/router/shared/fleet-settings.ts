@@ -10,11 +10,16 @@ import type { Fleet } from "../../fleet/fleet.js";
 import { readLaunchLimit } from "../../fleet/launch-limit-options.js";
 import type { LaunchLimitSettings } from "../../fleet/launch-limiter.js";
 import type { OralAssessmentsOptions } from "./options.js";
+import { onFleetBudget } from "../../platform/budget-binding.js";
+import type { RateBudget } from "../../platform/rate-budget-interface.js";
+import type { PlatformClient } from "../../platform/types.js";
 
 const FLEET_PARTS = ["attempts", "preparedTokens", "planLeases", "launchLimiter", "breaker"] as const;
 
 export interface FleetSettings {
   fleet: Fleet | undefined;
+  /** The platform client on the fleet's budget (the app's own, or its twin the router built), when a fleet shares one. */
+  platform: PlatformClient | undefined;
   launchLimit: LaunchLimitSettings;
   circuitBreaker: CircuitBreakerSettings;
 }
@@ -37,5 +42,24 @@ export function resolveFleetSettings(o: Partial<OralAssessmentsOptions>, problem
       }
     }
   }
-  return { fleet, launchLimit, circuitBreaker };
+  const platform = fleet?.rateBudget && o.platform ? onFleetBudgetOf(o.platform, fleet.rateBudget, problems) : undefined;
+  return { fleet, launchLimit, circuitBreaker, platform };
+}
+
+/**
+ * One wiring point: the router gives the fleet's shared budget to the platform client, so
+ * an instance cannot keep a window of its own beside the fleet's. A client given another
+ * budget on purpose is a contradiction the router refuses rather than guesses about.
+ */
+function onFleetBudgetOf(platform: PlatformClient, budget: RateBudget, problems: ProblemList): PlatformClient | undefined {
+  const answer = onFleetBudget(platform, budget);
+  if (answer.kind === "same" || answer.kind === "rebuilt") return answer.client;
+  if (answer.kind === "other-budget") {
+    problems.add("platform", "has a rateBudget that is not the fleet's: its calls would not count in the fleet's shared window.",
+      "Leave rateBudget out of createPlatformClient: the router gives the client the fleet's budget.");
+  } else {
+    problems.add("platform", "was not built by createPlatformClient, so the router cannot give it the fleet's shared budget.",
+      "Pass platform: createPlatformClient({ apiKey, baseUrl }).");
+  }
+  return undefined;
 }

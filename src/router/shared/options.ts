@@ -141,8 +141,8 @@ export interface OralAssessmentsOptions {
    * What this instance shares with the other instances of the app that use the same API
    * key: launch attempts and wait ids, prepared tokens, the per-student launch limit
    * (see docs/fleet.md). Pass `redisFleet({ url, secret })` when the app runs several
-   * instances, and give the platform client its budget:
-   * `createPlatformClient({ …, rateBudget: fleet.rateBudget })`. The router does not
+   * instances: the router gives the platform client the fleet's shared rate budget (a
+   * client built with another `rateBudget` is a configuration error). The router does not
    * close a fleet it was given. Default: `inProcessFleet()` (one instance; closed with the router).
    */
   fleet?: Fleet;
