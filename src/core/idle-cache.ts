@@ -12,6 +12,8 @@ export interface IdleCacheOptions<V> {
   /** An entry unused this long leaves, ms. */
   idleMs: number;
   onEvict?: (value: V) => void;
+  /** True for a value still at work although nobody asked for it (a running plan): the idle sweep keeps it. Default: none. */
+  busy?: (value: V) => boolean;
   /** Clock, for tests. Default `Date.now`. */
   now?: () => number;
 }
@@ -34,7 +36,7 @@ export class IdleCache<K, V> {
   get(key: K, make: () => V): V {
     const now = this.now();
     const found = this.entries.get(key);
-    if (found && now - found.usedAt <= this.options.idleMs) {
+    if (found && this.alive(found, now)) {
       this.entries.delete(key);
       found.usedAt = now;
       this.entries.set(key, found);
@@ -51,7 +53,7 @@ export class IdleCache<K, V> {
   /** The value for `key` if present and not idle, without making one. */
   peek(key: K): V | undefined {
     const found = this.entries.get(key);
-    return found && this.now() - found.usedAt <= this.options.idleMs ? found.value : undefined;
+    return found && this.alive(found, this.now()) ? found.value : undefined;
   }
 
   delete(key: K): void {
@@ -64,9 +66,17 @@ export class IdleCache<K, V> {
   /** Drops every entry unused for `idleMs` (the sweep calls it; tests on an injected clock too). */
   sweep(): void {
     const now = this.now();
-    for (const [key, { usedAt }] of this.entries) {
-      if (now - usedAt <= this.options.idleMs) break; // use order: the rest are fresher
-      this.delete(key);
+    const kept: [K, { value: V; usedAt: number }][] = [];
+    for (const [key, entry] of this.entries) {
+      if (now - entry.usedAt <= this.options.idleMs) break; // use order: the rest are fresher
+      if (this.options.busy?.(entry.value)) kept.push([key, entry]);
+      else this.delete(key);
+    }
+    // A busy entry counts as used now: it moves to the fresh end, keeping the use order.
+    for (const [key, entry] of kept) {
+      this.entries.delete(key);
+      entry.usedAt = now;
+      this.entries.set(key, entry);
     }
     if (this.entries.size === 0) this.stopSweeper();
   }
@@ -74,6 +84,10 @@ export class IdleCache<K, V> {
   clear(): void {
     for (const key of [...this.entries.keys()]) this.delete(key);
     this.stopSweeper();
+  }
+
+  private alive(entry: { value: V; usedAt: number }, now: number): boolean {
+    return now - entry.usedAt <= this.options.idleMs || this.options.busy?.(entry.value) === true;
   }
 
   private startSweeper(): void {

@@ -7,32 +7,27 @@
  * shared objects it needs (platform client, store, exam directory, logger).
  */
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
-import { INSTRUCTOR_PREFIXES, routeOf } from "../api/routes.js";
+import { INSTRUCTOR_PREFIXES } from "../api/routes.js";
 import { onlyUnder } from "./shared/only-under.js";
 import { sqliteStore } from "../store/sqlite.js";
+import { DEFAULT_ORGANIZATION } from "../store/types.js";
 import { inProcessFleet } from "../fleet/fleet.js";
-import { breakerScope } from "../fleet/circuit-breaker.js";
-import { platformBreaker } from "../fleet/platform-breaker.js";
 import { openApiRoute } from "./meta/openapi-route.js";
-import { idempotentPost } from "./instructor/idempotency.js";
-import { instructorRoutes } from "./instructor/routes.js";
-import { LaunchAttempts } from "./launch/attempts.js";
 import { sendLastResortPage } from "./launch/pages.js";
-import { launchRoute } from "./launch/route.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import type { PrepareProgress } from "./prepare/plan.js";
-import { PlanCoordinator } from "./prepare/coordinator.js";
-import { createPreparation, type PrepareInput } from "./prepare/preparation.js";
-import { TokenPreparer } from "./prepare/preparer.js";
-import { prepareRoutes } from "./prepare/routes.js";
+import { PrepareError, type PrepareInput } from "./prepare/preparation.js";
+import { prepareBodyLimit } from "./prepare/routes.js";
 import { resolveRouterOptions } from "./settings.js";
 import { bodyParseErrors, jsonBody } from "./shared/body.js";
 import { chain } from "./shared/chain.js";
-import { ExamDirectory } from "./shared/exam-directory.js";
 import { instructorGuards } from "./shared/guards.js";
 import { pageSettings, sendPage } from "./shared/html.js";
 import { invalidInput, sendProblem } from "./shared/problem.js";
 import { isBadEncoding, undecodableParams } from "./shared/bad-encoding.js";
+import { Organizations } from "./organization/organizations.js";
+import { organizationOf, organizationStep } from "./organization/middleware.js";
+import { organizationScope, PREPARE_PREFIX, type OrganizationScope } from "./organization/scope.js";
 
 export type {
   LaunchContext, OralAssessmentsOptions, PrepareOptions, PrewarmOptions, StudentIdentity,
@@ -61,48 +56,42 @@ export interface OralAssessmentsRouter extends Router {
   sharedPreparation(examId: string): Promise<PrepareProgress | undefined>;
 }
 
-/** The first segment of the pre-warming routes, with its slash: `/oral-assessments/`. */
-const PREPARE_PREFIX = `/${routeOf("prepareExam").path.split("/")[1]}/`;
-
 export function oralAssessments(options: OralAssessmentsOptions): OralAssessmentsRouter {
   const settings = resolveRouterOptions(options);
-  const { platform, logger } = settings;
+  const { logger } = settings;
   // A plain store: every store method opens it on first use (and retries a failed
   // opening), so the default SQLite file is created on the first request, not here.
   const store = settings.store ?? sqliteStore();
-  const directory = new ExamDirectory(store, settings.resolveClassId);
 
   const router = express.Router() as OralAssessmentsRouter;
   // One code path: the router talks to the fleet's stores, in process (the default, one
   // instance) or shared (redisFleet); the modes differ only in the implementation.
   const fleet = settings.fleet ?? inProcessFleet({ launchLimit: settings.launchLimit, circuitBreaker: settings.circuitBreaker });
-  const attempts = new LaunchAttempts(fleet.attempts, {
-    // A pending launch nobody asked about for this long is abandoned: well above the gap
-    // between a waiting page and its refresh (one hold plus a page load).
-    abandonMs: Math.max(15_000, 4 * settings.launch.waitingPageAfterMs),
-    leaseMs: fleet.attemptLeaseMs,
-    onIssued: ({ examId, userKey }) => void fleet.launchLimiter.record(examId, userKey).catch(() => undefined),
+  // One code path for one organization and for many: a single `platform` is a resolver
+  // with a constant answer. Each organization gets its own scope (organization/scope.ts).
+  const organizations = new Organizations<OrganizationScope>(settings.organizations, () => fleet.rateBudget, logger, {
+    make: (org) => organizationScope({ org, store, fleet, settings, logger }),
+    busy: (scope) => scope.busy(),
+    close: (scope) => scope.close(),
   });
-  // One breaker for the sign-in endpoint of this key, whoever calls it (launches, pre-warming).
-  const signInBreaker = platformBreaker(fleet.breaker, breakerScope({ keyHash: platform.keyId ?? "unnamed-key", endpoint: "students/sign-in-token" }), "students/sign-in-token", logger);
-  const preparer = new TokenPreparer(platform, settings.prepare, logger, fleet.preparedTokens, signInBreaker);
-  // Fleet mode: one instance runs each plan (a lease), whichever received `prepare`.
-  const coordinator = fleet.kind === "redis" ? new PlanCoordinator(fleet, preparer, logger) : undefined;
-  const preparation = createPreparation(settings.prepare, directory, preparer, coordinator);
+  const scope = (res: Response) => organizationOf<OrganizationScope>(res).scope;
+  const asPage = organizationStep(organizations, "page");
+  const asProblem = organizationStep(organizations, "problem");
 
   // Before any route: every HTML page of this router gets its homeUrl and layout.
   router.use(pageSettings(settings.pages));
   // First: the launch route is the hot path of an exam-day storm, and matches nothing else.
-  const launchDeps = { platform, logger, directory, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker };
   // The role-play launch before `/launch/:examId`, which would take "roleplay" for an exam id.
-  router.get("/launch/roleplay/:roleplayId", launchRoute(settings.launch, launchDeps, "roleplay"));
-  router.get("/launch/:examId", launchRoute(settings.launch, launchDeps));
-  // Before the generic instructor middleware: a roster needs its own body limit.
-  // Entered only by its own prefix: every other instructor request skips the sub-router.
-  router.use(onlyUnder(PREPARE_PREFIX, prepareRoutes(settings.prepare, settings.guards, preparation, idempotentPost(store, logger))));
-  // Guards and body parser as one layer: they always run together (see chain.ts).
-  router.use([...INSTRUCTOR_PREFIXES], chain([...instructorGuards(settings.guards), jsonBody(settings.instructor.bodyLimit)]));
-  router.use(instructorRoutes(settings.instructor, platform, store, logger, () => directory.forget()));
+  router.get("/launch/roleplay/:roleplayId", asPage, (req, res, next) => scope(res).launchRoleplay(req, res, next));
+  router.get("/launch/:examId", asPage, (req, res, next) => scope(res).launchOral(req, res, next));
+  // Before the generic instructor middleware: a roster needs its own body limit. The
+  // guards answer before the organization is looked up (401/403 first, as everywhere).
+  // Entered only by its own prefix: every other instructor request skips it.
+  const guards = instructorGuards(settings.guards);
+  router.use(onlyUnder(PREPARE_PREFIX, chain([...guards, jsonBody(prepareBodyLimit(settings.prepare)), asProblem, (req, res, next) => scope(res).prepare(req, res, next)])));
+  // Guards, body parser and organization as one layer: they always run together (see chain.ts).
+  router.use([...INSTRUCTOR_PREFIXES], chain([...guards, jsonBody(settings.instructor.bodyLimit), asProblem]));
+  router.use((req, res, next) => (res.locals.oralAssessmentsOrganization ? scope(res).instructor(req, res, next) : next()));
 
   router.get("/openapi.json", openApiRoute());
   router.use(bodyParseErrors);
@@ -137,15 +126,21 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
     }
   };
   router.close = async () => {
-    attempts.close();
-    await coordinator?.close();
-    preparer.close();
+    await organizations.close();
     if (!settings.fleet) await fleet.close(); // a fleet the app passed is the app's to close
-    if (platform !== options.platform) platform.close(); // the twin on the fleet's budget is ours; the app's client is the app's
+    // The twin on the fleet's budget is ours; the app's client is the app's.
+    if (settings.organizations.kind === "single" && settings.organizations.platform !== options.platform) settings.organizations.platform.close();
     await store.close();
   };
-  router.prepare = (examId, input) => preparation.prepare(examId, input);
-  router.preparation = (examId) => preparation.progress(examId);
-  router.sharedPreparation = (examId) => preparation.sharedProgress(examId);
+  // The programmatic pre-warming acts for the single organization (with `organization`,
+  // use the HTTP routes: they know the request's organization).
+  const single = () => {
+    const org = organizations.known(DEFAULT_ORGANIZATION);
+    if (!org) throw new PrepareError(400, "invalid_request", "router.prepare needs the single-organization form (platform); with organization, POST to /oral-assessments/:examId/prepare.");
+    return org.scope.preparation;
+  };
+  router.prepare = async (examId, input) => single().prepare(examId, input);
+  router.preparation = (examId) => (organizations.known(DEFAULT_ORGANIZATION) ? single().progress(examId) : undefined);
+  router.sharedPreparation = async (examId) => (organizations.known(DEFAULT_ORGANIZATION) ? single().sharedProgress(examId) : undefined);
   return router;
 }

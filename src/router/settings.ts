@@ -7,7 +7,6 @@
  */
 import { ProblemList } from "../core/configuration-error.js";
 import { toLogger, type Logger } from "../core/logger.js";
-import type { PlatformClient } from "../platform/types.js";
 import { STORE_METHODS, type OralStore } from "../store/types.js";
 import type { InstructorSettings } from "./instructor/routes.js";
 import { resolveLaunchSettings, type LaunchSettings } from "./launch/settings.js";
@@ -19,11 +18,14 @@ import type { PageSettings } from "./shared/html.js";
 import { resolvePageSettings } from "./shared/page-settings.js";
 import type { Fleet } from "../fleet/fleet.js";
 import { resolveFleetSettings } from "./shared/fleet-settings.js";
+import type { OrganizationSource } from "./organization/organizations.js";
+import { resolveOrganizationSource } from "./organization/settings.js";
 import type { CircuitBreakerSettings } from "../fleet/circuit-breaker.js";
 import type { LaunchLimitSettings } from "../fleet/launch-limiter.js";
 
 export interface RouterSettings {
-  platform: PlatformClient;
+  /** One organization (the `platform` option) or a resolver (`organization`). */
+  organizations: OrganizationSource;
   logger: Logger;
   /** Undefined: the router makes the default `sqliteStore()`. */
   store: OralStore | undefined;
@@ -43,11 +45,6 @@ export interface RouterSettings {
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined): RouterSettings {
   const problems = new ProblemList();
   const o = (options ?? {}) as Partial<OralAssessmentsOptions>;
-
-  const platform = o.platform;
-  if (!platform || typeof platform.students?.issueSignInToken !== "function" || typeof platform.courses?.create !== "function" || typeof platform.estimateWaitMs !== "function") {
-    problems.add("platform", "is missing or is not a platform client.", "Pass `platform: createPlatformClient({ apiKey, baseUrl })`.");
-  }
 
   const isInstructor = optionalFunction(problems, "isInstructor", o.isInstructor, "Pass a function or leave isInstructor out for the default.");
   const resolveClassId = optionalFunction(problems, "resolveClassId", o.resolveClassId, "Pass a function or leave resolveClassId out for the default.");
@@ -85,10 +82,11 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const logger = toLogger(o.logger);
   const pages = resolvePageSettings(o, problems, logger);
   const { fleet, launchLimit, circuitBreaker, platform: onFleetBudget } = resolveFleetSettings(o, problems);
+  const organizations = resolveOrganizationSource(o, onFleetBudget, launch.examHost, problems);
 
   problems.throwIfAny("oralAssessments()");
   return {
-    platform: onFleetBudget ?? (platform as PlatformClient),
+    organizations: organizations!, // checked above: throwIfAny threw without it
     logger,
     store: o.store,
     resolveClassId,

@@ -3,6 +3,25 @@ import { describe, expect, it } from "vitest";
 import { IdleCache } from "../../src/core/idle-cache.js";
 
 describe("IdleCache", () => {
+  it("keeps a busy entry past idleMs (sweep, get and peek), and lets it go once it is not busy", () => {
+    let now = 0;
+    const evicted: string[] = [];
+    const busy = new Set(["P"]);
+    const cache = new IdleCache<string, string>({ max: 10, idleMs: 1_000, now: () => now, onEvict: (v) => evicted.push(v), busy: (v) => busy.has(v) });
+    cache.get("plan", () => "P");
+    cache.get("idle", () => "I");
+    now = 5_000;
+    cache.sweep();
+    expect(evicted).toEqual(["I"]);
+    expect(cache.peek("plan")).toBe("P");
+    expect(cache.get("plan", () => "P2")).toBe("P");
+    busy.delete("P");
+    now = 6_001;
+    cache.sweep();
+    expect(evicted).toEqual(["I", "P"]);
+    expect(cache.size).toBe(0);
+  });
+
   it("keeps a used entry, drops one idle past idleMs (on the sweep and on the next get), and tells onEvict", () => {
     let now = 0;
     const evicted: string[] = [];

@@ -9,6 +9,7 @@ import { PlatformError } from "../../platform/errors.js";
 import { issuesOf, isRecordId, RecordId, type Meta } from "../../platform/schemas.js";
 import { privateAnswerHeaders, sendJson } from "../shared/json-answer.js";
 import { invalidInput, problemFromPlatform, sendProblem } from "../shared/problem.js";
+import { keyRefusedHook } from "../shared/key-refused.js";
 
 export type Handler = (req: Request, res: Response) => Promise<void>;
 
@@ -44,8 +45,26 @@ export function upstreamWith(logger: Logger): Upstream {
       return await call();
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
+      // The platform refused the organization's key: ask the resolver again; with another
+      // key, retry once (a 401 means nothing was done, so the retry is safe).
+      const retry = error.kind === "auth" ? keyRefusedHook(res) : undefined;
+      if (retry && await retry()) {
+        try {
+          return await call();
+        } catch (again) {
+          if (!(again instanceof PlatformError)) throw again;
+          return answer(again, true);
+        }
+      }
+      return answer(error, retry !== undefined);
+    }
+    function answer(error: PlatformError, askedAgain: boolean): undefined {
       logger.warn({ event: "platform_error", kind: error.kind, status: error.status, code: error.code, requestId: error.requestId }, error.message);
-      sendProblem(res, problemFromPlatform(error));
+      const problem = problemFromPlatform(error);
+      if (askedAgain && error.kind === "auth") {
+        problem.detail = "The platform refused this organization's API key, also after the organization resolver was asked again. Check the key it answers for this organization.";
+      }
+      sendProblem(res, problem);
       return undefined;
     }
   };

@@ -15,10 +15,13 @@
  * - Resolved once per request (memoised on it); `undefined` means the request has no
  *   organization (the routes answer 404); a resolver that throws, or answers something
  *   unusable, is `OrganizationUnavailable` (503), logged once, never with the key.
- * - Clients are cached per (organization id, HMAC of the key under a key of this router's
- *   own: never the key, never a plain hash) in a bounded cache with idle expiry.
- * - `again(req)` is the 401 path: the platform refused a cached key, so its client is
- *   dropped and the resolver asked once more (a rotated key comes back as a new client).
+ * - Organizations are cached by id in a bounded cache with idle expiry (an organization
+ *   with a running pre-warm plan stays). Each holds the client of its latest key, known by
+ *   an HMAC of the key under a key of this router's own (never the key, never a plain
+ *   hash): a resolver answering another key swaps the client at once, behind the same
+ *   face, so the organization's scope (caches, attempts, plans) carries on with the new key.
+ * - `again(req)` is the 401 path: the platform refused the key, so the resolver is asked
+ *   once more; when it answers another key, the caller retries once.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import type { Request } from "express";
@@ -28,33 +31,30 @@ import { IdleCache } from "../../core/idle-cache.js";
 import type { Logger } from "../../core/logger.js";
 import { createPlatformClient } from "../../platform/client.js";
 import type { RateBudget } from "../../platform/rate-budget-interface.js";
-import type { PlatformClient, PlatformClientOptions, PlatformEnv } from "../../platform/types.js";
+import type { PlatformClient, PlatformClientOptions } from "../../platform/types.js";
 import { DEFAULT_ORGANIZATION, isOrganizationId } from "../../store/types.js";
 import { checkOrigin } from "../shared/checks.js";
-import type { MaybePromise } from "../shared/options.js";
+import type { OrganizationInfo, OrganizationResolver } from "../shared/organization-info.js";
 
-/** What `organization(req)` answers: one organization of the platform, by its own key. */
-export interface OrganizationInfo {
-  /** Stable, 1–64 letters, digits, `_ . -`: it scopes records, budgets, tokens and idempotency keys. */
-  id: string;
-  /** The organization's API key (`svc_`/`ct_` prefix decides the environment, as for `createPlatformClient`). */
-  apiKey: string;
-  /** The platform's base address. */
-  baseUrl: string;
-  /** The organization's custom exam domain (an origin). Default: unset, the platform's own host. */
-  examHost?: string;
-  /** Needed only for a key of neither prefix family. */
-  env?: PlatformEnv;
-}
-
-export type OrganizationResolver = (req: Request) => MaybePromise<OrganizationInfo | undefined>;
 
 /** The organization a request acts for, with everything the router built for it. */
-export interface Organization {
+export interface Organization<S = unknown> {
   readonly id: string;
+  /** The organization's client: always its latest key (a rotated key swaps what it calls through). */
   readonly platform: PlatformClient;
   /** Undefined: students go to the platform's own host, and need no sign-in token. */
   readonly examHost: string | undefined;
+  /** What the router keeps for this organization (its routes, caches and attempts). */
+  readonly scope: S;
+}
+
+/** What the router builds for each organization, and how it lets it go. */
+export interface ScopeFactory<S> {
+  /** `organization` is live: its `platform` and `examHost` follow the resolver's latest answer. */
+  make(organization: Organization<undefined>): S;
+  /** Still at work (a running plan): not closed for being idle. */
+  busy(scope: S): boolean;
+  close(scope: S): Promise<void>;
 }
 
 /** Thrown when the resolver failed or answered something unusable: the routes answer 503. */
@@ -63,9 +63,9 @@ export class OrganizationUnavailable extends Error {
 }
 
 export interface OrganizationCacheSettings {
-  /** Most organizations' clients kept at once. */
+  /** Most organizations kept at once (their clients and what the router keeps for them). */
   max: number;
-  /** A client unused this long is closed and forgotten, ms. */
+  /** An organization unused this long (and with no running plan) is closed and forgotten, ms. */
   idleMs: number;
 }
 
@@ -73,35 +73,69 @@ export type OrganizationSource =
   | { kind: "single"; platform: PlatformClient; examHost: string | undefined }
   | { kind: "resolver"; resolve: OrganizationResolver; client: Partial<PlatformClientOptions>; cache: OrganizationCacheSettings };
 
-/** How long a client evicted under pressure stays open for the calls it may still carry (the longest launch wait). */
+/** How long a replaced or evicted client stays open for the calls it may still carry (the longest launch wait). */
 const CLOSE_AFTER_MS = 150_000;
 
-export class Organizations {
-  private readonly memo = new WeakMap<Request, Promise<Organization | undefined>>();
-  private readonly clients: IdleCache<string, Organization> | undefined;
+/** One organization as the cache holds it: the client of its latest key behind a stable face. */
+class Entry<S> implements Organization<S> {
+  scope!: S;
+  examHost: string | undefined;
+  /** The HMAC of the key the current client holds. */
+  fingerprint: string;
+  private current: PlatformClient;
+  /** Calls go to the current client, so a rotated key reaches every part of the scope at once. */
+  readonly platform: PlatformClient;
+
+  constructor(readonly id: string, client: PlatformClient, fingerprint: string, examHost: string | undefined) {
+    this.current = client;
+    this.fingerprint = fingerprint;
+    this.examHost = examHost;
+    this.platform = new Proxy({} as PlatformClient, { get: (_target, name) => Reflect.get(this.current, name) });
+  }
+
+  /** The client to close (after its calls) when a new key replaced it. */
+  swap(client: PlatformClient, fingerprint: string): PlatformClient {
+    const old = this.current;
+    this.current = client;
+    this.fingerprint = fingerprint;
+    return old;
+  }
+
+  get client(): PlatformClient {
+    return this.current;
+  }
+}
+
+export class Organizations<S> {
+  private readonly memo = new WeakMap<Request, Promise<Organization<S> | undefined>>();
+  private readonly cache: IdleCache<string, Entry<S>> | undefined;
   /** The key the fingerprints are HMACs under: this router's own, random, never stored. */
   private readonly fingerprintKey = randomBytes(32);
-  private readonly single: Organization | undefined;
+  private readonly single: Organization<S> | undefined;
+  /** Set while the router closes: retired organizations close at once. */
+  private closing: Promise<void>[] | undefined;
 
   constructor(
     private readonly source: OrganizationSource,
-    /** The rate budget a new client of (organization, key fingerprint) shares, in fleet mode; undefined: the client's own. */
-    private readonly budgetFor: (organizationId: string, keyFingerprint: string) => RateBudget | undefined,
+    /** The rate budget a new client shares, in fleet mode (it binds it to its key); undefined: the client's own. */
+    private readonly budget: () => RateBudget | undefined,
     private readonly logger: Logger,
+    private readonly scopes: ScopeFactory<S>,
   ) {
     if (source.kind === "single") {
-      this.single = { id: DEFAULT_ORGANIZATION, platform: source.platform, examHost: source.examHost };
+      const org = { id: DEFAULT_ORGANIZATION, platform: source.platform, examHost: source.examHost, scope: undefined };
+      this.single = { ...org, scope: scopes.make(org) };
     } else {
-      this.clients = new IdleCache<string, Organization>({
+      this.cache = new IdleCache<string, Entry<S>>({
         ...source.cache,
-        // Unused for idleMs, it carries no call; pushed out while full, it may: closed a little later.
-        onEvict: (org) => setTimeout(() => org.platform.close(), CLOSE_AFTER_MS).unref(),
+        busy: (entry) => scopes.busy(entry.scope),
+        onEvict: (entry) => this.retire(entry),
       });
     }
   }
 
   /** The request's organization (memoised on the request); undefined: it has none. Rejects with OrganizationUnavailable. */
-  of(req: Request): Promise<Organization | undefined> {
+  of(req: Request): Promise<Organization<S> | undefined> {
     if (this.single) return Promise.resolve(this.single);
     let found = this.memo.get(req);
     if (!found) {
@@ -112,37 +146,62 @@ export class Organizations {
   }
 
   /**
-   * After the platform refused `org`'s key (401): forgets its client and asks the resolver
-   * once more. The organization it answers now (perhaps with a rotated key), or undefined.
+   * The 401 path: the platform refused `org`'s key. Asks the resolver once more; true when
+   * it answered another key (now in use: a retry may succeed), false when it answered the
+   * same key, none, or failed (a retry would be refused again).
    */
-  async again(req: Request, org: Organization): Promise<Organization | undefined> {
-    if (this.single) return undefined;
-    this.clients!.delete(this.cacheKeyOf(org));
+  async again(req: Request, org: Organization<S>): Promise<boolean> {
+    if (this.single || !(org instanceof Entry)) return false;
+    const before = org.fingerprint;
     const fresh = this.resolve(req);
     this.memo.set(req, fresh);
-    return fresh;
+    try {
+      const answer = await fresh;
+      return answer === org && org.fingerprint !== before;
+    } catch {
+      return false;
+    }
   }
 
-  /** A cached organization by id, for work without a request (a pre-warm plan taken over in a fleet). */
-  known(id: string): Organization | undefined {
+  /** An organization this instance holds now, by id, for work without a request. */
+  known(id: string): Organization<S> | undefined {
     if (this.single) return this.single.id === id ? this.single : undefined;
-    return this.byId.get(id)?.deref();
+    return this.cache!.peek(id);
   }
 
-  close(): void {
-    this.clients?.clear();
+  /** True with a resolver (a refused key may be answered anew); false for the single organization. */
+  get resolves(): boolean {
+    return this.single === undefined;
   }
 
-  /** The last organization built for each id (weakly: the cache decides how long it lives). */
-  private readonly byId = new Map<string, WeakRef<Organization>>();
-  private readonly cacheKeys = new WeakMap<Organization, string>();
-
-  private cacheKeyOf(org: Organization): string {
-    return this.cacheKeys.get(org) ?? "";
+  /** How many organizations are held now. */
+  get size(): number {
+    return this.single ? 1 : this.cache!.size;
   }
 
-  private async resolve(req: Request): Promise<Organization | undefined> {
-    const { resolve, client } = this.source as Extract<OrganizationSource, { kind: "resolver" }>;
+  /** Closes every scope now (the router is closing: no call is left to carry). The app's own client is the app's to close. */
+  async close(): Promise<void> {
+    if (this.single) {
+      await this.scopes.close(this.single.scope);
+      return;
+    }
+    this.closing = [];
+    this.cache!.clear();
+    await Promise.all(this.closing);
+  }
+
+  /** An organization leaves the cache: its scope and client close after any call it carries. */
+  private retire(entry: Entry<S>): void {
+    const close = async () => {
+      await this.scopes.close(entry.scope).catch(() => undefined);
+      entry.client.close();
+    };
+    if (this.closing) this.closing.push(close());
+    else setTimeout(() => void close(), CLOSE_AFTER_MS).unref();
+  }
+
+  private async resolve(req: Request): Promise<Organization<S> | undefined> {
+    const { resolve } = this.source as Extract<OrganizationSource, { kind: "resolver" }>;
     let info: OrganizationInfo | undefined;
     try {
       info = await resolve(req);
@@ -157,24 +216,35 @@ export class Organizations {
       throw new OrganizationUnavailable("The organization resolver answered something unusable.");
     }
     const fingerprint = createHmac("sha256", this.fingerprintKey).update(info.apiKey).digest("hex").slice(0, 32);
-    const cacheKey = `${info.id}\u0000${fingerprint}`;
+    const examHost = info.examHost === undefined ? undefined : new URL(info.examHost).origin;
     try {
-      return this.clients!.get(cacheKey, () => {
-        const rateBudget = this.budgetFor(info.id, fingerprint);
-        const platform = createPlatformClient({
-          ...client, apiKey: info.apiKey, baseUrl: info.baseUrl, ...(info.env ? { env: info.env } : {}), ...(rateBudget ? { rateBudget } : {}),
-        });
-        const org: Organization = { id: info.id, platform, examHost: info.examHost === undefined ? undefined : new URL(info.examHost).origin };
-        this.cacheKeys.set(org, cacheKey);
-        this.byId.set(info.id, new WeakRef(org));
-        return org;
+      const entry = this.cache!.get(info.id, () => {
+        const made = new Entry<S>(info.id, this.client(info), fingerprint, examHost);
+        made.scope = this.scopes.make(made as unknown as Organization<undefined>);
+        return made;
       });
+      if (entry.fingerprint !== fingerprint) {
+        // A rotated key: used from this request on; the old client finishes what it carries.
+        const old = entry.swap(this.client(info), fingerprint);
+        setTimeout(() => old.close(), CLOSE_AFTER_MS).unref();
+        this.logger.info?.({ event: "organization_key_changed", organization: info.id }, "the organization's API key changed: a new client is in use");
+      }
+      entry.examHost = examHost;
+      return entry;
     } catch (error) {
       // createPlatformClient's ConfigurationError shows keys only redacted.
       const details = error instanceof ConfigurationError ? error.problems.map((p) => `${p.option} ${p.message}`) : [messageOf(error)];
       this.logger.error({ event: "organization_invalid", organization: info.id, problems: details }, "the organization's client could not be built");
       throw new OrganizationUnavailable("The organization's client could not be built.");
     }
+  }
+
+  private client(info: OrganizationInfo): PlatformClient {
+    const { client } = this.source as Extract<OrganizationSource, { kind: "resolver" }>;
+    const rateBudget = this.budget();
+    return createPlatformClient({
+      ...client, apiKey: info.apiKey, baseUrl: info.baseUrl, ...(info.env ? { env: info.env } : {}), ...(rateBudget ? { rateBudget } : {}),
+    });
   }
 }
 

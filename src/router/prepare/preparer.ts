@@ -97,6 +97,11 @@ export class TokenPreparer {
     return this.led === undefined || this.led.has(examId);
   }
 
+  /** How many plans this instance keeps (running or kept until their exam is over). */
+  get planCount(): number {
+    return this.plans.size;
+  }
+
   hasPlan(examId: string): boolean {
     return this.plans.has(examId);
   }

@@ -4,14 +4,12 @@
  *   POST /oral-assessments/:examId/prepare   { startAt, roster? } → 202 { data: progress }
  *   GET  /oral-assessments/:examId/prepare   → 200 { data: progress }, 404 if never prepared
  *
- * Mounted before the generic instructor middleware, with the same guards, because a
- * roster needs a larger body limit than other instructor calls (1 KiB per student of
- * `prepare.maxRoster`, at least `bodyLimit`'s default).
+ * Mounted before the generic instructor middleware, behind the same guards, because a
+ * roster needs a larger body limit than other instructor calls (`prepareBodyLimit`).
  */
 import express, { type RequestHandler, type Router } from "express";
 import { expressPath, routeOf } from "../../api/routes.js";
-import { bodyParseErrors, jsonBody } from "../shared/body.js";
-import { asyncHandler, instructorGuards, type GuardSettings } from "../shared/guards.js";
+import { asyncHandler } from "../shared/guards.js";
 import { PrepareError, type Preparation } from "./preparation.js";
 import type { PrepareSettings } from "./settings.js";
 import { sendProblem } from "../shared/problem.js";
@@ -20,13 +18,19 @@ import { sendJson } from "../shared/json-answer.js";
 /** From the one route table (both operations share the path). */
 const PATH = expressPath(routeOf("prepareExam").path);
 
-/** `idempotent`: the instructor API's `Idempotency-Key` middleware, which every POST of the route table runs. */
-export function prepareRoutes(settings: PrepareSettings, guardSettings: GuardSettings, preparation: Preparation, idempotent: RequestHandler): Router {
-  const router = express.Router();
-  const bodyLimit = Math.max(100 * 1024, settings.maxRoster * 1024);
-  const guards = instructorGuards(guardSettings);
+/** The body limit of the pre-warming routes: 1 KiB per student of `prepare.maxRoster`, at least `bodyLimit`'s default. */
+export function prepareBodyLimit(settings: PrepareSettings): number {
+  return Math.max(100 * 1024, settings.maxRoster * 1024);
+}
 
-  router.post(PATH, ...guards, jsonBody(bodyLimit), idempotent, asyncHandler(async (req, res) => {
+/**
+ * The routes, for a request the guards admitted and whose body is parsed.
+ * `idempotent`: the instructor API's `Idempotency-Key` middleware, which every POST of the route table runs.
+ */
+export function prepareRoutes(preparation: Preparation, idempotent: RequestHandler): Router {
+  const router = express.Router();
+
+  router.post(PATH, idempotent, asyncHandler(async (req, res) => {
     try {
       const progress = await preparation.prepare(String(req.params.examId), req.body, req);
       sendJson(res, 202, { data: progress });
@@ -42,7 +46,7 @@ export function prepareRoutes(settings: PrepareSettings, guardSettings: GuardSet
     }
   }));
 
-  router.get(PATH, ...guards, asyncHandler(async (req, res) => {
+  router.get(PATH, asyncHandler(async (req, res) => {
     const progress = await preparation.sharedProgress(String(req.params.examId));
     if (!progress) {
       sendProblem(res, { status: 404, code: "not_prepared", title: "Not prepared", detail: "This exam has no preparation: POST to this URL first." });
@@ -51,6 +55,5 @@ export function prepareRoutes(settings: PrepareSettings, guardSettings: GuardSet
     sendJson(res, 200, { data: progress });
   }));
 
-  router.use(bodyParseErrors);
   return router;
 }

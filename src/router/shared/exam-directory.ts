@@ -11,6 +11,7 @@
  * `resolveClassId` answers are not cached: they may depend on the request.
  */
 import type { Request } from "express";
+import { DEFAULT_ORGANIZATION } from "../../store/types.js";
 import { RecordId } from "../../platform/schemas.js";
 import type { ExamKind, OralStore } from "../../store/types.js";
 import type { OralAssessmentsOptions } from "./options.js";
@@ -42,6 +43,8 @@ export class ExamDirectory {
   constructor(
     private readonly store: OralStore,
     private readonly resolveClassId: OralAssessmentsOptions["resolveClassId"],
+    /** The organization this directory answers for (what `resolveClassId` is told). */
+    private readonly organization: string = DEFAULT_ORGANIZATION,
   ) {}
 
   /** Forgets every cached answer: an exam or class was deleted (or moved) through this router. */
@@ -65,7 +68,7 @@ export class ExamDirectory {
       return exam;
     }
     if (!req || !this.resolveClassId) return undefined;
-    const resolved = await this.resolveClassId(examId, req);
+    const resolved = await this.resolveClassId(examId, req, this.organization);
     const found = typeof resolved === "string" ? { classId: resolved, courseId: undefined }
       : resolved && typeof resolved === "object" ? { classId: resolved.classId, courseId: resolved.courseId } : undefined;
     // Ids from the integrator are checked like any id the client would send; a bad one is

@@ -8,7 +8,9 @@
 import type { Request } from "express";
 import type { Logger } from "../../core/logger.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
-import type { PlatformClient } from "../../platform/types.js";
+import type { PlatformClient, PlatformClientOptions } from "../../platform/types.js";
+import type { MaybePromise, OrganizationResolver } from "./organization-info.js";
+export type { MaybePromise } from "./organization-info.js";
 import type { OralStore } from "../../store/types.js";
 import type { RenderPage } from "./router-page.js";
 import type { Fleet } from "../../fleet/fleet.js";
@@ -26,17 +28,42 @@ export interface LaunchContext {
   student: StudentIdentity;
 }
 
-export type MaybePromise<T> = T | Promise<T>;
 
 export interface OralAssessmentsOptions {
-  /** The platform client (`createPlatformClient`). Required. */
-  platform: PlatformClient;
+  /**
+   * The platform client (`createPlatformClient`) of the one organization this router acts
+   * for. Required, unless `organization` is given (the two are exclusive).
+   */
+  platform?: PlatformClient;
   /**
    * The organization's custom exam domain, an origin such as `https://exams.example.edu`
-   * (https; http only for localhost). The only host the router ever redirects to.
+   * (https; http only for localhost). The only host the router ever redirects to. With
+   * `organization`, each organization's `examHost` is used instead.
    * Default: unset → students go to the platform's own host, and no sign-in token is needed.
    */
   examHost?: string;
+  /**
+   * Many organizations in one app: which organization a request acts for, asked once per
+   * request (memoised on it). Answer `{ id, apiKey, baseUrl, examHost? }`, or undefined
+   * when the request has none (its routes answer 404, nothing is sent upstream); a
+   * resolver that throws is a 503, logged once without the key. The router builds a client
+   * per (organization, key) and scopes every record, idempotency key, launch attempt,
+   * prepared token, plan and cache by the organization's id. Exclusive with `platform`
+   * and `examHost`. Default: none (the single `platform`).
+   */
+  organization?: OrganizationResolver;
+  /**
+   * With `organization`: how many organizations' clients (and what the router keeps for
+   * them) stay at once, and how long an unused one stays, ms. An organization with a
+   * running pre-warm plan stays while it runs. Default `{ max: 1000, idleMs: 900 000 }`.
+   */
+  organizationCache?: { max?: number; idleMs?: number };
+  /**
+   * With `organization`: options of the clients the router builds (timeouts, retries,
+   * `logger`, rate limit, …; `apiKey`, `baseUrl` and `env` come from the resolver).
+   * Default: `createPlatformClient`'s defaults.
+   */
+  organizationClient?: Omit<PlatformClientOptions, "apiKey" | "baseUrl" | "env" | "rateBudget">;
   /** Who may use the instructor API. Default: nobody (deny by default). */
   isInstructor?: (req: Request) => MaybePromise<boolean>;
   /**
@@ -53,9 +80,11 @@ export interface OralAssessmentsOptions {
   canLaunch: ((req: Request, ctx: LaunchContext) => MaybePromise<boolean>) | "any-signed-in-user";
   /**
    * Finds the class of an exam the store does not know (integrators who keep their own
-   * mapping). Default: none — only exams created through this router can be launched.
+   * mapping). `organization`: the request's organization (`"default"` with `platform`):
+   * answer only for exams of that organization. Default: none — only exams created
+   * through this router can be launched.
    */
-  resolveClassId?: (examId: string, req: Request) => MaybePromise<string | { classId: string; courseId?: string } | undefined>;
+  resolveClassId?: (examId: string, req: Request, organization: string) => MaybePromise<string | { classId: string; courseId?: string } | undefined>;
   /** Where created records live. Default: `sqliteStore()`, a file `oral-assessments.sqlite` in the working directory. */
   store?: OralStore;
   /** Query parameter that carries the sign-in token to the exam page. Default `__clerk_ticket`. */

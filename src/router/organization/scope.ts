@@ -1,0 +1,94 @@
+/**
+ * Everything the router keeps for one organization: its launch routes, its instructor API
+ * (with its list caches and idempotency records), its pre-warming, its exam directory and
+ * its launch attempts, all on the organization's own client, the store scoped to it and
+ * the fleet's state scoped to it (scoped-fleet.ts). Built when the organization is first
+ * seen and cached beside its client, so one code path serves a single organization (built
+ * once, never evicted) and a thousand (built on demand, closed when idle).
+ */
+import type { RequestHandler } from "express";
+import { routeOf } from "../../api/routes.js";
+import type { Logger } from "../../core/logger.js";
+import { breakerScope } from "../../fleet/circuit-breaker.js";
+import type { Fleet } from "../../fleet/fleet.js";
+import { platformBreaker } from "../../fleet/platform-breaker.js";
+import { scopeFleet } from "../../fleet/scoped-fleet.js";
+import type { PlatformClient } from "../../platform/types.js";
+import type { OralStore } from "../../store/types.js";
+import { idempotentPost } from "../instructor/idempotency.js";
+import { instructorRoutes } from "../instructor/routes.js";
+import { LaunchAttempts } from "../launch/attempts.js";
+import { launchRoute } from "../launch/route.js";
+import { PlanCoordinator } from "../prepare/coordinator.js";
+import { createPreparation, type Preparation } from "../prepare/preparation.js";
+import { TokenPreparer } from "../prepare/preparer.js";
+import { prepareRoutes } from "../prepare/routes.js";
+import type { RouterSettings } from "../settings.js";
+import { ExamDirectory } from "../shared/exam-directory.js";
+
+/** What an organization's requests run on. */
+export interface OrganizationScope {
+  readonly launchOral: RequestHandler;
+  readonly launchRoleplay: RequestHandler;
+  /** The pre-warming routes (behind the instructor guards and the roster's body limit). */
+  readonly prepare: RequestHandler;
+  /** The rest of the instructor API (behind the guards and the body parser). */
+  readonly instructor: RequestHandler;
+  readonly preparation: Preparation;
+  /** True while a pre-warm plan is kept: the scope must not be closed for being idle. */
+  busy(): boolean;
+  close(): Promise<void>;
+}
+
+export interface ScopeInput {
+  /** Live: its `platform` and `examHost` follow the resolver's latest answer (a rotated key, a moved exam host). */
+  org: { readonly id: string; readonly platform: PlatformClient; readonly examHost: string | undefined };
+  /** The store, scoped to this organization. */
+  store: OralStore;
+  fleet: Fleet;
+  settings: RouterSettings;
+  logger: Logger;
+}
+
+const SIGN_IN = "students/sign-in-token";
+
+export function organizationScope({ org, store, fleet: shared, settings, logger }: ScopeInput): OrganizationScope {
+  const { id: organization, platform } = org;
+  const launch = { ...settings.launch };
+  Object.defineProperty(launch, "examHost", { get: () => org.examHost, enumerable: true });
+  const fleet: Fleet = { ...shared, ...scopeFleet(shared, organization) };
+  const directory = new ExamDirectory(store, settings.resolveClassId, organization);
+  const attempts = new LaunchAttempts(fleet.attempts, {
+    // A pending launch nobody asked about for this long is abandoned: well above the gap
+    // between a waiting page and its refresh (one hold plus a page load).
+    abandonMs: Math.max(15_000, 4 * launch.waitingPageAfterMs),
+    leaseMs: fleet.attemptLeaseMs,
+    onIssued: ({ examId, userKey }) => void fleet.launchLimiter.record(examId, userKey).catch(() => undefined),
+  });
+  // One breaker for the sign-in endpoint of this organization's key, whoever calls it (launches, pre-warming).
+  const signInBreaker = platformBreaker(fleet.breaker, breakerScope({ organization, keyHash: platform.keyId, endpoint: SIGN_IN }), SIGN_IN, logger);
+  const preparer = new TokenPreparer(platform, settings.prepare, logger, fleet.preparedTokens, signInBreaker);
+  // Fleet mode: one instance runs each plan (a lease), whichever received `prepare`.
+  const coordinator = fleet.kind === "redis" ? new PlanCoordinator(fleet, preparer, logger) : undefined;
+  const preparation = createPreparation(settings.prepare, directory, preparer, coordinator);
+  const idempotent = idempotentPost(store, logger);
+
+  const launchDeps = { platform, logger, directory, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker };
+  const instructor = instructorRoutes(settings.instructor, platform, store, logger, () => directory.forget());
+  return {
+    launchOral: launchRoute(launch, launchDeps),
+    launchRoleplay: launchRoute(launch, launchDeps, "roleplay"),
+    prepare: prepareRoutes(preparation, idempotent),
+    instructor,
+    preparation,
+    busy: () => preparer.planCount > 0,
+    async close() {
+      attempts.close();
+      await coordinator?.close();
+      preparer.close();
+    },
+  };
+}
+
+/** The first segment of the pre-warming routes, with its slash: `/oral-assessments/`. */
+export const PREPARE_PREFIX = `/${routeOf("prepareExam").path.split("/")[1]}/`;

@@ -1,0 +1,52 @@
+/**
+ * The `platform` / `examHost` or `organization` options, checked into the router's one
+ * ConfigurationError: one organization (a constant answer) or a resolver, never both.
+ */
+import type { ProblemList } from "../../core/configuration-error.js";
+import type { PlatformClient } from "../../platform/types.js";
+import type { OralAssessmentsOptions } from "../shared/options.js";
+import type { OrganizationSource } from "./organizations.js";
+
+/** `organizationCache`'s defaults: a district's dozen schools and a product's thousand customers both fit. */
+export const ORGANIZATION_CACHE_DEFAULTS = Object.freeze({ max: 1_000, idleMs: 15 * 60_000 });
+
+const isClient = (p: unknown): p is PlatformClient => {
+  const c = p as Partial<PlatformClient> | null | undefined;
+  return typeof c?.students?.issueSignInToken === "function" && typeof c?.courses?.create === "function" && typeof c?.estimateWaitMs === "function";
+};
+
+/** `platform`: the client to use for the single organization (the fleet's twin, when it has one). */
+export function resolveOrganizationSource(
+  o: Partial<OralAssessmentsOptions>, platform: PlatformClient | undefined, examHost: string | undefined, problems: ProblemList,
+): OrganizationSource | undefined {
+  if (o.organization !== undefined) {
+    if (typeof o.organization !== "function") {
+      problems.add("organization", "must be a function (req) => ({ id, apiKey, baseUrl, examHost? }) or undefined.", "Pass an async function, or use platform for one organization.");
+    }
+    if (o.platform !== undefined) {
+      problems.add("platform", "and organization are both set: they are exclusive.", "Use platform (and examHost) for one organization, or organization for many; not both.");
+    }
+    if (o.examHost !== undefined) {
+      problems.add("examHost", "is set beside organization: each organization's examHost comes from the resolver.", "Move it into what organization(req) answers.");
+    }
+    const cache: { max: number; idleMs: number } = { ...ORGANIZATION_CACHE_DEFAULTS };
+    for (const field of ["max", "idleMs"] as const) {
+      const value = o.organizationCache?.[field];
+      if (value === undefined) continue;
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+        problems.add(`organizationCache.${field}`, "must be a whole number of at least 1.", `Omit it for ${ORGANIZATION_CACHE_DEFAULTS[field]}.`);
+      } else cache[field] = value;
+    }
+    if (typeof o.organization !== "function") return undefined;
+    return { kind: "resolver", resolve: o.organization, client: o.organizationClient ?? {}, cache };
+  }
+  if (o.organizationCache !== undefined || o.organizationClient !== undefined) {
+    const option = o.organizationCache !== undefined ? "organizationCache" : "organizationClient";
+    problems.add(option, "is set without organization.", "Leave it out, or pass organization for many organizations.");
+  }
+  if (!isClient(o.platform)) {
+    problems.add("platform", "is missing or is not a platform client.", "Pass `platform: createPlatformClient({ apiKey, baseUrl })`, or `organization: (req) => ({ id, apiKey, baseUrl })` for many organizations.");
+    return undefined;
+  }
+  return { kind: "single", platform: platform ?? o.platform, examHost };
+}
