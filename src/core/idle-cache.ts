@@ -6,12 +6,16 @@
  * `idleMs / 2` (unref'd: it never keeps a process alive) drops idle entries even when
  * nobody asks for them.
  */
+/** Why an entry left: it can carry no work (`idle`), or it may still (`full`, `removed`). */
+export type EvictReason = "idle" | "full" | "removed";
+
 export interface IdleCacheOptions<V> {
   /** Most entries kept. */
   max: number;
   /** An entry unused this long leaves, ms. */
   idleMs: number;
-  onEvict?: (value: V) => void;
+  /** Runs for every entry that leaves, with why: unused past `idleMs`, pushed out while full, or `delete`/`clear`. Default: nothing. */
+  onEvict?: (value: V, reason: EvictReason) => void;
   /** True for a value still at work although nobody asked for it (a running plan): the idle sweep keeps it. Default: none. */
   busy?: (value: V) => boolean;
   /** Clock, for tests. Default `Date.now`. */
@@ -42,9 +46,9 @@ export class IdleCache<K, V> {
       this.entries.set(key, found);
       return found.value;
     }
-    if (found) this.delete(key);
+    if (found) this.drop(key, "idle");
     const value = make();
-    if (this.entries.size >= this.options.max) this.delete(this.entries.keys().next().value as K);
+    if (this.entries.size >= this.options.max) this.drop(this.entries.keys().next().value as K, "full");
     this.entries.set(key, { value, usedAt: now });
     this.startSweeper();
     return value;
@@ -57,10 +61,14 @@ export class IdleCache<K, V> {
   }
 
   delete(key: K): void {
+    this.drop(key, "removed");
+  }
+
+  private drop(key: K, reason: EvictReason): void {
     const found = this.entries.get(key);
     if (!found) return;
     this.entries.delete(key);
-    this.options.onEvict?.(found.value);
+    this.options.onEvict?.(found.value, reason);
   }
 
   /** Drops every entry unused for `idleMs` (the sweep calls it; tests on an injected clock too). */
@@ -70,7 +78,7 @@ export class IdleCache<K, V> {
     for (const [key, entry] of this.entries) {
       if (now - entry.usedAt <= this.options.idleMs) break; // use order: the rest are fresher
       if (this.options.busy?.(entry.value)) kept.push([key, entry]);
-      else this.delete(key);
+      else this.drop(key, "idle");
     }
     // A busy entry counts as used now: it moves to the fresh end, keeping the use order.
     for (const [key, entry] of kept) {

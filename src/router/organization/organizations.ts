@@ -129,7 +129,7 @@ export class Organizations<S> {
       this.cache = new IdleCache<string, Entry<S>>({
         ...source.cache,
         busy: (entry) => scopes.busy(entry.scope),
-        onEvict: (entry) => this.retire(entry),
+        onEvict: (entry, reason) => this.retire(entry, reason === "idle"),
       });
     }
   }
@@ -190,13 +190,17 @@ export class Organizations<S> {
     await Promise.all(this.closing);
   }
 
-  /** An organization leaves the cache: its scope and client close after any call it carries. */
-  private retire(entry: Entry<S>): void {
+  /**
+   * An organization leaves the cache: idle, it carries no call and closes now (nothing of
+   * it stays in memory); pushed out while full, it closes after any call it carries.
+   */
+  private retire(entry: Entry<S>, idle: boolean): void {
     const close = async () => {
       await this.scopes.close(entry.scope).catch(() => undefined);
       entry.client.close();
     };
     if (this.closing) this.closing.push(close());
+    else if (idle) void close();
     else setTimeout(() => void close(), CLOSE_AFTER_MS).unref();
   }
 
