@@ -33,6 +33,8 @@ import { instructorGuards } from "./shared/guards.js";
 import { pageSettings, sendPage } from "./shared/html.js";
 import { invalidInput, sendProblem } from "./shared/problem.js";
 import { isBadEncoding, undecodableParams } from "./shared/bad-encoding.js";
+import { singleOrganization, type OrganizationIdOf } from "./organization/request-organization.js";
+import { DEFAULT_ORGANIZATION } from "../store/types.js";
 
 export type {
   LaunchContext, OralAssessmentsOptions, PrepareOptions, PrewarmOptions, StudentIdentity,
@@ -70,6 +72,9 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // A plain store: every store method opens it on first use (and retries a failed
   // opening), so the default SQLite file is created on the first request, not here.
   const store = settings.store ?? sqliteStore();
+  // Whose records each request reads and writes: the one place every feature asks
+  // (instructor API, idempotency keys, launches, pre-warming).
+  const organizationOf: OrganizationIdOf = singleOrganization;
   const directory = new ExamDirectory(store, settings.resolveClassId);
 
   const router = express.Router() as OralAssessmentsRouter;
@@ -93,16 +98,16 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // Before any route: every HTML page of this router gets its homeUrl and layout.
   router.use(pageSettings(settings.pages));
   // First: the launch route is the hot path of an exam-day storm, and matches nothing else.
-  const launchDeps = { platform, logger, directory, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker };
+  const launchDeps = { platform, logger, directory, organizationOf, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker };
   // The role-play launch before `/launch/:examId`, which would take "roleplay" for an exam id.
   router.get("/launch/roleplay/:roleplayId", launchRoute(settings.launch, launchDeps, "roleplay"));
   router.get("/launch/:examId", launchRoute(settings.launch, launchDeps));
   // Before the generic instructor middleware: a roster needs its own body limit.
   // Entered only by its own prefix: every other instructor request skips the sub-router.
-  router.use(onlyUnder(PREPARE_PREFIX, prepareRoutes(settings.prepare, settings.guards, preparation, idempotentPost(store, logger))));
+  router.use(onlyUnder(PREPARE_PREFIX, prepareRoutes(settings.prepare, settings.guards, preparation, idempotentPost(store, organizationOf, logger), organizationOf)));
   // Guards and body parser as one layer: they always run together (see chain.ts).
   router.use([...INSTRUCTOR_PREFIXES], chain([...instructorGuards(settings.guards), jsonBody(settings.instructor.bodyLimit)]));
-  router.use(instructorRoutes(settings.instructor, platform, store, logger, () => directory.forget()));
+  router.use(instructorRoutes(settings.instructor, platform, store, organizationOf, logger, () => directory.forget()));
 
   router.get("/openapi.json", openApiRoute());
   router.use(bodyParseErrors);
@@ -143,7 +148,8 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
     if (!settings.fleet) await fleet.close(); // a fleet the app passed is the app's to close
     await store.close();
   };
-  router.prepare = (examId, input) => preparation.prepare(examId, input);
+  // The programmatic API has no request to ask: it acts for the single organization.
+  router.prepare = (examId, input) => preparation.prepare(DEFAULT_ORGANIZATION, examId, input);
   router.preparation = (examId) => preparation.progress(examId);
   router.sharedPreparation = (examId) => preparation.sharedProgress(examId);
   return router;

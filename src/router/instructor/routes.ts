@@ -7,6 +7,7 @@
 import type { RequestHandler } from "express";
 import type { PlatformClient } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
+import type { OrganizationIdOf } from "../organization/request-organization.js";
 import { ROUTES, type OperationIdOf } from "../../api/routes.js";
 import { routeTable } from "../shared/route-table.js";
 import { IDEMPOTENCY_HEADER, idempotentPost } from "./idempotency.js";
@@ -27,13 +28,15 @@ export interface InstructorSettings {
 }
 
 /**
- * `forgetExams`: drops the launch's cached exam → class answers, so a deleted exam's
- * link answers 404 at once on this instance. Default: nothing to forget.
+ * `organizationOf`: whose records a request reads and writes. `forgetExams`: drops the
+ * launch's cached exam → class answers, so a deleted exam's link answers 404 at once on
+ * this instance. Default: nothing to forget.
  */
 export function instructorRoutes(
-  settings: InstructorSettings, platform: PlatformClient, store: OralStore, logger: Logger, forgetExams: () => void = () => undefined,
+  settings: InstructorSettings, platform: PlatformClient, store: OralStore, organizationOf: OrganizationIdOf, logger: Logger,
+  forgetExams: () => void = () => undefined,
 ): RequestHandler {
-  const deps: InstructorDeps = { platform, store, upstream: upstreamWith(logger), listCacheMs: settings.listCacheMs, forgetExams };
+  const deps: InstructorDeps = { platform, store, organizationOf, upstream: upstreamWith(logger), listCacheMs: settings.listCacheMs, forgetExams };
   const classes = classHandlers(deps);
   const oral = examHandlers(ORAL_ASSESSMENTS, deps);
   const roleplays = examHandlers(ROLEPLAYS, deps);
@@ -48,7 +51,7 @@ export function instructorRoutes(
     updateRoleplay: roleplays.update, deleteRoleplay: roleplays.remove,
   };
   // Every POST of the table, whichever it is, accepts an Idempotency-Key.
-  const idempotent = idempotentPost(store, logger);
+  const idempotent = idempotentPost(store, organizationOf, logger);
   const routes = ROUTES.filter((r) => r.feature === "instructor");
   for (const route of routes) {
     if (route.method === "post") handlers[route.operationId] = behind(idempotent, handlers[route.operationId]);

@@ -14,21 +14,27 @@ import { bodyParseErrors, jsonBody } from "../shared/body.js";
 import { asyncHandler, instructorGuards, type GuardSettings } from "../shared/guards.js";
 import { PrepareError, type Preparation } from "./preparation.js";
 import type { PrepareSettings } from "./settings.js";
+import type { OrganizationIdOf } from "../organization/request-organization.js";
 import { sendProblem } from "../shared/problem.js";
 import { sendJson } from "../shared/json-answer.js";
 
 /** From the one route table (both operations share the path). */
 const PATH = expressPath(routeOf("prepareExam").path);
 
-/** `idempotent`: the instructor API's `Idempotency-Key` middleware, which every POST of the route table runs. */
-export function prepareRoutes(settings: PrepareSettings, guardSettings: GuardSettings, preparation: Preparation, idempotent: RequestHandler): Router {
+/**
+ * `idempotent`: the instructor API's `Idempotency-Key` middleware, which every POST of the
+ * route table runs. `organizationOf`: whose exam a request prepares.
+ */
+export function prepareRoutes(
+  settings: PrepareSettings, guardSettings: GuardSettings, preparation: Preparation, idempotent: RequestHandler, organizationOf: OrganizationIdOf,
+): Router {
   const router = express.Router();
   const bodyLimit = Math.max(100 * 1024, settings.maxRoster * 1024);
   const guards = instructorGuards(guardSettings);
 
   router.post(PATH, ...guards, jsonBody(bodyLimit), idempotent, asyncHandler(async (req, res) => {
     try {
-      const progress = await preparation.prepare(String(req.params.examId), req.body, req);
+      const progress = await preparation.prepare(organizationOf(req), String(req.params.examId), req.body, req);
       sendJson(res, 202, { data: progress });
     } catch (error) {
       if (!(error instanceof PrepareError)) throw error;

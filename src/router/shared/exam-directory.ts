@@ -9,6 +9,9 @@
  * queries (a network round trip each on PostgreSQL) for the same row. The price: an exam
  * deleted (on this or another instance) can still be launched for up to that long.
  * `resolveClassId` answers are not cached: they may depend on the request.
+ *
+ * Lookups are per organization, like the store's: an exam recorded for one organization
+ * is unknown to every other, in the cache as in the store.
  */
 import type { Request } from "express";
 import { RecordId } from "../../platform/schemas.js";
@@ -36,7 +39,7 @@ export interface LookupOptions {
 }
 
 export class ExamDirectory {
-  /** Exam → class as the store last said, with when it said it (Map order: oldest first). */
+  /** (organization, exam) → class as the store last said, with when it said it (Map order: oldest first). */
   private readonly cache = new Map<string, { at: number; exam: ExamClass }>();
 
   constructor(
@@ -49,18 +52,21 @@ export class ExamDirectory {
     this.cache.clear();
   }
 
-  async classOf(examId: string, { req, cached = false }: LookupOptions = {}): Promise<ExamClass | undefined> {
+  /** `org`: the organization the lookup acts for (see `OrganizationIdOf`). */
+  async classOf(org: string, examId: string, { req, cached = false }: LookupOptions = {}): Promise<ExamClass | undefined> {
     const now = Date.now();
-    const hit = cached ? this.cache.get(examId) : undefined;
+    // Organization ids hold no NUL (see isOrganizationId): the key is unambiguous.
+    const key = `${org}\u0000${examId}`;
+    const hit = cached ? this.cache.get(key) : undefined;
     if (hit && now - hit.at < CACHE_MS) return hit.exam;
-    const record = await this.store.getAssessment(examId);
+    const record = await this.store.getAssessment(org, examId);
     if (record) {
       const exam: ExamClass = { classId: record.classId, courseId: record.courseId, kind: record.kind ?? "oral" };
       if (cached) {
-        this.cache.delete(examId);
+        this.cache.delete(key);
         // A full cache drops the exam looked up longest ago.
         if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value as string);
-        this.cache.set(examId, { at: now, exam });
+        this.cache.set(key, { at: now, exam });
       }
       return exam;
     }
