@@ -12,8 +12,8 @@
  *   retry tries again.
  * - A duplicate arriving while the first is in flight polls the store for up to
  *   `IDEMPOTENCY_WAIT_MS`, then gets 409 `idempotency_in_progress` with `Retry-After`.
- *   The claim is a UNIQUE (organization, user, key) row, so this holds across instances sharing a
- *   PostgreSQL store.
+ *   The claim is a UNIQUE (organization, user, key) row, so this holds across instances
+ *   sharing a PostgreSQL store.
  * - Replays carry `Idempotent-Replayed: true`. Records expire after 24 h (the store's
  *   `IDEMPOTENCY_TTL_MS`).
  * - No header: the request runs as before.
