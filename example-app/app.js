@@ -12,7 +12,7 @@ import express from "express";
 import session from "express-session";
 import passport from "passport";
 import { Strategy as LocalStrategy } from "passport-local";
-import { memoryStore, oralAssessments } from "express-oral-assessments";
+import { DEFAULT_ORGANIZATION, memoryStore, oralAssessments } from "express-oral-assessments";
 import { createRoster } from "./roster.js";
 import { createDemoUsers } from "./users.js";
 
@@ -310,12 +310,13 @@ export function createExampleApp(options) {
     try {
       await oral.ready();
       const exams = [];
-      for (const course of await store.listCourses()) {
-        for (const cls of await store.listClasses(course.id)) {
+      // One school, so the router's records are the single organization's.
+      for (const course of await store.listCourses(DEFAULT_ORGANIZATION)) {
+        for (const cls of await store.listClasses(DEFAULT_ORGANIZATION, course.id)) {
           if (!roster.has(cls.id, req.user.id)) continue;
           // Oral assessments and role-plays; each kind has its own launch route.
           for (const kind of ["oral", "roleplay"]) {
-            for (const a of await store.listAssessments(cls.id, kind)) {
+            for (const a of await store.listAssessments(DEFAULT_ORGANIZATION, cls.id, kind)) {
               const duration = kind === "oral" ? a.data.duration : a.data.roleplayDuration;
               exams.push({
                 examId: a.id,

@@ -35,6 +35,8 @@ export type {
 export { memoryStore } from "./store/memory.js";
 export { sqliteStore, type SqliteStoreOptions } from "./store/sqlite.js";
 export { postgresStore, type PostgresStoreOptions } from "./store/postgres.js";
+// Every record of a store belongs to one organization; a single-organization router's is this one.
+export { DEFAULT_ORGANIZATION } from "./store/types.js";
 export type {
   OralStore, CourseRecord, ClassRecord, AssessmentRecord, ExamKind,
   IdempotencyKey, IdempotencyBegin, IdempotencyBeginInput, IdempotencyCompleteInput,

@@ -13,7 +13,7 @@ import { StudentIdentity } from "../src/platform/schemas.js";
  */
 const EXPORTS = [
   "AssessmentRecord", "Class", "ClassCreateInput", "ClassRecord", "ClassUpdateInput", "ConfigurationError", "ConfigurationProblem",
-  "Course", "CourseCreateInput", "CourseRecord", "CourseUpdateInput", "ExamKind", "ExamResource", "Fleet", "FleetSecret",
+  "Course", "CourseCreateInput", "CourseRecord", "CourseUpdateInput", "DEFAULT_ORGANIZATION", "ExamKind", "ExamResource", "Fleet", "FleetSecret",
   "IdempotencyBegin", "IdempotencyBeginInput", "IdempotencyCompleteInput", "IdempotencyKey", "LaunchContext", "Logger",
   "OpenApiDocumentOptions", "OralAssessment", "OralAssessmentCreateInput", "OralAssessmentUpdateInput", "OralAssessmentsOptions",
   "OralAssessmentsRouter", "OralStore", "PlatformClient", "PlatformClientOptions", "PlatformEnv", "PlatformError", "PlatformErrorKind",

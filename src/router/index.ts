@@ -139,7 +139,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
     if (!org) throw new PrepareError(400, "invalid_request", "router.prepare needs the single-organization form (platform); with organization, POST to /oral-assessments/:examId/prepare.");
     return org.scope.preparation;
   };
-  router.prepare = async (examId, input) => single().prepare(examId, input);
+  router.prepare = async (examId, input) => single().prepare(DEFAULT_ORGANIZATION, examId, input);
   router.preparation = (examId) => (organizations.known(DEFAULT_ORGANIZATION) ? single().progress(examId) : undefined);
   router.sharedPreparation = async (examId) => (organizations.known(DEFAULT_ORGANIZATION) ? single().sharedProgress(examId) : undefined);
   return router;

@@ -1,10 +1,11 @@
 /**
  * The rules of idempotency records that every backend shares: checking input, deciding
  * what a found record means for a new caller, and the memory implementation (the
- * databases do the same with a UNIQUE (user, key) constraint; see sqlite.ts, postgres.ts).
+ * databases do the same with a UNIQUE (organization, user, key) constraint; see
+ * sqlite.ts, postgres.ts).
  */
 import {
-  IDEMPOTENCY_PENDING_MS, IDEMPOTENCY_TTL_MS,
+  isOrganizationId, IDEMPOTENCY_PENDING_MS, IDEMPOTENCY_TTL_MS,
   type IdempotencyBegin, type IdempotencyBeginInput, type IdempotencyCompleteInput, type IdempotencyKey, type OralStoreIdempotency,
 } from "./types.js";
 
@@ -15,6 +16,7 @@ export function checkIdempotencyKey(input: IdempotencyKey, extra: { bodyHash?: u
     if (typeof value !== "string" || value.length === 0) problems.push(`${field} must be a non-empty string`);
   };
   if (typeof input !== "object" || input === null) throw new TypeError("idempotency input must be an object");
+  if (!isOrganizationId(input.org)) problems.push("org must be an organization id (1-64 letters, digits, _ . or -)");
   text("user", input.user);
   text("key", input.key);
   if ("bodyHash" in extra) text("bodyHash", extra.bodyHash);
@@ -54,7 +56,7 @@ export function bodyText(body: unknown): string {
 /** In-process records: atomic because every method runs synchronously after its await. */
 export function memoryIdempotency(ready: () => Promise<unknown>): OralStoreIdempotency {
   const rows = new Map<string, IdempotencyRow>();
-  const id = (k: IdempotencyKey) => JSON.stringify([k.user, k.key]);
+  const id = (k: IdempotencyKey) => JSON.stringify([k.org, k.user, k.key]);
   return {
     async beginIdempotent(input: IdempotencyBeginInput) {
       checkIdempotencyKey(input, { bodyHash: input.bodyHash });

@@ -6,7 +6,7 @@ export type {
   AssessmentRecord, ClassRecord, CourseRecord, OralStore,
   IdempotencyKey, IdempotencyBegin, IdempotencyBeginInput, IdempotencyCompleteInput,
 } from "./types.js";
-export { IDEMPOTENCY_TTL_MS, IDEMPOTENCY_PENDING_MS } from "./types.js";
+export { DEFAULT_ORGANIZATION, IDEMPOTENCY_TTL_MS, IDEMPOTENCY_PENDING_MS } from "./types.js";
 export { memoryStore } from "./memory.js";
 export { sqliteStore, DEFAULT_SQLITE_FILENAME, type SqliteStore, type SqliteStoreOptions } from "./sqlite.js";
 export { postgresStore, type PostgresStoreOptions } from "./postgres.js";

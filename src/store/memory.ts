@@ -6,7 +6,7 @@
  */
 import { memoryIdempotency } from "./idempotency.js";
 import { lifecycle } from "./lifecycle.js";
-import { assessmentFields, checkRecord, classFields, courseFields, createdMs } from "./records.js";
+import { assessmentFields, checkOrganization, checkRecord, classFields, courseFields, createdMs } from "./records.js";
 import type { AssessmentRecord, ClassRecord, CourseRecord, OralStore } from "./types.js";
 
 interface Row<R> {
@@ -51,32 +51,48 @@ function mark<R>(row: Row<R> | undefined, now: string): void {
   if (row && row.deletedAt === undefined) row.deletedAt = now;
 }
 
+/** One organization's records: every lookup starts by choosing these, so no lookup crosses organizations. */
+interface Tables {
+  courses: Table<CourseRecord>;
+  classes: Table<ClassRecord>;
+  assessments: Table<AssessmentRecord>;
+}
+
+const EMPTY: Tables = { courses: new Map(), classes: new Map(), assessments: new Map() };
+
 export function memoryStore(): OralStore {
-  const courses: Table<CourseRecord> = new Map();
-  const classes: Table<ClassRecord> = new Map();
-  const assessments: Table<AssessmentRecord> = new Map();
+  const organizations = new Map<string, Tables>();
   const state = lifecycle("memoryStore", async () => undefined, () => undefined);
+  /** Reads never create an organization's tables (a lookup under an unknown organization holds no memory); writes do. */
+  const tables = async (org: string, write = false): Promise<Tables> => {
+    checkOrganization(org);
+    await state.ready();
+    let found = organizations.get(org);
+    if (!found && write) {
+      found = { courses: new Map(), classes: new Map(), assessments: new Map() };
+      organizations.set(org, found);
+    }
+    return found ?? EMPTY;
+  };
 
   return {
     async init() {
       await state.ready();
     },
 
-    async putCourse(record) {
-      checkRecord("course", record);
-      await state.ready();
+    async putCourse(org, record) {
+      checkRecord("course", org, record);
+      const { courses } = await tables(org, true);
       upsert(courses, courseFields(record), undefined);
     },
-    async getCourse(id) {
-      await state.ready();
-      return found(courses, id);
+    async getCourse(org, id) {
+      return found((await tables(org)).courses, id);
     },
-    async listCourses() {
-      await state.ready();
-      return listed(courses, () => true);
+    async listCourses(org) {
+      return listed((await tables(org)).courses, () => true);
     },
-    async deleteCourse(id) {
-      await state.ready();
+    async deleteCourse(org, id) {
+      const { courses, classes, assessments } = await tables(org);
       const now = new Date().toISOString();
       mark(courses.get(id), now);
       const classIds = new Set<string>();
@@ -91,47 +107,42 @@ export function memoryStore(): OralStore {
       }
     },
 
-    async putClass(record) {
-      checkRecord("class", record);
-      await state.ready();
+    async putClass(org, record) {
+      checkRecord("class", org, record);
+      const { courses, classes } = await tables(org, true);
       // A class written after its course was deleted (a request racing the DELETE) is born gone.
       upsert(classes, classFields(record), courses.get(record.courseId)?.deletedAt);
     },
-    async getClass(id) {
-      await state.ready();
-      return found(classes, id);
+    async getClass(org, id) {
+      return found((await tables(org)).classes, id);
     },
-    async listClasses(courseId) {
-      await state.ready();
-      return listed(classes, (record) => record.courseId === courseId);
+    async listClasses(org, courseId) {
+      return listed((await tables(org)).classes, (record) => record.courseId === courseId);
     },
-    async deleteClass(id) {
-      await state.ready();
+    async deleteClass(org, id) {
+      const { classes, assessments } = await tables(org);
       const now = new Date().toISOString();
       mark(classes.get(id), now);
       for (const row of assessments.values()) if (row.record.classId === id) mark(row, now);
     },
 
-    async putAssessment(record) {
-      checkRecord("assessment", record);
-      await state.ready();
+    async putAssessment(org, record) {
+      checkRecord("assessment", org, record);
+      const { courses, classes, assessments } = await tables(org, true);
       const parent = classes.get(record.classId);
       // Denormalise now, so a launch reads one record instead of two.
       const courseId = record.courseId ?? parent?.record.courseId;
       const deletedAt = parent?.deletedAt ?? (courseId === undefined ? undefined : courses.get(courseId)?.deletedAt);
       upsert(assessments, assessmentFields({ ...record, courseId }), deletedAt);
     },
-    async getAssessment(id) {
-      await state.ready();
-      return found(assessments, id);
+    async getAssessment(org, id) {
+      return found((await tables(org)).assessments, id);
     },
-    async listAssessments(classId, kind = "oral") {
-      await state.ready();
-      return listed(assessments, (record) => record.classId === classId && record.kind === kind);
+    async listAssessments(org, classId, kind = "oral") {
+      return listed((await tables(org)).assessments, (record) => record.classId === classId && record.kind === kind);
     },
-    async deleteAssessment(id) {
-      await state.ready();
-      mark(assessments.get(id), new Date().toISOString());
+    async deleteAssessment(org, id) {
+      mark((await tables(org)).assessments.get(id), new Date().toISOString());
     },
 
     ...memoryIdempotency(() => state.ready()),

@@ -85,6 +85,32 @@ const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
       DROP INDEX IF EXISTS "${n.schema}".${n.index("assessments_by_class")};
       CREATE INDEX IF NOT EXISTS ${n.index("assessments_by_class")} ON ${n.assessments} (class_id, kind, created_ms, seq) WHERE deleted_at IS NULL;`,
   },
+  {
+    version: 4,
+    description: "organizations: every record and idempotency key belongs to one; earlier rows to 'default'",
+    // Existing rows take 'default' (DEFAULT_ORGANIZATION's value written out: a released
+    // step must not change if the constant ever did); the default is then dropped, so a
+    // write that forgets its organization fails instead of landing in 'default'. The
+    // primary keys (named by PostgreSQL `<table>_pkey`) gain the organization, and every
+    // index leads with it: every lookup names one.
+    up: (n) => [[n.courses, "courses"], [n.classes, "classes"], [n.assessments, "assessments"]].map(([table, name]) => `
+      ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS organization TEXT NOT NULL DEFAULT 'default';
+      ALTER TABLE ${table} ALTER COLUMN organization DROP DEFAULT;
+      ALTER TABLE ${table} DROP CONSTRAINT ${n.index(`${name}_pkey`)};
+      ALTER TABLE ${table} ADD CONSTRAINT ${n.index(`${name}_pkey`)} PRIMARY KEY (organization, id);`).join("\n") + `
+      ALTER TABLE ${n.idempotency} ADD COLUMN IF NOT EXISTS organization TEXT NOT NULL DEFAULT 'default';
+      ALTER TABLE ${n.idempotency} ALTER COLUMN organization DROP DEFAULT;
+      ALTER TABLE ${n.idempotency} DROP CONSTRAINT ${n.index("idempotency_pkey")};
+      ALTER TABLE ${n.idempotency} ADD CONSTRAINT ${n.index("idempotency_pkey")} PRIMARY KEY (organization, user_id, key);
+      DROP INDEX IF EXISTS "${n.schema}".${n.index("courses_by_created")};
+      DROP INDEX IF EXISTS "${n.schema}".${n.index("classes_by_course")};
+      DROP INDEX IF EXISTS "${n.schema}".${n.index("assessments_by_class")};
+      DROP INDEX IF EXISTS "${n.schema}".${n.index("assessments_by_course")};
+      CREATE INDEX ${n.index("courses_by_created")} ON ${n.courses} (organization, created_ms, seq) WHERE deleted_at IS NULL;
+      CREATE INDEX ${n.index("classes_by_course")} ON ${n.classes} (organization, course_id, created_ms, seq) WHERE deleted_at IS NULL;
+      CREATE INDEX ${n.index("assessments_by_class")} ON ${n.assessments} (organization, class_id, kind, created_ms, seq) WHERE deleted_at IS NULL;
+      CREATE INDEX ${n.index("assessments_by_course")} ON ${n.assessments} (organization, course_id) WHERE deleted_at IS NULL;`,
+  },
 ];
 
 /**
@@ -92,61 +118,66 @@ const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
  * deleted parent takes the parent's deleted_at. The child locks its parent row FOR SHARE
  * so a concurrent deleteCourse either waits for it (and then sees the child) or runs
  * first (and the child sees the parent gone); it never slips between the two.
+ *
+ * $1 is always the organization, and every statement names it: a lookup, a parent, a
+ * cascade never crosses organizations.
  */
 export function queries(n: Names) {
   const upsert = (columns: string[]) =>
-    `ON CONFLICT (id) DO UPDATE SET ${columns.map((c) => `${c} = EXCLUDED.${c}`).join(", ")},
+    `ON CONFLICT (organization, id) DO UPDATE SET ${columns.map((c) => `${c} = EXCLUDED.${c}`).join(", ")},
       deleted_at = coalesce(cur.deleted_at, EXCLUDED.deleted_at)`;
   const shared = ["name", "data", "created_at", "created_ms"];
   const select = (extra: string) => `SELECT id, ${extra} name, data, created_at FROM`;
   return {
-    putCourse: `INSERT INTO ${n.courses} AS cur (id, name, data, created_at, created_ms) VALUES ($1, $2, $3::jsonb, $4, $5)
+    // $1 organization, $2 id, $3 name, $4 data, $5 created_at, $6 created_ms, then each record's own.
+    putCourse: `INSERT INTO ${n.courses} AS cur (organization, id, name, data, created_at, created_ms) VALUES ($1, $2, $3, $4::jsonb, $5, $6)
       ${upsert(shared)}`,
-    putClass: `WITH parent AS (SELECT deleted_at FROM ${n.courses} WHERE id = $6 FOR SHARE)
-      INSERT INTO ${n.classes} AS cur (id, name, data, created_at, created_ms, course_id, deleted_at)
-      VALUES ($1, $2, $3::jsonb, $4, $5, $6, (SELECT deleted_at FROM parent))
+    putClass: `WITH parent AS (SELECT deleted_at FROM ${n.courses} WHERE organization = $1 AND id = $7 FOR SHARE)
+      INSERT INTO ${n.classes} AS cur (organization, id, name, data, created_at, created_ms, course_id, deleted_at)
+      VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, (SELECT deleted_at FROM parent))
       ${upsert([...shared, "course_id"])}`,
     // The class row when the store knows the class (its deleted_at already reflects its
     // course), else the course row: one lock per write, so no lock-order deadlocks.
-    putAssessment: `WITH cls AS (SELECT course_id, deleted_at FROM ${n.classes} WHERE id = $6 FOR SHARE),
-        crs AS (SELECT deleted_at FROM ${n.courses} WHERE id = $7 AND NOT EXISTS (SELECT 1 FROM cls) FOR SHARE)
-      INSERT INTO ${n.assessments} AS cur (id, name, data, created_at, created_ms, class_id, course_id, kind, deleted_at)
-      VALUES ($1, $2, $3::jsonb, $4, $5, $6, coalesce($7, (SELECT course_id FROM cls)), $8,
+    putAssessment: `WITH cls AS (SELECT course_id, deleted_at FROM ${n.classes} WHERE organization = $1 AND id = $7 FOR SHARE),
+        crs AS (SELECT deleted_at FROM ${n.courses} WHERE organization = $1 AND id = $8 AND NOT EXISTS (SELECT 1 FROM cls) FOR SHARE)
+      INSERT INTO ${n.assessments} AS cur (organization, id, name, data, created_at, created_ms, class_id, course_id, kind, deleted_at)
+      VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, coalesce($8, (SELECT course_id FROM cls)), $9,
         coalesce((SELECT deleted_at FROM cls), (SELECT deleted_at FROM crs)))
       ${upsert([...shared, "class_id", "course_id", "kind"])}`,
-    getCourse: `${select("")} ${n.courses} WHERE id = $1 AND deleted_at IS NULL`,
-    listCourses: `${select("")} ${n.courses} WHERE deleted_at IS NULL ORDER BY created_ms, seq`,
-    getClass: `${select("course_id,")} ${n.classes} WHERE id = $1 AND deleted_at IS NULL`,
-    listClasses: `${select("course_id,")} ${n.classes} WHERE course_id = $1 AND deleted_at IS NULL ORDER BY created_ms, seq`,
-    getAssessment: `${select("kind, class_id, course_id,")} ${n.assessments} WHERE id = $1 AND deleted_at IS NULL`,
+    getCourse: `${select("")} ${n.courses} WHERE organization = $1 AND id = $2 AND deleted_at IS NULL`,
+    listCourses: `${select("")} ${n.courses} WHERE organization = $1 AND deleted_at IS NULL ORDER BY created_ms, seq`,
+    getClass: `${select("course_id,")} ${n.classes} WHERE organization = $1 AND id = $2 AND deleted_at IS NULL`,
+    listClasses: `${select("course_id,")} ${n.classes} WHERE organization = $1 AND course_id = $2 AND deleted_at IS NULL ORDER BY created_ms, seq`,
+    getAssessment: `${select("kind, class_id, course_id,")} ${n.assessments} WHERE organization = $1 AND id = $2 AND deleted_at IS NULL`,
     listAssessments: `${select("kind, class_id, course_id,")} ${n.assessments}
-      WHERE class_id = $1 AND kind = $2 AND deleted_at IS NULL ORDER BY created_ms, seq`,
+      WHERE organization = $1 AND class_id = $2 AND kind = $3 AND deleted_at IS NULL ORDER BY created_ms, seq`,
     // The class, then its exams: two statements in one transaction, as for a course.
     deleteClass: [
-      `UPDATE ${n.classes} SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL`,
-      `UPDATE ${n.assessments} SET deleted_at = now() WHERE class_id = $1 AND deleted_at IS NULL`,
+      `UPDATE ${n.classes} SET deleted_at = now() WHERE organization = $1 AND id = $2 AND deleted_at IS NULL`,
+      `UPDATE ${n.assessments} SET deleted_at = now() WHERE organization = $1 AND class_id = $2 AND deleted_at IS NULL`,
     ],
-    deleteAssessment: `UPDATE ${n.assessments} SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL`,
+    deleteAssessment: `UPDATE ${n.assessments} SET deleted_at = now() WHERE organization = $1 AND id = $2 AND deleted_at IS NULL`,
     // Three statements in one transaction, not one statement: each takes a fresh snapshot
     // after the previous one's row locks, so it sees children committed while it waited.
     deleteCourse: [
-      `UPDATE ${n.courses} SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL`,
-      `UPDATE ${n.classes} SET deleted_at = now() WHERE course_id = $1 AND deleted_at IS NULL`,
+      `UPDATE ${n.courses} SET deleted_at = now() WHERE organization = $1 AND id = $2 AND deleted_at IS NULL`,
+      `UPDATE ${n.classes} SET deleted_at = now() WHERE organization = $1 AND course_id = $2 AND deleted_at IS NULL`,
       // Through the class as well: an assessment stored before its class has no course_id.
-      `UPDATE ${n.assessments} SET deleted_at = now() WHERE deleted_at IS NULL
-        AND (course_id = $1 OR class_id IN (SELECT id FROM ${n.classes} WHERE course_id = $1))`,
+      `UPDATE ${n.assessments} SET deleted_at = now() WHERE organization = $1 AND deleted_at IS NULL
+        AND (course_id = $2 OR class_id IN (SELECT id FROM ${n.classes} WHERE organization = $1 AND course_id = $2))`,
     ],
-    // $1 user, $2 key, $3 records expire before, $4 a pending claim is dead before.
-    purgeIdempotent: `DELETE FROM ${n.idempotency} WHERE started_ms < $3
-      OR (user_id = $1 AND key = $2 AND state = 'pending' AND started_ms < $4)`,
+    // $1 organization, $2 user, $3 key, $4 records expire before, $5 a pending claim is dead before.
+    // Expired records go whatever their organization (one expiry for all); a stale claim only for this key.
+    purgeIdempotent: `DELETE FROM ${n.idempotency} WHERE started_ms < $4
+      OR (organization = $1 AND user_id = $2 AND key = $3 AND state = 'pending' AND started_ms < $5)`,
     // RETURNING tells the winner: a loser's row is not inserted (the primary key), so nothing returns.
-    claimIdempotent: `INSERT INTO ${n.idempotency} (user_id, key, body_hash, state, started_ms)
-      VALUES ($1, $2, $3, 'pending', $4) ON CONFLICT (user_id, key) DO NOTHING RETURNING 1 AS claimed`,
+    claimIdempotent: `INSERT INTO ${n.idempotency} (organization, user_id, key, body_hash, state, started_ms)
+      VALUES ($1, $2, $3, $4, 'pending', $5) ON CONFLICT (organization, user_id, key) DO NOTHING RETURNING 1 AS claimed`,
     readIdempotent: `SELECT body_hash AS "bodyHash", state, status, body, started_ms::float8 AS "startedMs"
-      FROM ${n.idempotency} WHERE user_id = $1 AND key = $2`,
-    completeIdempotent: `UPDATE ${n.idempotency} SET state = 'done', status = $3, body = $4
-      WHERE user_id = $1 AND key = $2 AND state = 'pending'`,
-    abandonIdempotent: `DELETE FROM ${n.idempotency} WHERE user_id = $1 AND key = $2 AND state = 'pending'`,
+      FROM ${n.idempotency} WHERE organization = $1 AND user_id = $2 AND key = $3`,
+    completeIdempotent: `UPDATE ${n.idempotency} SET state = 'done', status = $4, body = $5
+      WHERE organization = $1 AND user_id = $2 AND key = $3 AND state = 'pending'`,
+    abandonIdempotent: `DELETE FROM ${n.idempotency} WHERE organization = $1 AND user_id = $2 AND key = $3 AND state = 'pending'`,
   };
 }
 

@@ -10,8 +10,8 @@ import { lifecycle } from "./lifecycle.js";
 import type { PostgresPool } from "./postgres-pool.js";
 import { migrate, names, queries, transaction } from "./postgres-schema.js";
 import { kindOf, readOptions } from "./options.js";
-import { checkRecord, createdMs } from "./records.js";
-import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, OralStore } from "./types.js";
+import { checkOrganization, checkRecord, createdMs } from "./records.js";
+import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, IdempotencyKey, OralStore } from "./types.js";
 
 export interface PostgresStoreOptions {
   /**
@@ -60,7 +60,10 @@ const toAssessment = (r: Row): AssessmentRecord => ({
   ...toCourse(r), kind: r.kind ?? "oral", classId: r.class_id as string, courseId: r.course_id ?? undefined,
 });
 
-const params = (r: CourseRecord) => [r.id, r.name, JSON.stringify(r.data), r.createdAt, createdMs(r.createdAt)];
+/** $1 to $6 of every write: the organization and the shared columns of a record. */
+const params = (org: string, r: CourseRecord): [string, ...unknown[]] => [org, r.id, r.name, JSON.stringify(r.data), r.createdAt, createdMs(r.createdAt)];
+/** $1 to $3 of every idempotency statement: the key, whole. */
+const keyOf = (k: IdempotencyKey) => [k.org, k.user, k.key];
 
 /** Only reached with a connectionString: a caller who passes a pool never needs `pg` from us. */
 async function createPool(connectionString: string, logger: Logger): Promise<PostgresPool> {
@@ -134,17 +137,21 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
     // Only a pool the store made is the store's to end; a borrowed one belongs to the app.
     async (handle) => { if (handle.owned) await handle.pool.end(); },
   );
-  const query = async (text: string, values: unknown[]): Promise<Row[]> =>
-    (await (await state.ready()).pool.query(text, values)).rows as Row[];
-  const one = async <R>(text: string, id: string, map: (row: Row) => R): Promise<R | undefined> => {
-    const [row] = await query(text, [id]);
+  /** Every statement's $1 is the organization: checked here, before anything is sent. */
+  const query = async (text: string, values: [string, ...unknown[]]): Promise<Row[]> => {
+    checkOrganization(values[0]);
+    return (await (await state.ready()).pool.query(text, values)).rows as Row[];
+  };
+  const one = async <R>(text: string, org: string, id: string, map: (row: Row) => R): Promise<R | undefined> => {
+    const [row] = await query(text, [org, id]);
     return row && map(row);
   };
 
-  const inTransaction = async (statements: string[], id: string): Promise<void> => {
+  const inTransaction = async (statements: string[], org: string, id: string): Promise<void> => {
+    checkOrganization(org);
     const { pool: p } = await state.ready();
     await transaction(p, async (client) => {
-      for (const statement of statements) await client.query(statement, [id]);
+      for (const statement of statements) await client.query(statement, [org, id]);
     });
   };
 
@@ -153,30 +160,30 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
       await state.ready();
     },
 
-    async putCourse(record) {
-      checkRecord("course", record);
-      await query(sql.putCourse, params(record));
+    async putCourse(org, record) {
+      checkRecord("course", org, record);
+      await query(sql.putCourse, params(org, record));
     },
-    getCourse: (id) => one(sql.getCourse, id, toCourse),
-    listCourses: async () => (await query(sql.listCourses, [])).map(toCourse),
-    deleteCourse: (id) => inTransaction(sql.deleteCourse, id),
+    getCourse: (org, id) => one(sql.getCourse, org, id, toCourse),
+    listCourses: async (org) => (await query(sql.listCourses, [org])).map(toCourse),
+    deleteCourse: (org, id) => inTransaction(sql.deleteCourse, org, id),
 
-    async putClass(record) {
-      checkRecord("class", record);
-      await query(sql.putClass, [...params(record), record.courseId]);
+    async putClass(org, record) {
+      checkRecord("class", org, record);
+      await query(sql.putClass, [...params(org, record), record.courseId]);
     },
-    getClass: (id) => one(sql.getClass, id, toClass),
-    listClasses: async (courseId) => (await query(sql.listClasses, [courseId])).map(toClass),
-    deleteClass: (id) => inTransaction(sql.deleteClass, id),
+    getClass: (org, id) => one(sql.getClass, org, id, toClass),
+    listClasses: async (org, courseId) => (await query(sql.listClasses, [org, courseId])).map(toClass),
+    deleteClass: (org, id) => inTransaction(sql.deleteClass, org, id),
 
-    async putAssessment(record) {
-      checkRecord("assessment", record);
-      await query(sql.putAssessment, [...params(record), record.classId, record.courseId ?? null, record.kind ?? "oral"]);
+    async putAssessment(org, record) {
+      checkRecord("assessment", org, record);
+      await query(sql.putAssessment, [...params(org, record), record.classId, record.courseId ?? null, record.kind ?? "oral"]);
     },
-    getAssessment: (id) => one(sql.getAssessment, id, toAssessment),
-    listAssessments: async (classId, kind = "oral") => (await query(sql.listAssessments, [classId, kind])).map(toAssessment),
-    async deleteAssessment(id) {
-      await query(sql.deleteAssessment, [id]);
+    getAssessment: (org, id) => one(sql.getAssessment, org, id, toAssessment),
+    listAssessments: async (org, classId, kind = "oral") => (await query(sql.listAssessments, [org, classId, kind])).map(toAssessment),
+    async deleteAssessment(org, id) {
+      await query(sql.deleteAssessment, [org, id]);
     },
 
     async beginIdempotent(input) {
@@ -186,20 +193,20 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
       const { pool: p } = await state.ready();
       // Separate statements, no transaction: the INSERT's primary key alone decides the
       // winner, on this instance or another; a loser reads the winner's committed row.
-      await p.query(sql.purgeIdempotent, [input.user, input.key, before.record, before.pending]);
-      const claimed = await p.query(sql.claimIdempotent, [input.user, input.key, input.bodyHash, now]);
+      await p.query(sql.purgeIdempotent, [...keyOf(input), before.record, before.pending]);
+      const claimed = await p.query(sql.claimIdempotent, [...keyOf(input), input.bodyHash, now]);
       if (claimed.rowCount === 1) return { state: "new" };
-      const rows = (await p.query(sql.readIdempotent, [input.user, input.key])).rows as IdempotencyRow[];
+      const rows = (await p.query(sql.readIdempotent, keyOf(input))).rows as IdempotencyRow[];
       // Gone between our INSERT and SELECT (abandoned, or purged): whoever holds it now, not us.
       return rows[0] ? answerFor(rows[0], input.bodyHash) : { state: "pending" };
     },
     async completeIdempotent(input) {
       checkIdempotencyKey(input, { status: input.status });
-      await query(sql.completeIdempotent, [input.user, input.key, input.status, bodyText(input.body)]);
+      await query(sql.completeIdempotent, [input.org, input.user, input.key, input.status, bodyText(input.body)]);
     },
     async abandonIdempotent(input) {
       checkIdempotencyKey(input);
-      await query(sql.abandonIdempotent, [input.user, input.key]);
+      await query(sql.abandonIdempotent, [input.org, input.user, input.key]);
     },
 
     close: () => state.close(),

@@ -3,16 +3,28 @@
  * out the key it is listed by. Sharing this keeps memory, SQLite and PostgreSQL from
  * drifting apart on the edge cases (odd timestamps, missing names).
  */
-import type { AssessmentRecord, ClassRecord, CourseRecord } from "./types.js";
+import { isOrganizationId, type AssessmentRecord, type ClassRecord, type CourseRecord } from "./types.js";
 
 type AnyRecord = CourseRecord | ClassRecord | AssessmentRecord;
+
+const ORGANIZATION_PROBLEM = "org must be an organization id (1-64 letters, digits, _ . or -)";
+
+/**
+ * Rejects an organization id no backend may scope by. A TypeError, like `checkRecord`:
+ * an unscoped or malformed lookup is a bug in the caller, and must never fall back to
+ * some organization.
+ */
+export function checkOrganization(org: unknown): void {
+  if (!isOrganizationId(org)) throw new TypeError(`invalid organization: ${ORGANIZATION_PROBLEM}`);
+}
 
 /**
  * Rejects a record no backend could store faithfully. A TypeError, not a
  * ConfigurationError: a bad record is a bug in the caller, not in the integrator's options.
  */
-export function checkRecord(kind: "course" | "class" | "assessment", record: AnyRecord): void {
+export function checkRecord(kind: "course" | "class" | "assessment", org: unknown, record: AnyRecord): void {
   const problems: string[] = [];
+  if (!isOrganizationId(org)) problems.push(ORGANIZATION_PROBLEM);
   const text = (field: string, value: unknown, optional = false): void => {
     if (optional && value === undefined) return;
     if (typeof value !== "string" || value.length === 0) problems.push(`${field} must be a non-empty string`);

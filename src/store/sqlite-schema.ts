@@ -77,51 +77,140 @@ export const MIGRATIONS: readonly Migration<string>[] = [
       CREATE INDEX assessments_by_class ON assessments (class_id, kind, created_ms, seq) WHERE deleted_at IS NULL;
     `,
   },
+  {
+    version: 4,
+    description: "organizations: every record and idempotency key belongs to one; earlier rows to 'default'",
+    // SQLite cannot change a table's UNIQUE or PRIMARY KEY constraint in place: each table is
+    // rebuilt with `organization` in its key, rows copied with their seq (so lists keep their
+    // order, and AUTOINCREMENT continues after them). 'default' is DEFAULT_ORGANIZATION's
+    // value written out: a released step must not change if the constant ever did.
+    // Every index leads with `organization`: every lookup names one.
+    up: `
+      CREATE TABLE courses_v4 (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        organization TEXT NOT NULL,
+        id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        deleted_at TEXT,
+        UNIQUE (organization, id)
+      );
+      INSERT INTO courses_v4 (seq, organization, id, name, data, created_at, created_ms, deleted_at)
+        SELECT seq, 'default', id, name, data, created_at, created_ms, deleted_at FROM courses;
+      DROP TABLE courses;
+      ALTER TABLE courses_v4 RENAME TO courses;
+      CREATE INDEX courses_by_created ON courses (organization, created_ms, seq) WHERE deleted_at IS NULL;
+
+      CREATE TABLE classes_v4 (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        organization TEXT NOT NULL,
+        id TEXT NOT NULL,
+        course_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        deleted_at TEXT,
+        UNIQUE (organization, id)
+      );
+      INSERT INTO classes_v4 (seq, organization, id, course_id, name, data, created_at, created_ms, deleted_at)
+        SELECT seq, 'default', id, course_id, name, data, created_at, created_ms, deleted_at FROM classes;
+      DROP TABLE classes;
+      ALTER TABLE classes_v4 RENAME TO classes;
+      CREATE INDEX classes_by_course ON classes (organization, course_id, created_ms, seq) WHERE deleted_at IS NULL;
+
+      CREATE TABLE assessments_v4 (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        organization TEXT NOT NULL,
+        id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('oral', 'roleplay')),
+        class_id TEXT NOT NULL,
+        course_id TEXT,
+        name TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        deleted_at TEXT,
+        UNIQUE (organization, id)
+      );
+      INSERT INTO assessments_v4 (seq, organization, id, kind, class_id, course_id, name, data, created_at, created_ms, deleted_at)
+        SELECT seq, 'default', id, kind, class_id, course_id, name, data, created_at, created_ms, deleted_at FROM assessments;
+      DROP TABLE assessments;
+      ALTER TABLE assessments_v4 RENAME TO assessments;
+      CREATE INDEX assessments_by_class ON assessments (organization, class_id, kind, created_ms, seq) WHERE deleted_at IS NULL;
+      CREATE INDEX assessments_by_course ON assessments (organization, course_id) WHERE deleted_at IS NULL;
+
+      CREATE TABLE idempotency_v4 (
+        organization TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        body_hash TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+        status INTEGER,
+        body TEXT,
+        started_ms INTEGER NOT NULL,
+        PRIMARY KEY (organization, user_id, key)
+      ) WITHOUT ROWID;
+      INSERT INTO idempotency_v4 (organization, user_id, key, body_hash, state, status, body, started_ms)
+        SELECT 'default', user_id, key, body_hash, state, status, body, started_ms FROM idempotency;
+      DROP TABLE idempotency;
+      ALTER TABLE idempotency_v4 RENAME TO idempotency;
+      CREATE INDEX idempotency_expiry ON idempotency (started_ms);
+    `,
+  },
 ];
 
 // Deletion is final: an upsert never clears deleted_at, and a child written under a
 // deleted parent (a request racing the DELETE) takes the parent's deleted_at.
+// Every statement names the organization (@org): a lookup, a parent, a cascade never crosses one.
 export const SQL = {
-  putCourse: `INSERT INTO courses (id, name, data, created_at, created_ms) VALUES (@id, @name, @data, @createdAt, @createdMs)
-    ON CONFLICT (id) DO UPDATE SET name = excluded.name, data = excluded.data,
+  putCourse: `INSERT INTO courses (organization, id, name, data, created_at, created_ms)
+    VALUES (@org, @id, @name, @data, @createdAt, @createdMs)
+    ON CONFLICT (organization, id) DO UPDATE SET name = excluded.name, data = excluded.data,
       created_at = excluded.created_at, created_ms = excluded.created_ms`,
-  putClass: `INSERT INTO classes (id, course_id, name, data, created_at, created_ms, deleted_at)
-    VALUES (@id, @courseId, @name, @data, @createdAt, @createdMs, (SELECT deleted_at FROM courses WHERE id = @courseId))
-    ON CONFLICT (id) DO UPDATE SET course_id = excluded.course_id, name = excluded.name, data = excluded.data,
+  putClass: `INSERT INTO classes (organization, id, course_id, name, data, created_at, created_ms, deleted_at)
+    VALUES (@org, @id, @courseId, @name, @data, @createdAt, @createdMs,
+      (SELECT deleted_at FROM courses WHERE organization = @org AND id = @courseId))
+    ON CONFLICT (organization, id) DO UPDATE SET course_id = excluded.course_id, name = excluded.name, data = excluded.data,
       created_at = excluded.created_at, created_ms = excluded.created_ms,
       deleted_at = coalesce(classes.deleted_at, excluded.deleted_at)`,
   // courseId is denormalised from the class when the caller did not give one.
   // ("WHERE true" resolves SQLite's parsing ambiguity between a join and the upsert clause.)
-  putAssessment: `INSERT INTO assessments (id, kind, class_id, course_id, name, data, created_at, created_ms, deleted_at)
-    SELECT @id, @kind, @classId, r.course_id, @name, @data, @createdAt, @createdMs,
-      coalesce((SELECT deleted_at FROM classes WHERE id = @classId), (SELECT deleted_at FROM courses WHERE id = r.course_id))
-    FROM (SELECT coalesce(@courseId, (SELECT course_id FROM classes WHERE id = @classId)) AS course_id) AS r WHERE true
-    ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, class_id = excluded.class_id, course_id = excluded.course_id, name = excluded.name,
+  putAssessment: `INSERT INTO assessments (organization, id, kind, class_id, course_id, name, data, created_at, created_ms, deleted_at)
+    SELECT @org, @id, @kind, @classId, r.course_id, @name, @data, @createdAt, @createdMs,
+      coalesce((SELECT deleted_at FROM classes WHERE organization = @org AND id = @classId),
+        (SELECT deleted_at FROM courses WHERE organization = @org AND id = r.course_id))
+    FROM (SELECT coalesce(@courseId, (SELECT course_id FROM classes WHERE organization = @org AND id = @classId)) AS course_id) AS r WHERE true
+    ON CONFLICT (organization, id) DO UPDATE SET kind = excluded.kind, class_id = excluded.class_id, course_id = excluded.course_id, name = excluded.name,
       data = excluded.data, created_at = excluded.created_at, created_ms = excluded.created_ms,
       deleted_at = coalesce(assessments.deleted_at, excluded.deleted_at)`,
-  getCourse: "SELECT id, name, data, created_at FROM courses WHERE id = ? AND deleted_at IS NULL",
-  listCourses: "SELECT id, name, data, created_at FROM courses WHERE deleted_at IS NULL ORDER BY created_ms, seq",
-  getClass: "SELECT id, course_id, name, data, created_at FROM classes WHERE id = ? AND deleted_at IS NULL",
+  getCourse: "SELECT id, name, data, created_at FROM courses WHERE organization = @org AND id = @id AND deleted_at IS NULL",
+  listCourses: "SELECT id, name, data, created_at FROM courses WHERE organization = @org AND deleted_at IS NULL ORDER BY created_ms, seq",
+  getClass: "SELECT id, course_id, name, data, created_at FROM classes WHERE organization = @org AND id = @id AND deleted_at IS NULL",
   listClasses: `SELECT id, course_id, name, data, created_at FROM classes
-    WHERE course_id = ? AND deleted_at IS NULL ORDER BY created_ms, seq`,
-  getAssessment: "SELECT id, kind, class_id, course_id, name, data, created_at FROM assessments WHERE id = ? AND deleted_at IS NULL",
+    WHERE organization = @org AND course_id = @courseId AND deleted_at IS NULL ORDER BY created_ms, seq`,
+  getAssessment: `SELECT id, kind, class_id, course_id, name, data, created_at FROM assessments
+    WHERE organization = @org AND id = @id AND deleted_at IS NULL`,
   listAssessments: `SELECT id, kind, class_id, course_id, name, data, created_at FROM assessments
-    WHERE class_id = ? AND kind = ? AND deleted_at IS NULL ORDER BY created_ms, seq`,
-  deleteClass: "UPDATE classes SET deleted_at = @now WHERE id = @id AND deleted_at IS NULL",
-  deleteClassExams: "UPDATE assessments SET deleted_at = @now WHERE class_id = @id AND deleted_at IS NULL",
-  deleteAssessment: "UPDATE assessments SET deleted_at = @now WHERE id = @id AND deleted_at IS NULL",
-  deleteCourse: "UPDATE courses SET deleted_at = @now WHERE id = @id AND deleted_at IS NULL",
-  deleteClasses: "UPDATE classes SET deleted_at = @now WHERE course_id = @id AND deleted_at IS NULL",
+    WHERE organization = @org AND class_id = @classId AND kind = @kind AND deleted_at IS NULL ORDER BY created_ms, seq`,
+  deleteClass: "UPDATE classes SET deleted_at = @now WHERE organization = @org AND id = @id AND deleted_at IS NULL",
+  deleteClassExams: "UPDATE assessments SET deleted_at = @now WHERE organization = @org AND class_id = @id AND deleted_at IS NULL",
+  deleteAssessment: "UPDATE assessments SET deleted_at = @now WHERE organization = @org AND id = @id AND deleted_at IS NULL",
+  deleteCourse: "UPDATE courses SET deleted_at = @now WHERE organization = @org AND id = @id AND deleted_at IS NULL",
+  deleteClasses: "UPDATE classes SET deleted_at = @now WHERE organization = @org AND course_id = @id AND deleted_at IS NULL",
   // Through the class as well: an assessment stored before its class has no course_id.
-  deleteAssessments: `UPDATE assessments SET deleted_at = @now WHERE deleted_at IS NULL
-    AND (course_id = @id OR class_id IN (SELECT id FROM classes WHERE course_id = @id))`,
+  deleteAssessments: `UPDATE assessments SET deleted_at = @now WHERE organization = @org AND deleted_at IS NULL
+    AND (course_id = @id OR class_id IN (SELECT id FROM classes WHERE organization = @org AND course_id = @id))`,
+  // Expired records go whatever their organization (the expiry is the same for all); a stale claim only for this key.
   purgeIdempotent: `DELETE FROM idempotency WHERE started_ms < @record
-    OR (user_id = @user AND key = @key AND state = 'pending' AND started_ms < @pending)`,
-  claimIdempotent: `INSERT INTO idempotency (user_id, key, body_hash, state, started_ms)
-    VALUES (@user, @key, @bodyHash, 'pending', @now) ON CONFLICT (user_id, key) DO NOTHING`,
+    OR (organization = @org AND user_id = @user AND key = @key AND state = 'pending' AND started_ms < @pending)`,
+  claimIdempotent: `INSERT INTO idempotency (organization, user_id, key, body_hash, state, started_ms)
+    VALUES (@org, @user, @key, @bodyHash, 'pending', @now) ON CONFLICT (organization, user_id, key) DO NOTHING`,
   readIdempotent: `SELECT body_hash AS bodyHash, state, status, body, started_ms AS startedMs
-    FROM idempotency WHERE user_id = @user AND key = @key`,
+    FROM idempotency WHERE organization = @org AND user_id = @user AND key = @key`,
   completeIdempotent: `UPDATE idempotency SET state = 'done', status = @status, body = @body
-    WHERE user_id = @user AND key = @key AND state = 'pending'`,
-  abandonIdempotent: "DELETE FROM idempotency WHERE user_id = @user AND key = @key AND state = 'pending'",
+    WHERE organization = @org AND user_id = @user AND key = @key AND state = 'pending'`,
+  abandonIdempotent: "DELETE FROM idempotency WHERE organization = @org AND user_id = @user AND key = @key AND state = 'pending'",
 } as const;

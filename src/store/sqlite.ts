@@ -13,7 +13,7 @@ import { lifecycle } from "./lifecycle.js";
 import { pendingMigrations } from "./migrations.js";
 import { MIGRATIONS, SQL } from "./sqlite-schema.js";
 import { kindOf, readOptions } from "./options.js";
-import { checkRecord, createdMs } from "./records.js";
+import { checkOrganization, checkRecord, createdMs } from "./records.js";
 import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, OralStore } from "./types.js";
 
 export interface SqliteStoreOptions {
@@ -58,10 +58,14 @@ const toAssessment = (r: Row): AssessmentRecord => ({
   courseId: r.course_id ?? undefined,
 });
 
-/** What every write binds: the shared columns of a record. */
-function columns(r: CourseRecord): Record<string, string | number> {
-  return { id: r.id, name: r.name, data: JSON.stringify(r.data), createdAt: r.createdAt, createdMs: createdMs(r.createdAt) };
+/** What every write binds: the organization and the shared columns of a record. */
+function columns(org: string, r: CourseRecord): Record<string, string | number> {
+  return { org, id: r.id, name: r.name, data: JSON.stringify(r.data), createdAt: r.createdAt, createdMs: createdMs(r.createdAt) };
 }
+
+/** The idempotency statements' parameters: the key, whole. */
+interface IdempotencyParams { org: string; user: string; key: string }
+const keyOf = (input: IdempotencyParams): IdempotencyParams => ({ org: input.org, user: input.user, key: input.key });
 
 /**
  * Loaded on first use, not on import: importing the package (for the client, or to use
@@ -106,25 +110,25 @@ async function open(filename: string, busyTimeoutMs: number) {
     const statements = Object.fromEntries(
       Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)]),
     ) as Record<keyof typeof SQL, BetterSqlite3.Statement>;
-    const deleteCourse = db.transaction((id: string, now: string) => {
-      for (const step of [statements.deleteCourse, statements.deleteClasses, statements.deleteAssessments]) step.run({ id, now });
+    const deleteCourse = db.transaction((org: string, id: string, now: string) => {
+      for (const step of [statements.deleteCourse, statements.deleteClasses, statements.deleteAssessments]) step.run({ org, id, now });
     });
-    const deleteClass = db.transaction((id: string, now: string) => {
-      for (const step of [statements.deleteClass, statements.deleteClassExams]) step.run({ id, now });
+    const deleteClass = db.transaction((org: string, id: string, now: string) => {
+      for (const step of [statements.deleteClass, statements.deleteClassExams]) step.run({ org, id, now });
     });
     // One write transaction: purge, claim, read back. Across processes the PRIMARY KEY
     // decides who claimed first; the read sees the winner's row.
-    const beginIdempotent = db.transaction((input: { user: string; key: string; bodyHash: string; now: number }) => {
-      statements.purgeIdempotent.run({ user: input.user, key: input.key, ...expiredBefore(input.now) });
+    const beginIdempotent = db.transaction((input: IdempotencyParams & { bodyHash: string; now: number }) => {
+      statements.purgeIdempotent.run({ ...keyOf(input), ...expiredBefore(input.now) });
       if (statements.claimIdempotent.run(input).changes === 1) return { state: "new" } as const;
       return answerFor(statements.readIdempotent.get(input) as IdempotencyRow, input.bodyHash);
     });
     return {
       db,
       statements,
-      deleteCourse: (id: string, now: string) => deleteCourse.immediate(id, now),
-      deleteClass: (id: string, now: string) => deleteClass.immediate(id, now),
-      beginIdempotent: (input: { user: string; key: string; bodyHash: string; now: number }) => beginIdempotent.immediate(input),
+      deleteCourse: (org: string, id: string, now: string) => deleteCourse.immediate(org, id, now),
+      deleteClass: (org: string, id: string, now: string) => deleteClass.immediate(org, id, now),
+      beginIdempotent: (input: IdempotencyParams & { bodyHash: string; now: number }) => beginIdempotent.immediate(input),
     };
   } catch (error) {
     db.close();
@@ -149,8 +153,11 @@ export function sqliteStore(options?: SqliteStoreOptions): SqliteStore {
   const state = lifecycle(COMPONENT, async () => open(path, busyTimeoutMs as number), (handle) => {
     handle.db.close();
   });
-  const run = async <T>(use: (s: Record<keyof typeof SQL, BetterSqlite3.Statement>) => T): Promise<T> =>
-    use((await state.ready()).statements);
+  /** Every lookup names its organization: checked here, before the statement runs. */
+  const run = async <T>(org: string, use: (s: Record<keyof typeof SQL, BetterSqlite3.Statement>) => T): Promise<T> => {
+    checkOrganization(org);
+    return use((await state.ready()).statements);
+  };
 
   return {
     filename: path,
@@ -158,61 +165,63 @@ export function sqliteStore(options?: SqliteStoreOptions): SqliteStore {
       await state.ready();
     },
 
-    async putCourse(record) {
-      checkRecord("course", record);
-      await run((s) => s.putCourse.run(columns(record)));
+    async putCourse(org, record) {
+      checkRecord("course", org, record);
+      await run(org, (s) => s.putCourse.run(columns(org, record)));
     },
-    getCourse: (id) => run((s) => {
-      const row = s.getCourse.get(id) as Row | undefined;
+    getCourse: (org, id) => run(org, (s) => {
+      const row = s.getCourse.get({ org, id }) as Row | undefined;
       return row && toCourse(row);
     }),
-    listCourses: () => run((s) => (s.listCourses.all() as Row[]).map(toCourse)),
-    async deleteCourse(id) {
+    listCourses: (org) => run(org, (s) => (s.listCourses.all({ org }) as Row[]).map(toCourse)),
+    async deleteCourse(org, id) {
+      checkOrganization(org);
       const handle = await state.ready();
-      handle.deleteCourse(id, new Date().toISOString());
+      handle.deleteCourse(org, id, new Date().toISOString());
     },
 
-    async putClass(record) {
-      checkRecord("class", record);
-      await run((s) => s.putClass.run({ ...columns(record), courseId: record.courseId }));
+    async putClass(org, record) {
+      checkRecord("class", org, record);
+      await run(org, (s) => s.putClass.run({ ...columns(org, record), courseId: record.courseId }));
     },
-    getClass: (id) => run((s) => {
-      const row = s.getClass.get(id) as Row | undefined;
+    getClass: (org, id) => run(org, (s) => {
+      const row = s.getClass.get({ org, id }) as Row | undefined;
       return row && toClass(row);
     }),
-    listClasses: (courseId) => run((s) => (s.listClasses.all(courseId) as Row[]).map(toClass)),
-    async deleteClass(id) {
+    listClasses: (org, courseId) => run(org, (s) => (s.listClasses.all({ org, courseId }) as Row[]).map(toClass)),
+    async deleteClass(org, id) {
+      checkOrganization(org);
       const handle = await state.ready();
-      handle.deleteClass(id, new Date().toISOString());
+      handle.deleteClass(org, id, new Date().toISOString());
     },
 
-    async putAssessment(record) {
-      checkRecord("assessment", record);
-      await run((s) => s.putAssessment.run({
-        ...columns(record), kind: record.kind ?? "oral", classId: record.classId, courseId: record.courseId ?? null,
+    async putAssessment(org, record) {
+      checkRecord("assessment", org, record);
+      await run(org, (s) => s.putAssessment.run({
+        ...columns(org, record), kind: record.kind ?? "oral", classId: record.classId, courseId: record.courseId ?? null,
       }));
     },
-    getAssessment: (id) => run((s) => {
-      const row = s.getAssessment.get(id) as Row | undefined;
+    getAssessment: (org, id) => run(org, (s) => {
+      const row = s.getAssessment.get({ org, id }) as Row | undefined;
       return row && toAssessment(row);
     }),
-    listAssessments: (classId, kind = "oral") => run((s) => (s.listAssessments.all(classId, kind) as Row[]).map(toAssessment)),
-    async deleteAssessment(id) {
-      await run((s) => s.deleteAssessment.run({ id, now: new Date().toISOString() }));
+    listAssessments: (org, classId, kind = "oral") => run(org, (s) => (s.listAssessments.all({ org, classId, kind }) as Row[]).map(toAssessment)),
+    async deleteAssessment(org, id) {
+      await run(org, (s) => s.deleteAssessment.run({ org, id, now: new Date().toISOString() }));
     },
 
     async beginIdempotent(input) {
       checkIdempotencyKey(input, { bodyHash: input.bodyHash });
       const handle = await state.ready();
-      return handle.beginIdempotent({ user: input.user, key: input.key, bodyHash: input.bodyHash, now: input.now ?? Date.now() });
+      return handle.beginIdempotent({ ...keyOf(input), bodyHash: input.bodyHash, now: input.now ?? Date.now() });
     },
     async completeIdempotent(input) {
       checkIdempotencyKey(input, { status: input.status });
-      await run((s) => s.completeIdempotent.run({ user: input.user, key: input.key, status: input.status, body: bodyText(input.body) }));
+      await run(input.org, (s) => s.completeIdempotent.run({ ...keyOf(input), status: input.status, body: bodyText(input.body) }));
     },
     async abandonIdempotent(input) {
       checkIdempotencyKey(input);
-      await run((s) => s.abandonIdempotent.run({ user: input.user, key: input.key }));
+      await run(input.org, (s) => s.abandonIdempotent.run(keyOf(input)));
     },
 
     close: () => state.close(),

@@ -37,30 +37,36 @@ export interface AssessmentRecord {
   createdAt: string;
 }
 
+/**
+ * Every record lives in one organization (`org`: see `isOrganizationId`; a
+ * single-organization router uses `DEFAULT_ORGANIZATION`). The organization is part of
+ * the record's identity: the same id in two organizations is two records, and no method
+ * called with one organization reads, lists, replaces or deletes a record of another.
+ */
 export interface OralStore extends OralStoreIdempotency {
   /** Creates or migrates the schema. Idempotent; the router calls it before first use. */
   init(): Promise<void>;
 
-  /** Insert or replace (same id → latest wins). */
-  putCourse(record: CourseRecord): Promise<void>;
-  getCourse(id: string): Promise<CourseRecord | undefined>;
-  listCourses(): Promise<CourseRecord[]>;
+  /** Insert or replace (same organization and id → latest wins). */
+  putCourse(org: string, record: CourseRecord): Promise<void>;
+  getCourse(org: string, id: string): Promise<CourseRecord | undefined>;
+  listCourses(org: string): Promise<CourseRecord[]>;
   /** Marks the course, its classes and their assessments gone: they no longer appear in gets, lists or launches. */
-  deleteCourse(id: string): Promise<void>;
+  deleteCourse(org: string, id: string): Promise<void>;
 
-  putClass(record: ClassRecord): Promise<void>;
-  getClass(id: string): Promise<ClassRecord | undefined>;
+  putClass(org: string, record: ClassRecord): Promise<void>;
+  getClass(org: string, id: string): Promise<ClassRecord | undefined>;
   /** Oldest first. */
-  listClasses(courseId: string): Promise<ClassRecord[]>;
+  listClasses(org: string, courseId: string): Promise<ClassRecord[]>;
   /** Marks the class and its exams (of both kinds) gone, like `deleteCourse`. */
-  deleteClass(id: string): Promise<void>;
+  deleteClass(org: string, id: string): Promise<void>;
 
-  putAssessment(record: AssessmentRecord): Promise<void>;
-  getAssessment(id: string): Promise<AssessmentRecord | undefined>;
+  putAssessment(org: string, record: AssessmentRecord): Promise<void>;
+  getAssessment(org: string, id: string): Promise<AssessmentRecord | undefined>;
   /** The class's exams of one kind (default `"oral"`), oldest first. */
-  listAssessments(classId: string, kind?: ExamKind): Promise<AssessmentRecord[]>;
+  listAssessments(org: string, classId: string, kind?: ExamKind): Promise<AssessmentRecord[]>;
   /** Marks one exam (of either kind) gone: hidden from gets and lists, its launch link then 404s. */
-  deleteAssessment(id: string): Promise<void>;
+  deleteAssessment(org: string, id: string): Promise<void>;
 
   /** Releases connections / file handles. */
   close(): Promise<void>;
@@ -81,12 +87,14 @@ const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyMethodListed;
 
 /**
- * Idempotency records: the first answer of an instructor POST, keyed by the user and the
- * `Idempotency-Key` header, so a retry replays it instead of creating a second record on
- * the platform. See `OralStore.beginIdempotent` for the protocol.
+ * Idempotency records: the first answer of an instructor POST, keyed by the organization,
+ * the user and the `Idempotency-Key` header, so a retry replays it instead of creating a
+ * second record on the platform. See `OralStore.beginIdempotent` for the protocol.
  */
 export interface IdempotencyKey {
-  /** Who sent the request (the router's user id): keys are scoped per user. */
+  /** The organization the request acts for: the same key in two organizations is two keys. */
+  org: string;
+  /** Who sent the request (the router's user id): keys are scoped per user within the organization. */
   user: string;
   /** The `Idempotency-Key` header as sent. */
   key: string;
@@ -125,7 +133,7 @@ export const IDEMPOTENCY_PENDING_MS = 5 * 60 * 1000;
 
 export interface OralStoreIdempotency {
   /**
-   * Claims (user, key) for a call, atomically: of concurrent callers exactly one gets
+   * Claims (org, user, key) for a call, atomically: of concurrent callers exactly one gets
    * `new` (a UNIQUE constraint in SQLite and PostgreSQL, so this holds across processes
    * and instances sharing the database). The others get `pending` until the owner
    * completes, then `done` with the recorded answer; any caller whose `bodyHash` differs

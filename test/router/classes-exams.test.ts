@@ -4,7 +4,7 @@
  * made elsewhere appear and become launchable); and the role-play launch.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createPlatformClient, memoryStore } from "../../src/index.js";
+import { createPlatformClient, DEFAULT_ORGANIZATION, memoryStore } from "../../src/index.js";
 import { ROLEPLAY_LIMITS } from "../../src/platform/schemas.js";
 import type { PlatformClient } from "../../src/platform/types.js";
 import { LIVE_KEY, TEST_KEY } from "../support/keys.js";
@@ -84,14 +84,14 @@ describe("classes", () => {
     await ines.post(`/oral/courses/${courseId}/classes`).send({ name: "Through the router" }).expect(201);
     const classes = await ines.get(`/oral/courses/${courseId}/classes`).expect(200);
     expect(classes.body.data.map((c: { name: string }) => c.name)).toEqual(expect.arrayContaining(["Made in the platform UI", "Through the router"]));
-    expect(await store.getClass(made.data._id)).toMatchObject({ courseId, name: "Made in the platform UI" });
+    expect(await store.getClass(DEFAULT_ORGANIZATION, made.data._id)).toMatchObject({ courseId, name: "Made in the platform UI" });
 
     const exams = await ines.get(`/oral/classes/${made.data._id}/oral-assessments`).expect(200);
     expect(ids(exams)).toEqual([exam.data._id]);
     const launched = await ada.get(`/oral/launch/${exam.data._id}`).expect(303);
     expect(new URL(launched.headers.location ?? "").pathname).toBe(`/exam/${exam.data._id}`);
     // The course came from the class the list recorded.
-    expect(await store.getAssessment(exam.data._id)).toMatchObject({ kind: "oral", classId: made.data._id, courseId });
+    expect(await store.getAssessment(DEFAULT_ORGANIZATION, exam.data._id)).toMatchObject({ kind: "oral", classId: made.data._id, courseId });
   });
 
   it("caches platform lists for listCacheMs: a change made elsewhere shows only after a write through the router", async () => {
@@ -113,12 +113,12 @@ describe("classes", () => {
     const a = await ines.post("/oral/oral-assessments").send({ name: "Kept", classId }).expect(201);
     const b = await ines.post("/oral/oral-assessments").send({ name: "Gone here", classId }).expect(201);
     // Another instance deleted it and its platform call has not landed yet.
-    await store.deleteAssessment(b.body.data._id);
+    await store.deleteAssessment(DEFAULT_ORGANIZATION, b.body.data._id);
     await ines.post("/oral/oral-assessments").send({ name: "Refresh", classId }).expect(201);
     const listed = ids(await ines.get(`/oral/classes/${classId}/oral-assessments`).expect(200));
     expect(listed).toContain(a.body.data._id);
     expect(listed).not.toContain(b.body.data._id);
-    expect(await store.getAssessment(b.body.data._id)).toBeUndefined();
+    expect(await store.getAssessment(DEFAULT_ORGANIZATION, b.body.data._id)).toBeUndefined();
   });
 
   it("refuses bad input with 400 naming the field and sends nothing", async () => {
@@ -147,7 +147,7 @@ describe("oral assessments", () => {
 
     const updated = await ines.put(`/oral/oral-assessments/${examId}`).send({ name: "Renamed", duration: 900 }).expect(200);
     expect(updated.body.data).toMatchObject({ name: "Renamed", duration: 900 });
-    expect(await store.getAssessment(examId)).toMatchObject({ name: "Renamed", classId });
+    expect(await store.getAssessment(DEFAULT_ORGANIZATION, examId)).toMatchObject({ name: "Renamed", classId });
 
     const ada = await stack.login("ada");
     await ada.get(`/oral/launch/${examId}`).expect(303);
@@ -166,7 +166,7 @@ describe("role-plays", () => {
     const created = await ines.post("/oral/roleplays").send(roleplayBody(classId)).expect(201);
     const id: string = created.body.data._id;
     expect(stack.emulator.requests.at(-1)).toMatchObject({ method: "POST", path: "/roleplay" });
-    expect(await store.getAssessment(id)).toMatchObject({ kind: "roleplay", classId, courseId });
+    expect(await store.getAssessment(DEFAULT_ORGANIZATION, id)).toMatchObject({ kind: "roleplay", classId, courseId });
     // Role-plays and oral assessments are listed apart.
     expect(ids(await ines.get(`/oral/classes/${classId}/roleplays`).expect(200))).toEqual([id]);
     expect(ids(await ines.get(`/oral/classes/${classId}/oral-assessments`).expect(200))).toEqual([]);

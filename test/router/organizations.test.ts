@@ -118,7 +118,12 @@ describe("two organizations in one router", () => {
     const before = emulator.requests.length;
     const cross = await api("south", "GET", `/oral-assessments/${n.examId}`);
     expect(cross.status).toBe(404);
-    expect(upstreamSince(before).filter((r) => r.path.includes(n.examId))).toEqual([]);
+    expect(cross.type).toMatch(/application\/problem\+json/);
+    expect((await api("south", "DELETE", `/courses/${n.courseId}`)).status).toBe(404);
+    // North's class named in south's create: refused before anything is sent.
+    const intoNorth = await api("south", "POST", "/oral-assessments", { name: "Sneaky", classId: n.classId, questions: [{ text: "Why?" }] });
+    expect(intoNorth.status).toBe(404);
+    expect(upstreamSince(before)).toEqual([]);
   });
 
   it("sends a student of one school who opens the other school's launch link to the 404 page, with no sign-in call", async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { sqliteStore } from "../../src/index.js";
+import { DEFAULT_ORGANIZATION, sqliteStore } from "../../src/index.js";
 import { startStack } from "../support/stack.js";
 
 const dir = mkdtempSync(join(tmpdir(), "eoa-restart-"));
@@ -26,8 +26,8 @@ describe("a registry that survives restarts", () => {
       // What the first app wrote is in the file itself (lists through the router would come from the platform).
       const reopened = sqliteStore({ filename });
       try {
-        expect(await reopened.getAssessment(ids.examId)).toMatchObject({ id: ids.examId, classId: ids.classId, courseId: ids.courseId, kind: "oral" });
-        expect((await reopened.listClasses(ids.courseId)).map((c) => c.id)).toEqual([ids.classId]);
+        expect(await reopened.getAssessment(DEFAULT_ORGANIZATION, ids.examId)).toMatchObject({ id: ids.examId, classId: ids.classId, courseId: ids.courseId, kind: "oral" });
+        expect((await reopened.listClasses(DEFAULT_ORGANIZATION, ids.courseId)).map((c) => c.id)).toEqual([ids.classId]);
       } finally { await reopened.close(); }
     } finally { await emulator.close(); }
   });

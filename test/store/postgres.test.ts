@@ -8,9 +8,10 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/core/configuration-error.js";
 import { postgresStore, type PostgresStoreOptions } from "../../src/store/postgres.js";
-import type { OralStore } from "../../src/store/types.js";
+import { DEFAULT_ORGANIZATION, type OralStore } from "../../src/store/types.js";
 import { describeStoreContract } from "./store-contract.js";
 
+const ORG = "north";
 const url = process.env.EOA_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 /** The URL as printed: a password set through the environment stays out of the log. */
 const shown = url.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
@@ -73,9 +74,9 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
       try {
         await Promise.all(stores.map((s) => s.init()));
         const versions = await admin.query(`SELECT version FROM "${fresh}".oral_schema_version`);
-        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
-        await stores[0]?.putCourse({ id: "c1", name: "C", data: {}, createdAt: new Date().toISOString() });
-        expect(await stores[4]?.getCourse("c1")).toBeDefined();
+        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+        await stores[0]?.putCourse(ORG, { id: "c1", name: "C", data: {}, createdAt: new Date().toISOString() });
+        expect(await stores[4]?.getCourse(ORG, "c1")).toBeDefined();
       } finally {
         await Promise.all(stores.map((s) => s.close()));
       }
@@ -99,6 +100,79 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
       ]);
     });
 
+    it("upgrades a version-3 schema (before organizations) in place: every row into organization default", async () => {
+      const old = schema("v3");
+      const t = (name: string) => `"${old}".oral_${name}`;
+      // The tables exactly as version 3 left them, written out here rather than taken from
+      // the store's migrations, so a change to a released step cannot quietly change this fixture.
+      await admin.query(`CREATE SCHEMA "${old}";
+        CREATE TABLE ${t("schema_version")} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL DEFAULT now());
+        INSERT INTO ${t("schema_version")} (version, description) VALUES (1, 'v1'), (2, 'v2'), (3, 'v3');
+        CREATE TABLE ${t("courses")} (seq BIGINT GENERATED ALWAYS AS IDENTITY, id TEXT PRIMARY KEY, name TEXT NOT NULL, data JSONB NOT NULL,
+          created_at TEXT NOT NULL, created_ms BIGINT NOT NULL, deleted_at TIMESTAMPTZ);
+        CREATE TABLE ${t("classes")} (seq BIGINT GENERATED ALWAYS AS IDENTITY, id TEXT PRIMARY KEY, course_id TEXT NOT NULL, name TEXT NOT NULL,
+          data JSONB NOT NULL, created_at TEXT NOT NULL, created_ms BIGINT NOT NULL, deleted_at TIMESTAMPTZ);
+        CREATE TABLE ${t("assessments")} (seq BIGINT GENERATED ALWAYS AS IDENTITY, id TEXT PRIMARY KEY, class_id TEXT NOT NULL, course_id TEXT,
+          name TEXT NOT NULL, data JSONB NOT NULL, created_at TEXT NOT NULL, created_ms BIGINT NOT NULL, deleted_at TIMESTAMPTZ,
+          kind TEXT NOT NULL DEFAULT 'oral' CHECK (kind IN ('oral', 'roleplay')));
+        CREATE INDEX oral_courses_by_created ON ${t("courses")} (created_ms, seq) WHERE deleted_at IS NULL;
+        CREATE INDEX oral_classes_by_course ON ${t("classes")} (course_id, created_ms, seq) WHERE deleted_at IS NULL;
+        CREATE INDEX oral_assessments_by_course ON ${t("assessments")} (course_id) WHERE deleted_at IS NULL;
+        CREATE INDEX oral_assessments_by_class ON ${t("assessments")} (class_id, kind, created_ms, seq) WHERE deleted_at IS NULL;
+        CREATE TABLE ${t("idempotency")} (user_id TEXT NOT NULL, key TEXT NOT NULL, body_hash TEXT NOT NULL,
+          state TEXT NOT NULL CHECK (state IN ('pending', 'done')), status INTEGER, body TEXT, started_ms BIGINT NOT NULL,
+          PRIMARY KEY (user_id, key));
+        CREATE INDEX oral_idempotency_expiry ON ${t("idempotency")} (started_ms);`);
+      const at = "2026-01-01T09:00:00.000Z";
+      const ms = Date.parse(at);
+      // Two courses at the same instant: only seq orders them, and must keep doing so.
+      await admin.query(`INSERT INTO ${t("courses")} (id, name, data, created_at, created_ms) VALUES ('c2', 'Second', '{}', $1, $2), ('c1', 'First', '{"x":1}', $1, $2)`, [at, ms]);
+      await admin.query(`INSERT INTO ${t("classes")} (id, course_id, name, data, created_at, created_ms, deleted_at)
+        VALUES ('k1', 'c1', 'Class', '{}', $1, $2, NULL), ('k2', 'c1', 'Gone', '{}', $1, $2, now())`, [at, ms]);
+      await admin.query(`INSERT INTO ${t("assessments")} (id, class_id, course_id, name, data, created_at, created_ms, kind)
+        VALUES ('e1', 'k1', 'c1', 'Exam', '{}', $1, $2, 'oral'), ('r1', 'k1', 'c1', 'Play', '{}', $1, $2, 'roleplay')`, [at, ms]);
+      await admin.query(`INSERT INTO ${t("idempotency")} (user_id, key, body_hash, state, status, body, started_ms)
+        VALUES ('id:u', 'key-1', 'h', 'done', 201, '{"json":1}', $1)`, [Date.now()]);
+
+      const s = store({ schema: old });
+      const org = DEFAULT_ORGANIZATION;
+      try {
+        expect((await s.listCourses(org)).map((c) => c.id)).toEqual(["c2", "c1"]);
+        expect(await s.getCourse(org, "c1")).toEqual({ id: "c1", name: "First", data: { x: 1 }, createdAt: at });
+        expect((await s.listClasses(org, "c1")).map((c) => c.id)).toEqual(["k1"]);
+        expect(await s.getClass(org, "k2")).toBeUndefined(); // deleted stays deleted
+        expect(await s.getAssessment(org, "r1")).toMatchObject({ kind: "roleplay", classId: "k1", courseId: "c1" });
+        expect((await s.listAssessments(org, "k1")).map((e) => e.id)).toEqual(["e1"]);
+        expect(await s.beginIdempotent({ org, user: "id:u", key: "key-1", bodyHash: "h" })).toEqual({ state: "done", status: 201, body: { json: 1 } });
+        // Nothing of it belongs to another organization, and the old ids are free there.
+        expect(await s.listCourses(ORG)).toEqual([]);
+        expect(await s.beginIdempotent({ org: ORG, user: "id:u", key: "key-1", bodyHash: "other" })).toEqual({ state: "new" });
+        await s.putCourse(ORG, { id: "c1", name: "North's", data: {}, createdAt: at });
+        expect((await s.getCourse(org, "c1"))?.name).toBe("First");
+        await s.putCourse(org, { id: "c3", name: "Third", data: {}, createdAt: at });
+        expect((await s.listCourses(org)).map((c) => c.id)).toEqual(["c2", "c1", "c3"]);
+        await s.deleteCourse(org, "c1");
+        expect(await s.getAssessment(org, "r1")).toBeUndefined();
+        expect(await s.getCourse(ORG, "c1")).toBeDefined();
+      } finally {
+        await s.close();
+      }
+      const versions = await admin.query(`SELECT version FROM ${t("schema_version")} ORDER BY version`);
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4]);
+      // The organization is in every primary key, and no default is left to catch a write that forgets it.
+      const keys = await admin.query(`SELECT c.relname AS table, pg_get_constraintdef(k.oid) AS def FROM pg_constraint k
+        JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND k.contype = 'p' AND c.relname <> 'oral_schema_version' ORDER BY 1`, [old]);
+      expect(keys.rows).toEqual([
+        { table: "oral_assessments", def: "PRIMARY KEY (organization, id)" },
+        { table: "oral_classes", def: "PRIMARY KEY (organization, id)" },
+        { table: "oral_courses", def: "PRIMARY KEY (organization, id)" },
+        { table: "oral_idempotency", def: "PRIMARY KEY (organization, user_id, key)" },
+      ]);
+      const defaults = await admin.query("SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'organization' AND column_default IS NOT NULL", [old]);
+      expect(defaults.rows).toEqual([{ n: 0 }]);
+    });
+
     it("refuses a schema written by a newer release, with a ConfigurationError naming the fix", async () => {
       const fresh = schema("future");
       await store({ schema: fresh }).init().then(() => undefined);
@@ -118,7 +192,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
     it("ends the pool it created from connectionString on close()", async () => {
       const app = `${run}_owned`;
       const s = postgresStore({ connectionString: `${url}?application_name=${app}`, schema: schema(), tablePrefix: "owned_" });
-      await s.listCourses();
+      await s.listCourses(ORG);
       expect(await connections(app)).toBeGreaterThan(0);
       await s.close();
       await expect.poll(() => connections(app)).toBe(0);
@@ -128,7 +202,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
       const pool = new pg.Pool({ connectionString: url, max: 2 });
       try {
         const s = postgresStore({ pool, schema: schema(), tablePrefix: "borrowed_" });
-        await s.putCourse({ id: "c1", name: "C", data: {}, createdAt: new Date().toISOString() });
+        await s.putCourse(ORG, { id: "c1", name: "C", data: {}, createdAt: new Date().toISOString() });
         await s.close();
         expect((await pool.query("SELECT 1 AS ok")).rows).toEqual([{ ok: 1 }]);
       } finally {
@@ -162,8 +236,8 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
         expect(tables.rows.map((r: { table_name: string }) => r.table_name)).toEqual(["oral_courses"]);
         await admin.query(`DROP TABLE "${where}".oral_courses`);
         await expect(s.init()).resolves.toBeUndefined();
-        await s.putCourse({ id: "c1", name: "C", data: {}, createdAt });
-        expect(await s.getCourse("c1")).toBeDefined();
+        await s.putCourse(ORG, { id: "c1", name: "C", data: {}, createdAt });
+        expect(await s.getCourse(ORG, "c1")).toBeDefined();
       } finally {
         await s.close();
       }
@@ -173,20 +247,20 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
       const where = schema("rollback");
       const s = store({ schema: where });
       try {
-        await s.putCourse({ id: "c1", name: "C", data: {}, createdAt });
-        await s.putClass({ id: "k1", courseId: "c1", name: "K", data: {}, createdAt });
-        await s.putAssessment({ id: "e1", classId: "k1", courseId: undefined, name: "E", data: {}, createdAt });
+        await s.putCourse(ORG, { id: "c1", name: "C", data: {}, createdAt });
+        await s.putClass(ORG, { id: "k1", courseId: "c1", name: "K", data: {}, createdAt });
+        await s.putAssessment(ORG, { id: "e1", classId: "k1", courseId: undefined, name: "E", data: {}, createdAt });
         // The third statement (assessments) fails after the first two ran.
         await admin.query(`CREATE FUNCTION "${where}".refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by test'; END $$`);
         await admin.query(`CREATE TRIGGER refuse BEFORE UPDATE ON "${where}".oral_assessments FOR EACH ROW EXECUTE FUNCTION "${where}".refuse()`);
-        await expect(s.deleteCourse("c1")).rejects.toThrow(/refused by test/);
-        expect(await s.getCourse("c1")).toBeDefined();
-        expect(await s.getClass("k1")).toBeDefined();
-        expect(await s.getAssessment("e1")).toBeDefined();
+        await expect(s.deleteCourse(ORG, "c1")).rejects.toThrow(/refused by test/);
+        expect(await s.getCourse(ORG, "c1")).toBeDefined();
+        expect(await s.getClass(ORG, "k1")).toBeDefined();
+        expect(await s.getAssessment(ORG, "e1")).toBeDefined();
         await admin.query(`DROP TRIGGER refuse ON "${where}".oral_assessments`);
-        await s.deleteCourse("c1");
-        expect(await s.getCourse("c1")).toBeUndefined();
-        expect(await s.getAssessment("e1")).toBeUndefined();
+        await s.deleteCourse(ORG, "c1");
+        expect(await s.getCourse(ORG, "c1")).toBeUndefined();
+        expect(await s.getAssessment(ORG, "e1")).toBeUndefined();
       } finally {
         await s.close();
       }
@@ -200,12 +274,12 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
         logger: { warn: (obj: unknown) => { warnings.push(obj); } },
       });
       try {
-        await s.putCourse({ id: "c1", name: "C", data: {}, createdAt });
+        await s.putCourse(ORG, { id: "c1", name: "C", data: {}, createdAt });
         const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [app]);
         expect(killed.rowCount).toBeGreaterThan(0);
         await expect.poll(() => warnings.length).toBeGreaterThan(0);
         expect(warnings[0]).toMatchObject({ event: "store_connection_error" });
-        expect(await s.getCourse("c1")).toBeDefined();
+        expect(await s.getCourse(ORG, "c1")).toBeDefined();
       } finally {
         await s.close();
       }
@@ -223,15 +297,15 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
         const courseId = `c${round}`;
         const createdAt = new Date().toISOString();
         const classId = `${courseId}-k`;
-        await writer.putCourse({ id: courseId, name: "C", data: {}, createdAt });
-        await writer.putClass({ id: classId, courseId, name: "K", data: {}, createdAt });
+        await writer.putCourse(ORG, { id: courseId, name: "C", data: {}, createdAt });
+        await writer.putClass(ORG, { id: classId, courseId, name: "K", data: {}, createdAt });
         const puts = Array.from({ length: 20 }, (_, i) => [
-          writer.putClass({ id: `${classId}${i}`, courseId, name: "K", data: {}, createdAt }),
-          writer.putAssessment({ id: `${courseId}-e${i}`, classId, courseId: undefined, name: "E", data: {}, createdAt }),
+          writer.putClass(ORG, { id: `${classId}${i}`, courseId, name: "K", data: {}, createdAt }),
+          writer.putAssessment(ORG, { id: `${courseId}-e${i}`, classId, courseId: undefined, name: "E", data: {}, createdAt }),
         ]).flat();
-        await Promise.all([...puts, deleter.deleteCourse(courseId)]);
-        expect(await deleter.listClasses(courseId)).toEqual([]);
-        expect(await deleter.listAssessments(classId)).toEqual([]);
+        await Promise.all([...puts, deleter.deleteCourse(ORG, courseId)]);
+        expect(await deleter.listClasses(ORG, courseId)).toEqual([]);
+        expect(await deleter.listAssessments(ORG, classId)).toEqual([]);
       }
     } finally {
       await Promise.all(stores.map((s) => s.close()));

@@ -8,8 +8,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/core/configuration-error.js";
 import { sqliteStore } from "../../src/store/sqlite.js";
 import { MIGRATIONS } from "../../src/store/sqlite-schema.js";
+import { DEFAULT_ORGANIZATION } from "../../src/store/types.js";
 import { describeStoreContract } from "./store-contract.js";
 
+const ORG = "north";
 const dir = mkdtempSync(join(tmpdir(), "eoa-sqlite-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -33,7 +35,7 @@ describe("sqliteStore: the file", () => {
     const db = new Database(filename, { readonly: true });
     try {
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-      expect(db.pragma("user_version", { simple: true })).toBe(3);
+      expect(db.pragma("user_version", { simple: true })).toBe(4);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").pluck().all();
       expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry"]);
     } finally {
@@ -46,7 +48,7 @@ describe("sqliteStore: the file", () => {
     const umask = process.umask(0o000);
     try {
       const store = sqliteStore({ filename });
-      await store.putCourse({ id: "c1", name: "Private", data: {}, createdAt: new Date().toISOString() });
+      await store.putCourse(ORG, { id: "c1", name: "Private", data: {}, createdAt: new Date().toISOString() });
       for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) {
         expect((statSync(file).mode & 0o777).toString(8), file).toBe("600");
       }
@@ -62,9 +64,14 @@ describe("sqliteStore: the file", () => {
     const db = new Database(filename, { readonly: true });
     try {
       const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join("; ");
-      expect(plan("SELECT * FROM classes WHERE course_id = 'c' AND deleted_at IS NULL ORDER BY created_ms, seq")).toMatch(/USING INDEX classes_by_course/);
-      expect(plan("SELECT * FROM assessments WHERE class_id = 'k' AND deleted_at IS NULL ORDER BY created_ms, seq")).toMatch(/USING INDEX assessments_by_class/);
-      expect(plan("SELECT * FROM classes WHERE course_id = 'c' AND deleted_at IS NULL ORDER BY created_ms, seq")).not.toMatch(/TEMP B-TREE/);
+      const classes = "SELECT * FROM classes WHERE organization = 'o' AND course_id = 'c' AND deleted_at IS NULL ORDER BY created_ms, seq";
+      expect(plan(classes)).toMatch(/USING INDEX classes_by_course/);
+      expect(plan(classes)).not.toMatch(/TEMP B-TREE/);
+      const exams = "SELECT * FROM assessments WHERE organization = 'o' AND class_id = 'k' AND kind = 'oral' AND deleted_at IS NULL ORDER BY created_ms, seq";
+      expect(plan(exams)).toMatch(/USING INDEX assessments_by_class/);
+      expect(plan(exams)).not.toMatch(/TEMP B-TREE/);
+      expect(plan("SELECT * FROM courses WHERE organization = 'o' AND deleted_at IS NULL ORDER BY created_ms, seq")).not.toMatch(/TEMP B-TREE/);
+      expect(plan("SELECT * FROM courses WHERE organization = 'o' AND id = 'c'")).toMatch(/USING INDEX sqlite_autoindex_courses/);
     } finally {
       db.close();
     }
@@ -78,14 +85,14 @@ describe("sqliteStore: the file", () => {
       // Start together: process start-up times differ by more than a migration takes.
       await new Promise((go) => setTimeout(go, Number(process.argv[2]) - Date.now()));
       await store.init();
-      await store.putCourse({ id: "c" + process.pid, name: "C", data: {}, createdAt: new Date().toISOString() });
+      await store.putCourse("north", { id: "c" + process.pid, name: "C", data: {}, createdAt: new Date().toISOString() });
       await store.close();`;
     const run = promisify(execFile);
     const startAt = String(Date.now() + 2500);
     await Promise.all(Array.from({ length: 4 }, () =>
       run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, filename, startAt])));
     const store = sqliteStore({ filename });
-    expect(await store.listCourses()).toHaveLength(4);
+    expect(await store.listCourses(ORG)).toHaveLength(4);
     await store.close();
   });
 
@@ -100,15 +107,90 @@ describe("sqliteStore: the file", () => {
     db.prepare("INSERT INTO assessments (id, class_id, name, data, created_at, created_ms) VALUES ('e1', 'k1', 'Exam', '{}', ?, 0)").run(created);
     db.close();
     const upgraded = sqliteStore({ filename });
-    expect(await upgraded.getCourse("c1")).toMatchObject({ name: "Kept", data: { x: 1 } });
+    const org = DEFAULT_ORGANIZATION;
+    expect(await upgraded.getCourse(org, "c1")).toMatchObject({ name: "Kept", data: { x: 1 } });
     // Exams from before role-plays existed are oral assessments.
-    expect(await upgraded.getAssessment("e1")).toMatchObject({ kind: "oral", classId: "k1" });
-    expect((await upgraded.listAssessments("k1")).map((e) => e.id)).toEqual(["e1"]);
-    expect(await upgraded.beginIdempotent({ user: "u", key: "k", bodyHash: "h" })).toEqual({ state: "new" });
+    expect(await upgraded.getAssessment(org, "e1")).toMatchObject({ kind: "oral", classId: "k1" });
+    expect((await upgraded.listAssessments(org, "k1")).map((e) => e.id)).toEqual(["e1"]);
+    expect(await upgraded.beginIdempotent({ org, user: "u", key: "k", bodyHash: "h" })).toEqual({ state: "new" });
     await upgraded.close();
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(3);
+    expect(check.pragma("user_version", { simple: true })).toBe(4);
     check.close();
+  });
+
+  it("upgrades a version-3 file (the schema before organizations) in place: every row into organization default", async () => {
+    const filename = join(dir, "v3.sqlite");
+    // The tables exactly as version 3 left them, written out here rather than taken from
+    // MIGRATIONS, so a change to a released step cannot quietly change this fixture.
+    const db = new Database(filename);
+    db.exec(`
+      CREATE TABLE courses (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, data TEXT NOT NULL,
+        created_at TEXT NOT NULL, created_ms INTEGER NOT NULL, deleted_at TEXT);
+      CREATE INDEX courses_by_created ON courses (created_ms, seq) WHERE deleted_at IS NULL;
+      CREATE TABLE classes (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, course_id TEXT NOT NULL, name TEXT NOT NULL,
+        data TEXT NOT NULL, created_at TEXT NOT NULL, created_ms INTEGER NOT NULL, deleted_at TEXT);
+      CREATE INDEX classes_by_course ON classes (course_id, created_ms, seq) WHERE deleted_at IS NULL;
+      CREATE TABLE assessments (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, class_id TEXT NOT NULL, course_id TEXT,
+        name TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL, created_ms INTEGER NOT NULL, deleted_at TEXT,
+        kind TEXT NOT NULL DEFAULT 'oral' CHECK (kind IN ('oral', 'roleplay')));
+      CREATE INDEX assessments_by_course ON assessments (course_id) WHERE deleted_at IS NULL;
+      CREATE INDEX assessments_by_class ON assessments (class_id, kind, created_ms, seq) WHERE deleted_at IS NULL;
+      CREATE TABLE idempotency (user_id TEXT NOT NULL, key TEXT NOT NULL, body_hash TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'done')), status INTEGER, body TEXT, started_ms INTEGER NOT NULL,
+        PRIMARY KEY (user_id, key)) WITHOUT ROWID;
+      CREATE INDEX idempotency_expiry ON idempotency (started_ms);
+      PRAGMA user_version = 3;
+    `);
+    const at = "2026-01-01T09:00:00.000Z";
+    const ms = Date.parse(at);
+    const row = (table: string, columns: string, values: unknown[]) =>
+      db.prepare(`INSERT INTO ${table} (${columns}) VALUES (${values.map(() => "?").join(", ")})`).run(...values);
+    // Two courses at the same instant: only seq orders them, and must keep doing so.
+    row("courses", "id, name, data, created_at, created_ms", ["c2", "Second", "{}", at, ms]);
+    row("courses", "id, name, data, created_at, created_ms", ["c1", "First", "{\"x\":1}", at, ms]);
+    row("classes", "id, course_id, name, data, created_at, created_ms", ["k1", "c1", "Class", "{}", at, ms]);
+    row("classes", "id, course_id, name, data, created_at, created_ms, deleted_at", ["k2", "c1", "Gone", "{}", at, ms, at]);
+    row("assessments", "id, class_id, course_id, name, data, created_at, created_ms", ["e1", "k1", "c1", "Exam", "{}", at, ms]);
+    row("assessments", "id, class_id, course_id, name, data, created_at, created_ms, kind", ["r1", "k1", "c1", "Play", "{}", at, ms, "roleplay"]);
+    const now = Date.now();
+    row("idempotency", "user_id, key, body_hash, state, status, body, started_ms", ["id:u", "key-1", "h", "done", 201, "{\"json\":1}", now]);
+    db.close();
+
+    const store = sqliteStore({ filename });
+    const org = DEFAULT_ORGANIZATION;
+    try {
+      expect((await store.listCourses(org)).map((c) => c.id)).toEqual(["c2", "c1"]);
+      expect(await store.getCourse(org, "c1")).toEqual({ id: "c1", name: "First", data: { x: 1 }, createdAt: at });
+      expect((await store.listClasses(org, "c1")).map((c) => c.id)).toEqual(["k1"]);
+      expect(await store.getClass(org, "k2")).toBeUndefined(); // deleted stays deleted
+      expect(await store.getAssessment(org, "r1")).toMatchObject({ kind: "roleplay", classId: "k1", courseId: "c1" });
+      expect((await store.listAssessments(org, "k1")).map((e) => e.id)).toEqual(["e1"]);
+      expect(await store.beginIdempotent({ org, user: "id:u", key: "key-1", bodyHash: "h" })).toEqual({ state: "done", status: 201, body: { json: 1 } });
+      // Nothing of it belongs to another organization, and the old ids are free there.
+      expect(await store.listCourses(ORG)).toEqual([]);
+      expect(await store.getAssessment(ORG, "e1")).toBeUndefined();
+      expect(await store.beginIdempotent({ org: ORG, user: "id:u", key: "key-1", bodyHash: "other" })).toEqual({ state: "new" });
+      await store.putCourse(ORG, { id: "c1", name: "North's", data: {}, createdAt: at });
+      expect((await store.getCourse(org, "c1"))?.name).toBe("First");
+      // New rows continue after the copied ones (AUTOINCREMENT carried over): same instant, listed last.
+      await store.putCourse(org, { id: "c3", name: "Third", data: {}, createdAt: at });
+      expect((await store.listCourses(org)).map((c) => c.id)).toEqual(["c2", "c1", "c3"]);
+      // A cascade under default still reaches the migrated children.
+      await store.deleteCourse(org, "c1");
+      expect(await store.getAssessment(org, "r1")).toBeUndefined();
+      expect(await store.getCourse(ORG, "c1")).toBeDefined();
+    } finally {
+      await store.close();
+    }
+    const check = new Database(filename, { readonly: true });
+    try {
+      expect(check.pragma("user_version", { simple: true })).toBe(4);
+      const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
+      expect(tables).toEqual(["assessments", "classes", "courses", "idempotency"]);
+    } finally {
+      check.close();
+    }
   });
 
   it("refuses a database written by a newer release, with a ConfigurationError naming the fix", async () => {

@@ -8,6 +8,10 @@ import {
   IDEMPOTENCY_PENDING_MS, IDEMPOTENCY_TTL_MS,
   type AssessmentRecord, type ClassRecord, type CourseRecord, type ExamKind, type IdempotencyBegin, type OralStore,
 } from "../../src/store/types.js";
+import { describeScopingContract } from "./scoping-contract.js";
+
+/** Not the default organization: nothing here may work only because of a fallback to it. */
+const ORG = "north";
 
 export interface ContractOptions {
   /**
@@ -49,231 +53,233 @@ export function describeStoreContract(
       ({ id, kind, classId, courseId, name: `Exam ${id}`, data: { _id: id, classId }, createdAt: at(minute) });
     const ids = (records: { id: string }[]) => records.map((r) => r.id);
 
+    describeScopingContract(() => open(), { course, klass, exam, ids });
+
     it("gives back what was put, with unknown fields of data kept", async () => {
       const store = open();
       await store.init();
       const data = { _id: "c1", futureField: { nested: [1, "two", null, true] }, unicode: "Prüfung — 口試 ✓", n: 1.5 };
-      await store.putCourse(course("c1", 0, data));
-      await store.putClass(klass("k1", "c1"));
-      await store.putAssessment(exam("e1", "k1", "c1"));
-      expect(await store.getCourse("c1")).toEqual({ id: "c1", name: "Course c1", data, createdAt: at(0) });
-      expect(await store.getClass("k1")).toEqual(klass("k1", "c1"));
-      expect(await store.getAssessment("e1")).toEqual(exam("e1", "k1", "c1"));
-      expect((await store.getCourse("c1"))?.createdAt).toBe("2025-01-01T09:00:00.000Z");
+      await store.putCourse(ORG, course("c1", 0, data));
+      await store.putClass(ORG, klass("k1", "c1"));
+      await store.putAssessment(ORG, exam("e1", "k1", "c1"));
+      expect(await store.getCourse(ORG, "c1")).toEqual({ id: "c1", name: "Course c1", data, createdAt: at(0) });
+      expect(await store.getClass(ORG, "k1")).toEqual(klass("k1", "c1"));
+      expect(await store.getAssessment(ORG, "e1")).toEqual(exam("e1", "k1", "c1"));
+      expect((await store.getCourse(ORG, "c1"))?.createdAt).toBe("2025-01-01T09:00:00.000Z");
     });
 
     it("answers undefined (not an error) for ids it does not know", async () => {
       const store = open();
-      expect(await store.getCourse("nope")).toBeUndefined();
-      expect(await store.getClass("nope")).toBeUndefined();
-      expect(await store.getAssessment("nope")).toBeUndefined();
-      expect(await store.listClasses("nope")).toEqual([]);
-      expect(await store.listAssessments("nope")).toEqual([]);
-      await expect(store.deleteCourse("nope")).resolves.toBeUndefined();
+      expect(await store.getCourse(ORG, "nope")).toBeUndefined();
+      expect(await store.getClass(ORG, "nope")).toBeUndefined();
+      expect(await store.getAssessment(ORG, "nope")).toBeUndefined();
+      expect(await store.listClasses(ORG, "nope")).toEqual([]);
+      expect(await store.listAssessments(ORG, "nope")).toEqual([]);
+      await expect(store.deleteCourse(ORG, "nope")).resolves.toBeUndefined();
     });
 
     it("replaces a record put again with the same id, keeping one copy in its list", async () => {
       const store = open();
-      await store.putCourse(course("c1", 0, { v: 1 }));
-      await store.putCourse(course("c2", 5));
-      await store.putCourse({ ...course("c1", 0, { v: 2 }), name: "Renamed" });
-      expect(await store.getCourse("c1")).toMatchObject({ name: "Renamed", data: { v: 2 } });
-      expect(ids(await store.listCourses())).toEqual(["c1", "c2"]);
-      await store.putClass(klass("k1", "c1"));
-      await store.putClass({ ...klass("k1", "c1"), name: "Class renamed" });
-      expect((await store.listClasses("c1")).map((k) => k.name)).toEqual(["Class renamed"]);
+      await store.putCourse(ORG, course("c1", 0, { v: 1 }));
+      await store.putCourse(ORG, course("c2", 5));
+      await store.putCourse(ORG, { ...course("c1", 0, { v: 2 }), name: "Renamed" });
+      expect(await store.getCourse(ORG, "c1")).toMatchObject({ name: "Renamed", data: { v: 2 } });
+      expect(ids(await store.listCourses(ORG))).toEqual(["c1", "c2"]);
+      await store.putClass(ORG, klass("k1", "c1"));
+      await store.putClass(ORG, { ...klass("k1", "c1"), name: "Class renamed" });
+      expect((await store.listClasses(ORG, "c1")).map((k) => k.name)).toEqual(["Class renamed"]);
     });
 
     it("lists oldest first by the instant of createdAt, and by insertion order at equal instants", async () => {
       const store = open();
-      await store.putCourse(course("late", 30));
-      await store.putCourse(course("tie-a", 10));
-      await store.putCourse(course("early", 1));
-      await store.putCourse(course("tie-b", 10));
+      await store.putCourse(ORG, course("late", 30));
+      await store.putCourse(ORG, course("tie-a", 10));
+      await store.putCourse(ORG, course("early", 1));
+      await store.putCourse(ORG, course("tie-b", 10));
       // Same instants written differently: text order would put these wrong.
-      await store.putCourse({ ...course("offset"), createdAt: "2025-01-01T10:20:00+01:00" }); // 09:20Z
-      await store.putCourse({ ...course("no-millis"), createdAt: "2025-01-01T09:05:00Z" });
-      expect(ids(await store.listCourses())).toEqual(["early", "no-millis", "tie-a", "tie-b", "offset", "late"]);
-      expect((await store.getCourse("offset"))?.createdAt).toBe("2025-01-01T10:20:00+01:00");
+      await store.putCourse(ORG, { ...course("offset"), createdAt: "2025-01-01T10:20:00+01:00" }); // 09:20Z
+      await store.putCourse(ORG, { ...course("no-millis"), createdAt: "2025-01-01T09:05:00Z" });
+      expect(ids(await store.listCourses(ORG))).toEqual(["early", "no-millis", "tie-a", "tie-b", "offset", "late"]);
+      expect((await store.getCourse(ORG, "offset"))?.createdAt).toBe("2025-01-01T10:20:00+01:00");
     });
 
     it("scopes lists: classes by course, assessments by class, each oldest first", async () => {
       const store = open();
-      await store.putCourse(course("c1"));
-      await store.putCourse(course("c2"));
-      await store.putClass(klass("k2", "c1", 20));
-      await store.putClass(klass("k1", "c1", 10));
-      await store.putClass(klass("kx", "c2", 0));
-      await store.putAssessment(exam("e2", "k1", "c1", 20));
-      await store.putAssessment(exam("e1", "k1", "c1", 10));
-      await store.putAssessment(exam("ex", "k2", "c1", 0));
-      expect(ids(await store.listClasses("c1"))).toEqual(["k1", "k2"]);
-      expect(ids(await store.listClasses("c2"))).toEqual(["kx"]);
-      expect(ids(await store.listAssessments("k1"))).toEqual(["e1", "e2"]);
-      expect(ids(await store.listAssessments("k2"))).toEqual(["ex"]);
+      await store.putCourse(ORG, course("c1"));
+      await store.putCourse(ORG, course("c2"));
+      await store.putClass(ORG, klass("k2", "c1", 20));
+      await store.putClass(ORG, klass("k1", "c1", 10));
+      await store.putClass(ORG, klass("kx", "c2", 0));
+      await store.putAssessment(ORG, exam("e2", "k1", "c1", 20));
+      await store.putAssessment(ORG, exam("e1", "k1", "c1", 10));
+      await store.putAssessment(ORG, exam("ex", "k2", "c1", 0));
+      expect(ids(await store.listClasses(ORG, "c1"))).toEqual(["k1", "k2"]);
+      expect(ids(await store.listClasses(ORG, "c2"))).toEqual(["kx"]);
+      expect(ids(await store.listAssessments(ORG, "k1"))).toEqual(["e1", "e2"]);
+      expect(ids(await store.listAssessments(ORG, "k2"))).toEqual(["ex"]);
     });
 
     it("denormalises courseId from the class when an assessment is put without one", async () => {
       const store = open();
-      await store.putClass(klass("k1", "c1"));
-      await store.putAssessment(exam("e1", "k1", undefined));
-      expect((await store.getAssessment("e1"))?.courseId).toBe("c1");
-      await store.putAssessment(exam("e2", "unknown-class", undefined));
-      const orphan = await store.getAssessment("e2");
+      await store.putClass(ORG, klass("k1", "c1"));
+      await store.putAssessment(ORG, exam("e1", "k1", undefined));
+      expect((await store.getAssessment(ORG, "e1"))?.courseId).toBe("c1");
+      await store.putAssessment(ORG, exam("e2", "unknown-class", undefined));
+      const orphan = await store.getAssessment(ORG, "e2");
       expect(orphan).toBeDefined();
       expect(orphan?.courseId).toBeUndefined();
     });
 
     it("deleteCourse hides the course, its classes and their assessments from gets and lists", async () => {
       const store = open();
-      await store.putCourse(course("c1"));
-      await store.putCourse(course("c2", 1));
-      await store.putClass(klass("k1", "c1"));
-      await store.putClass(klass("k2", "c2"));
-      await store.putAssessment(exam("e1", "k1", "c1"));
-      await store.putAssessment(exam("e2", "k2", "c2"));
+      await store.putCourse(ORG, course("c1"));
+      await store.putCourse(ORG, course("c2", 1));
+      await store.putClass(ORG, klass("k1", "c1"));
+      await store.putClass(ORG, klass("k2", "c2"));
+      await store.putAssessment(ORG, exam("e1", "k1", "c1"));
+      await store.putAssessment(ORG, exam("e2", "k2", "c2"));
       // Stored before its class, so it has no courseId: the cascade must go through the class.
-      await store.putAssessment(exam("e3", "k3", undefined));
-      await store.putClass(klass("k3", "c1"));
+      await store.putAssessment(ORG, exam("e3", "k3", undefined));
+      await store.putClass(ORG, klass("k3", "c1"));
 
-      await store.deleteCourse("c1");
-      await store.deleteCourse("c1"); // twice is fine
+      await store.deleteCourse(ORG, "c1");
+      await store.deleteCourse(ORG, "c1"); // twice is fine
 
-      expect(await store.getCourse("c1")).toBeUndefined();
-      expect(await store.getClass("k1")).toBeUndefined();
-      expect(await store.getClass("k3")).toBeUndefined();
-      expect(await store.getAssessment("e1")).toBeUndefined();
-      expect(await store.getAssessment("e3")).toBeUndefined();
-      expect(ids(await store.listCourses())).toEqual(["c2"]);
-      expect(await store.listClasses("c1")).toEqual([]);
-      expect(await store.listAssessments("k1")).toEqual([]);
-      expect(await store.listAssessments("k3")).toEqual([]);
+      expect(await store.getCourse(ORG, "c1")).toBeUndefined();
+      expect(await store.getClass(ORG, "k1")).toBeUndefined();
+      expect(await store.getClass(ORG, "k3")).toBeUndefined();
+      expect(await store.getAssessment(ORG, "e1")).toBeUndefined();
+      expect(await store.getAssessment(ORG, "e3")).toBeUndefined();
+      expect(ids(await store.listCourses(ORG))).toEqual(["c2"]);
+      expect(await store.listClasses(ORG, "c1")).toEqual([]);
+      expect(await store.listAssessments(ORG, "k1")).toEqual([]);
+      expect(await store.listAssessments(ORG, "k3")).toEqual([]);
       // Another course is untouched.
-      expect(await store.getClass("k2")).toBeDefined();
-      expect(ids(await store.listAssessments("k2"))).toEqual(["e2"]);
+      expect(await store.getClass(ORG, "k2")).toBeDefined();
+      expect(ids(await store.listAssessments(ORG, "k2"))).toEqual(["e2"]);
     });
 
     it("keeps deletion final: records put again, or put later under a deleted course or class, stay gone", async () => {
       const store = open();
-      await store.putCourse(course("c1"));
-      await store.putClass(klass("k1", "c1"));
-      await store.deleteCourse("c1");
-      await store.putCourse(course("c1")); // a request that raced the DELETE
-      await store.putClass(klass("k1", "c1"));
-      await store.putClass(klass("k2", "c1"));
-      await store.putAssessment(exam("e1", "k1", undefined));
-      await store.putAssessment(exam("e2", "unknown-class", "c1"));
-      expect(await store.getCourse("c1")).toBeUndefined();
-      expect(await store.getClass("k1")).toBeUndefined();
-      expect(await store.getClass("k2")).toBeUndefined();
-      expect(await store.getAssessment("e1")).toBeUndefined();
-      expect(await store.getAssessment("e2")).toBeUndefined();
-      expect(await store.listCourses()).toEqual([]);
+      await store.putCourse(ORG, course("c1"));
+      await store.putClass(ORG, klass("k1", "c1"));
+      await store.deleteCourse(ORG, "c1");
+      await store.putCourse(ORG, course("c1")); // a request that raced the DELETE
+      await store.putClass(ORG, klass("k1", "c1"));
+      await store.putClass(ORG, klass("k2", "c1"));
+      await store.putAssessment(ORG, exam("e1", "k1", undefined));
+      await store.putAssessment(ORG, exam("e2", "unknown-class", "c1"));
+      expect(await store.getCourse(ORG, "c1")).toBeUndefined();
+      expect(await store.getClass(ORG, "k1")).toBeUndefined();
+      expect(await store.getClass(ORG, "k2")).toBeUndefined();
+      expect(await store.getAssessment(ORG, "e1")).toBeUndefined();
+      expect(await store.getAssessment(ORG, "e2")).toBeUndefined();
+      expect(await store.listCourses(ORG)).toEqual([]);
     });
 
     it("keeps exam kinds apart: a class lists its oral assessments and its role-plays separately", async () => {
       const store = open();
-      await store.putClass(klass("k1", "c1"));
-      await store.putAssessment(exam("o1", "k1", "c1", 10));
-      await store.putAssessment(exam("r1", "k1", "c1", 5, "roleplay"));
-      await store.putAssessment({ ...exam("o2", "k1", "c1", 20), kind: undefined });
-      expect(await store.getAssessment("r1")).toEqual(exam("r1", "k1", "c1", 5, "roleplay"));
+      await store.putClass(ORG, klass("k1", "c1"));
+      await store.putAssessment(ORG, exam("o1", "k1", "c1", 10));
+      await store.putAssessment(ORG, exam("r1", "k1", "c1", 5, "roleplay"));
+      await store.putAssessment(ORG, { ...exam("o2", "k1", "c1", 20), kind: undefined });
+      expect(await store.getAssessment(ORG, "r1")).toEqual(exam("r1", "k1", "c1", 5, "roleplay"));
       // No kind given means an oral assessment, as before role-plays existed.
-      expect((await store.getAssessment("o2"))?.kind).toBe("oral");
-      expect(ids(await store.listAssessments("k1"))).toEqual(["o1", "o2"]);
-      expect(ids(await store.listAssessments("k1", "oral"))).toEqual(["o1", "o2"]);
-      expect(ids(await store.listAssessments("k1", "roleplay"))).toEqual(["r1"]);
-      await expect(store.putAssessment({ ...exam("x", "k1", "c1"), kind: "video" as ExamKind })).rejects.toThrow(/kind/);
+      expect((await store.getAssessment(ORG, "o2"))?.kind).toBe("oral");
+      expect(ids(await store.listAssessments(ORG, "k1"))).toEqual(["o1", "o2"]);
+      expect(ids(await store.listAssessments(ORG, "k1", "oral"))).toEqual(["o1", "o2"]);
+      expect(ids(await store.listAssessments(ORG, "k1", "roleplay"))).toEqual(["r1"]);
+      await expect(store.putAssessment(ORG, { ...exam("x", "k1", "c1"), kind: "video" as ExamKind })).rejects.toThrow(/kind/);
     });
 
     it("deleteClass hides the class and its exams of both kinds, and nothing else", async () => {
       const store = open();
-      await store.putCourse(course("c1"));
-      await store.putClass(klass("k1", "c1"));
-      await store.putClass(klass("k2", "c1", 1));
-      await store.putAssessment(exam("o1", "k1", "c1"));
-      await store.putAssessment(exam("r1", "k1", "c1", 0, "roleplay"));
-      await store.putAssessment(exam("o2", "k2", "c1"));
-      await store.deleteClass("k1");
-      await store.deleteClass("k1"); // twice is fine
-      await expect(store.deleteClass("nope")).resolves.toBeUndefined();
-      expect(await store.getClass("k1")).toBeUndefined();
-      expect(await store.getAssessment("o1")).toBeUndefined();
-      expect(await store.getAssessment("r1")).toBeUndefined();
-      expect(ids(await store.listClasses("c1"))).toEqual(["k2"]);
-      expect(await store.listAssessments("k1", "roleplay")).toEqual([]);
-      expect(await store.getCourse("c1")).toBeDefined();
-      expect(ids(await store.listAssessments("k2"))).toEqual(["o2"]);
+      await store.putCourse(ORG, course("c1"));
+      await store.putClass(ORG, klass("k1", "c1"));
+      await store.putClass(ORG, klass("k2", "c1", 1));
+      await store.putAssessment(ORG, exam("o1", "k1", "c1"));
+      await store.putAssessment(ORG, exam("r1", "k1", "c1", 0, "roleplay"));
+      await store.putAssessment(ORG, exam("o2", "k2", "c1"));
+      await store.deleteClass(ORG, "k1");
+      await store.deleteClass(ORG, "k1"); // twice is fine
+      await expect(store.deleteClass(ORG, "nope")).resolves.toBeUndefined();
+      expect(await store.getClass(ORG, "k1")).toBeUndefined();
+      expect(await store.getAssessment(ORG, "o1")).toBeUndefined();
+      expect(await store.getAssessment(ORG, "r1")).toBeUndefined();
+      expect(ids(await store.listClasses(ORG, "c1"))).toEqual(["k2"]);
+      expect(await store.listAssessments(ORG, "k1", "roleplay")).toEqual([]);
+      expect(await store.getCourse(ORG, "c1")).toBeDefined();
+      expect(ids(await store.listAssessments(ORG, "k2"))).toEqual(["o2"]);
       // Seen again in a platform list (a sync racing the DELETE): still gone.
-      await store.putClass(klass("k1", "c1"));
-      await store.putAssessment(exam("o3", "k1", undefined));
-      expect(await store.getClass("k1")).toBeUndefined();
-      expect(await store.getAssessment("o3")).toBeUndefined();
+      await store.putClass(ORG, klass("k1", "c1"));
+      await store.putAssessment(ORG, exam("o3", "k1", undefined));
+      expect(await store.getClass(ORG, "k1")).toBeUndefined();
+      expect(await store.getAssessment(ORG, "o3")).toBeUndefined();
     });
 
     it("deleteAssessment hides one exam of either kind for good, and leaves its class and siblings", async () => {
       const store = open();
-      await store.putClass(klass("k1", "c1"));
-      await store.putAssessment(exam("o1", "k1", "c1"));
-      await store.putAssessment(exam("o2", "k1", "c1", 1));
-      await store.putAssessment(exam("r1", "k1", "c1", 0, "roleplay"));
-      await store.deleteAssessment("o1");
-      await store.deleteAssessment("r1");
-      await store.deleteAssessment("o1");
-      await expect(store.deleteAssessment("nope")).resolves.toBeUndefined();
-      expect(await store.getAssessment("o1")).toBeUndefined();
-      expect(await store.getAssessment("r1")).toBeUndefined();
-      expect(ids(await store.listAssessments("k1"))).toEqual(["o2"]);
-      expect(await store.listAssessments("k1", "roleplay")).toEqual([]);
-      expect(await store.getClass("k1")).toBeDefined();
-      await store.putAssessment(exam("o1", "k1", "c1"));
-      expect(await store.getAssessment("o1")).toBeUndefined();
+      await store.putClass(ORG, klass("k1", "c1"));
+      await store.putAssessment(ORG, exam("o1", "k1", "c1"));
+      await store.putAssessment(ORG, exam("o2", "k1", "c1", 1));
+      await store.putAssessment(ORG, exam("r1", "k1", "c1", 0, "roleplay"));
+      await store.deleteAssessment(ORG, "o1");
+      await store.deleteAssessment(ORG, "r1");
+      await store.deleteAssessment(ORG, "o1");
+      await expect(store.deleteAssessment(ORG, "nope")).resolves.toBeUndefined();
+      expect(await store.getAssessment(ORG, "o1")).toBeUndefined();
+      expect(await store.getAssessment(ORG, "r1")).toBeUndefined();
+      expect(ids(await store.listAssessments(ORG, "k1"))).toEqual(["o2"]);
+      expect(await store.listAssessments(ORG, "k1", "roleplay")).toEqual([]);
+      expect(await store.getClass(ORG, "k1")).toBeDefined();
+      await store.putAssessment(ORG, exam("o1", "k1", "c1"));
+      expect(await store.getAssessment(ORG, "o1")).toBeUndefined();
     });
 
     it("returns copies: changing a record it gave back does not change what it holds", async () => {
       const store = open();
-      await store.putCourse(course("c1", 0, { tags: ["a"] }));
-      const got = await store.getCourse("c1");
+      await store.putCourse(ORG, course("c1", 0, { tags: ["a"] }));
+      const got = await store.getCourse(ORG, "c1");
       (got?.data.tags as string[]).push("b");
-      const [listed] = await store.listCourses();
+      const [listed] = await store.listCourses(ORG);
       if (listed) listed.name = "changed";
-      expect(await store.getCourse("c1")).toEqual(course("c1", 0, { tags: ["a"] }));
+      expect(await store.getCourse(ORG, "c1")).toEqual(course("c1", 0, { tags: ["a"] }));
     });
 
     it("stores data as JSON: undefined fields are dropped, dates become ISO strings", async () => {
       const store = open();
       const when = new Date(Date.UTC(2025, 5, 1));
-      await store.putCourse({ ...course("c1"), data: { gone: undefined, when, kept: 1 } });
-      expect((await store.getCourse("c1"))?.data).toEqual({ when: when.toISOString(), kept: 1 });
+      await store.putCourse(ORG, { ...course("c1"), data: { gone: undefined, when, kept: 1 } });
+      expect((await store.getCourse(ORG, "c1"))?.data).toEqual({ when: when.toISOString(), kept: 1 });
     });
 
     it("rejects a malformed record with a TypeError naming every bad field", async () => {
       const store = open();
       const bad = { id: "", name: "x", data: [], createdAt: "yesterday" } as unknown as CourseRecord;
-      const error = await store.putCourse(bad).catch((e: unknown) => e);
+      const error = await store.putCourse(ORG, bad).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TypeError);
       expect(String(error)).toMatch(/id.*data.*createdAt/);
-      await expect(store.putClass({ ...klass("k1", "c1"), courseId: "" })).rejects.toThrow(/courseId/);
+      await expect(store.putClass(ORG, { ...klass("k1", "c1"), courseId: "" })).rejects.toThrow(/courseId/);
     });
 
     it("makes init() idempotent and safe to call concurrently, and optional before first use", async () => {
       const lazy = open();
-      await lazy.putCourse(course("c1"));
-      expect(await lazy.getCourse("c1")).toBeDefined();
+      await lazy.putCourse(ORG, course("c1"));
+      expect(await lazy.getCourse(ORG, "c1")).toBeDefined();
 
       const store = open();
-      await Promise.all([store.init(), store.init(), store.init(), store.listCourses()]);
+      await Promise.all([store.init(), store.init(), store.init(), store.listCourses(ORG)]);
       await store.init();
-      await store.putCourse(course("c2"));
+      await store.putCourse(ORG, course("c2"));
       await store.init();
-      expect(ids(await store.listCourses())).toEqual(["c2"]);
+      expect(ids(await store.listCourses(ORG))).toEqual(["c2"]);
     });
 
     it("keeps every write of many concurrent puts", async () => {
       const store = open();
-      await store.putCourse(course("c1"));
-      await Promise.all(Array.from({ length: 40 }, (_, i) => store.putClass(klass(`k${i}`, "c1", i))));
-      expect(ids(await store.listClasses("c1"))).toEqual(Array.from({ length: 40 }, (_, i) => `k${i}`));
+      await store.putCourse(ORG, course("c1"));
+      await Promise.all(Array.from({ length: 40 }, (_, i) => store.putClass(ORG, klass(`k${i}`, "c1", i))));
+      expect(ids(await store.listClasses(ORG, "c1"))).toEqual(Array.from({ length: 40 }, (_, i) => `k${i}`));
     });
 
     it("closes idempotently and refuses work afterwards", async () => {
@@ -281,13 +287,13 @@ export function describeStoreContract(
       await store.init();
       await Promise.all([store.close(), store.close()]);
       await store.close();
-      await expect(store.getCourse("c1")).rejects.toThrow(/closed/);
+      await expect(store.getCourse(ORG, "c1")).rejects.toThrow(/closed/);
       const never = open();
       await never.close(); // closing a store that never opened is fine too
     });
 
     describe("idempotency records", () => {
-      const key = (k: string, user = "u1") => ({ user, key: k });
+      const key = (k: string, user = "u1") => ({ org: ORG, user, key: k });
 
       it("claims a new key once, then answers pending, then replays the recorded answer", async () => {
         const store = open();
@@ -348,9 +354,9 @@ export function describeStoreContract(
 
       it("rejects a malformed key with a TypeError naming the field", async () => {
         const store = open();
-        await expect(store.beginIdempotent({ user: "", key: "k", bodyHash: "h" })).rejects.toThrow(/user/);
-        await expect(store.beginIdempotent({ user: "u", key: "k", bodyHash: "" })).rejects.toThrow(TypeError);
-        await expect(store.completeIdempotent({ user: "u", key: "k", status: 2000, body: {} })).rejects.toThrow(/status/);
+        await expect(store.beginIdempotent({ org: ORG, user: "", key: "k", bodyHash: "h" })).rejects.toThrow(/user/);
+        await expect(store.beginIdempotent({ org: ORG, user: "u", key: "k", bodyHash: "" })).rejects.toThrow(TypeError);
+        await expect(store.completeIdempotent({ org: ORG, user: "u", key: "k", status: 2000, body: {} })).rejects.toThrow(/status/);
       });
 
       it("gives exactly one of many concurrent duplicates the key (the race overlaps), and the others its answer", async () => {
@@ -389,20 +395,20 @@ export function describeStoreContract(
       it("survives a reopen: a new store on the same place reads what the first wrote", async () => {
         const where = place();
         const first = open(where);
-        await first.putCourse(course("c1", 0, { kept: true }));
-        await first.putCourse(course("c2", 1));
-        await first.putClass(klass("k1", "c1"));
-        await first.putAssessment(exam("e1", "k1", undefined));
-        await first.putClass(klass("k2", "c2"));
-        await first.deleteCourse("c2");
+        await first.putCourse(ORG, course("c1", 0, { kept: true }));
+        await first.putCourse(ORG, course("c2", 1));
+        await first.putClass(ORG, klass("k1", "c1"));
+        await first.putAssessment(ORG, exam("e1", "k1", undefined));
+        await first.putClass(ORG, klass("k2", "c2"));
+        await first.deleteCourse(ORG, "c2");
         await first.close();
 
         const second = open(where);
-        expect(await second.getCourse("c1")).toEqual(course("c1", 0, { kept: true }));
-        expect(ids(await second.listClasses("c1"))).toEqual(["k1"]);
-        expect(await second.getAssessment("e1")).toEqual(exam("e1", "k1", "c1"));
-        expect(ids(await second.listCourses())).toEqual(["c1"]);
-        expect(await second.getClass("k2")).toBeUndefined();
+        expect(await second.getCourse(ORG, "c1")).toEqual(course("c1", 0, { kept: true }));
+        expect(ids(await second.listClasses(ORG, "c1"))).toEqual(["k1"]);
+        expect(await second.getAssessment(ORG, "e1")).toEqual(exam("e1", "k1", "c1"));
+        expect(ids(await second.listCourses(ORG))).toEqual(["c1"]);
+        expect(await second.getClass(ORG, "k2")).toBeUndefined();
       });
 
       it("shares records between two stores open on the same place at once", async () => {
@@ -410,12 +416,12 @@ export function describeStoreContract(
         const a = open(where);
         const b = open(where);
         await Promise.all([a.init(), b.init()]);
-        await a.putCourse(course("c1"));
-        await b.putClass(klass("k1", "c1"));
-        expect(ids(await b.listCourses())).toEqual(["c1"]);
-        expect(ids(await a.listClasses("c1"))).toEqual(["k1"]);
-        await b.deleteCourse("c1");
-        expect(await a.getClass("k1")).toBeUndefined();
+        await a.putCourse(ORG, course("c1"));
+        await b.putClass(ORG, klass("k1", "c1"));
+        expect(ids(await b.listCourses(ORG))).toEqual(["c1"]);
+        expect(ids(await a.listClasses(ORG, "c1"))).toEqual(["k1"]);
+        await b.deleteCourse(ORG, "c1");
+        expect(await a.getClass(ORG, "k1")).toBeUndefined();
       });
     }
   });

@@ -6,12 +6,15 @@
 import { ClassCreate, ClassUpdate, type Class } from "../../platform/schemas.js";
 import type { PlatformClient, WithMeta } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
+import type { OrganizationIdOf } from "../organization/request-organization.js";
 import { deleteThrough, now, param, parseOr400, send, type Handler, type Upstream } from "./http.js";
 import { ListCaches } from "./list-caches.js";
 
 export interface InstructorDeps {
   platform: PlatformClient;
   store: OralStore;
+  /** The organization whose records a request reads and writes. */
+  organizationOf: OrganizationIdOf;
   upstream: Upstream;
   listCacheMs: number;
   /** Called after a delete: launches must stop finding what was deleted at once. */
@@ -42,10 +45,10 @@ export interface HandlerGroup<Operation extends string> {
   invalidate(): void;
 }
 
-export function classHandlers({ platform, store, upstream, listCacheMs, forgetExams }: InstructorDeps): HandlerGroup<"createClass" | "listClasses" | "getClass" | "updateClass" | "deleteClass"> {
+export function classHandlers({ platform, store, organizationOf, upstream, listCacheMs, forgetExams }: InstructorDeps): HandlerGroup<"createClass" | "listClasses" | "getClass" | "updateClass" | "deleteClass"> {
   const lists = new ListCaches<WithMeta<Class[]>>(listCacheMs);
-  const record = (courseId: string, c: Class, createdAt: string) =>
-    store.putClass({ id: c._id, courseId, name: c.name, data: c, createdAt });
+  const record = (org: string, courseId: string, c: Class, createdAt: string) =>
+    store.putClass(org, { id: c._id, courseId, name: c.name, data: c, createdAt });
 
   const createClass: Handler = async (req, res) => {
     const courseId = param(req, res, "courseId");
@@ -55,16 +58,17 @@ export function classHandlers({ platform, store, upstream, listCacheMs, forgetEx
     const created = await upstream(res, () => platform.classes.create(courseId, body));
     if (!created) return;
     lists.invalidate();
-    await record(courseId, created.data, now());
+    await record(organizationOf(req), courseId, created.data, now());
     send(res, 201, created);
   };
 
   const listClasses: Handler = async (req, res) => {
     const courseId = param(req, res, "courseId");
     if (courseId === undefined) return;
+    const org = organizationOf(req);
     const listed = await upstream(res, () => lists.get(courseId, async () => {
       const page = await platform.classes.list(courseId);
-      const data = await syncList(page.data, () => store.listClasses(courseId), (c, createdAt) => record(courseId, c, createdAt));
+      const data = await syncList(page.data, () => store.listClasses(org, courseId), (c, createdAt) => record(org, courseId, c, createdAt));
       return { data, meta: page.meta };
     }));
     if (listed) send(res, 200, listed);
@@ -87,8 +91,9 @@ export function classHandlers({ platform, store, upstream, listCacheMs, forgetEx
     const updated = await upstream(res, () => platform.classes.update(courseId, classId, body));
     if (!updated) return;
     lists.invalidate();
-    const known = await store.getClass(classId);
-    await record(courseId, { ...updated.data, _id: classId }, known?.createdAt ?? now());
+    const org = organizationOf(req);
+    const known = await store.getClass(org, classId);
+    await record(org, courseId, { ...updated.data, _id: classId }, known?.createdAt ?? now());
     send(res, 200, updated);
   };
 
@@ -98,7 +103,7 @@ export function classHandlers({ platform, store, upstream, listCacheMs, forgetEx
     if (courseId === undefined || classId === undefined) return;
     await deleteThrough(res, () => platform.classes.del(courseId, classId), async () => {
       lists.invalidate();
-      await store.deleteClass(classId);
+      await store.deleteClass(organizationOf(req), classId);
       forgetExams();
     });
   };

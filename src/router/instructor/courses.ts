@@ -6,7 +6,7 @@ import { deleteThrough, now, param, parseOr400, send, type Handler } from "./htt
 import { ListCache } from "./list-cache.js";
 
 /** `onDelete`: what else a deleted course takes with it (cached lists of its classes and exams). */
-export function courseHandlers({ platform, store, upstream, listCacheMs, forgetExams }: InstructorDeps, onDelete: () => void): Record<"createCourse" | "listCourses" | "getCourse" | "updateCourse" | "deleteCourse", Handler> {
+export function courseHandlers({ platform, store, organizationOf, upstream, listCacheMs, forgetExams }: InstructorDeps, onDelete: () => void): Record<"createCourse" | "listCourses" | "getCourse" | "updateCourse" | "deleteCourse", Handler> {
   const courseList = new ListCache<WithMeta<unknown[]>>(listCacheMs);
 
   const createCourse: Handler = async (req, res) => {
@@ -16,7 +16,7 @@ export function courseHandlers({ platform, store, upstream, listCacheMs, forgetE
     if (!created) return;
     courseList.invalidate();
     const c = created.data;
-    await store.putCourse({ id: c._id, name: c.name, data: c, createdAt: now() });
+    await store.putCourse(organizationOf(req), { id: c._id, name: c.name, data: c, createdAt: now() });
     send(res, 201, created);
   };
 
@@ -40,8 +40,9 @@ export function courseHandlers({ platform, store, upstream, listCacheMs, forgetE
     const updated = await upstream(res, () => platform.courses.update(courseId, body));
     if (!updated) return;
     courseList.invalidate();
-    const known = await store.getCourse(courseId);
-    await store.putCourse({ id: courseId, name: updated.data.name, data: updated.data, createdAt: known?.createdAt ?? now() });
+    const org = organizationOf(req);
+    const known = await store.getCourse(org, courseId);
+    await store.putCourse(org, { id: courseId, name: updated.data.name, data: updated.data, createdAt: known?.createdAt ?? now() });
     send(res, 200, updated);
   };
 
@@ -52,7 +53,7 @@ export function courseHandlers({ platform, store, upstream, listCacheMs, forgetE
     await deleteThrough(res, () => platform.courses.del(courseId), async () => {
       courseList.invalidate();
       onDelete();
-      await store.deleteCourse(courseId);
+      await store.deleteCourse(organizationOf(req), courseId);
       forgetExams();
     });
   };

@@ -53,12 +53,12 @@ export interface ExamHandlers {
   invalidate(): void;
 }
 
-export function examHandlers(spec: ExamKindSpec, { platform, store, upstream, listCacheMs, forgetExams }: InstructorDeps): ExamHandlers {
+export function examHandlers(spec: ExamKindSpec, { platform, store, organizationOf, upstream, listCacheMs, forgetExams }: InstructorDeps): ExamHandlers {
   const resource = spec.resource(platform);
   const lists = new ListCaches<WithMeta<PlatformExam[]>>(listCacheMs);
   /** courseId is left out: the store takes it from the class when it knows the class. */
-  const record = (classId: string, exam: PlatformExam, createdAt: string) =>
-    store.putAssessment({ id: exam._id, kind: spec.kind, classId, courseId: undefined, name: exam.name, data: exam, createdAt });
+  const record = (org: string, classId: string, exam: PlatformExam, createdAt: string) =>
+    store.putAssessment(org, { id: exam._id, kind: spec.kind, classId, courseId: undefined, name: exam.name, data: exam, createdAt });
 
   const create: Handler = async (req, res) => {
     const body = parseOr400(res, spec.create, req.body);
@@ -66,16 +66,17 @@ export function examHandlers(spec: ExamKindSpec, { platform, store, upstream, li
     const created = await upstream(res, () => resource.create(body as never));
     if (!created) return;
     lists.invalidate();
-    await record(body.classId, created.data, now());
+    await record(organizationOf(req), body.classId, created.data, now());
     send(res, 201, created);
   };
 
   const list: Handler = async (req, res) => {
     const classId = param(req, res, "classId");
     if (classId === undefined) return;
+    const org = organizationOf(req);
     const listed = await upstream(res, () => lists.get(classId, async () => {
       const page: { data: PlatformExam[]; meta: Meta | undefined } = await resource.list({ classId });
-      const data = await syncList(page.data, () => store.listAssessments(classId, spec.kind), (e, createdAt) => record(classId, e, createdAt));
+      const data = await syncList(page.data, () => store.listAssessments(org, classId, spec.kind), (e, createdAt) => record(org, classId, e, createdAt));
       return { data, meta: page.meta };
     }));
     if (listed) send(res, 200, listed);
@@ -96,10 +97,11 @@ export function examHandlers(spec: ExamKindSpec, { platform, store, upstream, li
     const updated = await upstream(res, () => resource.update(id, body as never));
     if (!updated) return;
     lists.invalidate();
-    const known = await store.getAssessment(id);
+    const org = organizationOf(req);
+    const known = await store.getAssessment(org, id);
     const classId = body.classId ?? known?.classId ?? updated.data.classId;
     // An exam the store never saw and whose class the platform did not say: the next list records it.
-    if (classId !== undefined) await record(classId, { ...updated.data, _id: id }, known?.createdAt ?? now());
+    if (classId !== undefined) await record(org, classId, { ...updated.data, _id: id }, known?.createdAt ?? now());
     if (body.classId !== undefined) forgetExams();
     send(res, 200, updated);
   };
@@ -109,7 +111,7 @@ export function examHandlers(spec: ExamKindSpec, { platform, store, upstream, li
     if (id === undefined) return;
     await deleteThrough(res, () => resource.del(id), async () => {
       lists.invalidate();
-      await store.deleteAssessment(id);
+      await store.deleteAssessment(organizationOf(req), id);
       forgetExams();
     });
   };

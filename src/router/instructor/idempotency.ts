@@ -2,8 +2,9 @@
  * `Idempotency-Key` on every POST of the instructor API (as payment APIs do): a retry of
  * a create replays the first answer instead of creating a second record on the platform.
  *
- * - Scope: the key belongs to the signed-in user (`idempotencyUser`: `req.user.id`, else
- *   `orgInternalId`, `email`, `username`); another user's identical key is another record.
+ * - Scope: the key belongs to the request's organization and, within it, to the signed-in
+ *   user (`idempotencyUser`: `req.user.id`, else `orgInternalId`, `email`, `username`);
+ *   another organization's or another user's identical key is another record.
  * - The request is the method, the path and the JSON body, hashed (SHA-256): the same key
  *   with another request is a 422 `idempotency_key_reused`.
  * - Recorded: the status and body of 2xx and 4xx answers (the platform said yes or no),
@@ -11,8 +12,8 @@
  *   retry tries again.
  * - A duplicate arriving while the first is in flight polls the store for up to
  *   `IDEMPOTENCY_WAIT_MS`, then gets 409 `idempotency_in_progress` with `Retry-After`.
- *   The claim is a UNIQUE (user, key) row, so this holds across instances sharing a
- *   PostgreSQL store.
+ *   The claim is a UNIQUE (organization, user, key) row, so this holds across instances
+ *   sharing a PostgreSQL store.
  * - Replays carry `Idempotent-Replayed: true`. Records expire after 24 h (the store's
  *   `IDEMPOTENCY_TTL_MS`).
  * - No header: the request runs as before.
@@ -21,6 +22,7 @@ import { createHash } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
 import type { Logger } from "../../core/logger.js";
 import type { IdempotencyKey, OralStore } from "../../store/types.js";
+import type { OrganizationIdOf } from "../organization/request-organization.js";
 import { asyncHandler } from "../shared/guards.js";
 import { invalidInput, sendProblem } from "../shared/problem.js";
 import { userOf } from "../shared/user.js";
@@ -60,7 +62,7 @@ function recordable(status: number): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function idempotentPost(store: OralStore, logger: Logger, waitMs = IDEMPOTENCY_WAIT_MS): RequestHandler {
+export function idempotentPost(store: OralStore, organizationOf: OrganizationIdOf, logger: Logger, waitMs = IDEMPOTENCY_WAIT_MS): RequestHandler {
   return asyncHandler(async (req, res, next) => {
     const key = req.get(IDEMPOTENCY_HEADER);
     if (key === undefined) return next();
@@ -73,7 +75,7 @@ export function idempotentPost(store: OralStore, logger: Logger, waitMs = IDEMPO
       sendProblem(res, invalidInput([{ path: IDEMPOTENCY_HEADER, message: "needs a signed-in user with an id (req.user.id) to scope the key to" }]));
       return;
     }
-    const id: IdempotencyKey = { user, key };
+    const id: IdempotencyKey = { org: organizationOf(req), user, key };
     const bodyHash = requestHash(req);
     const deadline = Date.now() + waitMs;
     for (;;) {

@@ -7,6 +7,7 @@
 import type { RequestHandler } from "express";
 import type { PlatformClient } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
+import type { OrganizationIdOf } from "../organization/request-organization.js";
 import { ROUTES, type OperationIdOf } from "../../api/routes.js";
 import { routeTable } from "../shared/route-table.js";
 import { IDEMPOTENCY_HEADER, idempotentPost } from "./idempotency.js";
@@ -15,6 +16,7 @@ import { classHandlers, type InstructorDeps } from "./classes.js";
 import { courseHandlers } from "./courses.js";
 import { examHandlers, ORAL_ASSESSMENTS, ROLEPLAYS } from "./exams.js";
 import { upstreamWith, type Handler } from "./http.js";
+import { knownRecordsOnly } from "./known-records.js";
 
 const IDEMPOTENCY_HEADER_LOWER = IDEMPOTENCY_HEADER.toLowerCase();
 
@@ -24,16 +26,20 @@ export interface InstructorSettings {
   listCacheMs: number;
   /** Largest JSON body accepted, bytes. */
   bodyLimit: number;
+  /** Many organizations: a record id is served only when the store knows it for the request's organization (known-records.ts). */
+  knownRecordsOnly?: boolean;
 }
 
 /**
- * `forgetExams`: drops the launch's cached exam → class answers, so a deleted exam's
- * link answers 404 at once on this instance. Default: nothing to forget.
+ * `organizationOf`: whose records a request reads and writes. `forgetExams`: drops the
+ * launch's cached exam → class answers, so a deleted exam's link answers 404 at once on
+ * this instance. Default: nothing to forget.
  */
 export function instructorRoutes(
-  settings: InstructorSettings, platform: PlatformClient, store: OralStore, logger: Logger, forgetExams: () => void = () => undefined,
+  settings: InstructorSettings, platform: PlatformClient, store: OralStore, organizationOf: OrganizationIdOf, logger: Logger,
+  forgetExams: () => void = () => undefined,
 ): RequestHandler {
-  const deps: InstructorDeps = { platform, store, upstream: upstreamWith(logger), listCacheMs: settings.listCacheMs, forgetExams };
+  const deps: InstructorDeps = { platform, store, organizationOf, upstream: upstreamWith(logger), listCacheMs: settings.listCacheMs, forgetExams };
   const classes = classHandlers(deps);
   const oral = examHandlers(ORAL_ASSESSMENTS, deps);
   const roleplays = examHandlers(ROLEPLAYS, deps);
@@ -48,9 +54,10 @@ export function instructorRoutes(
     updateRoleplay: roleplays.update, deleteRoleplay: roleplays.remove,
   };
   // Every POST of the table, whichever it is, accepts an Idempotency-Key.
-  const idempotent = idempotentPost(store, logger);
+  const idempotent = idempotentPost(store, organizationOf, logger);
   const routes = ROUTES.filter((r) => r.feature === "instructor");
   for (const route of routes) {
+    if (settings.knownRecordsOnly) handlers[route.operationId] = knownRecordsOnly(store, organizationOf, handlers[route.operationId]);
     if (route.method === "post") handlers[route.operationId] = behind(idempotent, handlers[route.operationId]);
   }
   // One layer looks the route up (see route-table.ts), instead of an Express route per entry.

@@ -27,6 +27,7 @@ import type { LaunchLimiter } from "../../fleet/launch-limiter.js";
 import type { PlatformBreaker } from "../../fleet/platform-breaker.js";
 import type { PlatformClient } from "../../platform/types.js";
 import type { ExamDirectory } from "../shared/exam-directory.js";
+import type { OrganizationIdOf } from "../organization/request-organization.js";
 import { asyncHandler } from "../shared/guards.js";
 import type { TokenPreparer } from "../prepare/preparer.js";
 import { admit, type LaunchLog } from "./admission.js";
@@ -44,6 +45,8 @@ export interface LaunchDeps {
   platform: PlatformClient;
   logger: Logger;
   directory: ExamDirectory;
+  /** The organization whose exams a launch looks up. */
+  organizationOf: OrganizationIdOf;
   attempts: LaunchAttempts;
   preparer: TokenPreparer;
   /** The fleet's per-student launch limit. */
@@ -53,7 +56,7 @@ export interface LaunchDeps {
 }
 
 /** `kind`: which exams this route launches (`/launch/:examId` oral, `/launch/roleplay/:roleplayId` role-plays). */
-export function launchRoute(settings: LaunchSettings, { platform, logger, directory, attempts, preparer, launchLimiter, breaker }: LaunchDeps, kind: ExamKind = "oral") {
+export function launchRoute(settings: LaunchSettings, { platform, logger, directory, organizationOf, attempts, preparer, launchLimiter, breaker }: LaunchDeps, kind: ExamKind = "oral") {
   const done: LaunchLog = (req, outcome, status, started, extra = {}) => {
     const entry = { event: "launch", outcome, status, examId: launchedId(req.params), kind, durationMs: Math.round(performance.now() - started), ...extra };
     if (outcome === "waiting" || outcome === "client_gone" || outcome === "not_a_navigation") logger.debug(entry, `launch ${outcome}`);
@@ -104,7 +107,7 @@ export function launchRoute(settings: LaunchSettings, { platform, logger, direct
       const answer = answerSpeculative(req, res);
       return done(req, answer.outcome, answer.status, started, { method: req.method });
     }
-    const admitted = await admit(settings, directory, done, req, res, started, kind);
+    const admitted = await admit(settings, directory, organizationOf, done, req, res, started, kind);
     if (!admitted) return;
     const { examId, exam, student } = admitted;
     const user = student.orgInternalId;

@@ -25,6 +25,7 @@ import { TokenPreparer } from "../prepare/preparer.js";
 import { prepareRoutes } from "../prepare/routes.js";
 import type { RouterSettings } from "../settings.js";
 import { ExamDirectory } from "../shared/exam-directory.js";
+import type { OrganizationIdOf } from "./request-organization.js";
 
 /** What an organization's requests run on. */
 export interface OrganizationScope {
@@ -57,7 +58,9 @@ export function organizationScope({ org, store, fleet: shared, settings, logger 
   const launch = { ...settings.launch };
   Object.defineProperty(launch, "examHost", { get: () => org.examHost, enumerable: true });
   const fleet: Fleet = { ...shared, ...scopeFleet(shared, organization) };
-  const directory = new ExamDirectory(store, settings.resolveClassId, organization);
+  // Every store call, idempotency key and directory answer of this scope is the organization's.
+  const organizationOf: OrganizationIdOf = () => organization;
+  const directory = new ExamDirectory(store, settings.resolveClassId);
   const attempts = new LaunchAttempts(fleet.attempts, {
     // A pending launch nobody asked about for this long is abandoned: well above the gap
     // between a waiting page and its refresh (one hold plus a page load).
@@ -71,14 +74,14 @@ export function organizationScope({ org, store, fleet: shared, settings, logger 
   // Fleet mode: one instance runs each plan (a lease), whichever received `prepare`.
   const coordinator = fleet.kind === "redis" ? new PlanCoordinator(fleet, preparer, logger) : undefined;
   const preparation = createPreparation(settings.prepare, directory, preparer, coordinator);
-  const idempotent = idempotentPost(store, logger);
+  const idempotent = idempotentPost(store, organizationOf, logger);
 
-  const launchDeps = { platform, logger, directory, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker };
-  const instructor = instructorRoutes(settings.instructor, platform, store, logger, () => directory.forget());
+  const launchDeps = { platform, logger, directory, organizationOf, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker };
+  const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationOf, logger, () => directory.forget());
   return {
     launchOral: launchRoute(launch, launchDeps),
     launchRoleplay: launchRoute(launch, launchDeps, "roleplay"),
-    prepare: prepareRoutes(preparation, idempotent),
+    prepare: prepareRoutes(preparation, idempotent, organizationOf),
     instructor,
     preparation,
     busy: () => preparer.planCount > 0,

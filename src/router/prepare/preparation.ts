@@ -38,8 +38,8 @@ export interface PrepareInput {
 }
 
 export interface Preparation {
-  /** Validates and starts (or replaces) the exam's plan. Throws `PrepareError`. */
-  prepare(examId: string, input: unknown, req?: Request): Promise<PrepareProgress>;
+  /** Validates and starts (or replaces) the plan of `org`'s exam. Throws `PrepareError`. */
+  prepare(org: string, examId: string, input: unknown, req?: Request): Promise<PrepareProgress>;
   /** This instance's view of the plan (in process: the plan itself). */
   progress(examId: string): PrepareProgress | undefined;
   /** The plan's progress as the fleet sees it: the leader's, on any instance (in process: `progress`). */
@@ -56,7 +56,7 @@ export function createPreparation(settings: PrepareSettings, directory: ExamDire
   const rosterSchema = z.array(RosterStudent).min(1, "must list at least one student").max(maxRoster, `must list at most ${maxRoster} students`);
 
   return {
-    async prepare(examId, input, req) {
+    async prepare(org, examId, input, req) {
       if (typeof examId !== "string" || !EXAM_ID_PATTERN.test(examId)) {
         throw invalid([{ path: "examId", message: "must be a platform record id (letters, digits, _ and -)" }]);
       }
@@ -73,7 +73,7 @@ export function createPreparation(settings: PrepareSettings, directory: ExamDire
       }
       if (startAt - now > MAX_AHEAD_MS) throw invalid([{ path: "startAt", message: "must be within 7 days: preparations live in memory" }]);
 
-      const exam = await directory.classOf(examId, { req });
+      const exam = await directory.classOf(org, examId, { req });
       if (!exam) throw new PrepareError(404, "not_found", `No exam ${examId} is known to this router.`);
 
       let roster: StudentIdentity[] | undefined = parsed.data.roster;

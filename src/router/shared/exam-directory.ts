@@ -9,9 +9,11 @@
  * queries (a network round trip each on PostgreSQL) for the same row. The price: an exam
  * deleted (on this or another instance) can still be launched for up to that long.
  * `resolveClassId` answers are not cached: they may depend on the request.
+ *
+ * Lookups are per organization, like the store's: an exam recorded for one organization
+ * is unknown to every other, in the cache as in the store.
  */
 import type { Request } from "express";
-import { DEFAULT_ORGANIZATION } from "../../store/types.js";
 import { RecordId } from "../../platform/schemas.js";
 import type { ExamKind, OralStore } from "../../store/types.js";
 import type { OralAssessmentsOptions } from "./options.js";
@@ -37,14 +39,12 @@ export interface LookupOptions {
 }
 
 export class ExamDirectory {
-  /** Exam → class as the store last said, with when it said it (Map order: oldest first). */
+  /** (organization, exam) → class as the store last said, with when it said it (Map order: oldest first). */
   private readonly cache = new Map<string, { at: number; exam: ExamClass }>();
 
   constructor(
     private readonly store: OralStore,
     private readonly resolveClassId: OralAssessmentsOptions["resolveClassId"],
-    /** The organization this directory answers for (what `resolveClassId` is told). */
-    private readonly organization: string = DEFAULT_ORGANIZATION,
   ) {}
 
   /** Forgets every cached answer: an exam or class was deleted (or moved) through this router. */
@@ -52,23 +52,26 @@ export class ExamDirectory {
     this.cache.clear();
   }
 
-  async classOf(examId: string, { req, cached = false }: LookupOptions = {}): Promise<ExamClass | undefined> {
+  /** `org`: the organization the lookup acts for (see `OrganizationIdOf`). */
+  async classOf(org: string, examId: string, { req, cached = false }: LookupOptions = {}): Promise<ExamClass | undefined> {
     const now = Date.now();
-    const hit = cached ? this.cache.get(examId) : undefined;
+    // Organization ids hold no NUL (see isOrganizationId): the key is unambiguous.
+    const key = `${org}\u0000${examId}`;
+    const hit = cached ? this.cache.get(key) : undefined;
     if (hit && now - hit.at < CACHE_MS) return hit.exam;
-    const record = await this.store.getAssessment(examId);
+    const record = await this.store.getAssessment(org, examId);
     if (record) {
       const exam: ExamClass = { classId: record.classId, courseId: record.courseId, kind: record.kind ?? "oral" };
       if (cached) {
-        this.cache.delete(examId);
+        this.cache.delete(key);
         // A full cache drops the exam looked up longest ago.
         if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value as string);
-        this.cache.set(examId, { at: now, exam });
+        this.cache.set(key, { at: now, exam });
       }
       return exam;
     }
     if (!req || !this.resolveClassId) return undefined;
-    const resolved = await this.resolveClassId(examId, req, this.organization);
+    const resolved = await this.resolveClassId(examId, req, org);
     const found = typeof resolved === "string" ? { classId: resolved, courseId: undefined }
       : resolved && typeof resolved === "object" ? { classId: resolved.classId, courseId: resolved.courseId } : undefined;
     // Ids from the integrator are checked like any id the client would send; a bad one is
