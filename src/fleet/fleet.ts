@@ -10,6 +10,7 @@ import { inProcessCircuitBreaker } from "./in-process-circuit-breaker.js";
 import { DEFAULT_LAUNCH_LIMIT, inProcessLaunchLimiter, type LaunchLimiter, type LaunchLimitSettings } from "./launch-limiter.js";
 import { inProcessPlanLeases, type PlanLeaseStore } from "./plan-lease.js";
 import { inProcessPreparedTokens, type PreparedTokenStore } from "./prepared-tokens.js";
+import { inProcessSingleUse, type SingleUseStore } from "./single-use.js";
 
 export interface FleetRateBudgetStats extends RateBudgetStats {
   /** `shared` while Redis answers; `fallback` while this instance runs on its own share. */
@@ -40,6 +41,8 @@ export interface Fleet {
   readonly launchLimiter: LaunchLimiter;
   /** The platform's circuit breakers (one per key and endpoint): open, no call is sent. */
   readonly breaker: CircuitBreakerStore;
+  /** Single-use values with a life of their own (LTI login states, "open the exam" links). */
+  readonly singleUse: SingleUseStore;
   /** The attempt owner's lease, ms: the owner renews it every third of it while its call runs. */
   readonly attemptLeaseMs: number;
   /** The plan leader's lease, ms. */
@@ -91,6 +94,7 @@ export function inProcessFleet(options: InProcessFleetOptions = {}, instanceId =
     planLeases: inProcessPlanLeases({ leaseMs: options.planLeaseMs ?? 15_000, progressTtlMs: PROGRESS_TTL_MS }),
     launchLimiter: inProcessLaunchLimiter(withDefaults(DEFAULT_LAUNCH_LIMIT, options.launchLimit)),
     breaker: inProcessCircuitBreaker(withDefaults(DEFAULT_BREAKER_SETTINGS, options.circuitBreaker)),
+    singleUse: inProcessSingleUse(),
     attemptLeaseMs: options.attemptLeaseMs ?? 10_000,
     planLeaseMs: options.planLeaseMs ?? 15_000,
     instanceId,

@@ -19,6 +19,7 @@ import { instructorRoutes } from "./instructor/routes.js";
 import { LaunchAttempts } from "./launch/attempts.js";
 import { sendLastResortPage } from "./launch/pages.js";
 import { launchRoute } from "./launch/route.js";
+import { ltiMount } from "./lti-mount.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import type { PrepareProgress } from "./prepare/plan.js";
 import { PlanCoordinator } from "./prepare/coordinator.js";
@@ -97,6 +98,8 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // The role-play launch before `/launch/:examId`, which would take "roleplay" for an exam id.
   router.get("/launch/roleplay/:roleplayId", launchRoute(settings.launch, launchDeps, "roleplay"));
   router.get("/launch/:examId", launchRoute(settings.launch, launchDeps));
+  // The LMS's way in (LTI 1.3): its own paths under /lti/, the same launch behind them.
+  if (settings.lti) router.use(ltiMount(settings.lti, settings.launch, launchDeps, fleet));
   // Before the generic instructor middleware: a roster needs its own body limit.
   // Entered only by its own prefix: every other instructor request skips the sub-router.
   router.use(onlyUnder(PREPARE_PREFIX, prepareRoutes(settings.prepare, settings.guards, preparation, idempotentPost(store, logger))));

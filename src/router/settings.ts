@@ -21,6 +21,7 @@ import type { Fleet } from "../fleet/fleet.js";
 import { resolveFleetSettings } from "./shared/fleet-settings.js";
 import type { CircuitBreakerSettings } from "../fleet/circuit-breaker.js";
 import type { LaunchLimitSettings } from "../fleet/launch-limiter.js";
+import { resolveLtiSettings, type LtiSettings } from "../lti/settings.js";
 
 export interface RouterSettings {
   platform: PlatformClient;
@@ -38,6 +39,8 @@ export interface RouterSettings {
   /** The default in-process fleet's launch limit and circuit breaker (a fleet passed brings its own). */
   launchLimit: LaunchLimitSettings;
   circuitBreaker: CircuitBreakerSettings;
+  /** Undefined: no LTI routes. */
+  lti: LtiSettings | undefined;
 }
 
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined): RouterSettings {
@@ -85,6 +88,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const logger = toLogger(o.logger);
   const pages = resolvePageSettings(o, problems, logger);
   const { fleet, launchLimit, circuitBreaker } = resolveFleetSettings(o, problems);
+  const lti = resolveLtiSettings(o.lti, problems);
 
   problems.throwIfAny("oralAssessments()");
   return {
@@ -100,6 +104,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     fleet,
     launchLimit,
     circuitBreaker,
+    lti,
   };
 }
 

@@ -14,6 +14,7 @@ import type { RenderPage } from "./router-page.js";
 import type { Fleet } from "../../fleet/fleet.js";
 import type { CircuitBreakerOptions } from "../../fleet/breaker-options.js";
 import type { LaunchLimitOptions } from "../../fleet/launch-limit-options.js";
+import type { LtiOptions } from "../../lti/options.js";
 
 /** The student a launch signs in: the platform schema's type (`schemas.StudentIdentity`). */
 export type { StudentIdentity } from "../../platform/schemas.js";
@@ -29,6 +30,12 @@ export interface LaunchContext {
 export type MaybePromise<T> = T | Promise<T>;
 
 export interface OralAssessmentsOptions {
+  /**
+   * Makes the router an LTI 1.3 tool too, so an LMS (Canvas, Moodle, Blackboard,
+   * Brightspace, Schoology, Sakai) opens exams directly: `/lti/jwks.json`, `/lti/login`,
+   * `/lti/launch` under the mount. See docs/lti.md. Default: unset, no LTI routes.
+   */
+  lti?: LtiOptions;
   /** The platform client (`createPlatformClient`). Required. */
   platform: PlatformClient;
   /**
