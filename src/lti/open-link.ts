@@ -76,7 +76,7 @@ export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: R
       if (!record || record.kind !== kind || record.examId !== examId) {
         logger.info({ event: "lti_link_refused", resuming }, "an LTI exam link was used, expired or altered");
         res.setHeader("X-Robots-Tag", "noindex");
-        return sendLtiPage(res, [], {
+        return sendLtiPage(res, frameAncestors, {
           status: 410, title: "This exam link has been used",
           message: "Exam links from your LMS work once and for a few minutes. Go back to your course in the LMS and open the exam again.",
         });
