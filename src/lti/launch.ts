@@ -72,6 +72,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     if (target !== undefined) {
       // Read the state back from the LMS's Platform Storage, in this browser, then post again.
       const secret = randomId(24);
+      logger.debug({ event: "lti_platform_storage_check" }, "LTI launch without its state cookie: reading the state from Platform Storage");
       await states.putContinuation(state, secret);
       const lookup = settings.registrations.find(known.issuer, known.clientId);
       const origin = "found" in lookup ? new URL(lookup.found.authorizationUrl).origin : "null";

@@ -52,6 +52,12 @@ export interface LtiOptions {
    * host as Express reports them, plus the mount path).
    */
   toolUrl?: string;
+  /**
+   * Least time between two fetches of one LMS key set, seconds (0-300): a token with a kid
+   * the cached set lacks (the LMS rotated its key) refetches the set at most this often.
+   * Default 30.
+   */
+  keySetCooldownSec?: number;
   /** Leeway on `exp`, `iat` and `nbf` for the LMS's clock, seconds (0-300). Default 60. */
   clockToleranceSec?: number;
   /**

@@ -40,7 +40,7 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
   const { logger, singleUse } = deps;
   const frameAncestors = settings.registrations.origins();
   const states = new LoginStates(singleUse, settings.stateTtlSec * 1000);
-  const keySets = new RemoteKeySets(deps.keySets);
+  const keySets = new RemoteKeySets({ cooldownMs: settings.keySetCooldownSec * 1000, ...deps.keySets });
   const form = express.urlencoded({ extended: false, limit: FORM_LIMIT });
   const safely = (handler: (req: express.Request, res: express.Response) => Promise<void>): RequestHandler =>
     (req, res, next) => void handler(req, res).catch(next);

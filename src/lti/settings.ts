@@ -14,6 +14,7 @@ export interface LtiSettings {
   toolUrl: string | undefined;
   clockToleranceSec: number;
   stateTtlSec: number;
+  keySetCooldownSec: number;
   student: ((claims: Record<string, unknown>) => LtiStudentFields | undefined) | undefined;
   framedLaunch: "new-window" | "frame";
   organizationFor: OrganizationFor;
@@ -47,13 +48,14 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   };
   const clockToleranceSec = seconds("clockToleranceSec", 60, 0, 300);
   const stateTtlSec = seconds("stateTtlSec", 600, 60, 3600);
+  const keySetCooldownSec = seconds("keySetCooldownSec", 30, 0, 300);
   if (o.student !== undefined && typeof o.student !== "function") problems.add("lti.student", "must be a function (claims) => student.", "Pass a function or leave it out for the default.");
   if (o.organizationFor !== undefined && typeof o.organizationFor !== "function") problems.add("lti.organizationFor", "must be a function.", "Pass a function or leave it out for the router's platform.");
   const framedLaunch = o.framedLaunch ?? "new-window";
   if (framedLaunch !== "new-window" && framedLaunch !== "frame") problems.add("lti.framedLaunch", 'must be "new-window" or "frame".', 'Leave it out for "new-window".');
   if (!keys || !registrations) return undefined;
   return {
-    keys, registrations, toolUrl, clockToleranceSec, stateTtlSec, framedLaunch,
+    keys, registrations, toolUrl, clockToleranceSec, stateTtlSec, keySetCooldownSec, framedLaunch,
     student: typeof o.student === "function" ? o.student : undefined,
     organizationFor: typeof o.organizationFor === "function" ? o.organizationFor : () => undefined,
   };

@@ -20,9 +20,9 @@ export interface LtiBench {
   close(): Promise<void>;
 }
 
-export async function startLtiBench(lti: Partial<LtiOptions> = {}, options: StackOptions = {}): Promise<LtiBench> {
+export async function startLtiBench(lti: Partial<LtiOptions> | ((lms: LmsEmulator) => Partial<LtiOptions>) = {}, options: StackOptions = {}): Promise<LtiBench> {
   const lms = await createLmsEmulator();
-  const stack = await startStack({ ...options, router: { ...options.router, lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], ...lti } } });
+  const stack = await startStack({ ...options, router: { ...options.router, lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], ...(typeof lti === "function" ? lti(lms) : lti) } } });
   lms.registerTool(`${stack.app.url}/oral`);
   const { examId } = await stack.seedExam();
   const link = lms.addResourceLink({ title: "Cells", custom: { exam_id: examId } });
