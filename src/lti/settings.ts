@@ -39,7 +39,7 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
       problems.add("lti.toolUrl", "must be the mount's public https URL (http only for localhost), with no query or fragment.", 'Use e.g. "https://app.example.edu/oral", or leave it out to derive it from each request.');
     } else toolUrl = u.href.replace(/\/+$/, "");
   }
-  const seconds = (name: "clockToleranceSec" | "stateTtlSec", fallback: number, min: number, max: number): number => {
+  const seconds = (name: "clockToleranceSec" | "stateTtlSec" | "keySetCooldownSec", fallback: number, min: number, max: number): number => {
     const v = o[name];
     if (v === undefined) return fallback;
     if (typeof v === "number" && Number.isInteger(v) && v >= min && v <= max) return v;
