@@ -51,3 +51,5 @@ export type { Fleet } from "./fleet/fleet.js";
 // Shared.
 export { ConfigurationError, type ConfigurationProblem } from "./core/configuration-error.js";
 export type { Logger } from "./core/logger.js";
+/** The `lti` option (its parts are reachable as `LtiOptions["registrations"][number]`, …). */
+export type { LtiOptions } from "./lti/options.js";

@@ -14,7 +14,7 @@ import { StudentIdentity } from "../src/platform/schemas.js";
 const EXPORTS = [
   "AssessmentRecord", "Class", "ClassCreateInput", "ClassRecord", "ClassUpdateInput", "ConfigurationError", "ConfigurationProblem",
   "Course", "CourseCreateInput", "CourseRecord", "CourseUpdateInput", "DEFAULT_ORGANIZATION", "ExamKind", "ExamResource", "Fleet", "FleetSecret",
-  "IdempotencyBegin", "IdempotencyBeginInput", "IdempotencyCompleteInput", "IdempotencyKey", "LaunchContext", "Logger",
+  "IdempotencyBegin", "IdempotencyBeginInput", "IdempotencyCompleteInput", "IdempotencyKey", "LaunchContext", "Logger", "LtiOptions",
   "OpenApiDocumentOptions", "OralAssessment", "OralAssessmentCreateInput", "OralAssessmentUpdateInput", "OralAssessmentsOptions",
   "OralAssessmentsRouter", "OralStore", "PlatformClient", "PlatformClientOptions", "PlatformEnv", "PlatformError", "PlatformErrorKind",
   "PostgresStoreOptions", "PrepareError", "PrepareInput", "PrepareOptions", "PrepareProgress", "Problem", "RateBudget", "RedisFleet",

@@ -11,6 +11,7 @@ import { DEFAULT_LAUNCH_LIMIT, inProcessLaunchLimiter, type LaunchLimiter, type 
 import { FLEET_DEFAULTS } from "./defaults.js";
 import { inProcessPlanLeases, type PlanLeaseStore } from "./plan-lease.js";
 import { inProcessPreparedTokens, type PreparedTokenStore } from "./prepared-tokens.js";
+import { inProcessSingleUse, type SingleUseStore } from "./single-use.js";
 
 export interface FleetRateBudgetStats extends RateBudgetStats {
   /** `shared` while Redis answers; `fallback` while this instance runs on its own share. */
@@ -45,6 +46,8 @@ export interface Fleet {
   readonly launchLimiter: LaunchLimiter;
   /** The platform's circuit breakers (one per key and endpoint): open, no call is sent. */
   readonly breaker: CircuitBreakerStore;
+  /** Single-use values with a life of their own (LTI login states, "open the exam" links). */
+  readonly singleUse: SingleUseStore;
   /** The attempt owner's lease, ms: the owner renews it every third of it while its call runs. */
   readonly attemptLeaseMs: number;
   /** The plan leader's lease, ms. */
@@ -94,6 +97,7 @@ export function inProcessFleet(options: InProcessFleetOptions = {}, instanceId =
     planLeases: inProcessPlanLeases({ leaseMs: planLeaseMs, progressTtlMs: PROGRESS_TTL_MS }),
     launchLimiter: inProcessLaunchLimiter(withDefaults(DEFAULT_LAUNCH_LIMIT, options.launchLimit)),
     breaker: inProcessCircuitBreaker(withDefaults(DEFAULT_BREAKER_SETTINGS, options.circuitBreaker)),
+    singleUse: inProcessSingleUse(),
     attemptLeaseMs,
     planLeaseMs,
     instanceId,

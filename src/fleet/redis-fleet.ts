@@ -19,6 +19,7 @@ import { defineBreakerScripts, redisCircuitBreaker } from "./redis-circuit-break
 import { defineAttemptScripts, redisLaunchAttempts } from "./redis-launch-attempts.js";
 import { definePlanScripts, redisPlanLeases } from "./redis-plan-lease.js";
 import { redisPreparedTokens } from "./redis-prepared-tokens.js";
+import { redisSingleUse } from "./redis-single-use.js";
 import { refusals } from "./refused.js";
 import { readFleetOptions, type RedisFleetOptions } from "./options.js";
 import { ABANDON, ACQUIRE, BUDGET_KEYS, OBSERVE, PAUSE, RELEASE, STATS } from "./rate-budget-scripts.js";
@@ -63,6 +64,9 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
     planLeases: withFallback(redisPlanLeases(connection, cipher, refused, prefix, { leaseMs: settings.planLeaseMs, progressTtlMs: PROGRESS_TTL_MS }), local.planLeases, connection),
     launchLimiter: withFallback(redisLaunchLimiter(connection, cipher, prefix, settings.launchLimit), local.launchLimiter, connection),
     breaker: withFallback(redisCircuitBreaker(connection, cipher, prefix, settings.circuitBreaker), local.breaker, connection),
+    // No fallback: a state put in Redis must be found by whichever instance the launch
+    // reaches, and a local copy would let one value be taken twice.
+    singleUse: redisSingleUse(connection, cipher, prefix),
     attemptLeaseMs: settings.attemptLeaseMs,
     planLeaseMs: settings.planLeaseMs,
     instanceId,

@@ -6,7 +6,7 @@
  * feature folder (`launch/`, `prepare/`, `instructor/`) gets its own settings and the
  * shared objects it needs (platform client, store, exam directory, logger).
  */
-import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from "express";
 import { INSTRUCTOR_PREFIXES } from "../api/routes.js";
 import { onlyUnder } from "./shared/only-under.js";
 import { sqliteStore } from "../store/sqlite.js";
@@ -14,6 +14,8 @@ import { DEFAULT_ORGANIZATION } from "../store/types.js";
 import { inProcessFleet } from "../fleet/fleet.js";
 import { openApiRoute } from "./meta/openapi-route.js";
 import { sendLastResortPage } from "./launch/pages.js";
+import { ltiMount } from "./lti-mount.js";
+import { ltiLaunchOf } from "../lti/open-link.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import type { PrepareProgress } from "./prepare/plan.js";
 import { PrepareError, type PrepareInput } from "./prepare/preparation.js";
@@ -84,6 +86,19 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // The role-play launch before `/launch/:examId`, which would take "roleplay" for an exam id.
   router.get("/launch/roleplay/:roleplayId", asPage, (req, res, next) => scope(res).launchRoleplay(req, res, next));
   router.get("/launch/:examId", asPage, (req, res, next) => scope(res).launchOral(req, res, next));
+  // The LMS's way in (LTI 1.3): its own paths under /lti/, the same launch behind them,
+  // for the organization the link was made for.
+  if (settings.lti) {
+    const linkOrganization: RequestHandler = (req, res, next) => {
+      const wanted = ltiLaunchOf(req)?.organization;
+      if (wanted === undefined || wanted === organizationOf(res).id) next();
+      else sendPage(res, { status: 404, title: "Exam not found", message: "This exam link was made for another school. Open it again from your course page." });
+    };
+    router.use(ltiMount(settings.lti, settings.launch, logger, fleet, {
+      oral: chain([asPage, linkOrganization, (req, res, next) => scope(res).ltiOral(req, res, next)]),
+      roleplay: chain([asPage, linkOrganization, (req, res, next) => scope(res).ltiRoleplay(req, res, next)]),
+    }));
+  }
   // Before the generic instructor middleware: a roster needs its own body limit. The
   // guards answer before the organization is looked up (401/403 first, as everywhere).
   // Entered only by its own prefix: every other instructor request skips it.

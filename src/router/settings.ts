@@ -22,6 +22,7 @@ import type { OrganizationSource } from "./organization/organizations.js";
 import { resolveOrganizationSource } from "./organization/settings.js";
 import type { CircuitBreakerSettings } from "../fleet/circuit-breaker.js";
 import type { LaunchLimitSettings } from "../fleet/launch-limiter.js";
+import { resolveLtiSettings, type LtiSettings } from "../lti/settings.js";
 
 export interface RouterSettings {
   /** One organization (the `platform` option) or a resolver (`organization`). */
@@ -40,6 +41,8 @@ export interface RouterSettings {
   /** The default in-process fleet's launch limit and circuit breaker (a fleet passed brings its own). */
   launchLimit: LaunchLimitSettings;
   circuitBreaker: CircuitBreakerSettings;
+  /** Undefined: no LTI routes. */
+  lti: LtiSettings | undefined;
 }
 
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined): RouterSettings {
@@ -83,6 +86,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const pages = resolvePageSettings(o, problems, logger);
   const { fleet, launchLimit, circuitBreaker, platform: onFleetBudget } = resolveFleetSettings(o, problems);
   const organizations = resolveOrganizationSource(o, onFleetBudget, launch.examHost, problems);
+  const lti = resolveLtiSettings(o.lti, problems);
 
   problems.throwIfAny("oralAssessments()");
   return {
@@ -98,6 +102,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     fleet,
     launchLimit,
     circuitBreaker,
+    lti,
   };
 }
 

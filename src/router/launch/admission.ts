@@ -37,7 +37,7 @@ export async function admit(
   started: number, kind: ExamKind = "oral",
 ): Promise<Admitted | undefined> {
   const examId = launchedId(req.params);
-  if (!userOf(req)) {
+  if (!(settings.signedIn ? settings.signedIn(req) : userOf(req))) {
     if (settings.loginUrl) {
       // Only the path on this site: an absolute returnTo would be an open redirect.
       const returnTo = launchPath(req.baseUrl, kind, examId);

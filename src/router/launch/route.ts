@@ -120,7 +120,7 @@ export function launchRoute(settings: LaunchSettings, { platform, logger, direct
 
     const launch: OnDemandLaunch = {
       req, res, examId, userKey: studentKey(student), started,
-      launchHref: launchPath(req.baseUrl, kind, examId),
+      launchHref: settings.launchHref?.(req, kind, examId) ?? launchPath(req.baseUrl, kind, examId),
       meta: { user, classId: exam.classId },
       target: (token) => examUrl(examId, token),
       // The whole wait is bounded by launchWaitMs, not by the client's (shorter) deadline.

@@ -25,12 +25,16 @@ import { TokenPreparer } from "../prepare/preparer.js";
 import { prepareRoutes } from "../prepare/routes.js";
 import type { RouterSettings } from "../settings.js";
 import { ExamDirectory } from "../shared/exam-directory.js";
+import { ltiLaunchSettings } from "../lti-mount.js";
 import type { OrganizationIdOf } from "./request-organization.js";
 
 /** What an organization's requests run on. */
 export interface OrganizationScope {
   readonly launchOral: RequestHandler;
   readonly launchRoleplay: RequestHandler;
+  /** An LTI exam link's launch: the same launch, the student from the verified LMS launch. */
+  readonly ltiOral: RequestHandler;
+  readonly ltiRoleplay: RequestHandler;
   /** The pre-warming routes (behind the instructor guards and the roster's body limit). */
   readonly prepare: RequestHandler;
   /** The rest of the instructor API (behind the guards and the body parser). */
@@ -76,11 +80,14 @@ export function organizationScope({ org, store, fleet: shared, settings, logger 
   const preparation = createPreparation(settings.prepare, directory, preparer, coordinator);
   const idempotent = idempotentPost(store, organizationOf, logger);
 
+  const ltiLaunch = ltiLaunchSettings(launch);
   const launchDeps = { platform, logger, directory, organizationOf, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker };
   const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationOf, logger, () => directory.forget());
   return {
     launchOral: launchRoute(launch, launchDeps),
     launchRoleplay: launchRoute(launch, launchDeps, "roleplay"),
+    ltiOral: launchRoute(ltiLaunch, launchDeps),
+    ltiRoleplay: launchRoute(ltiLaunch, launchDeps, "roleplay"),
     prepare: prepareRoutes(preparation, idempotent, organizationOf),
     instructor,
     preparation,

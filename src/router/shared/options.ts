@@ -16,6 +16,7 @@ import type { RenderPage } from "./router-page.js";
 import type { Fleet } from "../../fleet/fleet.js";
 import type { CircuitBreakerOptions } from "../../fleet/breaker-options.js";
 import type { LaunchLimitOptions } from "../../fleet/launch-limit-options.js";
+import type { LtiOptions } from "../../lti/options.js";
 
 /** The student a launch signs in: the platform schema's type (`schemas.StudentIdentity`). */
 export type { StudentIdentity } from "../../platform/schemas.js";
@@ -28,8 +29,13 @@ export interface LaunchContext {
   student: StudentIdentity;
 }
 
-
 export interface OralAssessmentsOptions {
+  /**
+   * Makes the router an LTI 1.3 tool too, so an LMS (Canvas, Moodle, Blackboard,
+   * Brightspace, Schoology, Sakai) opens exams directly: `/lti/jwks.json`, `/lti/login`,
+   * `/lti/launch` under the mount. See docs/lti.md. Default: unset, no LTI routes.
+   */
+  lti?: LtiOptions;
   /**
    * The platform client (`createPlatformClient`) of the one organization this router acts
    * for. Required, unless `organization` is given (the two are exclusive).

@@ -1,0 +1,43 @@
+/**
+ * The LMS emulator's pages. The course page frames the tool as Canvas does: the tool runs
+ * in an iframe whose first document auto-posts the login to the tool, next to a hidden
+ * frame named `post_message_forwarding` that answers Platform Storage messages
+ * (`lti.put_data`, `lti.get_data`, and the `org.imsglobal.lti.*` spellings) for origins
+ * it has seen, checking that each request comes from the tool's origin.
+ */
+const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export function autoPostPage(action: string, fields: Record<string, string>, title = "Launching…"): string {
+  const inputs = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join("");
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title></head><body>
+<form id="f" method="post" action="${esc(action)}">${inputs}<noscript><button>Continue</button></noscript></form>
+<script>document.getElementById("f").submit();</script></body></html>`;
+}
+
+export function coursePage(title: string, launchSrc: string, toolOrigin: string): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title>
+<style>body{font:16px system-ui;margin:1rem}iframe.tool{width:100%;height:420px;border:1px solid #999}</style></head><body>
+<h1>${esc(title)}</h1>
+<iframe class="tool" name="tool_content" title="Tool" src="${esc(launchSrc)}" allow="microphone"></iframe>
+<iframe name="post_message_forwarding" src="/post_message_forwarding?tool=${encodeURIComponent(toolOrigin)}" hidden></iframe>
+</body></html>`;
+}
+
+/** Platform Storage, answered from the LMS's own frame; values live as long as the course page. */
+export function forwardingPage(toolOrigin: string): string {
+  return `<!doctype html><html><head><meta charset="utf-8"></head><body><script>
+var store={};var tool=${JSON.stringify(toolOrigin).replace(/</g, "\\u003c")};
+window.addEventListener("message",function(e){
+if(e.origin!==tool||!e.data||typeof e.data.subject!=="string")return;
+var s=e.data.subject.replace(/^org\\.imsglobal\\./,""),legacy=e.data.subject!==s;
+var reply={message_id:e.data.message_id,key:e.data.key};
+if(s==="lti.put_data"){store[e.data.key]=e.data.value;reply.value=e.data.value;}
+else if(s==="lti.get_data"){if(e.data.key in store)reply.value=store[e.data.key];else reply.error={code:"bad_request",message:"no such key"};}
+else if(s==="lti.capabilities"){reply.supported_messages=[{subject:"lti.put_data"},{subject:"lti.get_data"}];}
+else return;
+if(legacy)return; // one answer per request: the tool sends both spellings
+reply.subject=s+".response";
+e.source.postMessage(reply,e.origin);
+});
+</script></body></html>`;
+}

@@ -1,0 +1,187 @@
+/**
+ * `createLmsEmulator()`: a local LTI 1.3 platform for developing and testing the tool
+ * side, over real HTTP. It has its own RS256 key set (`/jwks`, with `rotateKey()`), an
+ * OIDC authorization endpoint (`/auth`, GET or POST) that checks every parameter of the
+ * authentication request and form-posts a signed `id_token` and `state` to the tool's
+ * registered redirect URI, a course with an instructor and students, a course page that
+ * frames the tool as Canvas does (with Platform Storage answered by postMessage from a
+ * sibling frame), and fault switches minting each bad token of the checks a tool must make.
+ */
+import express from "express";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { randomUUID } from "node:crypto";
+import { exportJWK, generateKeyPair } from "jose";
+import { autoPostPage, coursePage, forwardingPage } from "./course-page.js";
+import { LMS_FAULTS, type LmsFault } from "./faults.js";
+import { mintLaunch, type LmsKey, type LmsUser, type ResourceLink } from "./mint.js";
+
+export { LMS_FAULTS, type LmsFault } from "./faults.js";
+export type { LmsUser, ResourceLink } from "./mint.js";
+
+export interface LmsEmulatorOptions {
+  /** Port on 127.0.0.1's `host`. Default 0 (any free port). */
+  port?: number;
+  /** Host the LMS listens on and names itself by. Default `localhost` (a site other than the tool's 127.0.0.1 in tests). */
+  host?: string;
+  /** Default `"lms-client-1"`. */
+  clientId?: string;
+  /** Default `"deployment-1"`. */
+  deploymentId?: string;
+}
+
+export interface LmsEmulator {
+  readonly url: string;
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly deploymentId: string;
+  readonly authorizationUrl: string;
+  readonly jwksUrl: string;
+  readonly users: readonly LmsUser[];
+  /** How many times the key set was fetched (a tool's cache shows here). */
+  readonly jwksFetches: number;
+  /** The registration to give the tool: `oralAssessments({ lti: { keys, registrations: [lms.registration()] } })`. */
+  registration(deployments?: (string | { id: string; organization?: string })[]): { issuer: string; clientId: string; authorizationUrl: string; jwksUrl: string; tokenUrl: string; deployments: (string | { id: string; organization?: string })[] };
+  /** Tells the LMS where the tool lives (its mount URL, e.g. `http://127.0.0.1:3000/oral`). */
+  registerTool(toolUrl: string): void;
+  /** Adds a resource link placing an exam (custom `exam_id`, or `roleplay_id`). */
+  addResourceLink(link: Omit<ResourceLink, "id"> & { id?: string }): ResourceLink;
+  /** The login request a click on `linkId` by `userId` sends to the tool: its URL (GET form). */
+  loginUrl(userId: string, linkId: string, extra?: Record<string, string>): string;
+  /** Course page framing the tool for this user and link. */
+  coursePageUrl(userId: string, linkId: string): string;
+  /** Mints the next launch tokens with this fault (undefined: sound tokens). */
+  setFault(fault: LmsFault | undefined): void;
+  /** A new signing key under a new kid; the old one stays published unless `retire`. */
+  rotateKey(retire?: boolean): Promise<string>;
+  /** Claims added to (or, with undefined, removed from) every launch token. */
+  setClaims(extra: Record<string, unknown>): void;
+  close(): Promise<void>;
+}
+
+const USERS: LmsUser[] = [
+  { id: "instructor-1", name: "Ines Instructor", givenName: "Ines", familyName: "Instructor", email: "ines@lms.example", role: "Instructor", sourcedId: "SIS-I-1" },
+  { id: "student-1", name: "Sam Student", givenName: "Sam", familyName: "Student", email: "sam@lms.example", role: "Learner", sourcedId: "SIS-S-1" },
+  { id: "student-2", name: "Ada Student", givenName: "Ada", familyName: "Student", email: "ada@lms.example", role: "Learner", sourcedId: "SIS-S-2" },
+];
+
+async function newKey(): Promise<LmsKey> {
+  const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
+  const kid = `lms-${randomUUID().slice(0, 8)}`;
+  return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" } };
+}
+
+export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promise<LmsEmulator> {
+  const host = options.host ?? "localhost";
+  const clientId = options.clientId ?? "lms-client-1";
+  const deploymentId = options.deploymentId ?? "deployment-1";
+  let keys: LmsKey[] = [await newKey()];
+  const stranger = await newKey();
+  let fault: LmsFault | undefined;
+  let extraClaims: Record<string, unknown> = {};
+  let jwksFetches = 0;
+  let tool: { login: string; redirect: string; origin: string } | undefined;
+  const links = new Map<string, ResourceLink>();
+  let base = "";
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.get("/jwks", (_req, res) => {
+    jwksFetches += 1;
+    res.json({ keys: keys.map((k) => k.publicJwk) });
+  });
+  const auth: express.RequestHandler = async (req, res) => {
+    const p = (req.method === "POST" ? req.body : req.query) as Record<string, string | undefined>;
+    const problems: string[] = [];
+    const expect = (name: string, value: string) => { if (p[name] !== value) problems.push(`${name} must be ${value}`); };
+    expect("scope", "openid");
+    expect("response_type", "id_token");
+    expect("response_mode", "form_post");
+    expect("prompt", "none");
+    expect("client_id", clientId);
+    if (!tool || p.redirect_uri !== tool.redirect) problems.push("redirect_uri is not the registered one");
+    for (const name of ["state", "nonce", "login_hint", "lti_message_hint"]) if (!p[name]) problems.push(`${name} is missing`);
+    const user = USERS.find((u) => u.id === p.login_hint);
+    const link = links.get(p.lti_message_hint ?? "");
+    if (p.login_hint && !user) problems.push("login_hint names no user");
+    if (p.lti_message_hint && !link) problems.push("lti_message_hint names no resource link");
+    if (problems.length > 0 || !user || !link || !tool) {
+      res.status(400).type("text/plain").send(`invalid authentication request: ${problems.join("; ")}`);
+      return;
+    }
+    const idToken = await mintLaunch({
+      issuer: base, clientId, deploymentId, user, link, nonce: p.nonce!, targetLinkUri: tool.redirect,
+      key: keys[0]!, stranger, fault, extraClaims,
+    });
+    res.setHeader("Cache-Control", "no-store");
+    res.type("html").send(autoPostPage(tool.redirect, { id_token: idToken, state: p.state!, lti_storage_target: "post_message_forwarding" }));
+  };
+  app.get("/auth", auth);
+  app.post("/auth", express.urlencoded({ extended: false }), auth);
+  app.get("/course/:linkId", (req, res) => {
+    const link = links.get(req.params.linkId);
+    if (!link || !tool) return void res.status(404).send("no such link");
+    const user = String(req.query.user ?? "student-1");
+    res.type("html").send(coursePage(`Course: ${link.title}`, `/launch/${encodeURIComponent(link.id)}?user=${encodeURIComponent(user)}`, tool.origin));
+  });
+  // The first document of the tool's frame: the login, auto-posted, as Canvas does.
+  app.get("/launch/:linkId", (req, res) => {
+    if (!tool || !links.has(req.params.linkId)) return void res.status(404).send("no such link");
+    res.type("html").send(autoPostPage(tool.login, loginParams(String(req.query.user ?? "student-1"), req.params.linkId, { lti_storage_target: "post_message_forwarding" })));
+  });
+  app.get("/post_message_forwarding", (req, res) => {
+    res.type("html").send(forwardingPage(String(req.query.tool ?? "")));
+  });
+
+  const loginParams = (userId: string, linkId: string, extra: Record<string, string> = {}): Record<string, string> => ({
+    iss: base, login_hint: userId, target_link_uri: tool?.redirect ?? "", lti_message_hint: linkId, client_id: clientId, lti_deployment_id: deploymentId, ...extra,
+  });
+
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(options.port ?? 0, host === "localhost" ? "127.0.0.1" : host, () => resolve(s));
+  });
+  base = `http://${host}:${(server.address() as AddressInfo).port}`;
+
+  return {
+    get url() { return base; },
+    get issuer() { return base; },
+    clientId,
+    deploymentId,
+    get authorizationUrl() { return `${base}/auth`; },
+    get jwksUrl() { return `${base}/jwks`; },
+    users: USERS,
+    get jwksFetches() { return jwksFetches; },
+    registration(deployments = [deploymentId]) {
+      return { issuer: base, clientId, authorizationUrl: `${base}/auth`, jwksUrl: `${base}/jwks`, tokenUrl: `${base}/token`, deployments };
+    },
+    registerTool(toolUrl) {
+      const root = toolUrl.replace(/\/+$/, "");
+      tool = { login: `${root}/lti/login`, redirect: `${root}/lti/launch`, origin: new URL(root).origin };
+    },
+    addResourceLink(link) {
+      const full: ResourceLink = { ...link, id: link.id ?? `rl-${randomUUID().slice(0, 8)}` };
+      links.set(full.id, full);
+      return full;
+    },
+    loginUrl(userId, linkId, extra) {
+      if (!tool) throw new Error("registerTool(toolUrl) first");
+      return `${tool.login}?${new URLSearchParams(loginParams(userId, linkId, extra))}`;
+    },
+    coursePageUrl: (userId, linkId) => `${base}/course/${encodeURIComponent(linkId)}?user=${encodeURIComponent(userId)}`,
+    setFault(next) {
+      if (next !== undefined && !LMS_FAULTS.includes(next)) throw new Error(`unknown LMS fault ${String(next)}; one of ${LMS_FAULTS.join(", ")}`);
+      fault = next;
+    },
+    async rotateKey(retire = false) {
+      const key = await newKey();
+      keys = retire ? [key] : [key, ...keys];
+      return key.kid;
+    },
+    setClaims(extra) { extraClaims = extra; },
+    close: () => new Promise<void>((resolve, reject) => {
+      server.closeAllConnections?.();
+      server.close((e) => (e ? reject(e) : resolve()));
+    }),
+  };
+}
+

@@ -1,0 +1,96 @@
+/**
+ * The LMS emulator's launch tokens: a sound LTI 1.3 `LtiResourceLinkRequest` for a user
+ * and a resource link, or, with a fault switched on, the bad token that fault names.
+ */
+import { createHash } from "node:crypto";
+import { SignJWT, UnsecuredJWT, type CryptoKey, type JWK } from "jose";
+import type { LmsFault } from "./faults.js";
+
+export interface LmsKey {
+  kid: string;
+  privateKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+export interface LmsUser {
+  id: string;
+  name: string;
+  givenName: string;
+  familyName: string;
+  email: string;
+  role: "Instructor" | "Learner";
+  sourcedId: string;
+}
+
+export interface ResourceLink {
+  id: string;
+  title: string;
+  /** Custom parameters, e.g. `{ exam_id }` or `{ roleplay_id }`. */
+  custom: Record<string, string>;
+  /** `launch_presentation.document_target`. Default `iframe`. */
+  documentTarget?: "iframe" | "window";
+}
+
+export interface MintInput {
+  issuer: string;
+  clientId: string;
+  deploymentId: string;
+  user: LmsUser;
+  link: ResourceLink;
+  nonce: string;
+  targetLinkUri: string;
+  key: LmsKey;
+  /** A key outside the key set (bad signatures). */
+  stranger: LmsKey;
+  fault: LmsFault | undefined;
+  extraClaims: Record<string, unknown>;
+}
+
+const L = "https://purl.imsglobal.org/spec/lti/claim/";
+const ROLE = { Instructor: "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor", Learner: "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner" };
+
+export async function mintLaunch(m: MintInput): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const f = m.fault;
+  const claims: Record<string, unknown> = {
+    nonce: f === "wrong_nonce" ? "not-the-nonce" : m.nonce,
+    sub: m.user.id,
+    name: m.user.name, given_name: m.user.givenName, family_name: m.user.familyName,
+    ...(f === "no_email" ? {} : { email: m.user.email }),
+    [`${L}message_type`]: f === "bad_message_type" ? "LtiSubmissionReviewRequest" : "LtiResourceLinkRequest",
+    [`${L}version`]: f === "wrong_version" ? "1.1.0" : "1.3.0",
+    [`${L}deployment_id`]: f === "unknown_deployment" ? "deployment-unknown" : m.deploymentId,
+    [`${L}target_link_uri`]: f === "target_mismatch" ? "https://evil.example/steal" : m.targetLinkUri,
+    [`${L}resource_link`]: { id: m.link.id, title: m.link.title },
+    ...(f === "no_roles" ? {} : { [`${L}roles`]: [ROLE[m.user.role]] }),
+    [`${L}context`]: { id: "course-1", label: "ORAL-101", title: "Oral exams 101", type: ["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"] },
+    [`${L}custom`]: m.link.custom,
+    [`${L}lis`]: { person_sourcedid: m.user.sourcedId },
+    [`${L}launch_presentation`]: { document_target: m.link.documentTarget ?? "iframe", locale: "en" },
+    [`${L}tool_platform`]: { guid: "lms-emulator", name: "LMS emulator", product_family_code: "emulator" },
+  };
+  if (f === "azp_mismatch") claims.azp = "another-client";
+  if (f === "aud_array_no_azp") claims.aud = [m.clientId, "another-client"];
+  for (const [k, v] of Object.entries(m.extraClaims)) {
+    if (v === undefined) delete claims[k];
+    else claims[k] = v;
+  }
+  const iat = f === "future_iat" ? now + 3600 : f === "expired" ? now - 7200 : now;
+  const exp = f === "expired" ? now - 3600 : iat + 300;
+  const iss = f === "wrong_iss" ? "https://other-lms.example" : m.issuer;
+  const aud = f === "wrong_aud" ? "another-client" : m.clientId;
+
+  if (f === "alg_none") {
+    return new UnsecuredJWT(claims).setIssuer(iss).setAudience(aud).setIssuedAt(iat).setExpirationTime(exp).encode();
+  }
+  const jwt = new SignJWT(claims).setIssuer(iss).setIssuedAt(iat).setExpirationTime(exp);
+  if (!Array.isArray(claims.aud)) jwt.setAudience(aud);
+  if (f === "hs256") {
+    // The classic confusion: an HMAC keyed with the public key, hoping the verifier takes the header's alg.
+    const secret = new TextEncoder().encode(createHash("sha256").update(JSON.stringify(m.key.publicJwk)).digest("hex"));
+    return jwt.setProtectedHeader({ alg: "HS256", kid: m.key.kid, typ: "JWT" }).sign(secret);
+  }
+  const signer = f === "bad_signature" ? m.stranger : m.key;
+  const kid = f === "unknown_kid" ? m.stranger.kid : m.key.kid;
+  return jwt.setProtectedHeader({ alg: "RS256", kid, typ: "JWT" }).sign(f === "unknown_kid" ? m.stranger.privateKey : signer.privateKey);
+}

@@ -1,0 +1,97 @@
+/**
+ * The `lti` option of `oralAssessments()`: the router as an LTI 1.3 tool. Each field with
+ * its default; resolution and checks (one ConfigurationError for every mistake) are in
+ * `settings.ts`.
+ */
+import type { Request } from "express";
+import type { JWK } from "jose";
+
+/** One of the tool's RS256 keys. */
+export interface LtiToolKey {
+  /** Published as the key's `kid`; never reuse a kid for another key. 1-64 letters, digits, `.`, `_` or `-`. */
+  kid: string;
+  /** The private key: a PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`) or an RSA private JWK. Never leaves the process. */
+  privateKey: string | JWK;
+}
+
+/** A deployment of a registration: its id, or its id and the organization it launches for. */
+export type LtiDeployment = string | { id: string; organization?: string };
+
+/** One LMS registration, keyed by (issuer, clientId). */
+export interface LtiRegistration {
+  /** The platform's issuer (`iss`), e.g. `https://canvas.instructure.com`. */
+  issuer: string;
+  /** The client id the LMS gave this tool (Canvas: the developer key id). */
+  clientId: string;
+  /** The LMS's OIDC authorization endpoint (Canvas: `https://sso.canvaslms.com/api/lti/authorize_redirect`). */
+  authorizationUrl: string;
+  /** The LMS's token endpoint (LTI Advantage services; not used by launches). Optional. */
+  tokenUrl?: string;
+  /** The LMS's key set; fetched when first needed, cached, refetched on an unknown `kid`. */
+  jwksUrl: string;
+  /** The deployments launches may come from; any other `deployment_id` is refused. At least one. */
+  deployments: LtiDeployment[];
+}
+
+/** The student a launch signs in, as the LMS's verified claims give it. */
+export interface LtiStudentFields {
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+  orgInternalId?: string;
+}
+
+export interface LtiOptions {
+  /** The tool's keys, first signs; all are published at `/lti/jwks.json`. Required, at least one. */
+  keys: LtiToolKey[];
+  /** The LMS registrations this tool trusts. Required, at least one. */
+  registrations: LtiRegistration[];
+  /**
+   * The mount's public URL, e.g. `https://app.example.edu/oral`: the base of the tool's
+   * login, redirect and key-set URLs. Default: derived from each request (protocol and
+   * host as Express reports them, plus the mount path).
+   */
+  toolUrl?: string;
+  /**
+   * Least time between two fetches of one LMS key set, seconds (0-300): a token with a kid
+   * the cached set lacks (the LMS rotated its key) refetches the set at most this often.
+   * Default 30.
+   */
+  keySetCooldownSec?: number;
+  /** Leeway on `exp`, `iat` and `nbf` for the LMS's clock, seconds (0-300). Default 60. */
+  clockToleranceSec?: number;
+  /**
+   * How long a login's state and nonce wait for the launch, seconds (60-3600): also the
+   * oldest `iat` accepted. Default 600.
+   */
+  stateTtlSec?: number;
+  /**
+   * Maps the verified claims to the student. Default: `email`, `given_name`,
+   * `family_name`; `orgInternalId` from the `lis.person_sourcedid` claim, else `sub`.
+   */
+  student?: (claims: Record<string, unknown>) => LtiStudentFields | undefined;
+  /**
+   * Where a learner's launch from inside a frame goes: `"new-window"` answers a page
+   * whose *Open the exam* button opens the exam in a new window; `"frame"` opens it in
+   * the frame. A launch whose `document_target` is `window` always goes straight on.
+   * Default `"new-window"` (exam pages need the microphone and room, which frames often lack).
+   */
+  framedLaunch?: "new-window" | "frame";
+  /**
+   * The organization a deployment launches for: called with the deployment's
+   * `organization` (undefined when it names none) and the launch request. Default: the
+   * router's single platform (see `OrganizationFor`).
+   */
+  organizationFor?: OrganizationFor;
+}
+
+/**
+ * The seam between LTI and the router's organizations. The router (many organizations)
+ * passes a function that turns a deployment's `organization` into the id of the
+ * organization the launch acts for; LTI calls it once per verified launch and stores the
+ * answer with the exam link, so the link runs under that organization (the router looks
+ * the id up again when the link is followed). Today the router has one platform and the
+ * default answers `undefined`: "the router's own". A name the function does not know
+ * answers `null`, which refuses the launch with a page for the LMS administrator.
+ */
+export type OrganizationFor = (deploymentOrganization: string | undefined, req: Request) => string | undefined | null | Promise<string | undefined | null>;

@@ -1,0 +1,61 @@
+/**
+ * The LTI routes' HTML: small standalone documents that live inside the LMS's frame. Each
+ * answers with the LTI headers (issue point 10): a CSP whose `frame-ancestors` lists the
+ * registered LMS origins and nothing else, `Cache-Control: no-store`, `Referrer-Policy:
+ * no-referrer`; scripts run only with this response's nonce, forms post only to this
+ * tool (and, for deep linking, to the LMS). No CORS header is ever sent.
+ */
+import type { Response } from "express";
+import { randomId } from "../core/random-id.js";
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** JSON safe inside a `<script type="application/json">` block. */
+export function jsonBlock(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
+}
+
+const STYLE = "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#1f2328}h1{font-size:1.3rem}a,button{font:inherit}button{padding:.5rem 1rem}.admin{background:#fff8c5;padding:.5rem 1rem}";
+
+export interface LtiPage {
+  status: number;
+  title: string;
+  /** Plain text (escaped). */
+  message: string;
+  /** Plain text (escaped): what to tell the LMS administrator. */
+  forAdministrator?: string;
+  /** Trusted HTML added after the message (built with escapeHtml). */
+  body?: string;
+  /** Script source; runs with this response's nonce. */
+  script?: string;
+  /** Extra origins forms on this page may post to (deep linking returns to the LMS). */
+  formTargets?: string[];
+}
+
+export function sendLtiPage(res: Response, frameAncestors: readonly string[], page: LtiPage): void {
+  const nonce = randomId(18);
+  const ancestors = frameAncestors.length > 0 ? frameAncestors.join(" ") : "'none'";
+  res.status(page.status);
+  res.setHeader("Content-Security-Policy", [
+    "default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src 'nonce-${nonce}'`, `frame-ancestors ${ancestors}`,
+    "base-uri 'none'", `form-action 'self' ${(page.formTargets ?? []).join(" ")}`.trim(),
+  ].join("; "));
+  ltiHeaders(res);
+  res.setHeader("Content-Type", "text/html; charset=utf-8");
+  const admin = page.forAdministrator ? `<p class="admin"><strong>For your LMS administrator:</strong> ${escapeHtml(page.forAdministrator)}</p>` : "";
+  const script = page.script ? `<script nonce="${nonce}">${page.script}</script>` : "";
+  res.send(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${escapeHtml(page.title)}</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head><body><main><h1>${escapeHtml(page.title)}</h1><p id="message">${escapeHtml(page.message)}</p>${admin}${page.body ?? ""}</main>${script}</body></html>`);
+}
+
+/** The headers every LTI answer carries (pages and redirects alike). */
+export function ltiHeaders(res: Response): void {
+  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("Referrer-Policy", "no-referrer");
+  res.setHeader("X-Content-Type-Options", "nosniff");
+}

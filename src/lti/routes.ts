@@ -1,0 +1,70 @@
+/**
+ * The LTI 1.3 tool's routes, mounted by the router under its own path when `lti` is set:
+ *
+ * | `GET /lti/jwks.json` | the tool's public keys |
+ * | `GET`/`POST /lti/login` | OIDC login initiation (login.ts) |
+ * | `POST /lti/launch` | the LMS's id_token + state (launch.ts) |
+ * | `GET /lti/open/:examId/:linkId`, `/lti/open/roleplay/:roleplayId/:linkId` | a learner's single-use exam link (open-link.ts) |
+ *
+ * These are browser routes (HTML pages and form posts from the LMS), not JSON API routes,
+ * so they live here rather than in the API route table (`src/api/routes.ts`), which
+ * describes the JSON API and drives the OpenAPI document. They answer no CORS header.
+ */
+import express, { type ErrorRequestHandler, type RequestHandler, type Router } from "express";
+import type { Logger } from "../core/logger.js";
+import type { SingleUseStore } from "../fleet/single-use.js";
+import { launchRoute } from "./launch.js";
+import { loginRoute } from "./login.js";
+import { LoginStates } from "./login-state.js";
+import { openLinkRoute } from "./open-link.js";
+import { sendLtiPage } from "./pages.js";
+import { RemoteKeySets, type RemoteKeySetOptions } from "./remote-keys.js";
+import type { LtiSettings } from "./settings.js";
+
+export interface LtiRouteDeps {
+  /** The fleet's single-use store: states, nonces and exam links, seen by every instance. */
+  singleUse: SingleUseStore;
+  logger: Logger;
+  /** The router's launch (`GET /launch/:examId` or the role-play one), with the student taken from the LTI link. */
+  openExam: { oral: RequestHandler; roleplay: RequestHandler };
+  /** How long a followed link's waiting page may refresh, ms (the launch's longest wait and a margin). */
+  followedTtlMs: number;
+  examIdPattern: RegExp;
+  keySets?: RemoteKeySetOptions;
+}
+
+const FORM_LIMIT = "64kb";
+
+export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
+  const router = express.Router();
+  const { logger, singleUse } = deps;
+  const frameAncestors = settings.registrations.origins();
+  const states = new LoginStates(singleUse, settings.stateTtlSec * 1000);
+  const keySets = new RemoteKeySets({ cooldownMs: settings.keySetCooldownSec * 1000, ...deps.keySets });
+  const form = express.urlencoded({ extended: false, limit: FORM_LIMIT });
+  const safely = (handler: (req: express.Request, res: express.Response) => Promise<void>): RequestHandler =>
+    (req, res, next) => void handler(req, res).catch(next);
+
+  router.get("/lti/jwks.json", (_req, res) => {
+    res.setHeader("Cache-Control", "public, max-age=300");
+    res.json(settings.keys.jwks);
+  });
+  const login = safely(loginRoute(settings, states, logger, frameAncestors));
+  router.get("/lti/login", login);
+  router.post("/lti/login", form, login);
+  router.post("/lti/launch", form, safely(launchRoute(settings, { states, links: singleUse, keySets, logger, frameAncestors, examIdPattern: deps.examIdPattern })));
+  router.get("/lti/open/roleplay/:roleplayId/:linkId", openLinkRoute("roleplay", singleUse, deps.openExam.roleplay, deps.followedTtlMs, logger, frameAncestors));
+  router.get("/lti/open/:examId/:linkId", openLinkRoute("oral", singleUse, deps.openExam.oral, deps.followedTtlMs, logger, frameAncestors));
+
+  const failed: ErrorRequestHandler = (error, req, res, next) => {
+    if (!req.path.startsWith("/lti/") || res.headersSent) return next(error);
+    const status = (error as { type?: string })?.type === "entity.too.large" ? 413 : (error as { status?: number })?.status === 400 ? 400 : 503;
+    logger.error({ event: "lti_error", path: req.path, status, error: (error as Error)?.message }, "an LTI request failed");
+    sendLtiPage(res, frameAncestors, {
+      status, title: status === 503 ? "The launch could not be completed" : "This launch could not be read",
+      message: status === 503 ? "The tool could not keep the launch's state just now. Please open the link again in a moment." : "The LMS's request could not be read. Open the link again from your course.",
+    });
+  };
+  router.use(failed);
+  return router;
+}

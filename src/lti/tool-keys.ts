@@ -1,0 +1,76 @@
+/**
+ * The tool's own keys: read once at start-up (PKCS#8 PEM or RSA JWK), the first signs
+ * (deep-linking responses), all are published at `/lti/jwks.json` so an LMS keeps
+ * verifying during a rotation. The published set is built from the public parts only
+ * (`createPublicKey`), so no private member can reach it; the private `KeyObject`s stay
+ * in this closure, which `util.inspect` and JSON cannot reach.
+ */
+import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
+import type { JWK } from "jose";
+import type { ProblemList } from "../core/configuration-error.js";
+import type { LtiToolKey } from "./options.js";
+
+const KID = /^[A-Za-z0-9._-]{1,64}$/;
+/** RSA moduli below this are refused (1EdTech Security Framework §6.1: RS256 with at least 2048 bits). */
+const MIN_MODULUS_BITS = 2048;
+
+/** A published key: the public part with its id and use. */
+export interface PublishedKey extends JWK {
+  kty: "RSA";
+  n: string;
+  e: string;
+  kid: string;
+  alg: "RS256";
+  use: "sig";
+}
+
+export interface ToolKeys {
+  /** `{ keys: [...] }`: every key's public part, the signing key first. */
+  readonly jwks: { keys: PublishedKey[] };
+  /** The key that signs, with its kid. */
+  signing(): { kid: string; key: KeyObject };
+}
+
+export function readToolKeys(value: unknown, problems: ProblemList): ToolKeys | undefined {
+  const fix = 'Pass keys: [{ kid: "tool-2026-11", privateKey: fs.readFileSync("tool.pem", "utf8") }] (make one with `openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048`).';
+  if (!Array.isArray(value) || value.length === 0) {
+    problems.add("lti.keys", "must be a non-empty array of { kid, privateKey }.", fix);
+    return undefined;
+  }
+  const read: { kid: string; key: KeyObject; published: PublishedKey }[] = [];
+  const kids = new Set<string>();
+  value.forEach((entry: Partial<LtiToolKey> | undefined, i) => {
+    const where = `lti.keys[${i}]`;
+    const kid = entry?.kid;
+    if (typeof kid !== "string" || !KID.test(kid)) return problems.add(`${where}.kid`, "must be 1-64 letters, digits, '.', '_' or '-'.", 'Use e.g. "tool-2026-11".');
+    if (kids.has(kid)) return problems.add(`${where}.kid`, `"${kid}" is used by two keys; an LMS could not tell them apart.`, "Give each key its own kid.");
+    kids.add(kid);
+    const key = privateKeyOf(entry?.privateKey);
+    if (typeof key === "string") return problems.add(`${where}.privateKey`, key, fix);
+    const jwk = createPublicKey(key).export({ format: "jwk" }) as { n: string; e: string };
+    read.push({ kid, key, published: { kty: "RSA", n: jwk.n, e: jwk.e, kid, alg: "RS256", use: "sig" } });
+  });
+  if (read.length !== value.length) return undefined;
+  const jwks = { keys: read.map((k) => k.published) };
+  return { jwks, signing: () => ({ kid: read[0]!.kid, key: read[0]!.key }) };
+}
+
+/** The private RSA key, or why it is not one (never quoting it). */
+function privateKeyOf(value: unknown): KeyObject | string {
+  let key: KeyObject;
+  try {
+    if (typeof value === "string") {
+      if (!value.includes("-----BEGIN PRIVATE KEY-----")) return "is not a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----) or an RSA JWK. Convert a PKCS#1 key with `openssl pkcs8 -topk8 -nocrypt`.";
+      key = createPrivateKey({ key: value, format: "pem" });
+    } else if (value !== null && typeof value === "object") {
+      if (typeof (value as JWK).d !== "string") return "is a JWK without its private member `d`: it cannot sign.";
+      key = createPrivateKey({ key: value as import("node:crypto").JsonWebKey, format: "jwk" });
+    } else return "is missing.";
+  } catch {
+    return "could not be read as a private key.";
+  }
+  if (key.asymmetricKeyType !== "rsa") return `is a ${key.asymmetricKeyType ?? "non-RSA"} key; LTI 1.3 signs with RS256, an RSA key.`;
+  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+  if (bits < MIN_MODULUS_BITS) return `is a ${bits}-bit RSA key; at least ${MIN_MODULUS_BITS} bits are required.`;
+  return key;
+}

@@ -1,0 +1,109 @@
+/**
+ * The launch's `id_token`, checked with `jose` against everything of the 1EdTech Security
+ * Framework §5.1.3 and LTI Core §5.3, for the registration the login's state names:
+ * signature by the LMS's key set (RS256 only: never `none`, never HS*), `iss`, `aud` (a
+ * string, or an array with `azp` equal to our client id), `exp`/`iat`/`nbf` with the
+ * clock tolerance and `iat` no older than a state lives, the nonce sent at login,
+ * a deployment known for the registration (and the login's `lti_deployment_id`),
+ * `version` 1.3.0, a known `message_type`, `roles` present, the resource link, and a
+ * `target_link_uri` that is this tool's own launch URL. The first failure is the answer.
+ */
+import { errors, jwtVerify, type JWTPayload } from "jose";
+import { CLAIM, MESSAGE_TYPES, type MessageType } from "./claims.js";
+import type { LoginState } from "./login-state.js";
+import type { Registration } from "./registrations.js";
+import type { RemoteKeySets } from "./remote-keys.js";
+
+export interface VerifiedLaunch {
+  claims: JWTPayload & Record<string, unknown>;
+  registration: Registration;
+  deploymentId: string;
+  messageType: MessageType;
+  roles: unknown[];
+}
+
+/** Which check failed, and what the LMS administrator should look at. */
+export interface FailedCheck {
+  check: string;
+  status: 400 | 401 | 502;
+  forAdministrator: string;
+}
+
+export interface VerifyInput {
+  idToken: string;
+  state: LoginState;
+  registration: Registration;
+  keySets: RemoteKeySets;
+  clockToleranceSec: number;
+  maxAgeSec: number;
+  /** The URLs the signed `target_link_uri` may name: this tool's launch routes. */
+  ownTargets: (uri: string) => boolean;
+  now?: Date;
+}
+
+const fail = (check: string, forAdministrator: string, status: FailedCheck["status"] = 401): { failed: FailedCheck } => ({ failed: { check, status, forAdministrator } });
+
+export async function verifyLaunch(input: VerifyInput): Promise<{ launch: VerifiedLaunch } | { failed: FailedCheck }> {
+  const { registration: reg } = input;
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(input.idToken, input.keySets.of(reg.jwksUrl), {
+      algorithms: ["RS256"], issuer: reg.issuer, audience: reg.clientId, requiredClaims: ["iat", "exp", "nonce", "sub"],
+      clockTolerance: input.clockToleranceSec, maxTokenAge: input.maxAgeSec + input.clockToleranceSec, currentDate: input.now,
+    }));
+  } catch (error) {
+    return { failed: joseFailure(error, reg) };
+  }
+  const claims = payload as JWTPayload & Record<string, unknown>;
+  if (input.now === undefined && typeof claims.iat === "number" && claims.iat > Date.now() / 1000 + input.clockToleranceSec) {
+    return fail("iat", "The token was issued in the future: check the LMS server's clock.");
+  }
+  if (Array.isArray(claims.aud) && claims.azp !== reg.clientId) {
+    return fail("azp", `The token names several audiences; its azp must be this tool's client id ${reg.clientId}.`);
+  }
+  if (claims.azp !== undefined && claims.azp !== reg.clientId) return fail("azp", `The token's azp is not this tool's client id ${reg.clientId}.`);
+  if (claims.nonce !== input.state.nonce) return fail("nonce", "The token's nonce is not the one this tool sent at login (a replayed or mixed-up launch).");
+  const deploymentId = claims[CLAIM.deploymentId];
+  if (typeof deploymentId !== "string" || !reg.deployments.has(deploymentId)) {
+    return fail("deployment_id", `Deployment ${typeof deploymentId === "string" ? JSON.stringify(deploymentId) : "(none)"} is not registered with this tool for client id ${reg.clientId}. Add it to the registration's deployments.`, 400);
+  }
+  if (input.state.deploymentId !== undefined && input.state.deploymentId !== deploymentId) {
+    return fail("deployment_id", "The token's deployment id differs from the lti_deployment_id the LMS sent at login.", 400);
+  }
+  if (claims[CLAIM.version] !== "1.3.0") return fail("version", "The launch is not LTI 1.3.0: configure the tool as an LTI 1.3 tool.", 400);
+  const messageType = claims[CLAIM.messageType];
+  if (!MESSAGE_TYPES.includes(messageType as MessageType)) return fail("message_type", `This tool accepts ${MESSAGE_TYPES.join(" and ")}, not ${JSON.stringify(messageType)}.`, 400);
+  const roles = claims[CLAIM.roles];
+  if (!Array.isArray(roles)) return fail("roles", "The launch carries no roles claim (it may be empty, but must be there).", 400);
+  if (typeof claims.sub !== "string" || claims.sub.length === 0 || claims.sub.length > 255) return fail("sub", "The launch's sub (user id) is missing or longer than 255 characters.", 400);
+  if (messageType === "LtiResourceLinkRequest") {
+    const link = claims[CLAIM.resourceLink] as { id?: unknown } | undefined;
+    if (typeof link?.id !== "string") return fail("resource_link", "The launch carries no resource_link id.", 400);
+  }
+  const target = claims[CLAIM.targetLinkUri];
+  if (typeof target !== "string" || !input.ownTargets(target)) {
+    return fail("target_link_uri", "The launch's target_link_uri is not this tool's launch URL: set the tool's target link URI to its /lti/launch URL.", 400);
+  }
+  return { launch: { claims, registration: reg, deploymentId, messageType: messageType as MessageType, roles } };
+}
+
+function joseFailure(error: unknown, reg: Registration): FailedCheck {
+  const at = (check: string, forAdministrator: string, status: FailedCheck["status"] = 401): FailedCheck => ({ check, status, forAdministrator });
+  if (error instanceof errors.JWTExpired) return at("exp", "The launch token had expired when it arrived: check the LMS server's clock.");
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    const claim = error.claim;
+    if (claim === "iss") return at("iss", `The token's issuer is not ${reg.issuer}, the registered issuer.`);
+    if (claim === "aud") return at("aud", `The token's audience does not include this tool's client id ${reg.clientId}.`);
+    if (claim === "iat") return at("iat", "The token is too old or issued in the future: check the LMS server's clock.");
+    if (claim === "nbf") return at("nbf", "The token is not valid yet: check the LMS server's clock.");
+    return at(claim, `The token lacks or has a wrong ${claim} claim.`);
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) return at("alg", "The token is not signed with RS256; LTI 1.3 requires RS256.");
+  if (error instanceof errors.JWKSNoMatchingKey) return at("kid", `No key in the LMS's key set (${reg.jwksUrl}) matches the token's kid.`);
+  if (error instanceof errors.JWSSignatureVerificationFailed) return at("signature", `The token's signature does not verify with the LMS's key set at ${reg.jwksUrl}.`);
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || (error as Error)?.name === "TypeError" || error instanceof errors.JOSEError && (error as errors.JOSEError).code === "ERR_JOSE_GENERIC") {
+    return at("jwks_unreachable", `The LMS's key set at ${reg.jwksUrl} could not be fetched or read.`, 502);
+  }
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return at("token", "The id_token is not a well-formed signed JWT.", 400);
+  return at("token", `The token could not be verified (${(error as Error)?.name ?? "error"}).`, 400);
+}

@@ -1,0 +1,47 @@
+/**
+ * The router as an LTI 1.3 tool (`lti` option): the LTI routes (src/lti/) with the
+ * router's own launch plugged in. An LTI learner's exam link runs the same launch as
+ * `GET /launch/:examId` (prepared tokens, fair share, waiting page, coalescing, fleet);
+ * only where the student comes from differs: the verified LTI launch stored with the
+ * link, instead of `req.user`. The LMS enrolled the student in the course that holds the
+ * link, so `canLaunch` (the app's roster check) is not asked; `loginUrl` never applies.
+ *
+ * Organizations: the link carries what `lti.organizationFor` answered for the launch's
+ * deployment (`ltiLaunchOf(req).organization`). The router's organization step runs as
+ * for any launch (with `organization`, the resolver may read `ltiLaunchOf(req)`); an
+ * organization other than the link's is refused with the 404 page.
+ */
+import type { RequestHandler, Router } from "express";
+import type { Logger } from "../core/logger.js";
+import { ltiLaunchOf } from "../lti/open-link.js";
+import { ltiRoutes } from "../lti/routes.js";
+import type { LtiSettings } from "../lti/settings.js";
+import type { Fleet } from "../fleet/fleet.js";
+import type { LaunchSettings } from "./launch/settings.js";
+import { EXAM_ID_PATTERN } from "./shared/exam-directory.js";
+
+/** A followed link's waiting page may refresh this long past the launch's longest wait. */
+const FOLLOWED_MARGIN_MS = 60_000;
+
+/** The launch settings of an LTI exam link: the student from the verified LMS launch, not `req.user`. */
+export function ltiLaunchSettings(launch: LaunchSettings): LaunchSettings {
+  return {
+    ...launch,
+    student: (req) => ltiLaunchOf(req)?.student,
+    canLaunch: undefined,
+    loginUrl: undefined,
+    signedIn: (req) => ltiLaunchOf(req) !== undefined,
+    launchHref: (req) => `${req.baseUrl}${req.path}`,
+  };
+}
+
+/** `openExam`: the organization's LTI launch handlers (see organization/scope.ts), found per request. */
+export function ltiMount(lti: LtiSettings, launch: LaunchSettings, logger: Logger, fleet: Fleet, openExam: Record<"oral" | "roleplay", RequestHandler>): Router {
+  return ltiRoutes(lti, {
+    singleUse: fleet.singleUse,
+    logger,
+    openExam,
+    followedTtlMs: launch.launchWaitMs + FOLLOWED_MARGIN_MS,
+    examIdPattern: EXAM_ID_PATTERN,
+  });
+}
