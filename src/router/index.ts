@@ -10,10 +10,12 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler, t
 import { INSTRUCTOR_PREFIXES } from "../api/routes.js";
 import { onlyUnder } from "./shared/only-under.js";
 import { sqliteStore } from "../store/sqlite.js";
-import { DEFAULT_ORGANIZATION } from "../store/types.js";
+import { DEFAULT_ORGANIZATION, type ExamKind } from "../store/types.js";
 import { inProcessFleet } from "../fleet/fleet.js";
 import { openApiRoute } from "./meta/openapi-route.js";
 import { sendLastResortPage } from "./launch/pages.js";
+import { answerSignedOut } from "./launch/admission.js";
+import { answerSpeculative, isSpeculative } from "./launch/speculative.js";
 import { ltiMount } from "./lti-mount.js";
 import { ltiLaunchOf } from "../lti/open-link.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
@@ -84,8 +86,17 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   router.use(pageSettings(settings.pages));
   // First: the launch route is the hot path of an exam-day storm, and matches nothing else.
   // The role-play launch before `/launch/:examId`, which would take "roleplay" for an exam id.
-  router.get("/launch/roleplay/:roleplayId", asPage, (req, res, next) => scope(res).launchRoleplay(req, res, next));
-  router.get("/launch/:examId", asPage, (req, res, next) => scope(res).launchOral(req, res, next));
+  // Before the organization: a HEAD or a prefetch is answered doing nothing, and a
+  // signed-out student goes to the login page, whatever organization the resolver would
+  // (not) find for nobody.
+  const signedInFirst = (kind: ExamKind): RequestHandler => (req, res, next) => {
+    if (isSpeculative(req)) {
+      const answer = answerSpeculative(req, res);
+      logger.debug({ event: "launch", outcome: answer.outcome, status: answer.status, kind, method: req.method }, `launch ${answer.outcome}`);
+    } else if (answerSignedOut(settings.launch, req, res, kind) === undefined) next();
+  };
+  router.get("/launch/roleplay/:roleplayId", signedInFirst("roleplay"), asPage, (req, res, next) => scope(res).launchRoleplay(req, res, next));
+  router.get("/launch/:examId", signedInFirst("oral"), asPage, (req, res, next) => scope(res).launchOral(req, res, next));
   // The LMS's way in (LTI 1.3): its own paths under /lti/, the same launch behind them,
   // for the organization the link was made for.
   if (settings.lti) {

@@ -163,6 +163,15 @@ describe("two organizations in one router", () => {
     expect(upstreamSince(before)).toEqual([]);
   });
 
+  it("sends a signed-out visitor to sign in before asking for an organization, and answers a HEAD doing nothing", async () => {
+    const calls = resolverCalls;
+    const signedOut = await fetch(`${app.url}/oral/launch/abc123`, { redirect: "manual" });
+    expect(signedOut.status).toBe(401);
+    const head = await fetch(`${app.url}/oral/launch/abc123`, { method: "HEAD", headers: as("north", "student-1") });
+    expect(head.status).toBe(204);
+    expect(resolverCalls).toBe(calls);
+  });
+
   it("answers 503 when the resolver throws, logged without the key, nothing sent upstream", async () => {
     resolverThrows = true;
     const before = emulator.requests.length;

@@ -31,25 +31,34 @@ export interface Admitted {
 /** Logs a launch's outcome; the route's `done`. */
 export type LaunchLog = (req: Request, outcome: LaunchOutcome, status: number, started: number, extra?: Record<string, unknown>) => void;
 
+/**
+ * Nobody is signed in: the login page (`loginUrl`, back to this launch after) or a 401
+ * page, and the status sent; undefined when someone is. Asked first, before anything
+ * else about the launch, the organization included (its resolver may need the user).
+ */
+export function answerSignedOut(settings: LaunchSettings, req: Request, res: Response, kind: ExamKind): number | undefined {
+  if (settings.signedIn ? settings.signedIn(req) : userOf(req)) return undefined;
+  if (settings.loginUrl) {
+    // Only the path on this site: an absolute returnTo would be an open redirect.
+    const returnTo = launchPath(req.baseUrl, kind, launchedId(req.params));
+    const sep = settings.loginUrl.includes("?") ? "&" : "?";
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("Referrer-Policy", "no-referrer");
+    res.redirect(303, `${settings.loginUrl}${sep}returnTo=${encodeURIComponent(returnTo)}`);
+    return 303;
+  }
+  sendPage(res, { status: 401, title: "Please sign in", message: "Sign in to your account, then open the exam link again." });
+  return 401;
+}
+
 /** Answers the request itself (and returns undefined) when the launch stops here. */
 export async function admit(
   settings: LaunchSettings, directory: ExamDirectory, organizationOf: OrganizationIdOf, done: LaunchLog, req: Request, res: Response,
   started: number, kind: ExamKind = "oral",
 ): Promise<Admitted | undefined> {
   const examId = launchedId(req.params);
-  if (!(settings.signedIn ? settings.signedIn(req) : userOf(req))) {
-    if (settings.loginUrl) {
-      // Only the path on this site: an absolute returnTo would be an open redirect.
-      const returnTo = launchPath(req.baseUrl, kind, examId);
-      const sep = settings.loginUrl.includes("?") ? "&" : "?";
-      res.setHeader("Cache-Control", "no-store");
-      res.setHeader("Referrer-Policy", "no-referrer");
-      res.redirect(303, `${settings.loginUrl}${sep}returnTo=${encodeURIComponent(returnTo)}`);
-      return void done(req, "login_required", 303, started);
-    }
-    sendPage(res, { status: 401, title: "Please sign in", message: "Sign in to your account, then open the exam link again." });
-    return void done(req, "login_required", 401, started);
-  }
+  const signedOut = answerSignedOut(settings, req, res, kind);
+  if (signedOut !== undefined) return void done(req, "login_required", signedOut, started);
   if (!EXAM_ID_PATTERN.test(examId)) {
     sendPage(res, { status: 400, title: "Not an exam link", message: "This link does not point to an exam. Check the link you were given." });
     return void done(req, "bad_exam_id", 400, started);
