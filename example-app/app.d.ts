@@ -1,6 +1,6 @@
 /** Types of app.js, for the TypeScript tests that start the example app. */
 import type { Express } from "express";
-import type { Logger, OralAssessmentsRouter, OralStore, PlatformClient } from "express-oral-assessments";
+import type { Logger, OralAssessmentsOptions, OralAssessmentsRouter, OralStore, PlatformEnv } from "express-oral-assessments";
 import type { Roster } from "./roster.js";
 import type { DemoUsers } from "./users.js";
 
@@ -9,10 +9,24 @@ export declare const MOUNT_PATH: "/oral";
 /** The path when `value` is a path on this site, else undefined. */
 export declare function safeReturnTo(value: unknown): string | undefined;
 
-export interface ExampleAppOptions {
-  platform: PlatformClient;
-  /** Custom exam domain; unset → the platform's own host. */
+/** One school: its organization on the platform. */
+export interface ExampleSchool {
+  /** The organization id; users' `school` names it. */
+  id: string;
+  /** Shown in the pages' header. */
+  name: string;
+  apiKey: string;
+  baseUrl: string;
+  /** Its custom exam domain; unset → the platform's own host. */
   examHost?: string;
+  env?: PlatformEnv;
+}
+
+export interface ExampleAppOptions {
+  /** Non-empty; ids unique. */
+  schools: ExampleSchool[];
+  /** Options of the clients the router builds per school. Default: the router's. */
+  organizationClient?: OralAssessmentsOptions["organizationClient"];
   /** Default: memoryStore(). */
   store?: OralStore;
   /** Default: demo users with random passwords. */

@@ -1,8 +1,10 @@
 /* global URLSearchParams */
 /**
  * The example app: an ordinary Express app with passport-local login and cookie
- * sessions, that mounts the plugin at `/oral` with the options of the README's
- * "Mount the router" (and a few of its own, explained where it mounts it).
+ * sessions, serving two schools (schools.js), each its own organization on the platform.
+ * It mounts the plugin once at `/oral` with the options of the README's "Mount the
+ * router", except that the platform comes per request: `organization` answers the
+ * signed-in user's school (and a few options of its own, explained where it mounts it).
  * `createExampleApp` only builds the app; `server.js` starts it (tests start it on port 0).
  */
 import { randomBytes } from "node:crypto";
@@ -12,7 +14,7 @@ import express from "express";
 import session from "express-session";
 import passport from "passport";
 import { Strategy as LocalStrategy } from "passport-local";
-import { DEFAULT_ORGANIZATION, memoryStore, oralAssessments } from "express-oral-assessments";
+import { ConfigurationError, memoryStore, oralAssessments } from "express-oral-assessments";
 import { createRoster } from "./roster.js";
 import { createDemoUsers } from "./users.js";
 
@@ -90,7 +92,7 @@ const continuePage = (to) => `<!doctype html>
  * links, escaped here; the plugin has already set the status, no-store, Retry-After and,
  * on the waiting page, a `Refresh` header, so no meta refresh and no script is needed.
  */
-const layoutPage = (name, page) => `<!doctype html>
+const layoutPage = (name, school, page) => `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -100,7 +102,10 @@ const layoutPage = (name, page) => `<!doctype html>
 </head>
 <body>
   <header class="topbar">
-    <h1>${escapeHtml(page.title)}</h1>
+    <div>
+      ${school === undefined ? "" : `<div class="school" id="school">${escapeHtml(school)}</div>`}
+      <h1>${escapeHtml(page.title)}</h1>
+    </div>
     ${name === undefined ? "" : `<div class="who">
       <span>${escapeHtml(name)}</span>
       <form method="post" action="/logout"><button type="submit" class="link" id="logout">Log out</button></form>
@@ -153,9 +158,33 @@ function pageFor(user, page) {
 }
 
 /**
+ * The schools as the router's `organization` needs them: each with an id and a name
+ * (schools.js), its own API key, the platform's address and, optionally, its exam host.
+ * Checked at start, all problems at once, since the router sees an answer only per request.
+ */
+function checkSchools(schools) {
+  const problems = [];
+  const fix = "Pass schools: [{ id, name, apiKey, baseUrl, examHost? }, …], e.g. from startEmulator({ organizations }).";
+  if (!Array.isArray(schools) || schools.length === 0) problems.push({ option: "schools", message: "must be a non-empty array.", fix });
+  else {
+    schools.forEach((school, i) => {
+      for (const field of ["id", "name", "apiKey", "baseUrl"]) {
+        if (typeof school?.[field] !== "string" || school[field] === "") problems.push({ option: `schools[${i}].${field}`, message: "is missing.", fix });
+      }
+    });
+    const ids = schools.map((school) => school?.id);
+    if (new Set(ids).size !== ids.length) problems.push({ option: "schools", message: "has two schools with the same id.", fix: "Give each school its own id: it scopes the school's records." });
+  }
+  if (problems.length > 0) throw new ConfigurationError("createExampleApp", problems);
+  return new Map(schools.map((school) => [school.id, school]));
+}
+
+/**
  * @param {object} options
- * @param {import("express-oral-assessments").PlatformClient} options.platform  the platform client
- * @param {string} [options.examHost]        custom exam domain; unset → the platform's own host
+ * @param {Array<{ id: string, name: string, apiKey: string, baseUrl: string, examHost?: string, env?: "prod"|"dev" }>} options.schools
+ *   each school's organization on the platform (its key never leaves the server); a user's `school` is one of these ids
+ * @param {object} [options.organizationClient]  options of the clients the router builds per school (timeouts,
+ *   retries, rateLimitPerMinute). Default: the router's defaults.
  * @param {import("express-oral-assessments").OralStore} [options.store]  default: memoryStore()
  * @param {ReturnType<typeof createDemoUsers>} [options.users]  default: demo users with random passwords
  * @param {ReturnType<typeof createRoster>} [options.roster]   default: createRoster(users)
@@ -167,7 +196,8 @@ function pageFor(user, page) {
  * @param {object} [options.logger]          pino (or pino-compatible) logger for the app and the plugin. Default: silent.
  */
 export function createExampleApp(options) {
-  const { platform, examHost, logger } = options;
+  const { logger } = options;
+  const schools = checkSchools(options.schools);
   const store = options.store ?? memoryStore();
   const users = options.users ?? createDemoUsers();
   const roster = options.roster ?? createRoster(users);
@@ -199,14 +229,34 @@ export function createExampleApp(options) {
   app.use(auth.initialize());
   app.use(auth.session());
 
+  /** The signed-in user's school; undefined when signed out or for a school this app does not serve. */
+  const schoolOf = (user) => (user ? schools.get(user.school) : undefined);
+
+  // A launch link opened signed out goes to the login page and back (returnTo), as the
+  // router does with `loginUrl`: a visitor who is not signed in has no school yet, so the
+  // router, asked first which organization the request is for, would answer 404.
+  app.use(`${MOUNT_PATH}/launch`, (req, res, next) => {
+    if (req.user || (req.method !== "GET" && req.method !== "HEAD")) return next();
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("Referrer-Policy", "no-referrer");
+    res.redirect(303, `/login?returnTo=${encodeURIComponent(req.originalUrl)}`);
+  });
+
   // --- the plugin ---------------------------------------------------------------------
-  // Mounted as the README's "Mount the router" shows (the same platform, examHost,
-  // isInstructor, canLaunch and loginUrl); test/readme.test.ts keeps the two in step.
-  // Besides those: the in-memory store (the embedded emulator forgets everything at exit),
-  // the way home, the app's own page layout, and the app's logger.
+  // Mounted as the README's "Mount the router" shows (the same isInstructor, canLaunch and
+  // loginUrl; test/readme.test.ts keeps the two in step), with one router for both
+  // schools: instead of one `platform` and `examHost`, `organization` answers the
+  // signed-in user's school, and the router builds a client per school and keeps each
+  // school's records, launches and caches apart. Besides those: the in-memory store (the
+  // embedded emulator forgets everything at exit), the way home, the app's own page
+  // layout, and the app's logger.
   const oral = oralAssessments({
-    platform,
-    examHost,
+    organization: (req) => {
+      const school = schoolOf(req.user);
+      if (!school) return undefined;
+      const { id, apiKey, baseUrl, examHost, env } = school;
+      return { id, apiKey, baseUrl, ...(examHost ? { examHost } : {}), ...(env ? { env } : {}) };
+    },
     isInstructor: (req) => req.user?.role === "instructor",
     canLaunch: (req, { classId }) => req.user !== undefined && roster.has(classId, req.user.id),
     loginUrl: "/login",
@@ -215,9 +265,10 @@ export function createExampleApp(options) {
     homeUrl: "/",
     renderPage: (req, res, page) => {
       res.setHeader("Content-Security-Policy", PAGE_CSP);
-      res.send(layoutPage(req.user ? users.displayName(req.user) : undefined, pageFor(req.user, page)));
+      res.send(layoutPage(req.user ? users.displayName(req.user) : undefined, schoolOf(req.user)?.name, pageFor(req.user, page)));
     },
     logger,
+    ...(options.organizationClient ? { organizationClient: options.organizationClient } : {}),
   });
   app.use(MOUNT_PATH, oral);
   app.locals.oral = oral;
@@ -295,28 +346,38 @@ export function createExampleApp(options) {
   // --- the app's own JSON endpoints (the plugin's list routes are for instructors) -----
   app.get("/app/me", requireUserApi, (req, res) => {
     const u = req.user;
-    res.json({ data: { id: u.id, username: u.username, role: u.role, name: users.displayName(u), email: u.email } });
+    const school = schoolOf(u);
+    res.json({
+      data: {
+        id: u.id, username: u.username, role: u.role, name: users.displayName(u), email: u.email,
+        school: school ? { id: school.id, name: school.name } : null,
+      },
+    });
   });
 
   app.get("/app/roster", requireUserApi, (req, res) => {
     if (req.user.role !== "instructor") return res.status(403).json({ error: "instructors only" });
-    const { everyClass, noClass } = roster.summary();
+    const { everyClass, noClass } = roster.summary(req.user.school);
     const brief = (u) => ({ id: u.id, username: u.username, name: users.displayName(u) });
     res.json({ data: { everyClass: everyClass.map(brief), noClass: noClass.map(brief) } });
   });
 
-  /** The signed-in student's exams: every assessment of every class whose roster has them. */
+  /**
+   * The signed-in student's exams: every assessment of every class whose roster has them,
+   * from the router's records of the student's school (the store scopes them by
+   * organization: the school's id comes first in every call).
+   */
   app.get("/app/my-exams", requireUserApi, async (req, res, next) => {
     try {
       await oral.ready();
       const exams = [];
-      // One school, so the router's records are the single organization's.
-      for (const course of await store.listCourses(DEFAULT_ORGANIZATION)) {
-        for (const cls of await store.listClasses(DEFAULT_ORGANIZATION, course.id)) {
+      const school = req.user.school;
+      for (const course of await store.listCourses(school)) {
+        for (const cls of await store.listClasses(school, course.id)) {
           if (!roster.has(cls.id, req.user.id)) continue;
           // Oral assessments and role-plays; each kind has its own launch route.
           for (const kind of ["oral", "roleplay"]) {
-            for (const a of await store.listAssessments(DEFAULT_ORGANIZATION, cls.id, kind)) {
+            for (const a of await store.listAssessments(school, cls.id, kind)) {
               const duration = kind === "oral" ? a.data.duration : a.data.roleplayDuration;
               exams.push({
                 examId: a.id,

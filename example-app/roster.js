@@ -2,9 +2,12 @@
  * Which students are in which class. The plugin leaves this to the host app and asks
  * through `canLaunch(req, { classId, … })`; a real LMS would look at its enrolments table.
  *
- * The demo keeps it simple: every student except the outsider is enrolled in every class,
- * including classes created after start-up, and a class's roster can be extended with
- * `add` (the outsider is still refused there, so the 403 path stays demonstrable).
+ * The demo keeps it simple: every student except the outsider is enrolled in every class
+ * of their school, including classes created after start-up, and a class's roster can be
+ * extended with `add` (the outsider is still refused there, so the 403 path stays
+ * demonstrable). `has` needs no school: the router acts for the signed-in user's school
+ * (the app's `organization`), and an exam of another school is unknown to it (a 404)
+ * before `canLaunch` is asked.
  */
 export function createRoster(users) {
   const students = users.all().filter((u) => u.role === "student");
@@ -30,11 +33,12 @@ export function createRoster(users) {
     studentsOf(classId) {
       return students.filter((u) => this.has(classId, u.id));
     },
-    /** Students on every roster, and students on none (for the dashboard's explanation). */
-    summary() {
+    /** A school's students on every roster of the school, and on none (for the dashboard's explanation). */
+    summary(school) {
+      const ofSchool = students.filter((u) => u.school === school);
       return {
-        everyClass: students.filter((u) => everywhere.has(u.id)),
-        noClass: students.filter((u) => outsiders.has(u.id)),
+        everyClass: ofSchool.filter((u) => everywhere.has(u.id)),
+        noClass: ofSchool.filter((u) => outsiders.has(u.id)),
       };
     },
   };

@@ -2,7 +2,9 @@
  * Starts the example app: `npm start` (which builds the package first).
  *
  * By default everything runs in this one process: an embedded platform emulator on a free
- * port, and the app on PORT (default 3000). To talk to the real platform instead, set
+ * port hosting two organizations, North High and South College (schools.js), each with its
+ * own key and exam host, and the app on PORT (default 3000). To talk to the real platform
+ * instead, set (for one school, North High: its users are served, South College's get 404s)
  *   ORAL_API_KEY    the organization's key (svc_live_… or svc_test_…)
  *   ORAL_BASE_URL   the platform's address, e.g. https://platform.example.com
  *   ORAL_EXAM_HOST  the custom exam domain (optional: unset → the platform's own host)
@@ -24,6 +26,7 @@ import { pino } from "pino";
 import { createPlatformClient, memoryStore, sqliteStore } from "express-oral-assessments";
 import { startEmulator } from "express-oral-assessments/emulator";
 import { createExampleApp } from "./app.js";
+import { SCHOOLS } from "./schools.js";
 import { createDemoUsers } from "./users.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -45,38 +48,44 @@ function fail(title, error) {
 async function connect() {
   const useRealPlatform = Boolean(env.ORAL_API_KEY || env.ORAL_BASE_URL || env.ORAL_EXAM_HOST);
   if (useRealPlatform) {
-    const platform = createPlatformClient({
+    const school = {
+      ...SCHOOLS[0],
       apiKey: env.ORAL_API_KEY,
       baseUrl: env.ORAL_BASE_URL,
+      examHost: env.ORAL_EXAM_HOST || undefined,
       ...(env.ORAL_ENV ? { env: env.ORAL_ENV } : {}),
-    });
+    };
+    // The router builds its clients on the first request; this one checks the settings
+    // now, so a wrong key stops the start with every problem listed, not a first launch.
+    const check = createPlatformClient({ apiKey: school.apiKey, baseUrl: school.baseUrl, ...(school.env ? { env: school.env } : {}) });
+    const describe = `the platform at ${new URL(env.ORAL_BASE_URL).origin} for ${school.name} (key ${check.redactedKey}, ${check.env})`;
+    check.close();
     // Records of what was created must outlive a restart, since the platform keeps them:
     // a SQLite file next to the app (gitignored by *.sqlite).
     const dataDir = path.join(HERE, "data");
     mkdirSync(dataDir, { recursive: true });
     return {
-      platform,
-      examHost: env.ORAL_EXAM_HOST || undefined,
+      schools: [school],
       store: sqliteStore({ filename: path.join(dataDir, "oral-assessments.sqlite") }),
-      describe: `the platform at ${new URL(env.ORAL_BASE_URL).origin} (key ${platform.redactedKey}, ${platform.env})`,
-      close: async () => platform.close(),
+      describe,
+      close: async () => {},
     };
   }
 
-  const emulator = await startEmulator({ port: 0 });
-  const platform = createPlatformClient({ apiKey: emulator.testKey, baseUrl: emulator.url });
+  // One emulator standing in for both schools: each its own key, records and exam host.
+  const emulator = await startEmulator({ port: 0, organizations: SCHOOLS });
   return {
-    platform,
-    examHost: emulator.examHost,
+    schools: SCHOOLS.map(({ id, name }) => {
+      const org = emulator.organization(id);
+      return { id, name, apiKey: org.testKey, baseUrl: emulator.url, examHost: org.examHost };
+    }),
     // The emulator keeps its courses, classes and exams in memory and forgets them at exit,
     // so the router's records must not outlive it either: a SQLite file would remember
     // exams that the next emulator does not know (their launches would fail).
     store: memoryStore(),
-    describe: `the embedded emulator at ${emulator.url} (in memory: everything is gone when you stop the app)`,
-    close: async () => {
-      platform.close();
-      await emulator.close();
-    },
+    describe: `the embedded emulator at ${emulator.url}, for ${SCHOOLS.map((s) => s.name).join(" and ")} ` +
+      "(in memory: everything is gone when you stop the app)",
+    close: async () => emulator.close(),
   };
 }
 
@@ -100,8 +109,7 @@ async function main() {
   let app;
   try {
     app = createExampleApp({
-      platform: connection.platform,
-      examHost: connection.examHost,
+      schools: connection.schools,
       store: connection.store,
       users,
       sessionSecret: env.SESSION_SECRET || undefined,
@@ -128,12 +136,19 @@ async function main() {
       `Example app:  ${url}`,
       `Platform:     ${connection.describe}`,
       "",
+      "Each school sees only its own courses and exams: a student who opens the other school's launch link gets the 404 page.",
       `Demo logins (${env.DEMO_PASSWORD ? "password from DEMO_PASSWORD" : "random passwords, new at every start; set DEMO_PASSWORD to fix them"}):`,
-      ...users.all().map((u) => {
-        const what = u.role === "instructor"
-          ? `instructor → ${url}/dashboard`
-          : u.outsider ? "student on no roster: launching shows the 403 page" : "student, enrolled in every class";
-        return `  ${u.username.padEnd(11)} ${users.passwordOf(u.username).padEnd(12)} ${what}`;
+      ...SCHOOLS.flatMap((school) => {
+        const served = connection.schools.some((s) => s.id === school.id);
+        return [
+          `  ${school.name}${served ? "" : " (not on this platform: its users get the 404 page)"}`,
+          ...users.all().filter((u) => u.school === school.id).map((u) => {
+            const what = u.role === "instructor"
+              ? `instructor → ${url}/dashboard`
+              : u.outsider ? "student on no roster: launching shows the 403 page" : "student, enrolled in every class of the school";
+            return `    ${u.username.padEnd(11)} ${users.passwordOf(u.username).padEnd(12)} ${what}`;
+          }),
+        ];
       }),
       "",
     ];

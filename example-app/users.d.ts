@@ -3,6 +3,8 @@ export interface DemoUser {
   readonly id: string;
   readonly username: string;
   readonly role: "instructor" | "student";
+  /** Id of the user's school (schools.js): the organization the router acts for. */
+  readonly school: string;
   readonly email: string;
   readonly firstName: string;
   readonly lastName: string;

@@ -1,5 +1,7 @@
 /**
- * The demo's user directory: one instructor and three students, with passwords.
+ * The demo's user directory: two schools (schools.js), each with an instructor and
+ * students, with passwords. `school` is the id of the user's school: the organization the
+ * router acts for when they are signed in.
  *
  * A real app has its own users table; what matters for the plugin is the shape of
  * `req.user`. The router's default `student` mapper reads `email`, `firstName`,
@@ -10,11 +12,16 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** The public part of each demo user: exactly what ends up in `req.user`. */
 const DEMO_USERS = [
-  { id: "u_instructor", username: "instructor", role: "instructor", email: "ines.moreau@example.edu", firstName: "Ines", lastName: "Moreau" },
-  { id: "u_ana", username: "ana", role: "student", email: "ana.lima@example.edu", firstName: "Ana", lastName: "Lima" },
-  { id: "u_ben", username: "ben", role: "student", email: "ben.okafor@example.edu", firstName: "Ben", lastName: "Okafor" },
+  // North High
+  { id: "u_instructor", username: "instructor", role: "instructor", school: "north", email: "ines.moreau@example.edu", firstName: "Ines", lastName: "Moreau" },
+  { id: "u_ana", username: "ana", role: "student", school: "north", email: "ana.lima@example.edu", firstName: "Ana", lastName: "Lima" },
+  { id: "u_ben", username: "ben", role: "student", school: "north", email: "ben.okafor@example.edu", firstName: "Ben", lastName: "Okafor" },
   // Never on a roster: logging in as this student and opening a launch link shows the 403 page.
-  { id: "u_outsider", username: "outsider", role: "student", email: "olly.outsider@example.edu", firstName: "Olly", lastName: "Outsider", outsider: true },
+  { id: "u_outsider", username: "outsider", role: "student", school: "north", email: "olly.outsider@example.edu", firstName: "Olly", lastName: "Outsider", outsider: true },
+  // South College
+  { id: "u_professor", username: "professor", role: "instructor", school: "south", email: "paula.reyes@example.edu", firstName: "Paula", lastName: "Reyes" },
+  { id: "u_sam", username: "sam", role: "student", school: "south", email: "sam.carter@example.edu", firstName: "Sam", lastName: "Carter" },
+  { id: "u_tia", username: "tia", role: "student", school: "south", email: "tia.nguyen@example.edu", firstName: "Tia", lastName: "Nguyen" },
 ];
 
 const digest = (text) => createHash("sha256").update(String(text), "utf8").digest();

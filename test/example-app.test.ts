@@ -1,6 +1,6 @@
 /**
- * The example app's own behaviour (login, role redirects, returnTo, roster, start-up
- * configuration), over real HTTP against an embedded emulator. The app loads the package
+ * The example app's own behaviour (login, role redirects, returnTo, roster, two schools,
+ * start-up configuration), over real HTTP against an embedded emulator hosting both schools. The app loads the package
  * by its name, i.e. from dist/ (built by global-setup), like an integrator's app would.
  */
 import { spawn } from "node:child_process";
@@ -8,9 +8,10 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlatformClient, memoryStore, type PlatformClient } from "express-oral-assessments";
+import { ConfigurationError, memoryStore } from "express-oral-assessments";
 import { startEmulator, type Emulator } from "express-oral-assessments/emulator";
-import { createExampleApp, safeReturnTo } from "../example-app/app.js";
+import { createExampleApp, safeReturnTo, type ExampleSchool } from "../example-app/app.js";
+import { SCHOOLS } from "../example-app/schools.js";
 import { createDemoUsers } from "../example-app/users.js";
 import { readHtml } from "./support/html-page.js";
 import { LIVE_KEY, TEST_KEY } from "./support/keys.js";
@@ -19,14 +20,15 @@ const PASSWORD = "correct horse battery staple";
 const users = createDemoUsers({ password: PASSWORD });
 
 let emulator: Emulator;
-let platform: PlatformClient;
+let schools: ExampleSchool[];
 let server: Server;
 let base: string;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, testKeys: [TEST_KEY] });
-  platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url });
-  const app = createExampleApp({ platform, examHost: emulator.examHost, store: memoryStore(), users });
+  // North High on this run's canary key; South College on a key of the emulator's own.
+  emulator = await startEmulator({ port: 0, organizations: [{ ...SCHOOLS[0]!, testKeys: [TEST_KEY] }, { ...SCHOOLS[1]! }] });
+  schools = SCHOOLS.map(({ id, name }) => ({ id, name, apiKey: emulator.organization(id).testKey, baseUrl: emulator.url, examHost: emulator.organization(id).examHost }));
+  const app = createExampleApp({ schools, store: memoryStore(), users });
   server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -35,7 +37,6 @@ beforeAll(async () => {
 afterAll(async () => {
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
-  platform?.close();
   await emulator?.close();
 });
 
@@ -291,14 +292,122 @@ describe("pages and roles", () => {
   it("never puts a password into req.user (what the plugin and pages see)", async () => {
     const ana = await loggedIn("ana");
     const me = await ana.get("/app/me");
-    expect(me.body.data).toEqual({ id: "u_ana", username: "ana", role: "student", name: "Ana Lima", email: "ana.lima@example.edu" });
+    expect(me.body.data).toEqual({
+      id: "u_ana", username: "ana", role: "student", name: "Ana Lima", email: "ana.lima@example.edu", school: { id: "north", name: "North High" },
+    });
     expect(JSON.stringify(users.all())).not.toContain(PASSWORD);
+  });
+});
+
+describe("two schools", () => {
+  const signInCalls = () => emulator.requests.filter((r) => r.path.endsWith("/students/sign-in-token")).length;
+
+  /** A course, a class and an oral assessment, made by the school's instructor through the plugin's API. */
+  async function examOf(instructor: string, label: string) {
+    const agent = await loggedIn(instructor);
+    const course = await agent.post("/oral/courses").send({ name: `${label} course` });
+    expect(course.status).toBe(201);
+    const cls = await agent.post(`/oral/courses/${course.body.data._id}/classes`).send({ name: `${label} group` });
+    expect(cls.status).toBe(201);
+    const exam = await agent.post("/oral/oral-assessments").send({ name: `${label} oral`, classId: cls.body.data._id, questions: [{ text: "Why?" }] });
+    expect(exam.status).toBe(201);
+    return { agent, courseId: course.body.data._id as string, examId: exam.body.data._id as string };
+  }
+
+  it("refuses schools it cannot serve at start, every problem at once, no key in the message", () => {
+    let error: unknown;
+    try {
+      createExampleApp({ schools: [{ ...schools[0]!, apiKey: "" }, { ...schools[1]!, id: "north" }], users });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigurationError);
+    const message = String((error as Error).message);
+    expect(message).toContain("schools[0].apiKey: is missing.");
+    expect(message).toContain("schools: has two schools with the same id.");
+    expect(message).not.toContain(schools[1]!.apiKey);
+    expect(() => createExampleApp({ schools: [], users })).toThrow(/schools: must be a non-empty array/);
+  });
+
+  it("gives each school's dashboard its own courses only, and names the school", async () => {
+    const north = await examOf("instructor", "North listing");
+    const south = await examOf("professor", "South listing");
+    const ids = async (agent: request.Agent) => {
+      const res = await agent.get("/oral/courses");
+      expect(res.status).toBe(200);
+      return res.body.data.map((c: { _id: string }) => c._id);
+    };
+    const northCourses = await ids(north.agent);
+    const southCourses = await ids(south.agent);
+    expect(northCourses).toContain(north.courseId);
+    expect(northCourses).not.toContain(south.courseId);
+    expect(southCourses).toContain(south.courseId);
+    expect(southCourses).not.toContain(north.courseId);
+    expect((await north.agent.get("/app/me")).body.data.school).toEqual({ id: "north", name: "North High" });
+    expect((await south.agent.get("/app/me")).body.data.school).toEqual({ id: "south", name: "South College" });
+    // The roster note names the school's own students only.
+    const roster = (await south.agent.get("/app/roster")).body.data;
+    expect(roster.everyClass.map((u: { username: string }) => u.username)).toEqual(["sam", "tia"]);
+    expect(roster.noClass).toEqual([]);
+  });
+
+  it("sends a student of each school from their own exam to their school's exam host", async () => {
+    const north = await examOf("instructor", "North launch");
+    const south = await examOf("professor", "South launch");
+    const northHost = emulator.organization("north").examHost;
+    const southHost = emulator.organization("south").examHost;
+    expect(northHost).not.toBe(southHost);
+
+    const ana = await (await loggedIn("ana")).get(`/oral/launch/${north.examId}`);
+    expect(ana.status).toBe(303);
+    expect(ana.headers.location).toMatch(new RegExp(`^${northHost}/exam/${north.examId}\\?__clerk_ticket=`));
+    const sam = await (await loggedIn("sam")).get(`/oral/launch/${south.examId}`);
+    expect(sam.status).toBe(303);
+    expect(sam.headers.location).toMatch(new RegExp(`^${southHost}/exam/${south.examId}\\?__clerk_ticket=`));
+    // Each sign-in was asked with the student's own school's key.
+    const signIns = emulator.requests.filter((r) => r.path.endsWith("/students/sign-in-token")).slice(-2);
+    expect(signIns.map((r) => [r.org, r.status])).toEqual([["north", 200], ["south", 200]]);
+  });
+
+  // Needs the router's store scoped by organization: an exam of one school is then unknown
+  // under the other. A store shared by both schools finds the exam, and the sign-in call
+  // with the student's school's key is refused by the platform (a 502).
+  it("shows the 404 page to a student who opens the other school's launch link, with no sign-in call", async () => {
+    const north = await examOf("instructor", "North private");
+    const south = await examOf("professor", "South private");
+    const before = signInCalls();
+
+    for (const [student, examId] of [["sam", north.examId], ["ana", south.examId]] as const) {
+      const res = await (await loggedIn(student)).get(`/oral/launch/${examId}`);
+      expect(res.status, `${student} opening ${examId}`).toBe(404);
+      expect(res.headers["content-type"]).toMatch(/text\/html/);
+      // The plugin's page in the app's layout, under the student's own school.
+      const page = readHtml(res.text);
+      expect(page.headings).toEqual(["Exam not found"]);
+      expect(page.attr("form", "action")).toEqual(["/logout"]);
+      expect(res.text).toContain(student === "sam" ? "South College" : "North High");
+    }
+    expect(signInCalls()).toBe(before);
+  });
+
+  // Needs the store scoped by organization, as the 404 above (app.js, /app/my-exams).
+  it("lists on a student's page the exams of their own school only", async () => {
+    const north = await examOf("instructor", "North page");
+    const south = await examOf("professor", "South page");
+    const examsOf = async (student: string) =>
+      ((await (await loggedIn(student)).get("/app/my-exams")).body.data as { examId: string }[]).map((e) => e.examId);
+    const ana = await examsOf("ana");
+    const sam = await examsOf("sam");
+    expect(ana).toContain(north.examId);
+    expect(ana).not.toContain(south.examId);
+    expect(sam).toContain(south.examId);
+    expect(sam).not.toContain(north.examId);
   });
 });
 
 describe("session cookie", () => {
   async function startApp(options: { trustProxy?: boolean }) {
-    const app = createExampleApp({ platform, store: memoryStore(), users, ...options });
+    const app = createExampleApp({ schools, store: memoryStore(), users, ...options });
     const srv = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => srv.once("listening", resolve));
     return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, close: () => { srv.closeAllConnections(); srv.close(); } };
@@ -363,7 +472,10 @@ describe("server.js start-up", () => {
     expect(output).toContain("baseUrl: is missing");
   });
 
-  it("starts with the embedded emulator and prints the URL and the demo logins", async () => {
+  /** The last demo login of the banner: everything after it is the log. */
+  const BANNER_END = /\n {4}tia +\S+ +[^\n]*\n/;
+
+  it("starts with the embedded emulator and prints the URL and the demo logins of both schools", async () => {
     const child = spawn(process.execPath, ["example-app/server.js"], {
       cwd: process.cwd(),
       env: { PATH: process.env.PATH ?? "", PORT: "0", DEMO_PASSWORD: "demo-pass" },
@@ -375,7 +487,7 @@ describe("server.js start-up", () => {
         const timer = setTimeout(() => reject(new Error(`no banner within 15 s:\n${output}`)), 15_000);
         const onData = (chunk: Buffer) => {
           output += chunk.toString("utf8");
-          if (output.includes("outsider")) { clearTimeout(timer); resolve(); }
+          if (BANNER_END.test(output)) { clearTimeout(timer); resolve(); }
         };
         child.stdout.on("data", onData);
         child.stderr.on("data", onData);
@@ -385,6 +497,7 @@ describe("server.js start-up", () => {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(output).toContain("embedded emulator");
       expect(output).toMatch(/instructor +demo-pass/);
+      expect(output).toMatch(/North High\n {4}instructor[\s\S]*South College\n {4}professor +demo-pass/);
       const res = await request(url!).post("/login").type("form").send({ username: "instructor", password: "demo-pass" });
       expect(res.headers.location).toBe("/dashboard");
 
@@ -399,7 +512,7 @@ describe("server.js start-up", () => {
       await ana.post("/login").type("form").send({ username: "ana", password: "demo-pass" });
       expect((await ana.get(`/oral/launch/${exam.body.data._id}`)).status).toBe(303);
       await expect.poll(() => output.includes('"event":"launch"'), { timeout: 5_000 }).toBe(true);
-      const logLines = output.slice(output.indexOf("outsider")).split("\n").slice(1).filter((line) => line.trim() !== "");
+      const logLines = output.slice(BANNER_END.exec(output)!.index + 1).split("\n").slice(1).filter((line) => line.trim() !== "");
       expect(logLines.length).toBeGreaterThan(0);
       for (const line of logLines) expect(() => JSON.parse(line), line).not.toThrow();
       const launch = logLines.map((line) => JSON.parse(line)).find((entry) => entry.event === "launch");

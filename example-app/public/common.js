@@ -57,6 +57,12 @@ export async function whoAmI() {
   }
   const slot = document.getElementById("me");
   if (slot) slot.textContent = `${me.data.name} (${me.data.role})`;
+  // Which school the page acts for: each school's courses and exams are its own.
+  const school = document.getElementById("school");
+  if (school && me.data.school) {
+    school.textContent = me.data.school.name;
+    document.title = `${me.data.school.name} · ${document.title}`;
+  }
   return me.data;
 }
 

@@ -448,8 +448,12 @@ async function showRoster() {
   const roster = await api("GET", "/app/roster");
   if (!roster.ok) { note.textContent = ""; return; }
   const names = (list) => list.map((u) => `${u.name} (${u.username})`).join(", ");
-  note.textContent = `Roster: ${names(roster.data.everyClass)} ${roster.data.everyClass.length === 1 ? "is" : "are"} enrolled in every class. ` +
-    `${names(roster.data.noClass)} ${roster.data.noClass.length === 1 ? "is" : "are"} on no roster: opening a launch link as them shows the “not enrolled” page.`;
+  const { everyClass, noClass } = roster.data;
+  note.textContent = [
+    everyClass.length > 0 ? `Roster: ${names(everyClass)} ${everyClass.length === 1 ? "is" : "are"} enrolled in every class of your school.` : "Roster: no student is enrolled yet.",
+    noClass.length > 0 ? `${names(noClass)} ${noClass.length === 1 ? "is" : "are"} on no roster: opening a launch link as them shows the “not enrolled” page.` : "",
+    "A student of another school who opens one of these launch links gets the “not found” page.",
+  ].filter(Boolean).join(" ");
 }
 
 defaultDates();

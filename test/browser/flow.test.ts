@@ -16,9 +16,10 @@ import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlatformClient, memoryStore, type PlatformClient } from "express-oral-assessments";
+import { memoryStore } from "express-oral-assessments";
 import { startEmulator, type Emulator } from "express-oral-assessments/emulator";
 import { createExampleApp } from "../../example-app/app.js";
+import { SCHOOLS } from "../../example-app/schools.js";
 import { createDemoUsers } from "../../example-app/users.js";
 import { TEST_KEY } from "../support/keys.js";
 import { startStack } from "../support/stack.js";
@@ -71,7 +72,6 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
   const PASSWORD = "browser-test-password";
   const users = createDemoUsers({ password: PASSWORD });
   let emulator: Emulator;
-  let platform: PlatformClient;
   let server: Server;
   let base: string;
   let browser: Browser;
@@ -83,10 +83,12 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     // Every dashboard refresh lists courses, classes, exams and role-plays: these flows
     // together make more than a dev key's 60 calls a minute, and the last one would wait
     // for the window instead of testing its form. Pacing is tested in test/platform and
-    // test/storm; here the key gets a prod-sized budget on both sides.
-    emulator = await startEmulator({ port: 0, testKeys: [TEST_KEY], rateLimits: { dev: 600 } });
-    platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, rateLimitPerMinute: 600 });
-    const app = createExampleApp({ platform, examHost: emulator.examHost, store: memoryStore(), users });
+    // test/storm; here each school's key gets a prod-sized budget on both sides.
+    emulator = await startEmulator({
+      port: 0, organizations: [{ ...SCHOOLS[0]!, testKeys: [TEST_KEY] }, { ...SCHOOLS[1]! }], rateLimits: { dev: 600 },
+    });
+    const schools = SCHOOLS.map(({ id, name }) => ({ id, name, apiKey: emulator.organization(id).testKey, baseUrl: emulator.url, examHost: emulator.organization(id).examHost }));
+    const app = createExampleApp({ schools, organizationClient: { rateLimitPerMinute: 600 }, store: memoryStore(), users });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -108,7 +110,6 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     await browser?.close();
     server?.closeAllConnections();
     await new Promise((resolve) => server?.close(resolve));
-    platform?.close();
     await emulator?.close();
   });
 
@@ -140,6 +141,7 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     expect(new URL(page.url()).pathname).toBe("/dashboard");
     await page.waitForSelector("#tree >> text=No courses yet");
     await expect(page.textContent("#me")).resolves.toContain("Ines Moreau");
+    await expect(page.textContent("#school")).resolves.toBe("North High");
 
     // A problem+json error is shown next to the field it names.
     await page.click("#course-form button[type=submit]");
@@ -385,6 +387,51 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
       await context2.close();
     }
   }, 120_000);
+
+  it("each school's dashboard names its school and lists its own courses only; a student's page names their school", async () => {
+    const courseOf = async (instructor: string, name: string) => {
+      const agent = request.agent(base);
+      expect((await agent.post("/login").type("form").send({ username: instructor, password: PASSWORD })).status).toBe(303);
+      expect((await agent.post("/oral/courses").send({ name })).status).toBe(201);
+    };
+    await courseOf("instructor", "North Algebra");
+    await courseOf("professor", "South Poetry");
+
+    for (const [username, school, own, other] of [
+      ["instructor", "north", "North Algebra", "South Poetry"],
+      ["professor", "south", "South Poetry", "North Algebra"],
+    ] as const) {
+      const schoolContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      schoolContext.setDefaultTimeout(15_000);
+      const tab = await schoolContext.newPage();
+      try {
+        await tab.goto(`${base}/login`);
+        await tab.fill("#username", username);
+        await tab.fill("#password", PASSWORD);
+        await Promise.all([tab.waitForURL(`${base}/dashboard`), tab.click("form.login button[type=submit]")]);
+        await tab.waitForSelector(`.course-name:has-text("${own}")`);
+        expect(await tab.textContent("#school")).toBe(SCHOOLS.find((s) => s.id === school)!.name);
+        expect(await tab.locator(`.course-name:has-text("${other}")`).count()).toBe(0);
+        await tab.screenshot({ path: `${ARTIFACTS}/dashboard-${school}.png`, fullPage: true });
+      } finally {
+        await schoolContext.close();
+      }
+    }
+
+    const student = await browser.newContext();
+    student.setDefaultTimeout(15_000);
+    const tab = await student.newPage();
+    try {
+      await tab.goto(`${base}/login`);
+      await tab.fill("#username", "sam");
+      await tab.fill("#password", PASSWORD);
+      await Promise.all([tab.waitForURL(`${base}/student`), tab.click("form.login button[type=submit]")]);
+      await tab.waitForSelector("#school:has-text('South College')");
+      expect(await tab.title()).toBe("South College · My oral exams");
+    } finally {
+      await student.close();
+    }
+  }, 60_000);
 
   it("a course form submitted again after its answer was lost makes one course (one Idempotency-Key per submission)", async () => {
     const instructor = await browser.newContext();
