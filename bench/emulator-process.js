@@ -10,8 +10,13 @@ const emulator = await startEmulator({
   requestLogLimit: 5_000,
   // A phase that needs full classes (the soak's abuse phase) passes a small capacity.
   classCapacity: Number(process.env.EMULATOR_CLASS_CAPACITY ?? 100_000),
+  // The organizations benchmark hosts several schools, each with its own keys and window.
+  ...(process.env.EMULATOR_ORGANIZATIONS ? { organizations: JSON.parse(process.env.EMULATOR_ORGANIZATIONS) } : {}),
 });
-process.send?.({ url: emulator.url, testKey: emulator.testKey });
+process.send?.({
+  url: emulator.url, testKey: emulator.testKey,
+  organizations: emulator.organizations.map((o) => ({ id: o.id, testKey: o.testKey, examHost: o.examHost })),
+});
 process.on("disconnect", () => {
   emulator.close().then(() => process.exit(0));
 });

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --json] [--only storm,overhead,memory] [--breakdown] [--fleet]
+ * `npm run bench [-- --json] [--only storm,overhead,memory,organizations] [--breakdown] [--fleet]
  *   [--students 600] [--launches 100000] [--rounds 2000]`
  *
  * Builds nothing itself (`npm run bench` runs the build first) and imports the package by
@@ -18,6 +18,7 @@ import { runFleet } from "./fleet.js";
 import { startEmulatorProcess } from "./lib/emulator.js";
 import { table } from "./lib/stats.js";
 import { runMemory } from "./memory.js";
+import { runOrganizations } from "./organizations.js";
 import { runOverhead } from "./overhead.js";
 import { runStorms } from "./storm.js";
 
@@ -28,7 +29,7 @@ const { values } = parseArgs({
     launches: { type: "string", default: "100000" },
     rounds: { type: "string", default: "2000" },
     // A comma-separated subset of storm,overhead,memory,breakdown.
-    only: { type: "string", default: "storm,overhead,memory" },
+    only: { type: "string", default: "storm,overhead,memory,organizations" },
     breakdown: { type: "boolean", default: false },
     fleet: { type: "boolean", default: false },
   },
@@ -38,9 +39,10 @@ const started = performance.now();
 const only = new Set(values.only.split(",").map((s) => s.trim()));
 if (values.breakdown) only.add("breakdown");
 if (values.fleet) only.add("fleet");
-const unknown = [...only].filter((s) => !["storm", "overhead", "memory", "breakdown", "fleet"].includes(s));
+const PARTS = ["storm", "overhead", "memory", "organizations", "breakdown", "fleet"];
+const unknown = [...only].filter((s) => !PARTS.includes(s));
 if (unknown.length > 0) {
-  process.stderr.write(`--only: unknown part(s) ${unknown.join(", ")}; choose from storm, overhead, memory, breakdown, fleet\n`);
+  process.stderr.write(`--only: unknown part(s) ${unknown.join(", ")}; choose from ${PARTS.join(", ")}\n`);
   process.exit(2);
 }
 
@@ -51,6 +53,7 @@ try {
   if (only.has("memory")) result.memory = await runMemory(emulator, { launches: Number(values.launches), log });
   if (only.has("storm")) result.storm = await runStorms(emulator, { students: Number(values.students), log });
   if (only.has("overhead")) result.overhead = await runOverhead(emulator, { rounds: Number(values.rounds), log });
+  if (only.has("organizations")) result.organizations = await runOrganizations({ students: Number(values.students), log });
   if (only.has("breakdown")) result.breakdown = await runBreakdown(emulator, { log });
   if (only.has("fleet")) {
     result.fleet = await runFleet(emulator, { students: Number(values.students), redisUrl: process.env.EOA_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379", log });
@@ -62,7 +65,7 @@ result.durationMs = Math.round(performance.now() - started);
 
 /** [metric, value, target, met] rows; a row with a target counts towards the exit code. */
 const rows = [];
-const { storm, overhead, memory, breakdown, fleet } = result;
+const { storm, overhead, memory, breakdown, fleet, organizations } = result;
 if (storm) {
   const d = storm.onDemand;
   const w = storm.preWarmed;
@@ -104,6 +107,18 @@ if (memory) {
     ["memory: failed", memory.failed, "0", memory.failed === 0],
     ["memory: launches/s", memory.launchesPerSecond],
     ["memory: RSS growth (%)", memory.rssGrowthPct, "< 5", memory.rssGrowthPct < 5],
+  );
+}
+if (organizations) {
+  const n = organizations.noisyNeighbour;
+  const i = organizations.idle;
+  rows.push(
+    ["organizations: quiet school p99 alone (ms)", n.quietBaselineP99Ms],
+    ["organizations: quiet school p99 beside a storm (ms)", n.quietP99Ms, "≤ 2 × alone", n.quietP99Ms <= 2 * n.quietBaselineP99Ms],
+    ["organizations: quiet school failed", n.quietFailed, "0", n.quietFailed === 0],
+    ["organizations: storm school redirected", n.stormRedirected],
+    ["organizations: heap per cached organization (KB)", i.heldPerOrganizationKb],
+    ["organizations: heap per idle organization (KB)", i.heapPerOrganizationKb, "< 5", i.heapPerOrganizationKb < 5],
   );
 }
 if (fleet) {

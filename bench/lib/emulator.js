@@ -7,11 +7,16 @@ import { fileURLToPath } from "node:url";
 
 const CHILD = fileURLToPath(new URL("../emulator-process.js", import.meta.url));
 
-/** `classCapacity`: students per class (default 100 000: no class fills up in a benchmark). */
-export async function startEmulatorProcess({ classCapacity } = {}) {
-  const env = classCapacity === undefined ? process.env : { ...process.env, EMULATOR_CLASS_CAPACITY: String(classCapacity) };
+/**
+ * `classCapacity`: students per class (default 100 000: no class fills up in a benchmark).
+ * `organizations`: the schools it hosts (`[{ id, name }]`; default one).
+ */
+export async function startEmulatorProcess({ classCapacity, organizations } = {}) {
+  const env = { ...process.env };
+  if (classCapacity !== undefined) env.EMULATOR_CLASS_CAPACITY = String(classCapacity);
+  if (organizations !== undefined) env.EMULATOR_ORGANIZATIONS = JSON.stringify(organizations);
   const child = fork(CHILD, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], env });
-  const { url, testKey } = await new Promise((resolve, reject) => {
+  const { url, testKey, organizations: hosted } = await new Promise((resolve, reject) => {
     child.once("message", resolve);
     child.once("exit", (code) => reject(new Error(`the emulator process exited (${code}) before listening`)));
   });
@@ -29,6 +34,8 @@ export async function startEmulatorProcess({ classCapacity } = {}) {
   return {
     url,
     testKey,
+    /** `[{ id, testKey, examHost }]` of every organization it hosts. */
+    organizations: hosted,
     setRateLimits: (limits) => control("POST", "/rate-limits", limits),
     setLatency: (latency) => control("POST", "/latency", latency),
     clearFaults: () => control("DELETE", "/faults"),

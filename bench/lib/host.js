@@ -14,16 +14,28 @@ export function studentOf(i) {
 
 const INSTRUCTOR = { id: "ins", role: "instructor", email: "ins@bench.example", firstName: "Ines", lastName: "Instructor" };
 
-export function cookieOf(user) {
-  return `bench_user=${user}`;
+/** `org`: with a host of many organizations, the school the user belongs to. */
+export function cookieOf(user, org) {
+  return org === undefined ? `bench_user=${user}` : `bench_user=${user}; bench_org=${org}`;
 }
 
 /**
  * Starts a host app with its own platform client. `client` and `router` options are
  * passed through; `examHost` defaults to the emulator (a "custom domain" needing tokens).
+ * `organizationOf(id)`: many organizations instead, the `bench_org` cookie naming the
+ * request's (answers `{ apiKey, examHost }`); `client` then configures every client.
  */
-export async function startHost(emulator, { client = {}, router = {} } = {}) {
-  const platform = createPlatformClient({ apiKey: emulator.testKey, baseUrl: emulator.url, ...client });
+export async function startHost(emulator, { client = {}, router = {}, organizationOf } = {}) {
+  const platform = organizationOf ? undefined : createPlatformClient({ apiKey: emulator.testKey, baseUrl: emulator.url, ...client });
+  const single = { platform, examHost: emulator.url };
+  const many = organizationOf && {
+    organizationClient: client,
+    organization: (req) => {
+      const m = /(?:^|;\s*)bench_org=([\w.-]+)/.exec(req.headers.cookie ?? "");
+      const found = m && organizationOf(m[1]);
+      return found ? { id: m[1], baseUrl: emulator.url, ...found } : undefined;
+    },
+  };
   const users = new Map();
   const userFor = (id) => {
     if (id === "ins") return INSTRUCTOR;
@@ -39,9 +51,8 @@ export async function startHost(emulator, { client = {}, router = {} } = {}) {
   });
   const oral = oralAssessments({
     canLaunch: "any-signed-in-user", // the bench launches generated students on no roster
-    platform,
+    ...(many ?? single),
     store: memoryStore(),
-    examHost: emulator.url,
     isInstructor: (req) => req.user?.role === "instructor",
     ...router,
   });
@@ -51,11 +62,11 @@ export async function startHost(emulator, { client = {}, router = {} } = {}) {
   const url = `http://127.0.0.1:${server.address().port}`;
 
   /** Course → class → exam through the instructor API; returns the ids. */
-  async function seedExam(name) {
+  async function seedExam(name, org) {
     const call = async (path, body) => {
       const res = await fetch(`${url}/oral${path}`, {
         method: "POST",
-        headers: { "content-type": "application/json", cookie: cookieOf("ins") },
+        headers: { "content-type": "application/json", cookie: cookieOf("ins", org) },
         body: JSON.stringify(body),
       });
       if (res.status !== 201) throw new Error(`seeding ${path}: ${res.status} ${await res.text()}`);
@@ -68,10 +79,10 @@ export async function startHost(emulator, { client = {}, router = {} } = {}) {
   }
 
   /** Instructor JSON call to the router (prepare, progress). */
-  async function instructor(method, path, body) {
+  async function instructor(method, path, body, org) {
     const res = await fetch(`${url}/oral${path}`, {
       method,
-      headers: { cookie: cookieOf("ins"), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: { cookie: cookieOf("ins", org), ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: await res.json() };
@@ -87,7 +98,7 @@ export async function startHost(emulator, { client = {}, router = {} } = {}) {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await oral.close();
-      platform.close();
+      platform?.close();
     },
   };
 }

@@ -1,0 +1,145 @@
+/**
+ * Many organizations in one router (`organization` resolver), against an emulator process
+ * hosting two schools, each with its own key and rate window.
+ *
+ * - noisyNeighbour: the quiet school's 50 students launch alone (the baseline), then the
+ *   same while the storm school's 600 students launch on demand at its limit. Each school
+ *   has its own client and budget, so the storm must not queue the quiet school's
+ *   launches: target quietP99Ms within 2× quietBaselineP99Ms, measured in the same run.
+ * - idle: 1 000 organizations (all on the quiet school's key) each make one instructor
+ *   call, then stay unused past `organizationCache.idleMs`: the heap they leave behind,
+ *   after a full GC, per organization (target < 5 KB), beside what they held while cached.
+ */
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import v8 from "node:v8";
+import vm from "node:vm";
+import { createBrowserPool, get, launch } from "./lib/browser.js";
+import { startEmulatorProcess } from "./lib/emulator.js";
+import { cookieOf, startHost } from "./lib/host.js";
+import { percentile, round, sleep } from "./lib/stats.js";
+
+const SCHOOLS = [{ id: "storm", name: "Storm University" }, { id: "quiet", name: "Quiet College" }];
+
+function gcFunction() {
+  if (typeof globalThis.gc === "function") return globalThis.gc;
+  v8.setFlagsFromString("--expose-gc");
+  return vm.runInNewContext("gc");
+}
+
+export async function runOrganizations({ students = 600, quiet = 50, limit = 100, windowMs = 1_000, arrivalMs = 1_000, idleCount = 1_000, log }) {
+  const emulator = await startEmulatorProcess({ organizations: SCHOOLS });
+  try {
+    const noisyNeighbour = await runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, arrivalMs, log });
+    const idle = await runIdle(emulator, { count: idleCount, log });
+    return { count: idleCount, noisyNeighbour, idle };
+  } finally {
+    await emulator.close();
+  }
+}
+
+const byId = (emulator) => (id) => {
+  const org = emulator.organizations.find((o) => o.id === id);
+  return org && { apiKey: org.testKey, examHost: org.examHost };
+};
+
+async function runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, arrivalMs, log }) {
+  await emulator.setRateLimits({ dev: limit, windowMs });
+  await emulator.setLatency({ fixedMs: 20, jitterMs: 10 });
+  const host = await startHost(emulator, {
+    organizationOf: byId(emulator),
+    client: { rateLimitPerMinute: limit, rateWindowMs: windowMs, timeoutMs: 10_000 },
+    router: { waitingPageAfterMs: 2_000 },
+  });
+  const agent = createBrowserPool();
+  try {
+    const stormExam = await host.seedExam("Storm", "storm");
+    const quietExam = await host.seedExam("Quiet", "quiet");
+    await sleep(windowMs + 100); // the seeding calls leave the window
+    const wave = (org, examId, prefix, count) => Promise.all(Array.from({ length: count }, async (_, i) => {
+      await sleep((i * arrivalMs) / count);
+      return launch(agent, host.url, `/oral/launch/${examId}`, cookieOf(`${prefix}${i}`, org)).catch(() => ({ status: 0, ms: NaN }));
+    }));
+    log(`organizations: ${quiet} quiet students alone`);
+    const alone = await wave("quiet", quietExam.examId, "qa", quiet);
+    await sleep(windowMs + 100);
+    log(`organizations: ${students} storm students at the storm school's limit, ${quiet} quiet students beside them`);
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    const storm = wave("storm", stormExam.examId, "st", students);
+    await sleep(arrivalMs / 2); // the quiet school arrives while the storm's queue is longest
+    const quietStartedAt = Date.now();
+    const beside = await wave("quiet", quietExam.examId, "qb", quiet);
+    // When the quiet school's sign-in calls reached the platform: late calls mean they
+    // waited in the router before being sent, not in the platform's window.
+    const seen = await emulator.requests(5_000);
+    const quietCalls = seen.filter((r) => r.org === "quiet" && r.path === "/students/sign-in-token" && r.at >= quietStartedAt).map((r) => r.at - quietStartedAt);
+    const stormWalks = await storm;
+    loop.disable();
+    const times = (walks) => walks.filter((w) => w.status === 303).map((w) => w.ms);
+    const baseline = percentile(times(alone), 99);
+    const during = percentile(times(beside), 99);
+    return {
+      quietBaselineP99Ms: round(baseline, 1),
+      quietP99Ms: round(during, 1),
+      quietBaselineP50Ms: round(percentile(times(alone), 50), 1),
+      quietP50Ms: round(percentile(times(beside), 50), 1),
+      ratio: round(during / baseline, 2),
+      quietFailed: [...alone, ...beside].filter((w) => w.status !== 303).length,
+      stormRedirected: stormWalks.filter((w) => w.status === 303).length,
+      stormLastMs: round(Math.max(...times(stormWalks)), 1),
+      quietLastCallSentMs: quietCalls.length > 0 ? Math.max(...quietCalls) : undefined,
+      quietPlatform429: seen.filter((r) => r.org === "quiet" && r.status === 429).length,
+      eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6, 1),
+      eventLoopDelayMaxMs: round(loop.max / 1e6, 1),
+    };
+  } finally {
+    agent.destroy();
+    await host.close();
+    await emulator.setLatency({ fixedMs: 0, jitterMs: 0 });
+  }
+}
+
+async function runIdle(emulator, { count, idleMs = 2_000, concurrency = 16, log }) {
+  await emulator.setRateLimits({ dev: 1_000_000_000, windowMs: 60_000 });
+  const quietKey = byId(emulator)("quiet");
+  const host = await startHost(emulator, {
+    organizationOf: (id) => (id.startsWith("idle-") ? quietKey : undefined),
+    client: { rateLimitPerMinute: 1_000_000_000 },
+    router: { organizationCache: { idleMs, max: count * 2 } },
+  });
+  const agent = createBrowserPool();
+  const gc = gcFunction();
+  const heap = async () => {
+    await sleep(100);
+    gc();
+    await sleep(50);
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  try {
+    const before = await heap();
+    log(`organizations: ${count} organizations, one instructor call each`);
+    let next = 0;
+    let failed = 0;
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        const res = await get(agent, `${host.url}/oral/courses`, cookieOf("ins", `idle-${i}`));
+        if (res.status !== 200) failed += 1;
+      }
+    }));
+    agent.destroy(); // the bench's own sockets are not the router's memory
+    const held = await heap();
+    log(`organizations: idle for ${idleMs} ms and a sweep`);
+    await sleep(idleMs * 2 + 1_500);
+    const after = await heap();
+    return {
+      failed,
+      idleMs,
+      heldPerOrganizationKb: round((held - before) / count / 1024, 2),
+      heapPerOrganizationKb: round((after - before) / count / 1024, 2),
+    };
+  } finally {
+    await host.close();
+  }
+}
