@@ -50,8 +50,8 @@ describeTokensContract("in process", inProcess((now) => inProcessPreparedTokens(
 describePlanContract("in process", inProcess((now) => inProcessPlanLeases({ leaseMs: planLeaseMs, progressTtlMs: 60 * 60_000 }, now)));
 describeLimiterContract("in process", inProcess((now) => inProcessLaunchLimiter(TIMINGS.launchLimit, now)));
 describeBreakerContract("in process", inProcess((now) => inProcessCircuitBreaker(TIMINGS.circuitBreaker, now)));
-describeBudgetContract("in process", async (limit) => {
-  const budget = createRateBudget({ limit, windowMs: 1000 });
+describeBudgetContract("in process", async (limit, windowMs = 1000) => {
+  const budget = createRateBudget({ limit, windowMs });
   return { a: budget, b: budget, clock: realClock, sync: async () => {}, close: async () => {} };
 });
 
@@ -61,10 +61,10 @@ if (available) {
   describePlanContract("Redis", onRedis((f) => f.planLeases));
   describeLimiterContract("Redis", onRedis((f) => f.launchLimiter));
   describeBreakerContract("Redis", onRedis((f) => f.breaker));
-  describeBudgetContract("Redis", async (limit) => {
+  describeBudgetContract("Redis", async (limit, windowMs = 1000) => {
     // Each test its own API key (hash), as two clients of one key would bind it.
     const hash = keyHash(`contract-key-${++budgets}-${prefix}`);
-    const pair = await onRedis((f) => f.rateBudget.forKey(hash), { rateLimit: limit, rateWindowMs: 1000 })();
+    const pair = await onRedis((f) => f.rateBudget.forKey(hash), { rateLimit: limit, rateWindowMs: windowMs })();
     // One connection answers in order: once `a` hears back from Redis, what it wrote before is there for `b`.
     return { ...pair, sync: async () => { await pair.a.sharedStats(); } };
   });

@@ -1,7 +1,7 @@
 /**
  * The RateBudget promises, for the in-process and the shared (Redis) budget alike: the
- * window, launch priority, aborts, the 429 pause, shared Remaining. `make(limit)` gives
- * two instances' views of one budget with a 1 s window. Both run on real time: waits are
+ * window, launch priority, aborts, the 429 pause, shared Remaining. `make(limit, windowMs)` gives
+ * two instances' views of one budget, with a 1 s window unless told. Both run on real time: waits are
  * checked from below (a loaded machine only makes them longer), and every bound from
  * above has at least a second to spare.
  */
@@ -23,11 +23,11 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-export function describeBudgetContract(name: string, make: (limit: number) => Promise<BudgetPair>): void {
+export function describeBudgetContract(name: string, make: (limit: number, windowMs?: number) => Promise<BudgetPair>): void {
   // Concurrent: each test has its own budget (on Redis its own key), and the waits for windows overlap.
   describe.concurrent(`${name}: the RateBudget contract`, () => {
     const opened: BudgetPair[] = [];
-    const open = async (limit: number) => { const p = await make(limit); opened.push(p); return p; };
+    const open = async (limit: number, windowMs?: number) => { const p = await make(limit, windowMs); opened.push(p); return p; };
     afterAll(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
 
     it("admits the limit at once across instances and holds the next until a window after an answer", async () => {
@@ -61,12 +61,12 @@ export function describeBudgetContract(name: string, make: (limit: number) => Pr
     });
 
     it("a waiting launch goes before normal calls that queued earlier", async () => {
-      const { a, b } = await open(2);
+      // A 3 s window: the launch has seconds to queue behind the normal call before their slots free.
+      const { a, b } = await open(2, 3_000);
       const first = await Promise.all([a.acquire("normal"), b.acquire("normal")]);
       first.forEach((r) => r());
       const order: string[] = [];
       const normal = b.acquire("normal").then((r) => { order.push("normal"); return r; });
-      // Queued first; the launch then has most of the window to queue behind it.
       await until(() => b.stats().queued.normal === 1, "the normal call is queued");
       const launch = a.acquire("launch").then((r) => { order.push("launch"); return r; });
       const released = await Promise.all([normal, launch]);
