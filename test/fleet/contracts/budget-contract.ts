@@ -61,17 +61,20 @@ export function describeBudgetContract(name: string, make: (limit: number, windo
     });
 
     it("a waiting launch goes before normal calls that queued earlier", async () => {
-      // A 3 s window: the launch has seconds to queue behind the normal call before their slots free.
-      const { a, b } = await open(2, 3_000);
-      const first = await Promise.all([a.acquire("normal"), b.acquire("normal")]);
-      first.forEach((r) => r());
+      // One slot, freed 2 s after the first call's answer: the launch has seconds to queue behind
+      // the normal call, and then only one of them can go.
+      const { a, b } = await open(1, 2_000);
+      (await a.acquire("normal"))();
       const order: string[] = [];
-      const normal = b.acquire("normal").then((r) => { order.push("normal"); return r; });
+      const controller = new AbortController();
+      const normal = b.acquire("normal", controller.signal).then((r) => { order.push("normal"); r(); }, () => undefined);
       await until(() => b.stats().queued.normal === 1, "the normal call is queued");
-      const launch = a.acquire("launch").then((r) => { order.push("launch"); return r; });
-      const released = await Promise.all([normal, launch]);
-      released.forEach((r) => r());
-      expect(order[0]).toBe("launch");
+      const launch = await a.acquire("launch");
+      order.push("launch");
+      launch();
+      expect(order).toEqual(["launch"]);
+      controller.abort(new Error("test over")); // the normal call would wait another window
+      await normal;
     });
 
     it("an aborted wait rejects with the signal's reason and gives its place up", async () => {
