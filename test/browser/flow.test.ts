@@ -151,7 +151,8 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     await page.screenshot({ path: `${ARTIFACTS}/dashboard-field-error.png` });
 
     // While a call is in flight the button is disabled and says so.
-    emulator.setLatency({ fixedMs: 600 });
+    // Long enough for the page to be seen mid-call on a busy machine.
+    emulator.setLatency({ fixedMs: 2_000 });
     await page.fill("#course-name", "Biology 101");
     await page.click("#course-form button[type=submit]");
     await page.waitForSelector('#course-form button[type=submit][disabled]:has-text("Saving…")');

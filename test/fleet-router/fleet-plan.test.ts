@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index.js";
 import { startTestEmulator } from "../support/emulator.js";
 import { TEST_KEY } from "../support/keys.js";
@@ -85,6 +85,9 @@ describe.runIf(redisUp && pgDown === undefined)("one pre-warm plan across four i
     }
   }, 120_000);
 
+  // A test that fails half-way leaves no latency to the next.
+  afterEach(() => emulator.clearFaults());
+
   afterAll(async () => {
     await balancer?.close();
     await Promise.all(instances.map((i) => stopInstance(i)));
@@ -119,7 +122,8 @@ describe.runIf(redisUp && pgDown === undefined)("one pre-warm plan across four i
 
   it("SIGKILL of the leader mid-plan: another instance takes the lease and finishes; no student issued twice beyond the calls in flight", async () => {
     const examId = await seed();
-    emulator.setLatency({ fixedMs: 400 });
+    // Slow calls: 16 students, 4 at a time, take 4 s, seconds more than the kill below may take to land mid-plan.
+    emulator.setLatency({ fixedMs: 1_000 });
     const res = await on(instances[1]!, `/oral-assessments/${examId}/prepare`, { startAt: new Date(Date.now() + 30_000).toISOString(), roster: rosterOf("b", 16) });
     expect(res.status).toBe(202);
     await until(() => callsPer("b").size >= 4);

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index.js";
 import { startTestEmulator } from "../support/emulator.js";
 import { TEST_KEY } from "../support/keys.js";
@@ -41,25 +41,52 @@ describe.runIf(redisUp && pgDown === undefined)("four router instances, one key"
   const schema = `eoa_fleet_${randomBytes(4).toString("hex")}`;
   let emulator: Emulator;
   let redis: Awaited<ReturnType<typeof startRedisServer>>;
-  let instances: FleetInstance[] = [];
-  let balancer: Balancer;
+  /** The four instances the tests that harm no instance share; a test that kills one, or Redis, starts its own. */
+  let fleet: Fleet;
+  /** Every fleet started, stopped after the file whatever happened. */
+  const started: Fleet[] = [];
   let examId = "";
 
-  const as = (user: string | undefined, path: string, init: { method?: string; body?: unknown } = {}) => fetch(new URL(path, balancer.url), {
+  interface Fleet {
+    instances: FleetInstance[];
+    balancer: Balancer;
+    close(): Promise<void>;
+  }
+
+  /** `count` instances on `redisUrl` (the emulator, the key and the schema of the file) behind their own balancer, each on Redis. */
+  async function startFleet(count: number, redisUrl: string): Promise<Fleet> {
+    const env = {
+      FLEET_REDIS_URL: redisUrl, FLEET_SECRET: SECRET, FLEET_PREFIX: `eoafleet${randomBytes(3).toString("hex")}`,
+      FLEET_API_KEY: TEST_KEY, FLEET_EMULATOR_URL: emulator.url, FLEET_EXAM_HOST: emulator.examHost,
+      FLEET_POSTGRES_URL: POSTGRES_URL, FLEET_SCHEMA: schema,
+    };
+    const instances: FleetInstance[] = [];
+    const balancer = await startBalancer(instances);
+    let closing: Promise<void> | undefined;
+    const made: Fleet = { instances, balancer, close: () => (closing ??= (async () => { await balancer.close(); await Promise.all(instances.map((i) => stopInstance(i))); })()) };
+    started.push(made);
+    // Pushed as each comes up, so a failed start still stops the others.
+    await Promise.all(Array.from({ length: count }, async () => { instances.push(await startInstance(env)); }));
+    for (const instance of instances) await until(async () => (await instanceState(instance)).shared, 20_000);
+    return made;
+  }
+  const instanceState = async (instance: FleetInstance) => await (await fetch(`http://127.0.0.1:${instance.port}/instance`)).json() as { shared: boolean };
+
+  const as = (on: Fleet, user: string | undefined, path: string, init: { method?: string; body?: unknown } = {}) => fetch(new URL(path, on.balancer.url), {
     method: init.method ?? "GET", redirect: "manual",
     headers: { ...(user ? { "x-test-user": user } : {}), ...(init.body !== undefined ? { "content-type": "application/json" } : {}) },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const signIns = () => emulator.requests.filter((r) => r.path === "/students/sign-in-token");
-  const servedBy = (path: string) => balancer.served.filter((s) => s.path === path).map((s) => s.instance);
+  const servedBy = (on: Fleet, path: string) => on.balancer.served.filter((s) => s.path === path).map((s) => s.instance);
   /** Follows waiting pages through the balancer like a browser, up to `limit` pages. */
-  async function browse(user: string, path: string, limit = 40): Promise<{ status: number; location: string | null; paths: string[] }> {
+  async function browse(on: Fleet, user: string, path: string, limit = 40): Promise<{ status: number; location: string | null; paths: string[] }> {
     const paths = [path];
-    let res = await as(user, path);
+    let res = await as(on, user, path);
     for (let i = 0; res.status === 202 && i < limit; i++) {
       const refresh = metaRefresh(await res.text())!;
       paths.push(refresh.url);
-      res = await as(user, refresh.url);
+      res = await as(on, user, refresh.url);
     }
     return { status: res.status, location: res.headers.get("location"), paths };
   }
@@ -67,33 +94,22 @@ describe.runIf(redisUp && pgDown === undefined)("four router instances, one key"
   beforeAll(async () => {
     emulator = await startTestEmulator({ rateLimits: { dev: 600 } });
     redis = await startRedisServer(await freePort());
-    const env = {
-      FLEET_REDIS_URL: redis.url, FLEET_SECRET: SECRET, FLEET_PREFIX: `eoafleet${randomBytes(3).toString("hex")}`,
-      FLEET_API_KEY: TEST_KEY, FLEET_EMULATOR_URL: emulator.url, FLEET_EXAM_HOST: emulator.examHost,
-      FLEET_POSTGRES_URL: POSTGRES_URL, FLEET_SCHEMA: schema,
-    };
-    instances = await Promise.all(Array.from({ length: 4 }, () => startInstance(env)));
-    balancer = await startBalancer(instances);
-    // Until every instance reached Redis.
-    for (const instance of instances) {
-      for (let i = 0; i < 100; i++) {
-        const state = await (await fetch(`http://127.0.0.1:${instance.port}/instance`)).json() as { shared: boolean };
-        if (state.shared) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-    // Seeded through the balancer: the exam is in PostgreSQL, so every instance finds it.
+    fleet = await startFleet(4, redis.url);
+    // Seeded through the balancer: the exam is in PostgreSQL, so every instance (of every fleet here) finds it.
     const ids = await seedExam(async (path, body) => {
-      const res = await as("ines", path, { method: "POST", body });
+      const res = await as(fleet, "ines", path, { method: "POST", body });
       if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}`);
       return (await res.json()) as { data: { _id: string } };
     });
     examId = ids.examId;
   }, 120_000);
 
+  // Each test starts with a platform that answers at once and has no fault queued, whatever the one before left.
+  beforeEach(() => emulator.clearFaults());
+  afterEach(() => emulator.clearFaults());
+
   afterAll(async () => {
-    await balancer?.close();
-    await Promise.all(instances.map((i) => stopInstance(i)));
+    await Promise.all(started.map((f) => f.close()));
     await redis?.stop();
     await emulator?.close();
     const admin = new pg.Client({ connectionString: POSTGRES_URL });
@@ -105,81 +121,102 @@ describe.runIf(redisUp && pgDown === undefined)("four router instances, one key"
   it("continues a waiting page's attempt when its refresh lands on another instance: one sign-in call", async () => {
     emulator.setLatency({ fixedMs: 1_200 });
     const before = signIns().length;
-    const first = await as("s1", `/oral/launch/${examId}`);
+    const first = await as(fleet, "s1", `/oral/launch/${examId}`);
     expect(first.status).toBe(202);
     const refresh = metaRefresh(await first.text())!.url;
     emulator.setLatency({ fixedMs: 0 });
-    const walk = await browse("s1", refresh);
+    const walk = await browse(fleet, "s1", refresh);
     expect(walk.status).toBe(303);
     expect(walk.location).toMatch(/__clerk_ticket=signin_/);
-    const launchedOn = servedBy(`/oral/launch/${examId}`).at(-1);
-    expect(servedBy(refresh)[0]).not.toBe(launchedOn);
+    const launchedOn = servedBy(fleet, `/oral/launch/${examId}`).at(-1);
+    expect(servedBy(fleet, refresh)[0]).not.toBe(launchedOn);
     expect(signIns().length - before).toBe(1);
   });
 
   it("costs one sign-in call for a double click split across two instances; both tabs get the token", async () => {
     emulator.setLatency({ fixedMs: 150 });
     const before = signIns().length;
-    const servedBefore = balancer.served.length;
-    const [a, b] = await Promise.all([browse("s2", `/oral/launch/${examId}`), browse("s2", `/oral/launch/${examId}`)]);
+    const servedBefore = fleet.balancer.served.length;
+    const [a, b] = await Promise.all([browse(fleet, "s2", `/oral/launch/${examId}`), browse(fleet, "s2", `/oral/launch/${examId}`)]);
     emulator.setLatency({ fixedMs: 0 });
     expect([a.status, b.status]).toEqual([303, 303]);
     expect(a.location).toBe(b.location);
-    const firsts = balancer.served.slice(servedBefore).filter((s) => s.path === `/oral/launch/${examId}`).map((s) => s.instance);
+    const firsts = fleet.balancer.served.slice(servedBefore).filter((s) => s.path === `/oral/launch/${examId}`).map((s) => s.instance);
     expect(new Set(firsts).size).toBe(2);
     expect(signIns().length - before).toBe(1);
   });
 
   it("hands a pre-warmed token out exactly once fleet-wide", async () => {
-    const prepared = await as("ines", `/oral/oral-assessments/${examId}/prepare`, {
+    const prepared = await as(fleet, "ines", `/oral/oral-assessments/${examId}/prepare`, {
       method: "POST", body: { startAt: new Date(Date.now() + 30_000).toISOString(), roster: [{ orgInternalId: "u-s3", email: "s3@school.test", firstName: "Student", lastName: "No3" }] },
     });
     expect(prepared.status).toBeLessThan(300);
-    const until = Date.now() + 15_000;
-    while (signIns().filter((r) => JSON.stringify(r.body ?? "").includes("u-s3")).length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 300)); // stored after the answer
+    // Until the plan reports the token stored (not merely asked for).
+    await until(async () => {
+      const progress = await as(fleet, "ines", `/oral/oral-assessments/${examId}/prepare`);
+      return ((await progress.json()) as { data: { ready?: number } }).data.ready === 1;
+    }, 30_000);
     // The platform now refuses every on-demand call: only the prepared token can redirect.
     emulator.fault({ type: "status", status: 403, count: 50, pathPrefix: "/students/sign-in-token" });
     // Four at once, one per instance (round robin).
-    const servedBefore = balancer.served.length;
-    const answers = await Promise.all(Array.from({ length: 4 }, () => as("s3", `/oral/launch/${examId}`)));
+    const servedBefore = fleet.balancer.served.length;
+    const answers = await Promise.all(Array.from({ length: 4 }, () => as(fleet, "s3", `/oral/launch/${examId}`)));
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses).toEqual([303, 502, 502, 502]);
-    expect(new Set(balancer.served.slice(servedBefore).map((s) => s.instance)).size).toBe(4);
-    // The remaining faults go: one refused call per on-demand launch was made at most.
-    emulator.clearFaults();
+    expect(new Set(fleet.balancer.served.slice(servedBefore).map((s) => s.instance)).size).toBe(4);
   });
 
   it("lets another instance take an attempt over when its owner is SIGKILLed mid-call", async () => {
-    emulator.setLatency({ fixedMs: 4_000 });
-    const before = signIns().length;
-    const first = await as("s4", `/oral/launch/${examId}`);
-    expect(first.status).toBe(202);
-    const refresh = metaRefresh(await first.text())!.url;
-    const owner = servedBy(`/oral/launch/${examId}`).at(-1)!;
-    await stopInstance(instances[owner]!, "SIGKILL");
-    emulator.setLatency({ fixedMs: 0 });
-    const started = Date.now();
-    const walk = await browse("s4", refresh);
-    expect(walk.status).toBe(303);
-    expect(walk.location).toMatch(/__clerk_ticket=signin_/);
-    // The taker's call, and the dead owner's if it reached the platform. Bounded by the 1 s lease, widely.
-    expect(signIns().length - before).toBeGreaterThanOrEqual(1);
-    expect(signIns().length - before).toBeLessThanOrEqual(2);
-    expect(Date.now() - started).toBeLessThan(15_000);
+    // Two instances of its own (one is killed) on the shared Redis.
+    const own = await startFleet(2, redis.url);
+    try {
+      emulator.setLatency({ fixedMs: 4_000 });
+      const before = signIns().length;
+      const first = await as(own, "s4", `/oral/launch/${examId}`);
+      expect(first.status).toBe(202);
+      const refresh = metaRefresh(await first.text())!.url;
+      const owner = servedBy(own, `/oral/launch/${examId}`).at(-1)!;
+      await stopInstance(own.instances[owner]!, "SIGKILL");
+      emulator.setLatency({ fixedMs: 0 });
+      const started = Date.now();
+      const walk = await browse(own, "s4", refresh);
+      expect(walk.status).toBe(303);
+      expect(walk.location).toMatch(/__clerk_ticket=signin_/);
+      expect(servedBy(own, refresh)[0]).not.toBe(owner);
+      // The taker's call, and the dead owner's if it reached the platform. Bounded by the 1 s lease, widely.
+      expect(signIns().length - before).toBeGreaterThanOrEqual(1);
+      expect(signIns().length - before).toBeLessThanOrEqual(2);
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await own.close();
+    }
   });
 
   it("keeps launching when Redis dies: no crash, no hang, each instance on its own share", async () => {
-    await redis.stop();
-    const started = Date.now();
-    const walk = await browse("s5", `/oral/launch/${examId}`);
-    expect(walk.status).toBe(303);
-    expect(walk.location).toMatch(/__clerk_ticket=signin_/);
-    expect(Date.now() - started).toBeLessThan(15_000);
-    for (const instance of instances.filter((i) => i.alive)) {
-      const state = await (await fetch(`http://127.0.0.1:${instance.port}/instance`)).json() as { shared: boolean };
-      expect(state.shared).toBe(false);
+    // A Redis and two instances of its own: the others keep theirs.
+    const ownRedis = await startRedisServer(await freePort());
+    try {
+      const own = await startFleet(2, ownRedis.url);
+      await ownRedis.stop();
+      const started = Date.now();
+      const walk = await browse(own, "s5", `/oral/launch/${examId}`);
+      expect(walk.status).toBe(303);
+      expect(walk.location).toMatch(/__clerk_ticket=signin_/);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      for (const instance of own.instances) expect((await instanceState(instance)).shared).toBe(false);
+      expect(own.instances.filter((i) => i.alive)).toHaveLength(2);
+      await own.close();
+    } finally {
+      await ownRedis.stop();
     }
-    expect(instances.filter((i) => i.alive)).toHaveLength(3);
   });
 });
+
+/** Polls `check` every 50 ms until it holds; fails after `timeoutMs`. */
+async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const giveUpAt = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > giveUpAt) throw new Error(`not so within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

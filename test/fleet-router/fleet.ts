@@ -54,8 +54,8 @@ export async function startInstance(env: Record<string, string>): Promise<FleetI
 export async function stopInstance(instance: FleetInstance, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
   if (instance.child.exitCode !== null || instance.child.signalCode !== null) return;
   const exited = once(instance.child, "exit");
-  if (signal === "SIGKILL") process.kill(-instance.child.pid!, signal); // the whole group: tsx and the app
-  else instance.child.kill(signal);
+  // The whole group, tsx and the app: a signal to tsx alone could leave the app running.
+  process.kill(-instance.child.pid!, signal);
   // A clean stop that takes too long is a kill.
   const timer = setTimeout(() => process.kill(-instance.child.pid!, "SIGKILL"), 5_000);
   await exited;

@@ -177,7 +177,7 @@ it("timeoutMs is wall-clock: a body dribbled a byte at a time still times out, a
   // Each byte came well within any idle timer: the body was really dribbling.
   expect(bytes).toBeGreaterThan(3);
   expect(elapsed).toBeGreaterThanOrEqual(290);
-  expect(elapsed).toBeLessThan(1_500);
+  expect(elapsed).toBeLessThan(5_000); // wide (shared machine): an idle timer would wait forever
   await Promise.all(closed);
 });
 

@@ -176,7 +176,8 @@ describe("5xx, resets and timeouts", () => {
     emulator.fault({ type: "hang", count: 10 });
     const controller = new AbortController();
     const pending = client.courses.list({ signal: controller.signal });
-    setTimeout(() => controller.abort(new Error("browser went away")), 100);
+    // Once the call is at the platform (and hangs there): the abort must end a call under way.
+    void waitUntil(() => emulator.requests.length === 1).then(() => controller.abort(new Error("browser went away")));
     const error = await rejectionOf(pending);
     expect(error.message).toBe("browser went away");
     expect(emulator.requests).toHaveLength(1);
@@ -233,3 +234,9 @@ describe("the policy's pure functions", () => {
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 });
+
+/** Polls `condition` every 10 ms until it holds (10 s at most). */
+async function waitUntil(condition: () => boolean): Promise<void> {
+  const giveUpAt = Date.now() + 10_000;
+  while (!condition() && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 10));
+}

@@ -80,10 +80,11 @@ for (const [name, makeStore, enabled] of backends) {
     });
 
     it("makes exactly one platform call for concurrent duplicates (all sent before the first answered)", async () => {
-      const stack = await startStack({ router: { store: makeStore() } });
+      const stack = await startStack({ router: { store: makeStore() }, client: { timeoutMs: 5_000 } });
       try {
         const ines = await stack.login("ines");
-        stack.emulator.setLatency({ fixedMs: 400 });
+        // A slow answer: all six are sent before it comes back, however busy the machine.
+        stack.emulator.setLatency({ fixedMs: 1_500 });
         const key = randomUUID();
         const sent = stack.track();
         const answeredAt: number[] = [];
@@ -122,11 +123,12 @@ for (const [name, makeStore, enabled] of backends) {
 
 describe.runIf(hasPg || Boolean(process.env.CI))("Idempotency-Key across two router instances sharing one PostgreSQL store", () => {
   it("makes one platform call for duplicates sent to both instances at once", async () => {
-    const a = await startStack({ router: { store: postgresStore({ connectionString: pgUrl, schema: pgSchema }) } });
-    const b = await startStack({ router: { store: postgresStore({ connectionString: pgUrl, schema: pgSchema }) }, useEmulator: a.emulator });
+    const a = await startStack({ router: { store: postgresStore({ connectionString: pgUrl, schema: pgSchema }) }, client: { timeoutMs: 5_000 } });
+    const b = await startStack({ router: { store: postgresStore({ connectionString: pgUrl, schema: pgSchema }) }, client: { timeoutMs: 5_000 }, useEmulator: a.emulator });
     try {
       const [ia, ib] = [await a.login("ines"), await b.login("ines")];
-      a.emulator.setLatency({ fixedMs: 400 });
+      // A slow answer: all four are sent before it comes back, however busy the machine.
+      a.emulator.setLatency({ fixedMs: 1_500 });
       const key = randomUUID();
       const sent = a.track();
       const sentAt: number[] = [];

@@ -24,11 +24,13 @@ async function slowStack(router: NonNullable<Parameters<typeof startStormStack>[
 
 describe("storm paths over HTTP", () => {
   it("keeps the token of a browser that disconnected while held (499 logged) for its next request", async () => {
-    const { stack, exam } = await slowStack({ waitingPageAfterMs: 10_000 });
+    // A 3 s window: seconds for the browser to give up while the launch is still held.
+    const { stack, exam } = await slowStack({ waitingPageAfterMs: 10_000 }, 3_000);
     const abort = new AbortController();
     const held = fetch(new URL(`/oral/launch/${exam.examId}`, stack.app.url), { headers: { "x-test-user": "ada" }, redirect: "manual", signal: abort.signal });
-    // Held: the window is taken by s0 for 1.5 s; the browser gives up after 300 ms.
-    setTimeout(() => abort.abort(), 300);
+    // Held: the window is taken by s0; the browser gives up once Ada's call is queued for it.
+    await until(() => stack.platform.rateStats().queued.launch === 1);
+    abort.abort();
     await expect(held).rejects.toThrow();
     await until(() => stack.logger.lines.some((l) => l.obj.outcome === "client_gone"));
     expect(stack.logger.lines.find((l) => l.obj.outcome === "client_gone")?.obj).toMatchObject({ status: 499 });

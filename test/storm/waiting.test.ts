@@ -70,15 +70,18 @@ describe("the waiting page", () => {
   });
 
   it("costs one token for a double click: both requests get the same redirect", async () => {
-    stack = await startStormStack();
+    // Held up to 10 s: the slow answer below comes long before any waiting page.
+    stack = await startStormStack({ router: { waitingPageAfterMs: 10_000 } });
     const { examId } = await stack.seedExam();
-    stack.emulator.setLatency({ fixedMs: 300 });
+    // A slow answer: the second click lands while the first's call is in flight, however busy the machine.
+    stack.emulator.setLatency({ fixedMs: 1_500 });
     const before = stack.signIns().length;
     const [a, b] = await Promise.all([stack.as("ada", `/oral/launch/${examId}`), stack.as("ada", `/oral/launch/${examId}`)]);
     expect([a.status, b.status]).toEqual([303, 303]);
     expect(ticketOf(a.headers.get("location")!)).toMatch(/^signin_/);
     expect(a.headers.get("location")).toBe(b.headers.get("location"));
     expect(stack.signIns().length - before).toBe(1);
+    stack.emulator.clearFaults();
 
     // Shared only while in flight: a launch after the answer gets a fresh token.
     const later = await stack.as("ada", `/oral/launch/${examId}`);

@@ -41,7 +41,8 @@ export interface StackOptions {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const emulator = options.useEmulator ?? (await startTestEmulator(options.emulator));
   const logger = captureLogger();
-  const platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, timeoutMs: 1_000, maxRetries: 1, logger, ...options.client });
+  // 3 s per attempt: an answer on a busy machine is an answer, not a timeout (tests of timeouts set their own).
+  const platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, timeoutMs: 3_000, maxRetries: 1, logger, ...options.client });
   const app = await startSessionApp({ platform, store: memoryStore(), examHost: emulator.examHost, logger, ...options.router });
 
   const login = async (username: string) => {

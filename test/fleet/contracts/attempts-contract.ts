@@ -1,26 +1,35 @@
 /** The LaunchAttemptStore promises, for the in-process and the Redis implementation alike. */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { AttemptView, LaunchAttemptStore } from "../../../src/fleet/launch-attempts.js";
 
-/** What a request held on another instance's attempt does: polls the store until it settles, its owner's lease lapses, or time is up. */
-async function waitForAttempt(store: LaunchAttemptStore, waitId: string, examId: string, userKey: string, options: { timeoutMs: number; pollMs: number }): Promise<AttemptView> {
-  const until = Date.now() + options.timeoutMs;
-  for (;;) {
+/**
+ * What a request held on another instance's attempt does: polls the store until it settles, its owner's lease lapses, or time is up
+ * (on the pair's clock). `between(n)` runs after the n-th poll: what the owner does meanwhile.
+ */
+async function waitForAttempt(store: LaunchAttemptStore, clock: TestClock, waitId: string, examId: string, userKey: string,
+  options: { timeoutMs: number; pollMs: number; between?: (polls: number) => Promise<unknown> }): Promise<AttemptView> {
+  const until = clock.now() + options.timeoutMs;
+  for (let polls = 1; ; polls++) {
     const view = await store.view(waitId, examId, userKey);
-    if (view.state !== "running" || view.leaseLapsed || Date.now() >= until) return view;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs, Math.max(1, until - Date.now()))));
+    if (view.state !== "running" || view.leaseLapsed || clock.now() >= until) return view;
+    await options.between?.(polls);
+    await clock.pass(Math.min(options.pollMs, Math.max(1, until - clock.now())));
   }
 }
-import { sleep, type MakePair, type Pair } from "./pair.js";
+import { lapses, TIMINGS, type MakePair, type Pair, type TestClock } from "./pair.js";
 
-/** `make` must use a 300 ms lease, a 2 s outcome TTL and a 300 ms claim grace. */
+const { attemptLeaseMs: LEASE, claimGraceMs: GRACE } = TIMINGS;
+
+/** `make` must use the lease, outcome TTL and claim grace of `TIMINGS`. */
 export function describeAttemptsContract(name: string, make: MakePair<LaunchAttemptStore>): void {
-  describe(`${name}: the LaunchAttemptStore contract`, () => {
+  // Concurrent: each test has its own pair, and on Redis the waits for lapses overlap.
+  describe.concurrent(`${name}: the LaunchAttemptStore contract`, () => {
     const opened: Pair<LaunchAttemptStore>[] = [];
     const open = async () => { const p = await make(); opened.push(p); return p; };
-    afterEach(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
+    afterAll(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
     let n = 0;
     const student = () => `student-${++n}-${Math.random()}`;
+    const lapsed = (view: AttemptView) => view.state === "running" && view.leaseLapsed;
 
     it("a double click split across instances joins one attempt: one owner, one wait id", async () => {
       const { a, b } = await open();
@@ -41,7 +50,7 @@ export function describeAttemptsContract(name: string, make: MakePair<LaunchAtte
     });
 
     it("a token outcome is seen by any instance; 20 concurrent claims (one double click) share it, a claim after the grace gets nothing", async () => {
-      const { a, b } = await open();
+      const { a, b, clock } = await open();
       const user = student();
       const { waitId, lease } = await a.begin("exam-1", user);
       expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "running", leaseLapsed: false });
@@ -50,8 +59,10 @@ export function describeAttemptsContract(name: string, make: MakePair<LaunchAtte
       const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).claim(waitId, "exam-1", user)));
       expect(claims).toEqual(Array.from({ length: 20 }, () => ({ kind: "token", token: "tok-123" })));
       expect(await a.view(waitId, "exam-1", user)).toEqual({ state: "done", outcome: "token", claimed: true });
-      await sleep(450);
-      expect(await b.claim(waitId, "exam-1", user)).toBeUndefined();
+      // A click some time after the first, within the grace, still gets it (the grace is not one instant).
+      await clock.pass(GRACE / 2);
+      expect(await b.claim(waitId, "exam-1", user)).toEqual({ kind: "token", token: "tok-123" });
+      await lapses(clock, GRACE / 2, async () => (await b.claim(waitId, "exam-1", user)) === undefined, "a claim after the grace gets nothing");
       // Claimed: the next launch is a new attempt.
       const next = await b.begin("exam-1", user);
       expect(next.waitId).not.toBe(waitId);
@@ -79,7 +90,7 @@ export function describeAttemptsContract(name: string, make: MakePair<LaunchAtte
     });
 
     it("a failed attempt replaced by a new begin still answers the requests that joined it, for the claim grace", async () => {
-      const { a, b } = await open();
+      const { a, b, clock } = await open();
       const user = student();
       const { waitId, lease } = await a.begin("exam-1", user);
       // A double click on another instance joins it.
@@ -92,14 +103,15 @@ export function describeAttemptsContract(name: string, make: MakePair<LaunchAtte
       expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "done", outcome: "failed", claimed: false });
       expect(await b.claim(waitId, "exam-1", user)).toEqual({ kind: "failed", status: 403, detail: "refused" });
       expect(await b.view(next.waitId, "exam-1", user)).toEqual({ state: "running", leaseLapsed: false });
+      await clock.pass(GRACE / 2);
+      expect(await b.claim(waitId, "exam-1", user)).toEqual({ kind: "failed", status: 403, detail: "refused" });
       // After the grace the old wait id starts over.
-      await sleep(450);
-      expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "unknown" });
+      await lapses(clock, GRACE / 2, async () => (await b.view(waitId, "exam-1", user)).state === "unknown", "the replaced wait id is forgotten");
       expect(await b.claim(waitId, "exam-1", user)).toBeUndefined();
     });
 
     it("a claimed token replaced by a new begin still goes to the double click's other claims within the grace", async () => {
-      const { a, b } = await open();
+      const { a, b, clock } = await open();
       const user = student();
       const { waitId, lease } = await a.begin("exam-1", user);
       // The double click's second request, on another instance.
@@ -110,8 +122,9 @@ export function describeAttemptsContract(name: string, make: MakePair<LaunchAtte
       expect(next.waitId).not.toBe(waitId);
       expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "done", outcome: "token", claimed: true });
       expect(await b.claim(waitId, "exam-1", user)).toEqual({ kind: "token", token: "tok-7" });
-      await sleep(450);
-      expect(await b.claim(waitId, "exam-1", user)).toBeUndefined();
+      await clock.pass(GRACE / 2);
+      expect(await b.claim(waitId, "exam-1", user)).toEqual({ kind: "token", token: "tok-7" });
+      await lapses(clock, GRACE / 2, async () => (await b.claim(waitId, "exam-1", user)) === undefined, "a claim after the grace gets nothing");
     });
 
     it("a wait id is honoured only with its own student and exam", async () => {
@@ -124,11 +137,11 @@ export function describeAttemptsContract(name: string, make: MakePair<LaunchAtte
     });
 
     it("an owner that stops renewing loses the attempt to the next request; its late outcome is dropped", async () => {
-      const { a, b } = await open();
+      const { a, b, clock } = await open();
       const user = student();
       const { waitId, lease } = await a.begin("exam-1", user);
       expect(await b.takeOver(waitId, "exam-1", user)).toBeUndefined(); // lease still live
-      await sleep(600); // 2x the lease
+      await lapses(clock, LEASE, async () => lapsed(await b.view(waitId, "exam-1", user)), "the unrenewed lease lapses");
       expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "running", leaseLapsed: true });
       const taken = await b.takeOver(waitId, "exam-1", user);
       expect(taken).toBeDefined();
@@ -139,41 +152,47 @@ export function describeAttemptsContract(name: string, make: MakePair<LaunchAtte
     });
 
     it("a lapsed attempt is taken over by the next begin too", async () => {
-      const { a, b } = await open();
+      const { a, b, clock } = await open();
       const user = student();
       const first = await a.begin("exam-1", user);
-      await sleep(600);
+      await lapses(clock, LEASE, async () => lapsed(await b.view(first.waitId, "exam-1", user)), "the unrenewed lease lapses");
       const second = await b.begin("exam-1", user);
       expect(second.waitId).toBe(first.waitId);
       expect(second.lease).toBeDefined();
     });
 
     it("a request held on another instance's attempt wakes when it settles, or when its owner died", async () => {
-      const { a, b } = await open();
+      const { a, b, clock } = await open();
       const user = student();
       const { waitId, lease } = await a.begin("exam-1", user);
-      setTimeout(() => void a.renew(waitId, lease!), 150);
-      setTimeout(() => void a.complete(waitId, lease!, { kind: "token", token: "tok-w" }), 250);
-      const settled = await waitForAttempt(b, waitId, "exam-1", user, { timeoutMs: 5000, pollMs: 20 });
+      // Between the held request's polls, its owner renews, then settles.
+      const owner = async (polls: number) => {
+        if (polls === 2) expect(await a.renew(waitId, lease!)).toBe(true);
+        if (polls === 4) expect(await a.complete(waitId, lease!, { kind: "token", token: "tok-w" })).toBe(true);
+      };
+      const settled = await waitForAttempt(b, clock, waitId, "exam-1", user, { timeoutMs: 10 * LEASE, pollMs: 50, between: owner });
       expect(settled).toEqual({ state: "done", outcome: "token", claimed: false });
       const other = student();
       const orphan = await a.begin("exam-1", other); // never renewed nor completed: its owner "died"
-      const lapsed = await waitForAttempt(b, orphan.waitId, "exam-1", other, { timeoutMs: 5000, pollMs: 20 });
-      expect(lapsed).toEqual({ state: "running", leaseLapsed: true });
+      const died = await waitForAttempt(b, clock, orphan.waitId, "exam-1", other, { timeoutMs: 10 * LEASE, pollMs: 50 });
+      expect(died).toEqual({ state: "running", leaseLapsed: true });
       expect(await b.takeOver(orphan.waitId, "exam-1", other)).toBeDefined();
-      const timedOut = await waitForAttempt(b, orphan.waitId, "exam-1", other, { timeoutMs: 100, pollMs: 20 });
+      // Time is up long before the new owner's lease could lapse.
+      const timedOut = await waitForAttempt(b, clock, orphan.waitId, "exam-1", other, { timeoutMs: LEASE / 10, pollMs: 50 });
       expect(timedOut).toEqual({ state: "running", leaseLapsed: false });
     });
 
     it("renewing keeps the lease alive past its first term", async () => {
-      const { a, b } = await open();
+      const { a, b, clock } = await open();
       const user = student();
       const { waitId, lease } = await a.begin("exam-1", user);
-      for (let i = 0; i < 4; i++) {
-        await sleep(100);
+      const begun = clock.now();
+      // Renewed every quarter lease: seconds of margin for each renewal on a loaded machine.
+      while (clock.now() - begun <= LEASE) {
+        await clock.pass(LEASE / 4);
         expect(await a.renew(waitId, lease!)).toBe(true);
       }
-      // 400 ms after begin, over the 300 ms lease, yet not lapsed.
+      // Over a lease after begin, yet not lapsed.
       expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "running", leaseLapsed: false });
       expect(await b.takeOver(waitId, "exam-1", user)).toBeUndefined();
     });

@@ -4,16 +4,19 @@
  * state machine's arithmetic is tested on a fake clock in test/fleet/circuit-breaker.test.ts;
  * this contract proves the stores share one state and hand out one probe fleet-wide.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { CircuitBreakerStore } from "../../../src/fleet/circuit-breaker.js";
-import { sleep, type MakePair, type Pair } from "./pair.js";
+import { lapses, TIMINGS, type MakePair, type Pair, type TestClock } from "./pair.js";
 
-/** `make` must use minFailures 3, failureRatio 0.5, windowMs ≥ 10 000, openMs 1 000, probeLeaseMs 1 500. */
+const { openMs: OPEN, probeLeaseMs: PROBE_LEASE } = TIMINGS.circuitBreaker;
+
+/** `make` must use the circuit breaker of `TIMINGS`: minFailures 3, failureRatio 0.5, a long window, openMs and probeLeaseMs of seconds. */
 export function describeBreakerContract(name: string, make: MakePair<CircuitBreakerStore>): void {
-  describe(`${name}: the CircuitBreakerStore contract`, () => {
+  // Concurrent: each test has its own pair, and on Redis the waits for the open period overlap.
+  describe.concurrent(`${name}: the CircuitBreakerStore contract`, () => {
     const opened: Pair<CircuitBreakerStore>[] = [];
     const open = async () => { const p = await make(); opened.push(p); return p; };
-    afterEach(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
+    afterAll(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
     let n = 0;
     const scope = () => `org\u0000key-${++n}-${Math.random()}\u0000sign-in`;
 
@@ -25,9 +28,8 @@ export function describeBreakerContract(name: string, make: MakePair<CircuitBrea
       }
     };
     /** Waits (on the store's own clock) until the open period is over. */
-    const untilProbeMayGo = async (store: CircuitBreakerStore, s: string) => {
-      while ((await store.view(s)).retryAfterMs > 0) await sleep(50);
-    };
+    const untilProbeMayGo = (clock: TestClock, store: CircuitBreakerStore, s: string) =>
+      lapses(clock, OPEN, async () => (await store.view(s)).retryAfterMs === 0, "the open period ends");
 
     it("opens for the whole fleet: failures counted on one instance refuse calls on the other, with the time left", async () => {
       const { a, b } = await open();
@@ -37,7 +39,7 @@ export function describeBreakerContract(name: string, make: MakePair<CircuitBrea
       const refused = await a.admit(s);
       expect(refused).toMatchObject({ allowed: false, state: "open" });
       expect(refused.allowed === false && refused.retryAfterMs).toBeGreaterThan(0);
-      expect(refused.allowed === false && refused.retryAfterMs).toBeLessThanOrEqual(1_000);
+      expect(refused.allowed === false && refused.retryAfterMs).toBeLessThanOrEqual(OPEN);
       expect((await b.view(s)).state).toBe("open");
       // Another scope (key or endpoint) is not affected.
       expect((await b.admit(scope())).allowed).toBe(true);
@@ -54,10 +56,10 @@ export function describeBreakerContract(name: string, make: MakePair<CircuitBrea
     });
 
     it("hands out exactly one probe fleet-wide after openMs; its success closes the breaker everywhere", async () => {
-      const { a, b } = await open();
+      const { a, b, clock } = await open();
       const s = scope();
       await fail(a, s, 3);
-      await untilProbeMayGo(b, s);
+      await untilProbeMayGo(clock, b, s);
       const admissions = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).admit(s)));
       const probes = admissions.filter((x) => x.allowed);
       expect(probes).toEqual([{ allowed: true, probe: true }]);
@@ -69,29 +71,32 @@ export function describeBreakerContract(name: string, make: MakePair<CircuitBrea
     });
 
     it("a failed probe opens it again for openMs", async () => {
-      const { a, b } = await open();
+      const { a, b, clock } = await open();
       const s = scope();
       await fail(b, s, 3);
-      await untilProbeMayGo(a, s);
+      await untilProbeMayGo(clock, a, s);
       expect(await a.admit(s)).toEqual({ allowed: true, probe: true });
       expect(await a.settle(s, "failure", true)).toBe("opened");
       const refused = await b.admit(s);
       expect(refused).toMatchObject({ allowed: false, state: "open" });
-      expect(refused.allowed === false && refused.retryAfterMs).toBeGreaterThan(500);
+      // The first period was over: any time left is a new one, of at most openMs.
+      expect(refused.allowed === false && refused.retryAfterMs).toBeGreaterThan(0);
+      expect(refused.allowed === false && refused.retryAfterMs).toBeLessThanOrEqual(OPEN);
     });
 
     it("a probe whose instance never reports lapses: another instance probes after the lease", async () => {
-      const { a, b } = await open();
+      const { a, b, clock } = await open();
       const s = scope();
       await fail(a, s, 3);
-      await untilProbeMayGo(a, s);
+      await untilProbeMayGo(clock, a, s);
       expect((await a.admit(s)).allowed).toBe(true); // never settled
       let next = await b.admit(s);
-      while (!next.allowed) {
-        expect(next.state).toBe("half_open");
-        await sleep(100);
+      expect(next).toMatchObject({ allowed: false, state: "half_open" }); // its lease still runs
+      await lapses(clock, PROBE_LEASE, async () => {
         next = await b.admit(s);
-      }
+        if (!next.allowed) expect(next.state).toBe("half_open");
+        return next.allowed;
+      }, "the unsettled probe's lease lapses");
       expect(next).toEqual({ allowed: true, probe: true });
     });
   });

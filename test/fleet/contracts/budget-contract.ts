@@ -1,17 +1,34 @@
 /**
  * The RateBudget promises, for the in-process and the shared (Redis) budget alike: the
- * window, launch priority, aborts, the 429 pause, shared Remaining. `make(limit)` gives
- * two instances' views of one budget with a 1 s window.
+ * window, launch priority, aborts, the 429 pause, shared Remaining. `make(limit, windowMs)` gives
+ * two instances' views of one budget, with a 1 s window unless told. Both run on real time: waits are
+ * checked from below (a loaded machine only makes them longer), and every bound from
+ * above has at least a second to spare.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import type { RateBudget, ReleaseFn } from "../../../src/platform/index.js";
+import { afterAll, describe, expect, it } from "vitest";
+import type { RateBudget } from "../../../src/platform/index.js";
 import { sleep, type Pair } from "./pair.js";
 
-export function describeBudgetContract(name: string, make: (limit: number) => Promise<Pair<RateBudget>>): void {
-  describe(`${name}: the RateBudget contract`, () => {
-    const opened: Pair<RateBudget>[] = [];
-    const open = async (limit: number) => { const p = await make(limit); opened.push(p); return p; };
-    afterEach(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
+/** Two instances' views of one budget; `sync()` resolves once what `a` wrote (a pause, an observation) is what `b` reads. */
+export interface BudgetPair extends Pair<RateBudget> {
+  sync(): Promise<void>;
+}
+
+/** Polls `condition` every 10 ms, for up to 10 s. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const giveUpAt = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > giveUpAt) throw new Error(`${what}: not so within 10 s`);
+    await sleep(10);
+  }
+}
+
+export function describeBudgetContract(name: string, make: (limit: number, windowMs?: number) => Promise<BudgetPair>): void {
+  // Concurrent: each test has its own budget (on Redis its own key), and the waits for windows overlap.
+  describe.concurrent(`${name}: the RateBudget contract`, () => {
+    const opened: BudgetPair[] = [];
+    const open = async (limit: number, windowMs?: number) => { const p = await make(limit, windowMs); opened.push(p); return p; };
+    afterAll(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
 
     it("admits the limit at once across instances and holds the next until a window after an answer", async () => {
       const { a, b } = await open(4);
@@ -29,32 +46,35 @@ export function describeBudgetContract(name: string, make: (limit: number) => Pr
       const { a, b } = await open(2);
       const slow = await a.acquire("normal");
       const quick = await a.acquire("normal");
+      const quickAnsweredAt = Date.now();
       quick();
-      let third: ReleaseFn | undefined;
-      const pending = b.acquire("normal").then((r) => { third = r; });
-      await sleep(1500); // past the window of the answered call; the slow one still holds its slot
-      expect(third).toBeDefined(); // quick's slot freed
-      third!();
-      let fourth: ReleaseFn | undefined;
-      const next = a.acquire("normal").then((r) => { fourth = r; });
-      await sleep(700);
-      expect(fourth).toBeUndefined(); // slow is still in flight, third's slot within its window
+      // slow holds its slot: the third goes only once quick's answer leaves the window.
+      const third = await b.acquire("normal");
+      expect(Date.now() - quickAnsweredAt).toBeGreaterThanOrEqual(800);
+      const thirdAnsweredAt = Date.now();
+      third();
+      // slow is still in flight: the fourth waits for third's answer to leave the window.
+      const fourth = await a.acquire("normal");
+      expect(Date.now() - thirdAnsweredAt).toBeGreaterThanOrEqual(800);
       slow();
-      await Promise.all([pending, next]);
-      fourth!();
+      fourth();
     });
 
     it("a waiting launch goes before normal calls that queued earlier", async () => {
-      const { a, b } = await open(2);
-      const first = await Promise.all([a.acquire("normal"), b.acquire("normal")]);
-      first.forEach((r) => r());
+      // One slot, freed 2 s after the first call's answer: the launch has seconds to queue behind
+      // the normal call, and then only one of them can go.
+      const { a, b } = await open(1, 2_000);
+      (await a.acquire("normal"))();
       const order: string[] = [];
-      const normal = b.acquire("normal").then((r) => { order.push("normal"); return r; });
-      await sleep(50);
-      const launch = a.acquire("launch").then((r) => { order.push("launch"); return r; });
-      const released = await Promise.all([normal, launch]);
-      released.forEach((r) => r());
-      expect(order[0]).toBe("launch");
+      const controller = new AbortController();
+      const normal = b.acquire("normal", controller.signal).then((r) => { order.push("normal"); r(); }, () => undefined);
+      await until(() => b.stats().queued.normal === 1, "the normal call is queued");
+      const launch = await a.acquire("launch");
+      order.push("launch");
+      launch();
+      expect(order).toEqual(["launch"]);
+      controller.abort(new Error("test over")); // the normal call would wait another window
+      await normal;
     });
 
     it("an aborted wait rejects with the signal's reason and gives its place up", async () => {
@@ -70,59 +90,61 @@ export function describeBudgetContract(name: string, make: (limit: number) => Pr
     });
 
     it("a 429 pause on one instance holds calls on every instance until it ends", async () => {
-      const { a, b } = await open(100);
+      const { a, b, sync } = await open(100);
       (await b.acquire("normal"))();
       const pausedAt = Date.now();
       a.pause(pausedAt + 800);
-      await sleep(50);
+      await sync();
       const release = await b.acquire("normal");
       release();
       expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(700);
     });
 
     it("a platform Remaining of 0 holds calls on every instance until its reset", async () => {
-      const { a, b } = await open(100);
+      const { a, b, sync } = await open(100);
       (await a.acquire("normal"))();
       const observedAt = Date.now();
       a.observe({ limit: 100, remaining: 0, resetAt: observedAt + 900 });
-      await sleep(50);
+      await sync();
       const release = await b.acquire("normal");
       release();
       expect(Date.now() - observedAt).toBeGreaterThanOrEqual(750);
     });
 
     it("a Remaining of 0 holds calls only until one of ours leaves the window, not until a later Reset", async () => {
-      const { a, b } = await open(100);
+      const { a, b, sync } = await open(100);
       (await a.acquire("normal"))();
       const answeredAt = Date.now();
       // The platform rounds its Reset up to whole seconds (and a Reset can lie further off):
       // our answered call leaving our window frees a platform slot sooner.
       a.observe({ limit: 100, remaining: 0, resetAt: answeredAt + 5000 });
-      await sleep(50);
+      await sync();
       const release = await b.acquire("normal");
       release();
       const waited = Date.now() - answeredAt;
       expect(waited).toBeGreaterThanOrEqual(700);
-      expect(waited).toBeLessThan(1800);
+      // Waiting for the Reset would take at least the cap on it, a window and a second: a second to spare.
+      expect(waited).toBeLessThan(2000);
     });
 
     it("a Remaining counts against it only the calls in flight sent after the call that brought it", async () => {
-      const { a, b } = await open(100);
+      const { a, b, sync } = await open(100);
       const first = await a.acquire("normal");
       await sleep(10);
       const second = await b.acquire("normal");
       await sleep(10);
       const last = await a.acquire("normal");
       // The last call's answer: the platform counted the two sent before it. One slot left.
-      a.observe({ limit: 100, remaining: 1, resetAt: Date.now() + 900 }, last);
-      await sleep(50);
+      // (Counting the two would hold the next call until the Reset, 2 s off.)
+      a.observe({ limit: 100, remaining: 1, resetAt: Date.now() + 2000 }, last);
+      await sync();
       let started = Date.now();
       const fourth = await b.acquire("normal");
-      expect(Date.now() - started).toBeLessThan(400);
+      expect(Date.now() - started).toBeLessThan(1000);
       // The first call's answer: the two sent after it may not be counted yet, nor the
       // fourth: Remaining 1 is spent, and the next call waits for the Reset.
       a.observe({ limit: 100, remaining: 1, resetAt: Date.now() + 900 }, first);
-      await sleep(50);
+      await sync();
       started = Date.now();
       const fifth = await b.acquire("normal");
       expect(Date.now() - started).toBeGreaterThanOrEqual(500);

@@ -1,14 +1,15 @@
 /** The PlanLeaseStore promises, for the in-process and the Redis implementation alike. */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { PlanLeaseStore } from "../../../src/fleet/plan-lease.js";
-import { sleep, type MakePair, type Pair } from "./pair.js";
+import { lapses, TIMINGS, type MakePair, type Pair } from "./pair.js";
 
-/** `make` must use a 300 ms lease. */
+/** `make` must use the plan lease of `TIMINGS`. */
 export function describePlanContract(name: string, make: MakePair<PlanLeaseStore>): void {
-  describe(`${name}: the PlanLeaseStore contract`, () => {
+  // Concurrent: each test has its own pair, and on Redis the waits for lapses overlap.
+  describe.concurrent(`${name}: the PlanLeaseStore contract`, () => {
     const opened: Pair<PlanLeaseStore>[] = [];
     const open = async () => { const p = await make(); opened.push(p); return p; };
-    afterEach(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
+    afterAll(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
     let n = 0;
     const plan = () => `exam-${++n}-${Math.random()}`;
 
@@ -36,11 +37,11 @@ export function describePlanContract(name: string, make: MakePair<PlanLeaseStore
     });
 
     it("a leader that dies (stops renewing) is replaced after its lease", async () => {
-      const { a, b } = await open();
+      const { a, b, clock } = await open();
       const id = plan();
       expect(await a.lead(id, "A")).toBe(true);
-      await sleep(600); // 2x the lease
-      expect(await b.leader(id)).toBeUndefined();
+      expect(await b.lead(id, "B")).toBe(false); // its lease still runs
+      await lapses(clock, TIMINGS.planLeaseMs, async () => (await b.leader(id)) === undefined, "the dead leader's lease lapses");
       expect(await b.lead(id, "B")).toBe(true);
       expect(await a.renew(id, "A")).toBe(false);
       expect(await a.leader(id)).toBe("B");
@@ -57,10 +58,10 @@ export function describePlanContract(name: string, make: MakePair<PlanLeaseStore
     });
 
     it("per-student marks written by any instance are read by another; handed out wins over on demand", async () => {
-      const { a, b } = await open();
+      const { a, b, clock } = await open();
       const id = plan();
       const [ada, bob, cy] = ["u-ada\u0000ada@school.test", "u-bob\u0000bob@school.test", "u-cy\u0000cy@school.test"];
-      const until = Date.now() + 60_000;
+      const until = clock.now() + 60_000;
       await a.markStored(id, ada, until);
       await b.markTaken(id, bob, "handedOut");
       await a.markTaken(id, bob, "onDemand");
@@ -72,17 +73,18 @@ export function describePlanContract(name: string, make: MakePair<PlanLeaseStore
     });
 
     it("a plan's input published by one instance is read by another, and listed as active until its end", async () => {
-      const { a, b } = await open();
+      const { a, b, clock } = await open();
       const id = plan();
       const gone = plan();
-      await a.publish(id, JSON.stringify({ roster: [1, 2] }), Date.now() + 60_000);
-      await a.publish(gone, "{}", Date.now() + 300);
+      const goneAfterMs = 2_000; // seconds of margin for the reads below, on a loaded machine
+      await a.publish(id, JSON.stringify({ roster: [1, 2] }), clock.now() + 60_000);
+      await a.publish(gone, "{}", clock.now() + goneAfterMs);
       expect(await b.published(id)).toBe(JSON.stringify({ roster: [1, 2] }));
       expect(await b.activePlans()).toEqual(expect.arrayContaining([id, gone]));
-      await b.publish(id, "{\"v\":2}", Date.now() + 60_000); // a newer prepare replaces it
+      await b.publish(id, "{\"v\":2}", clock.now() + 60_000); // a newer prepare replaces it
       expect(await a.published(id)).toBe("{\"v\":2}");
-      await sleep(600);
-      expect(await a.published(gone)).toBeUndefined();
+      expect(await a.published(gone)).toBe("{}");
+      await lapses(clock, goneAfterMs, async () => (await a.published(gone)) === undefined, "the ended plan's input is gone");
       expect(await a.activePlans()).toContain(id);
       expect(await b.activePlans()).not.toContain(gone);
     });
