@@ -3,7 +3,12 @@
  * and a resource link, or, with a fault switched on, the bad token that fault names.
  */
 import { createHash } from "node:crypto";
-import { SignJWT, UnsecuredJWT, type CryptoKey, type JWK } from "jose";
+import { SignJWT, UnsecuredJWT } from "jose";
+// Node's types in these public declarations, not jose's (ESM only: unresolvable from CommonJS).
+import type { JsonWebKey, webcrypto } from "node:crypto";
+
+type CryptoKey = webcrypto.CryptoKey;
+type JWK = JsonWebKey;
 import type { LmsFault } from "./faults.js";
 
 export interface LmsKey {
