@@ -48,7 +48,7 @@ describe("the sliding window", () => {
 
   it("sends launch-priority calls queued behind normal ones first, FIFO within a priority", async () => {
     emulator = await emulatorWith();
-    const budgeted = client({ rateLimitPerMinute: 2, rateWindowMs: 400 });
+    const budgeted = client({ rateLimitPerMinute: 2, rateWindowMs: 400, normalShare: 0 });
     const normal = ["n0", "n1", "n2", "n3", "n4"].map((name) => budgeted.courses.create({ name }));
     const launch = ["l0", "l1"].map((name) => budgeted.courses.create({ name }, { priority: "launch" }));
     expect(budgeted.rateStats()).toMatchObject({ queued: { normal: 3, launch: 2 }, sentInWindow: 2 });
@@ -61,7 +61,7 @@ describe("the sliding window", () => {
 
   it("students.createSignInToken is launch priority by default", async () => {
     emulator = await emulatorWith();
-    const budgeted = client({ rateLimitPerMinute: 1, rateWindowMs: 300 });
+    const budgeted = client({ rateLimitPerMinute: 1, rateWindowMs: 300, normalShare: 0 });
     const course = await budgeted.courses.create({ name: "C" });
     const klass = await budgeted.classes.create(course.data._id, { name: "K", startDate: "2026-01-01", endDate: "2026-02-01" });
     const queuedBehind = budgeted.courses.list();
