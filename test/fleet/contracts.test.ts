@@ -44,8 +44,8 @@ describeTokensContract("in process", inProcess((f) => f.preparedTokens));
 describePlanContract("in process", inProcess((f) => f.planLeases));
 describeLimiterContract("in process", inProcess((f) => f.launchLimiter));
 describeBreakerContract("in process", inProcess((f) => f.breaker));
-describeBudgetContract("in process", async (limit) => {
-  const budget = createRateBudget({ limit, windowMs: 1000 });
+describeBudgetContract("in process", async (limit, options) => {
+  const budget = createRateBudget({ limit, windowMs: 1000, ...options });
   return { a: budget, b: budget, close: async () => {} };
 });
 
@@ -55,9 +55,9 @@ if (available) {
   describePlanContract("Redis", onRedis((f) => f.planLeases));
   describeLimiterContract("Redis", onRedis((f) => f.launchLimiter));
   describeBreakerContract("Redis", onRedis((f) => f.breaker));
-  describeBudgetContract("Redis", (limit) => {
+  describeBudgetContract("Redis", (limit, options) => {
     // Each test its own API key (hash), as two clients of one key would bind it.
     const hash = keyHash(`contract-key-${++budgets}-${prefix}`);
-    return onRedis((f) => f.rateBudget.forKey(hash), { rateLimit: limit, rateWindowMs: 1000 })();
+    return onRedis((f) => f.rateBudget.forKey(hash), { rateLimit: limit, rateWindowMs: 1000, ...options })();
   });
 }

@@ -7,10 +7,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RateBudget, ReleaseFn } from "../../../src/platform/index.js";
 import { sleep, type Pair } from "./pair.js";
 
-export function describeBudgetContract(name: string, make: (limit: number) => Promise<Pair<RateBudget>>): void {
+/** `normalShare`: the budget's share kept for normal calls during a launch storm (its default when left out). */
+export function describeBudgetContract(name: string, make: (limit: number, options?: { normalShare?: number }) => Promise<Pair<RateBudget>>): void {
   describe(`${name}: the RateBudget contract`, () => {
     const opened: Pair<RateBudget>[] = [];
-    const open = async (limit: number) => { const p = await make(limit); opened.push(p); return p; };
+    const open = async (limit: number, options?: { normalShare?: number }) => { const p = await make(limit, options); opened.push(p); return p; };
     afterEach(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
 
     it("admits the limit at once across instances and holds the next until a window after an answer", async () => {
@@ -44,8 +45,8 @@ export function describeBudgetContract(name: string, make: (limit: number) => Pr
       fourth!();
     });
 
-    it("a waiting launch goes before normal calls that queued earlier", async () => {
-      const { a, b } = await open(2);
+    it("a waiting launch goes before normal calls that queued earlier (no share kept for normal calls)", async () => {
+      const { a, b } = await open(2, { normalShare: 0 });
       const first = await Promise.all([a.acquire("normal"), b.acquire("normal")]);
       first.forEach((r) => r());
       const order: string[] = [];
@@ -55,6 +56,21 @@ export function describeBudgetContract(name: string, make: (limit: number) => Pr
       const released = await Promise.all([normal, launch]);
       released.forEach((r) => r());
       expect(order[0]).toBe("launch");
+    });
+
+    it("a launch storm does not shut a normal call out: within its share it takes one of the next free slots", async () => {
+      const { a, b } = await open(4, { normalShare: 0.25 });
+      const first = await Promise.all([a, b, a, b].map((x) => x.acquire("launch")));
+      first.forEach((r) => r());
+      const order: string[] = [];
+      const storm = Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).acquire("launch").then((r) => { order.push("launch"); r(); }));
+      await sleep(100);
+      const normal = b.acquire("normal").then((r) => { order.push("normal"); r(); });
+      await normal;
+      // ⌈0.25 × 4⌉ = 1 normal call per window: it went in the window after the full one,
+      // not after the ten launches queued before it (three windows later).
+      expect(order.indexOf("normal")).toBeLessThanOrEqual(4);
+      await Promise.all(storm);
     });
 
     it("an aborted wait rejects with the signal's reason and gives its place up", async () => {
