@@ -208,6 +208,16 @@ if lane ~= 'launch' and cap < L then
   -- Launches are waiting: normal calls do not queue ahead of them; they look again then.
   return hold(at - now)
 end
+if lane ~= priority then
+  -- A normal call within its share takes the slot a launch reserved at that time: the
+  -- launch finds its place gone when it wakes and queues again (the window is never
+  -- booked twice over).
+  local holder = redis.call('ZRANGEBYSCORE', KEYS[3], at + grace, at + grace, 'LIMIT', 0, 1)[1]
+  if holder then
+    redis.call('ZREM', KEYS[1], holder)
+    redis.call('ZREM', KEYS[3], holder)
+  end
+end
 return reserve(at)
 `;
 

