@@ -28,7 +28,8 @@ import { ratioToPhysical } from "./lib/storm-bound.js";
 
 const INSTANCE = fileURLToPath(new URL("./fleet-instance.js", import.meta.url));
 
-async function startInstance(env) {
+/** One router instance (fleet-instance.js) with `env`; resolves once it listens. */
+export async function startInstance(env) {
   const child = spawn(process.execPath, [INSTANCE], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
   const port = await new Promise((resolve, reject) => {
     let out = "";
@@ -44,7 +45,7 @@ async function startInstance(env) {
   return instance;
 }
 
-async function stop(instance, signal = "SIGTERM") {
+export async function stop(instance, signal = "SIGTERM") {
   if (instance.child.exitCode !== null || instance.child.signalCode !== null) return;
   const exited = once(instance.child, "exit");
   instance.child.kill(signal);

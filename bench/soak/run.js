@@ -14,6 +14,10 @@
  *   and against a full class, with the router's real defaults (bench/soak/abuse.js):
  *   ≤ 5 sign-in calls each, other students' launch p99 within 2× of their quiet p99.
  *   `--only abuse` runs this phase alone.
+ * - redisRestart: 4 router instances in fleet mode on a private redis-server, 600 students
+ *   launching in a storm at the emulator's rate limit, Redis restarted empty mid-storm
+ *   (bench/soak/redis-restart.js): 0 failed students, ≤ 1 platform 429.
+ *   `--only redisRestart` runs this phase alone.
  * Exits 1 when a target is missed. Progress goes to stderr.
  */
 import { fork } from "node:child_process";
@@ -22,6 +26,7 @@ import { parseArgs } from "node:util";
 import fc from "fast-check";
 import { startEmulatorProcess } from "../lib/emulator.js";
 import { abuseMet, runAbuse } from "./abuse.js";
+import { redisRestartMet, runRedisRestart } from "./redis-restart.js";
 import { invalidRequest, malformedPathRequest, wrongAnswerFor } from "./fuzz-cases.js";
 import { rawRequest } from "./http.js";
 import { CLIENT, ROUTER } from "./router-process.js";
@@ -43,6 +48,16 @@ if (values.only === "abuse") {
   const targets = { abuse: abuseMet(abuse) };
   print({ abuse, targets });
   process.exit(targets.abuse ? 0 : 1);
+}
+if (values.only === "redisRestart") {
+  const redisRestart = await runRedisRestart({ log });
+  const targets = { redisRestart: redisRestartMet(redisRestart) };
+  print({ redisRestart, targets });
+  process.exit(targets.redisRestart ? 0 : 1);
+}
+if (values.only !== undefined) {
+  log(`--only takes abuse or redisRestart, not ${JSON.stringify(values.only)}`);
+  process.exit(2);
 }
 const seed = Number(values.seed);
 const CHILD = fileURLToPath(new URL("./router-process.js", import.meta.url));
@@ -243,6 +258,7 @@ try {
   const faults = await runFaults(Number(values.requests), Number(values.concurrency));
   const fuzz = await runFuzz(Number(values.cases), 8);
   const abuse = await runAbuse({ log });
+  const redisRestart = await runRedisRestart({ log });
   result = {
     seed,
     faults: {
@@ -268,6 +284,7 @@ try {
       findings: fuzz.findings,
     },
     abuse,
+    redisRestart,
   };
 } finally {
   stopping = true;
@@ -282,8 +299,9 @@ const targets = {
   faults: f.requests >= 10_000 && f.crashes === 0 && f.unhandledRejections === 0 && f.overDeadline === 0 && f.wrongStatus === 0 && f.keyLeaks === 0 && f.rssGrowthPct < 10,
   fuzz: z.cases >= 10_000 && z.serverErrors === 0 && z.upstreamOnInvalid === 0 && z.notProblemNamingField === 0,
   abuse: abuseMet(result.abuse),
+  redisRestart: redisRestartMet(result.redisRestart),
 };
 result.targets = targets;
 if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
 else process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-process.exit(targets.faults && targets.fuzz && targets.abuse ? 0 : 1);
+process.exit(targets.faults && targets.fuzz && targets.abuse && targets.redisRestart ? 0 : 1);

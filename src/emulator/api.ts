@@ -79,12 +79,16 @@ export async function handleApi(ctx: EmulatorContext, req: IncomingMessage, res:
   const limit = ctx.limits[env];
 
   const fault = ctx.faults.take(method, sub, body.kind === "json" || body.kind === "invalid" ? body.text : "", auth.info.org);
+  // The platform's own clock (`setClockSkew`): what its Date and Reset headers say.
+  const skew = ctx.clockSkewMs;
+  const platformNow = skew === 0 ? Date.now() : Date.now() + skew;
+  if (skew !== 0) headers.Date = new Date(platformNow).toUTCString();
   if (fault) {
-    headers = { ...headers, ...rateHeaders(ctx.limiter.peek(auth.key, limit)) };
+    headers = { ...headers, ...rateHeaders(ctx.limiter.peek(auth.key, limit, platformNow)) };
     return applyFault(ctx, req, res, fault, { entry, headers, requestId });
   }
 
-  const rate = ctx.limiter.take(auth.key, limit);
+  const rate = ctx.limiter.take(auth.key, limit, platformNow);
   headers = { ...headers, ...rateHeaders(rate) };
   if (!rate.allowed) {
     headers["Retry-After"] = rate.retryAfter;

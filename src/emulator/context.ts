@@ -26,6 +26,11 @@ export interface EmulatorContext {
   readonly faults: FaultQueue;
   readonly latency: Latency;
   readonly log: RequestLog;
+  /**
+   * How far the platform's clock is ahead of this machine's, ms (negative: behind): its
+   * `Date` and `X-RateLimit-Reset` headers are on that clock (`setClockSkew`). Default 0.
+   */
+  clockSkewMs: number;
   /** Successful responses so far; `responseShape: "mixed"` alternates on it. */
   shapeCounter: number;
   /** Pending latency timers, cleared on close so the process can exit. */
@@ -44,6 +49,7 @@ export function createContext(options: ResolvedOptions, logger: Logger): Emulato
     faults: new FaultQueue(new Set([...options.keys.values()].map((key) => key.org))),
     latency: new Latency(),
     log: new RequestLog(options.requestLogLimit),
+    clockSkewMs: 0,
     shapeCounter: 0,
     timers: new Set(),
   };

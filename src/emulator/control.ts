@@ -14,6 +14,7 @@
  *   DELETE /__emulator/faults        remove all faults and latency
  *   POST   /__emulator/latency       body: {"fixedMs":200,"jitterMs":50}
  *   POST   /__emulator/rate-limits   body: {"dev":60,"prod":600,"windowMs":60000}
+ *   POST   /__emulator/clock         body: {"skewMs":-60000}: the platform's clock that far off ours
  *   GET    /__emulator/requests      the request log (each with its key's `org`), oldest first; `?limit=N` → the last N
  *
  * Answers are plain JSON (no envelope); errors are `{ error: { code, message } }` with 400,
@@ -33,6 +34,7 @@ const ENDPOINTS = [
   "DELETE /__emulator/faults",
   "POST /__emulator/latency",
   "POST /__emulator/rate-limits",
+  "POST /__emulator/clock",
   "GET /__emulator/requests?limit=N",
 ];
 
@@ -91,6 +93,9 @@ export async function handleControl(
       case "POST /__emulator/rate-limits":
         emulator.setRateLimits((input ?? {}) as Parameters<Emulator["setRateLimits"]>[0]);
         return ok(res, 200, { ok: true, rateLimits: { ...ctx.limits } });
+      case "POST /__emulator/clock":
+        emulator.setClockSkew((input as { skewMs?: unknown } | undefined)?.skewMs as number);
+        return ok(res, 200, { ok: true, clockSkewMs: ctx.clockSkewMs });
       case "GET /__emulator/requests": {
         const all = emulator.requests;
         const limit = Number(new URLSearchParams(query).get("limit") ?? NaN);

@@ -77,6 +77,7 @@ class RunningEmulator implements Emulator {
     ctx.faults.clear();
     ctx.latency.clear();
     ctx.log.clear();
+    ctx.clockSkewMs = 0;
     ctx.shapeCounter = 0;
   }
 
@@ -106,6 +107,13 @@ class RunningEmulator implements Emulator {
     if (limits.dev !== undefined) current.dev = limits.dev;
     if (limits.prod !== undefined) current.prod = limits.prod;
     if (limits.windowMs !== undefined) limiter.setWindowMs((current.windowMs = limits.windowMs));
+  }
+
+  setClockSkew(skewMs: number): void {
+    if (typeof skewMs !== "number" || !Number.isInteger(skewMs) || Math.abs(skewMs) > 7 * 24 * 3600_000) {
+      throw new RangeError("Clock skew must be a whole number of ms, at most a week either way.");
+    }
+    this.#ctx.clockSkewMs = skewMs;
   }
 
   examUrl(examId: string, token?: string): string {

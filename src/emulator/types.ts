@@ -163,6 +163,13 @@ export interface Emulator {
   clearFaults(): void;
   /** Changes rate limits at run time (e.g. a benchmark). */
   setRateLimits(limits: { dev?: number; prod?: number; windowMs?: number }): void;
+  /**
+   * Puts the platform's clock `skewMs` ahead of this machine's (negative: behind): its
+   * `Date` and `X-RateLimit-Reset` headers follow it, as a platform with a wrong clock
+   * would send them. Set it before traffic (rate windows are kept on that clock). `reset()`
+   * puts it back to 0.
+   */
+  setClockSkew(skewMs: number): void;
 
   /**
    * The exam page address for an oral assessment (`/exam/:id`) or a role-play

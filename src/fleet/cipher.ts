@@ -9,6 +9,9 @@
  *   nothing private but must not be forged (a plan's per-student marks). Readable in Redis.
  * - `name`/`names`: HMAC-SHA-256, for Redis key and field names that must not reveal
  *   whom they are about.
+ * - `windowName`: HMAC-SHA-256 under a key of its own, for the name of an API key's rate
+ *   window (from the key's SHA-256, see src/platform/key-hash.ts): whoever reads Redis
+ *   cannot test a guessed API key against it without the secret.
  *
  * `aad` binds a value to where it belongs (its Redis key, plus the hash field or wait id),
  * so a value copied elsewhere fails too. A value carries the id of the secret it was made
@@ -32,6 +35,8 @@ export interface Cipher {
   name(value: string): string;
   /** The value's name under every listed secret, the first one's first: lookups that must find what was written before a switch. */
   names(value: string): string[];
+  /** The name of an API key's rate window (32 hex digits), from the key's hash, under the first secret. */
+  windowName(keyHash: string): string;
   /** Which secret a value says it was made under, for a log line: its id if well-formed, and whether that id is listed. */
   keyIdOf(value: string): { keyId: string | undefined; listed: boolean };
 }
@@ -46,11 +51,12 @@ interface DerivedKey {
   seal: Buffer;
   sign: Buffer;
   name: Buffer;
+  window: Buffer;
 }
 
 const derive = ({ id, material }: FleetKey): DerivedKey => {
   const hkdf = (purpose: string) => Buffer.from(hkdfSync("sha256", material, SALT, `fleet:${purpose}`, 32));
-  return { id, seal: hkdf("aes-256-gcm"), sign: hkdf("mac"), name: hkdf("names") };
+  return { id, seal: hkdf("aes-256-gcm"), sign: hkdf("mac"), name: hkdf("names"), window: hkdf("rate-window") };
 };
 
 const tagOf = (key: DerivedKey, value: string, aad: string): Buffer =>
@@ -99,6 +105,7 @@ export function createCipher(keys: readonly FleetKey[]): Cipher {
     },
     name: (value) => nameUnder(current, value),
     names: (value) => derived.map((key) => nameUnder(key, value)),
+    windowName: (keyHash) => createHmac("sha256", current.window).update(keyHash, "utf8").digest("hex").slice(0, 32),
     keyIdOf(value) {
       const id = value.split(".")[1];
       const keyId = id !== undefined && KEY_ID.test(id) ? id : undefined;

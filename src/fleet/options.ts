@@ -39,6 +39,13 @@ export interface RedisFleetOptions {
   maxConcurrency?: number;
   /** Share of the window kept free for launches while one is waiting, fleet-wide. Default 0.2. */
   launchShare?: number;
+  /**
+   * Share of the window kept for normal-priority (instructor) calls during a launch storm,
+   * fleet-wide: while fewer than ⌈normalShare × rateLimit⌉ normal calls were sent (or hold
+   * a slot) in the last window, a normal call queues ahead of the launches waiting, so it
+   * waits for one freed slot at most. From 0 (launches always first) up to 1. Default 0.1.
+   */
+  normalShare?: number;
   /** Timeout of each Redis command, ms: past it the instance falls back instead of hanging. Default 500. */
   commandTimeoutMs?: number;
   /** Lease of an attempt's owner, ms: if the owner dies, another instance takes over after it. Default 10 000. */
@@ -82,6 +89,7 @@ export interface FleetSettings {
   rateWindowMs: number;
   maxConcurrency: number;
   launchShare: number;
+  normalShare: number;
   commandTimeoutMs: number;
   attemptLeaseMs: number;
   outcomeTtlMs: number;
@@ -118,13 +126,15 @@ export function readFleetOptions(options: RedisFleetOptions): FleetSettings {
   }
   const share = o.launchShare ?? d.launchShare;
   if (typeof share !== "number" || !(share >= 0 && share < 1)) problems.add("launchShare", "must be a number from 0 up to (not including) 1.", "Omit it for 0.2.");
+  const normalShare = o.normalShare ?? 0.1;
+  if (typeof normalShare !== "number" || !(normalShare >= 0 && normalShare <= 1)) problems.add("normalShare", "must be a number from 0 to 1.", "Omit it for 0.1.");
   const launchLimit = readLaunchLimit(o.launchLimit, problems);
   const circuitBreaker = readBreakerOptions(o.circuitBreaker, problems);
   problems.throwIfAny("redisFleet");
   return {
     url: o.url as string, keys, prefix,
     expectedInstances: o.expectedInstances ?? d.expectedInstances, rateLimit: o.rateLimit ?? d.rateLimit, rateWindowMs: o.rateWindowMs ?? d.rateWindowMs,
-    maxConcurrency: o.maxConcurrency ?? d.maxConcurrency, launchShare: share, commandTimeoutMs: o.commandTimeoutMs ?? d.commandTimeoutMs,
+    maxConcurrency: o.maxConcurrency ?? d.maxConcurrency, launchShare: share, normalShare, commandTimeoutMs: o.commandTimeoutMs ?? d.commandTimeoutMs,
     attemptLeaseMs: o.attemptLeaseMs ?? d.attemptLeaseMs, outcomeTtlMs: o.outcomeTtlMs ?? d.outcomeTtlMs, claimGraceMs: o.claimGraceMs ?? d.claimGraceMs, planLeaseMs: o.planLeaseMs ?? d.planLeaseMs,
     launchLimit, circuitBreaker,
   };

@@ -17,6 +17,15 @@
  *   6 meta     hash  `limit` the platform reported; `window` the real window detected.
  *   7 normals  zset  normal calls holding a reservation, score = reserved time: a launch
  *                    queues behind sent calls and other launches only, never behind these.
+ *   8 kept     zset  normal calls sent (score = send time) or reserved (score = reserved
+ *                    time) within their `normalShare` of the window: while fewer than
+ *                    ⌈normalShare × limit⌉ are there, a normal call queues as a launch, ahead
+ *                    of the launches waiting, so a launch storm cannot shut it out.
+ *   9 epoch    hash  `id` and `born` of this window's life in Redis, and `fullUntil`: a
+ *                    window found gone by an instance that knew an older one (Redis came
+ *                    back empty) is taken to be full until a window after it was lost.
+ *  10 probe    string the one call sent, fleet-wide, to learn the platform's Remaining
+ *                    while the window is taken to be full and none is known.
  */
 
 const PRELUDE = `
@@ -48,33 +57,58 @@ if left > 0 then
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - W)
+redis.call('ZREMRANGEBYSCORE', KEYS[8], '-inf', now - W)
 `;
 
 /**
  * ARGV: id, priority, limit, windowMs, launchShare, leaseMs, graceMs, mode ("new" | "due"),
- * and for "due" the window the reservation was made on.
- * Returns { waitMs, status, sentInWindow, pausedForMs, serverRemaining (-1: unknown), windowMs }:
+ * for "due" the window the reservation was made on, normalShare, the window epoch the
+ * instance knew ("" if none), the probe's lease (ms).
+ * Returns { waitMs, status, sentInWindow, pausedForMs, serverRemaining (-1: unknown), windowMs, epoch }:
  * status 1 = admitted (send now), 2 = slot reserved (sleep waitMs, then call again with
  * mode "due"), 0 = held without a reservation (pause, platform Remaining 0, or a normal
  * call while launches wait), call again with mode "new" after waitMs.
  */
 export const ACQUIRE = `${PRELUDE}
 local id, priority, share, lease, grace, mode = ARGV[1], ARGV[2], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
+local normalShare, known, probeLease = tonumber(ARGV[10]), ARGV[11], tonumber(ARGV[12])
+-- The window's epoch: gone while this instance knew one means Redis lost the window.
+local epoch = redis.call('HGET', KEYS[9], 'id')
+if not epoch then
+  epoch = id
+  redis.call('HSET', KEYS[9], 'id', epoch, 'born', now)
+  if known ~= '' then redis.call('HSET', KEYS[9], 'fullUntil', now + W) end
+elseif known ~= '' and known ~= epoch and not redis.call('HGET', KEYS[9], 'fullUntil') then
+  -- Another instance saw the empty Redis first, without knowing the window before it.
+  local born = num(redis.call('HGET', KEYS[9], 'born'), 0)
+  if born > now - W then redis.call('HSET', KEYS[9], 'fullUntil', born + W) end
+end
+local fullUntil = num(redis.call('HGET', KEYS[9], 'fullUntil'), 0)
+-- A normal call within its share queues as a launch, ahead of the launches waiting.
+local kept = redis.call('ZCARD', KEYS[8])
+if redis.call('ZSCORE', KEYS[8], id) then kept = kept - 1 end
+local lane = priority
+if priority ~= 'launch' and kept < math.ceil(normalShare * L) then lane = 'launch' end
 local function reply(wait, status)
   local rem = redis.call('HGET', KEYS[5], 'remaining')
-  return { math.max(0, math.ceil(wait)), status, redis.call('ZCOUNT', KEYS[1], '-inf', now), math.max(0, num(redis.call('GET', KEYS[4]), 0) - now), num(rem, -1), W }
+  return { math.max(0, math.ceil(wait)), status, redis.call('ZCOUNT', KEYS[1], '-inf', now), math.max(0, num(redis.call('GET', KEYS[4]), 0) - now), num(rem, -1), W, epoch }
 end
 local function hold(wait)
   redis.call('ZREM', KEYS[1], id)
   redis.call('ZREM', KEYS[3], id)
   redis.call('ZREM', KEYS[7], id)
+  redis.call('ZREM', KEYS[8], id)
   return reply(math.max(1, wait), 0)
+end
+local function reserve(at)
+  redis.call('ZADD', KEYS[1], at, id)
+  if lane == 'launch' then redis.call('ZADD', KEYS[3], at + grace, id) else redis.call('ZADD', KEYS[7], at, id) end
+  if lane ~= priority then redis.call('ZADD', KEYS[8], at, id) end
+  return reply(at - now, 2)
 end
 -- A reservation's place, moved to \`at\` (it counts in the window from then).
 local function keep(at)
-  redis.call('ZADD', KEYS[1], at, id)
-  if priority == 'launch' then redis.call('ZADD', KEYS[3], at + grace, id) else redis.call('ZADD', KEYS[7], at, id) end
-  return reply(at - now, 2)
+  return reserve(at)
 end
 -- When the first call counted in the window now leaves it (nil: none is counted).
 local function firstLeavesAt()
@@ -96,17 +130,26 @@ if remaining and tonumber(remaining) <= 0 and resetAt > now then
   if mode == 'due' and redis.call('ZSCORE', KEYS[1], id) then return keep(math.max(frees, now + 1)) end
   return hold(frees - now)
 end
+-- Taken to be full, and no Remaining known (none seen since, or its Reset passed): one
+-- call fleet-wide goes to learn it; the others look again shortly.
+local probe = false
+if fullUntil > now and not remaining then
+  if redis.call('SET', KEYS[10], id, 'NX', 'PX', probeLease) then probe = true
+  else return hold(math.min(fullUntil - now, math.max(20, math.floor(W / 200)))) end
+end
 
 local cap = L
-if priority ~= 'launch' and redis.call('ZCARD', KEYS[3]) > 0 then cap = math.floor(L * (1 - share)) end
+if lane ~= 'launch' and redis.call('ZCARD', KEYS[3]) > 0 then cap = math.floor(L * (1 - share)) end
 local function admit()
   redis.call('ZADD', KEYS[1], now, id)
   redis.call('ZADD', KEYS[2], now + lease, id)
   redis.call('ZREM', KEYS[3], id)
   redis.call('ZREM', KEYS[7], id)
+  if priority ~= 'launch' then redis.call('ZADD', KEYS[8], now, id) end
   if remaining then redis.call('HINCRBY', KEYS[5], 'remaining', -1) end
   return reply(0, 1)
 end
+if probe then return admit() end
 
 if mode == 'due' then
   -- Our reserved time has come. Count what was really sent (or is due) by now, not the
@@ -128,16 +171,21 @@ if mode == 'due' then
     return keep(math.max(now + math.max(5, math.floor(W / 100)), firstLeavesAt() or 0))
   end
   redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[3], id)
   redis.call('ZREM', KEYS[7], id)
+  redis.call('ZREM', KEYS[8], id)
 end
 
 local total = redis.call('ZCARD', KEYS[1])
 local at = now + W
-if priority == 'launch' then
+if lane == 'launch' then
   -- Launches count sent calls and other launches' reservations, not normal reservations
-  -- (those re-check at their time and yield to us then).
-  local sent = redis.call('ZCOUNT', KEYS[1], '-inf', now) - redis.call('ZCOUNT', KEYS[7], '-inf', now)
-  local launches = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. (now + grace), '+inf', 'WITHSCORES')
+  -- (those re-check at their time and yield to us then). A normal call within its share
+  -- counts sent calls and due normal reservations only: it takes the next slot that frees.
+  local sent = redis.call('ZCOUNT', KEYS[1], '-inf', now)
+  if lane == priority then sent = sent - redis.call('ZCOUNT', KEYS[7], '-inf', now) end
+  local launches = {}
+  if lane == priority then launches = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. (now + grace), '+inf', 'WITHSCORES') end
   local ahead = sent + #launches / 2
   if ahead < L then return admit() end
   local index = ahead - L
@@ -156,19 +204,29 @@ else
 end
 -- An entry still in flight past its window holds its slot until answered: look again soon, not in a busy loop.
 if at <= now then at = now + math.max(50, math.floor(W / 20)) end
-if priority ~= 'launch' and cap < L then
+if lane ~= 'launch' and cap < L then
   -- Launches are waiting: normal calls do not queue ahead of them; they look again then.
   return hold(at - now)
 end
-redis.call('ZADD', KEYS[1], at, id)
-if priority == 'launch' then redis.call('ZADD', KEYS[3], at + grace, id) else redis.call('ZADD', KEYS[7], at, id) end
-return reply(at - now, 2)
+if lane ~= priority then
+  -- A normal call within its share takes the slot a launch reserved at that time: the
+  -- launch finds its place gone when it wakes and queues again (the window is never
+  -- booked twice over).
+  local holder = redis.call('ZRANGEBYSCORE', KEYS[3], at + grace, at + grace, 'LIMIT', 0, 1)[1]
+  if holder then
+    redis.call('ZREM', KEYS[1], holder)
+    redis.call('ZREM', KEYS[3], holder)
+  end
+end
+return reserve(at)
 `;
 
 /** ARGV: id, (unused), limit, windowMs. The answer is in: the call counts until W after now. */
 export const RELEASE = `${PRELUDE}
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[1], 'GT', now, ARGV[1])
+-- A probe answered without telling a Remaining: the next call probes.
+if redis.call('GET', KEYS[10]) == ARGV[1] then redis.call('DEL', KEYS[10]) end
 return 1
 `;
 
@@ -177,6 +235,7 @@ export const ABANDON = `
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[7], ARGV[1])
+redis.call('ZREM', KEYS[8], ARGV[1])
 return 1
 `;
 
@@ -208,14 +267,15 @@ if remaining >= 0 and resetIn > 0 then
   local pending = math.max(0, redis.call('ZCARD', KEYS[2]) - 1)
   local sentAt = ARGV[6] ~= '' and redis.call('ZSCORE', KEYS[2], ARGV[6]) and redis.call('ZSCORE', KEYS[1], ARGV[6])
   if sentAt then
-    pending = 0
-    for _, other in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
-      local at = redis.call('ZSCORE', KEYS[1], other)
-      if other ~= ARGV[6] and at and tonumber(at) >= tonumber(sentAt) then pending = pending + 1 end
-    end
+    -- Every call of ours counted from this one's sending on was sent after it (a call's
+    -- score is its send time, then its answer time): in flight or already answered, the
+    -- platform had not counted it yet when it answered this one. (A call sent before it
+    -- and answered since is counted too: the error only ever holds calls back.)
+    pending = math.max(0, redis.call('ZCOUNT', KEYS[1], sentAt, now) - 1)
   end
   redis.call('HSET', KEYS[5], 'remaining', remaining - pending, 'resetAt', now + resetIn)
   redis.call('PEXPIRE', KEYS[5], resetIn)
+  redis.call('DEL', KEYS[10])
 end
 return 1
 `;
@@ -227,4 +287,4 @@ return { redis.call('ZCOUNT', KEYS[1], '-inf', now), redis.call('ZCARD', KEYS[1]
   redis.call('ZCARD', KEYS[3]) }
 `;
 
-export const BUDGET_KEYS = 7;
+export const BUDGET_KEYS = 10;

@@ -56,7 +56,8 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
     kind: "redis",
     rateBudget: new SharedRateBudget(connection, {
       prefix, limit: settings.rateLimit, windowMs: settings.rateWindowMs, maxConcurrency: settings.maxConcurrency,
-      launchShare: settings.launchShare, expectedInstances: settings.expectedInstances,
+      launchShare: settings.launchShare, normalShare: settings.normalShare, expectedInstances: settings.expectedInstances,
+      nameKey: (keyHash) => cipher.windowName(keyHash), renamed: settings.keys.length > 1,
     }, UNBOUND),
     // Sticky: an attempt begun in process (Redis not reached yet, or down) ends there.
     attempts: attemptsWithFallback(redisLaunchAttempts(connection, cipher, refused, prefix, attemptTimings), local.attempts, connection, settings.outcomeTtlMs),

@@ -9,12 +9,20 @@
  * become a polling storm. A caller that gives up releases its reservation.
  *
  * While Redis is unreachable (see connection.ts) calls go through this instance's
- * fallback: an in-process budget of `limit ÷ expectedInstances`. Calls sleeping on a
- * reservation wake at least every second to notice an outage.
+ * fallback: an in-process budget of `limit ÷ expectedInstances` (and that share of a
+ * Remaining the platform reports). Calls sleeping on a reservation wake at least every
+ * second to notice an outage. When Redis goes away after this instance used it, the
+ * fallback takes the window to be full for one window length (what was in it is out of
+ * reach) and learns from the platform's headers, one probe at a time.
+ *
+ * When Redis comes back empty (the window's epoch key is gone, see rate-budget-scripts.ts)
+ * the shared window is likewise taken to be full for one window length, with one probe
+ * fleet-wide. Its name: `nameKey(keyHash)`, an HMAC under a key derived from the fleet
+ * secret (see redis-fleet.ts).
  */
 import { randomBytes } from "node:crypto";
 import type { Redis as RedisClient } from "ioredis";
-import { createRateBudget, type RateBudget, type RateLimitObservation, type ReleaseFn } from "../platform/rate-budget.js";
+import { createFallbackRateBudget, createRateBudget, type InProcessRateBudget, type RateBudget, type RateLimitObservation, type ReleaseFn } from "../platform/rate-budget.js";
 import type { RequestPriority } from "../platform/types.js";
 import { WindowDetector } from "../platform/window-detector.js";
 import type { FleetConnection } from "./connection.js";
@@ -30,6 +38,12 @@ const LAUNCH_GRACE_MS = 2000;
 const FLIGHT_LEASE_MS = 120_000;
 /** How long shared platform facts (limit, detected window) are kept without a new observation. */
 const META_TTL_MS = 10 * 60_000;
+/** Lease of the one probe sent while the window is taken to be full: longer than a call's timeout, short if its instance died. */
+const PROBE_LEASE_MS = 15_000;
+/** How often a call held by the fallback looks whether Redis is back (it then goes through Redis). */
+const LOOK_FOR_REDIS_MS = 100;
+/** The epoch an instance claims to have known when it starts mid-rotation (see `renamed`). */
+const RENAMED = "renamed";
 
 export interface SharedBudgetSettings {
   prefix: string;
@@ -37,24 +51,37 @@ export interface SharedBudgetSettings {
   windowMs: number;
   maxConcurrency: number;
   launchShare: number;
+  normalShare: number;
   expectedInstances: number;
+  /** The Redis name of a key's window, from the key's hash (an HMAC under the fleet secret). */
+  nameKey: (keyHash: string) => string;
+  /**
+   * The window's name may just have changed (a secret rotation in progress): a window
+   * found new is then taken to be full for one window length, as after a Redis restart.
+   */
+  renamed: boolean;
 }
 
-
-/** What the scripts return: [waitMs, status, sentInWindow, pausedForMs, serverRemaining, windowMs]. */
-type Reply = [number, number, number, number, number, number];
+/** What the scripts return: [waitMs, status, sentInWindow, pausedForMs, serverRemaining, windowMs, epoch]. */
+type Reply = [number, number, number, number, number, number, string];
 type Scripted = RedisClient & Record<"eoaAcquire" | "eoaRelease" | "eoaAbandon" | "eoaPause" | "eoaObserve" | "eoaStats", (...args: (string | number)[]) => Promise<unknown>>;
 
 export class SharedRateBudget implements SharedBudget {
   private readonly keys: string[];
   private readonly gate: RateBudget;
-  private readonly fallback: RateBudget;
+  private readonly fallback: InProcessRateBudget;
+  /** The window's epoch in Redis as this instance last saw it ("" before the first script). */
+  private epoch: string;
+  /** Whether the last call went through Redis: the next one on the fallback then takes the window to be full. */
+  private wasShared = false;
   private readonly detector: WindowDetector;
   private readonly perKey = new Map<string, SharedRateBudget>();
   private readonly instance = randomBytes(6).toString("base64url");
   private seq = 0;
   /** The Redis id of each call admitted through Redis, by its release function (what `observe` is given). */
   private readonly callIds = new WeakMap<ReleaseFn, string>();
+  /** The fallback's release function of each call the fallback admitted, by its release function. */
+  private readonly fallbackCalls = new WeakMap<ReleaseFn, ReleaseFn>();
   private waiting: Record<RequestPriority, number> = { launch: 0, normal: 0 };
   private inFlight = 0;
   private totalSent = 0;
@@ -63,13 +90,16 @@ export class SharedRateBudget implements SharedBudget {
 
   constructor(private readonly connection: FleetConnection, private readonly settings: SharedBudgetSettings, readonly budgetId: string) {
     const base = `${settings.prefix}:{rb:${budgetId}}`;
-    this.keys = ["window", "flight", "launches", "pause", "server", "meta", "normals"].map((k) => `${base}:${k}`);
-    this.gate = createRateBudget({ limit: Number.MAX_SAFE_INTEGER, maxConcurrency: settings.maxConcurrency });
-    this.fallback = createRateBudget({
+    this.keys = ["window", "flight", "launches", "pause", "server", "meta", "normals", "kept", "epoch", "probe"].map((k) => `${base}:${k}`);
+    this.gate = createRateBudget({ limit: Number.MAX_SAFE_INTEGER, maxConcurrency: settings.maxConcurrency, normalShare: settings.normalShare });
+    this.fallback = createFallbackRateBudget({
       limit: Math.max(1, Math.floor(settings.limit / settings.expectedInstances)),
       windowMs: settings.windowMs,
       maxConcurrency: settings.maxConcurrency,
+      normalShare: settings.normalShare,
+      remainingShare: 1 / settings.expectedInstances,
     });
+    this.epoch = settings.renamed ? RENAMED : "";
     this.detector = new WindowDetector(settings.windowMs);
   }
 
@@ -77,7 +107,7 @@ export class SharedRateBudget implements SharedBudget {
   forKey(keyHash: string): SharedRateBudget {
     let budget = this.perKey.get(keyHash);
     if (!budget) {
-      budget = new SharedRateBudget(this.connection, this.settings, keyHash);
+      budget = new SharedRateBudget(this.connection, this.settings, this.settings.nameKey(keyHash));
       this.perKey.set(keyHash, budget);
     }
     return budget;
@@ -89,8 +119,23 @@ export class SharedRateBudget implements SharedBudget {
     let releaseGate: ReleaseFn | undefined;
     try {
       releaseGate = await this.gate.acquire(lane, signal);
-      const shared = this.connection.up ? await this.acquireShared(lane, signal) : undefined;
-      const releaseShared = shared?.release ?? (await this.fallback.acquire(lane, signal));
+      let shared: { id: string; release: ReleaseFn } | undefined;
+      let releaseShared: ReleaseFn | undefined;
+      while (releaseShared === undefined) {
+        if (this.connection.up && !this.wasShared) this.shareWhatFallbackLearnt();
+        shared = this.connection.up ? await this.acquireShared(lane, signal) : undefined;
+        if (shared) {
+          this.wasShared = true;
+          releaseShared = shared.release;
+        } else {
+          if (this.wasShared) {
+            // Redis went away: the calls in the shared window are out of reach, not gone.
+            this.wasShared = false;
+            this.fallback.assumeFull();
+          }
+          releaseShared = await this.acquireFallback(lane, signal);
+        }
+      }
       const gate = releaseGate;
       this.inFlight += 1;
       this.totalSent += 1;
@@ -103,6 +148,7 @@ export class SharedRateBudget implements SharedBudget {
         gate();
       };
       if (shared) this.callIds.set(release, shared.id);
+      else this.fallbackCalls.set(release, releaseShared);
       return release;
     } catch (error) {
       releaseGate?.();
@@ -110,6 +156,38 @@ export class SharedRateBudget implements SharedBudget {
     } finally {
       this.waiting[lane] -= 1;
     }
+  }
+
+  /**
+   * Admission through the fallback; undefined when Redis came back meanwhile (the caller
+   * then asks Redis: a call the fallback still held would not be counted there).
+   */
+  private async acquireFallback(lane: RequestPriority, signal: AbortSignal | undefined): Promise<ReleaseFn | undefined> {
+    const local = new AbortController();
+    const back = new Error("Redis is back");
+    const onAbort = (): void => local.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const look = setInterval(() => { if (this.connection.up) local.abort(back); }, LOOK_FOR_REDIS_MS);
+    try {
+      return await this.fallback.acquire(lane, local.signal);
+    } catch (error) {
+      if (error === back) return undefined;
+      throw error;
+    } finally {
+      clearInterval(look);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * Back on Redis after running on the fallback: a full platform window the fallback
+   * learnt of goes to Redis first, so the fleet does not probe into it (a Redis that
+   * came back empty knows nothing of the platform).
+   */
+  private shareWhatFallbackLearnt(): void {
+    const fullUntil = this.fallback.platformFullUntil();
+    const ms = fullUntil === undefined ? 0 : Math.ceil(fullUntil - Date.now());
+    if (ms > 0) this.script("eoaObserve", 0, 0, ms, 0, META_TTL_MS, "").catch(() => {});
   }
 
   /** Admission through Redis; undefined when Redis failed (the caller then uses the fallback). */
@@ -121,7 +199,8 @@ export class SharedRateBudget implements SharedBudget {
     for (;;) {
       let reply: Reply;
       try {
-        reply = await this.script("eoaAcquire", id, priority, this.settings.limit, this.windowMs, this.settings.launchShare, FLIGHT_LEASE_MS, LAUNCH_GRACE_MS, mode, reservedOn) as Reply;
+        reply = await this.script("eoaAcquire", id, priority, this.settings.limit, this.windowMs, this.settings.launchShare, FLIGHT_LEASE_MS, LAUNCH_GRACE_MS, mode, reservedOn,
+          this.settings.normalShare, this.epoch, PROBE_LEASE_MS) as Reply;
       } catch {
         return undefined;
       }
@@ -130,7 +209,8 @@ export class SharedRateBudget implements SharedBudget {
       if (status === 1) return { id, release: () => { this.script("eoaRelease", id, "", this.settings.limit, this.windowMs).catch(() => {}); } };
       reserved = status === 2;
       mode = reserved ? "due" : "new";
-      // Reserved on a window the fleet may since have found to be shorter (issue part 3):
+      // Reserved on a window the fleet may since have found to be shorter (a shorter window
+      // learnt from the platform's headers):
       // wake early to look again when it did, or every few seconds on a long wait.
       reservedOn = reply[5];
       const sleptSince = Date.now();
@@ -149,7 +229,13 @@ export class SharedRateBudget implements SharedBudget {
   observe(observation: RateLimitObservation, call?: ReleaseFn): void {
     const now = Date.now();
     this.detector.observe(observation, now);
-    this.fallback.observe(observation);
+    // The fallback learns from every answer while Redis is up (it holds nothing else to go
+    // on when Redis goes), but once it runs, only from its own calls': an answer to a call
+    // admitted through Redis before it went may be older than calls the fallback sent since,
+    // and its Remaining would count them as still free.
+    const own = call && this.fallbackCalls.get(call);
+    if (own) this.fallback.observe(observation, own);
+    else if (this.connection.up) this.fallback.observe(observation);
     const { limit, remaining, resetAt } = observation;
     if (limit !== undefined && limit > 0) this.shared.platformLimit = limit;
     if (!this.connection.up) return;
@@ -219,7 +305,8 @@ export class SharedRateBudget implements SharedBudget {
     return Math.min(this.detector.windowMs, this.shared.windowMs);
   }
 
-  private remember([, , sentInWindow, pausedForMs, serverRemaining, windowMs]: Reply): void {
+  private remember([, , sentInWindow, pausedForMs, serverRemaining, windowMs, epoch]: Reply): void {
+    this.epoch = epoch;
     this.shared.sentInWindow = sentInWindow;
     this.shared.windowMs = windowMs;
     if (pausedForMs > 0) this.shared.pausedUntil = Math.max(this.shared.pausedUntil, Date.now() + pausedForMs);

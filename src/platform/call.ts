@@ -44,6 +44,7 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
     const url = resolveUrl(settings.apiBase, path);
     const payload = body === undefined ? undefined : serialize(body, ctx);
     const { priority, deadlineMs } = checkCallOptions(opts, ctx, settings.deadlineMs);
+    const waitOut429 = priority === "launch";
 
     const callSignal = opts?.signal;
     if (callSignal?.aborted) throw callSignal.reason;
@@ -75,9 +76,10 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
     try {
       for (;;) {
         // After a 429 the budget holds every call until Retry-After. A call that cannot wait
-        // that long (cap or deadline) fails now, as the 429 itself would have, unsent.
+        // that long (cap or deadline; a launch: its deadline only, see retry.ts) fails now,
+        // as the 429 itself would have, unsent.
         const pausedMs = (pausedUntil() ?? 0) - Date.now();
-        if (pausedMs > 0 && (pausedMs > settings.maxRetryAfterMs || pausedMs >= deadlineAt - Date.now())) {
+        if (pausedMs > 0 && ((!waitOut429 && pausedMs > settings.maxRetryAfterMs) || pausedMs >= deadlineAt - Date.now())) {
           throw giveUp({
             kind: "rate_limited", retryAfter: Math.ceil(pausedMs / 1000), method, path: ctx.path,
             message: `${method} ${ctx.path}: not sent, the key is rate limited for another ${Math.ceil(pausedMs / 1000)} s (the platform answered 429).`,
@@ -124,7 +126,7 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
         const attemptFailure: AttemptFailure = response
           ? { type: "status", status: response.status, retryAfterMs: response.retryAfterMs }
           : attemptFailureOf(failure as TransportFailure);
-        const decision = decideRetry({ policy: settings, method, attempt: attempts, failure: attemptFailure, msLeft: deadlineAt - Date.now() });
+        const decision = decideRetry({ policy: settings, method, attempt: attempts, failure: attemptFailure, msLeft: deadlineAt - Date.now(), waitOut429 });
         if (!decision.retry) {
           if (decision.reason === "retry_after_too_long") {
             init.message += ` The platform asked to wait ${init.retryAfter} s, longer than maxRetryAfterMs (${settings.maxRetryAfterMs} ms).`;

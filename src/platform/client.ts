@@ -30,6 +30,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const budget = shared ? (shared.forKey?.(keyHash(settings.apiKey)) ?? shared) : createRateBudget({
     limit: settings.rateLimitPerMinute,
     windowMs: settings.rateWindowMs,
+    normalShare: settings.normalShare,
     maxConcurrency: settings.maxConcurrency,
   });
   const call = createCaller(settings, transport, budget);

@@ -6,7 +6,7 @@
 import { ProblemList } from "../core/configuration-error.js";
 import { toLogger, type Logger } from "../core/logger.js";
 import { redactKey } from "../core/redact.js";
-import type { RateBudget } from "./rate-budget.js";
+import { DEFAULT_NORMAL_SHARE, type RateBudget } from "./rate-budget.js";
 import type { PlatformClientOptions, PlatformEnv } from "./types.js";
 
 /** Validated, defaulted options: what the rest of the client reads. */
@@ -24,6 +24,7 @@ export interface PlatformSettings {
   maxConcurrency: number;
   rateLimitPerMinute: number;
   rateWindowMs: number;
+  normalShare: number;
   retryBaseDelayMs: number;
   retryMaxDelayMs: number;
   rateBudget: RateBudget | undefined;
@@ -41,7 +42,7 @@ export const DEFAULT_RATE_LIMITS: Record<PlatformEnv, number> = { dev: 60, prod:
 
 const KNOWN_OPTIONS = [
   "apiKey", "baseUrl", "env", "timeoutMs", "maxRetries", "deadlineMs", "maxRetryAfterMs",
-  "maxConcurrency", "rateLimitPerMinute", "rateWindowMs", "rateBudget", "retryBaseDelayMs",
+  "maxConcurrency", "rateLimitPerMinute", "rateWindowMs", "normalShare", "rateBudget", "retryBaseDelayMs",
   "retryMaxDelayMs", "allowInsecureHttp", "logger",
 ] as const;
 
@@ -86,6 +87,10 @@ export function resolveOptions(input: PlatformClientOptions): PlatformSettings {
   const rateLimitPerMinute = integer(problems, "rateLimitPerMinute", options.rateLimitPerMinute,
     DEFAULT_RATE_LIMITS[env ?? "dev"], { min: 1 });
   const rateWindowMs = integer(problems, "rateWindowMs", options.rateWindowMs, 60_000, { min: 1 });
+  const normalShare = options.normalShare ?? DEFAULT_NORMAL_SHARE;
+  if (typeof normalShare !== "number" || !(normalShare >= 0 && normalShare <= 1)) {
+    problems.add("normalShare", `must be a number from 0 to 1, got ${shown(normalShare)}.`, `Leave it out for the default (${DEFAULT_NORMAL_SHARE}).`);
+  }
   const retryBaseDelayMs = integer(problems, "retryBaseDelayMs", options.retryBaseDelayMs, 250, { min: 0 });
   const retryMaxDelayMs = integer(problems, "retryMaxDelayMs", options.retryMaxDelayMs, 5_000, { min: 0 });
   if (retryMaxDelayMs < retryBaseDelayMs) {
@@ -109,7 +114,7 @@ export function resolveOptions(input: PlatformClientOptions): PlatformSettings {
     platformOrigin: origin.origin,
     apiBase: `${origin.origin}${origin.prefix}/api/v1/${resolvedEnv}`,
     timeoutMs, maxRetries, deadlineMs, maxRetryAfterMs, maxConcurrency,
-    rateLimitPerMinute, rateWindowMs, retryBaseDelayMs, retryMaxDelayMs,
+    rateLimitPerMinute, rateWindowMs, normalShare, retryBaseDelayMs, retryMaxDelayMs,
     rateBudget: options.rateBudget,
     logger: toLogger(options.logger),
   };

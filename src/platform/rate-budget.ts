@@ -14,7 +14,10 @@
  * - it caps requests in flight (`maxConcurrency`);
  * - waiting calls leave in priority order (`launch` before `normal`), first come first
  *   served within a priority, and leave the queue when their signal aborts (deadline or
- *   caller), rejecting with the signal's reason.
+ *   caller), rejecting with the signal's reason;
+ * - except that a launch storm never shuts normal (instructor) calls out: while fewer than
+ *   ⌈normalShare × limit⌉ normal calls were sent in the last window, a waiting normal call
+ *   goes before waiting launches, so it waits at most until the next slot frees.
  *
  * `RateBudget` is an interface so that several app instances sharing one key can plug in
  * a shared implementation (e.g. on Redis); `createRateBudget` is the in-process one.
@@ -33,9 +36,24 @@ export interface RateBudgetOptions {
   windowMs?: number;
   /** Requests in flight at once. Default 16. */
   maxConcurrency?: number;
+  /**
+   * Share of the window kept for normal-priority (instructor) calls while launches wait:
+   * a waiting normal call goes before waiting launches as long as fewer than
+   * ⌈normalShare × limit⌉ normal calls were sent in the last window. From 0 (launches
+   * always first) up to 1. Default 0.1.
+   */
+  normalShare?: number;
   /** Clock, for tests. Default `Date.now`. */
   now?: () => number;
 }
+
+interface FallbackBudgetOptions extends RateBudgetOptions {
+  /** The part of a Remaining the platform reports that this budget may use (1: all). */
+  remainingShare?: number;
+}
+
+/** The default share of the window kept for normal calls during a launch storm. */
+export const DEFAULT_NORMAL_SHARE = 0.1;
 
 interface Waiter {
   resolve(release: ReleaseFn): void;
@@ -48,7 +66,16 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
   return new InProcessRateBudget(options);
 }
 
-class InProcessRateBudget implements RateBudget {
+/**
+ * The in-process budget with what a shared budget's fallback needs beyond the interface:
+ * `assumeFull` (Redis went away: the window it kept is out of reach, see fallback use in
+ * src/fleet/redis-rate-budget.ts).
+ */
+export function createFallbackRateBudget(options: FallbackBudgetOptions): InProcessRateBudget {
+  return new InProcessRateBudget(options);
+}
+
+export class InProcessRateBudget implements RateBudget {
   private readonly configuredLimit: number;
   private serverLimit = Infinity;
   /** Paces at the platform's real window when its headers show a shorter one. */
@@ -63,6 +90,17 @@ class InProcessRateBudget implements RateBudget {
    * flight it is counted in `inFlight`; once answered, its response time joins `done`.
    */
   private readonly done = new TimeQueue();
+  /** When each normal call of the last window was sent: what `normalShare` is counted against. */
+  private readonly normalsSent = new TimeQueue();
+  private readonly normalShare: number;
+  /**
+   * Until when the window is taken to be full though we do not know what is in it (see
+   * `assumeFull`): calls go only on a Remaining the platform told us, else one at a time.
+   */
+  private fullUntil = 0;
+  private probing = false;
+  /** The part of a reported Remaining this budget may use (a fallback shares it with the other instances). */
+  private readonly remainingShare: number;
   private inFlight = 0;
   /** Release functions of the requests in flight, in the order they were sent. */
   private readonly flight = new Set<ReleaseFn>();
@@ -72,11 +110,35 @@ class InProcessRateBudget implements RateBudget {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
 
-  constructor(options: RateBudgetOptions) {
+  constructor(options: FallbackBudgetOptions) {
     this.configuredLimit = options.limit;
     this.detector = new WindowDetector(options.windowMs ?? 60_000);
     this.maxConcurrency = options.maxConcurrency ?? 16;
     this.now = options.now ?? Date.now;
+    this.normalShare = options.normalShare ?? DEFAULT_NORMAL_SHARE;
+    this.remainingShare = options.remainingShare ?? 1;
+  }
+
+  /**
+   * Takes the window to be full for `ms` (one window length by default): the calls in it
+   * are not known here (they went through a shared window now out of reach). Until then a
+   * call goes only on a Remaining the platform reported (its headers), or alone as a probe
+   * to learn one. A Remaining seen before (this budget's share of it) was shared with
+   * other instances, which may have used some since: it counts less `maxConcurrency`
+   * calls, and one at or under that margin is taken to be spent until its Reset.
+   */
+  assumeFull(ms = this.windowMs): void {
+    this.fullUntil = Math.max(this.fullUntil, this.now() + ms);
+    const server = this.server;
+    if (server) server.remaining = server.remaining > this.maxConcurrency ? server.remaining - this.maxConcurrency : Math.min(0, server.remaining);
+    this.pump();
+  }
+
+  /** Until when the platform said its window is full (its Reset, ms since epoch), if it still is. */
+  platformFullUntil(): number | undefined {
+    const now = this.now();
+    this.expire(now);
+    return this.server && this.server.remaining <= 0 && this.server.resetAt > now ? this.server.resetAt : undefined;
   }
 
   private get windowMs(): number {
@@ -87,11 +149,11 @@ class InProcessRateBudget implements RateBudget {
     return Math.min(this.configuredLimit, this.serverLimit);
   }
 
-  tryAcquire(_priority: RequestPriority): ReleaseFn | undefined {
+  tryAcquire(priority: RequestPriority): ReleaseFn | undefined {
     // Nobody waits and nothing blocks: go at once, with no queue place or signal listener.
     if (this.queues.launch.length > 0 || this.queues.normal.length > 0) return undefined;
     const now = this.now();
-    return this.blockedFor(now) === 0 ? this.take(now) : undefined;
+    return this.blockedFor(now) === 0 ? this.take(now, priority) : undefined;
   }
 
   acquire(priority: RequestPriority, signal?: AbortSignal): Promise<ReleaseFn> {
@@ -131,7 +193,8 @@ class InProcessRateBudget implements RateBudget {
       const pending = call !== undefined && this.flight.has(call) ? this.sentAfter(call) : Math.max(0, this.inFlight - 1);
       // The reset is in whole seconds, so it may lie up to 1 s past the window's end; one
       // further away is clock skew or nonsense, and we do not wait on it longer than that.
-      this.server = { remaining: remaining - pending, resetAt: Math.min(resetAt, now + this.windowMs + 1000) };
+      const usable = this.remainingShare === 1 ? remaining : Math.floor(remaining * this.remainingShare);
+      this.server = { remaining: usable - pending, resetAt: Math.min(resetAt, now + this.windowMs + 1000) };
     }
     this.pump();
   }
@@ -176,7 +239,7 @@ class InProcessRateBudget implements RateBudget {
   /** Lets through as many waiting calls as the budget allows, in priority order. */
   private pump(): void {
     for (;;) {
-      const queue = this.queues.launch.length > 0 ? this.queues.launch : this.queues.normal;
+      const queue = this.nextQueue();
       if (queue.length === 0) break;
       const now = this.now();
       const waitMs = this.blockedFor(now);
@@ -185,9 +248,18 @@ class InProcessRateBudget implements RateBudget {
         if (Number.isFinite(waitMs)) this.wakeAt(now + waitMs);
         return;
       }
-      this.grant(queue.shift() as Waiter, now);
+      this.grant(queue.shift() as Waiter, now, queue === this.queues.launch ? "launch" : "normal");
     }
     this.clearTimer();
+  }
+
+  /** Launches first, unless normal calls wait and have not had their share of the window. */
+  private nextQueue(): Waiter[] {
+    const { launch, normal } = this.queues;
+    if (launch.length === 0) return normal;
+    if (normal.length === 0) return launch;
+    this.normalsSent.dropUpTo(this.now() - this.windowMs);
+    return this.normalsSent.size < Math.ceil(this.normalShare * this.limit) ? normal : launch;
   }
 
   /** 0 when a request may go now; otherwise ms until it may (Infinity: until a release). */
@@ -198,6 +270,8 @@ class InProcessRateBudget implements RateBudget {
     // The platform's Reset is in whole seconds; one of our own requests leaving the window
     // (see `expire`) may reopen it sooner, so wake for whichever comes first.
     if (this.server && this.server.remaining <= 0) return Math.max(1, Math.min(this.server.resetAt, this.firstExpiry()) - now);
+    // Assumed full and no Remaining known: one probe at a time learns one (its release pumps).
+    if (now < this.fullUntil && !this.server && this.probing) return Infinity;
     if (this.inFlight + this.done.size < this.limit) return 0;
     const firstExpiry = this.firstExpiry();
     return firstExpiry === Infinity ? Infinity : Math.max(1, firstExpiry - now);
@@ -219,20 +293,24 @@ class InProcessRateBudget implements RateBudget {
     if (this.server && now >= this.server.resetAt) this.server = undefined;
   }
 
-  private grant(waiter: Waiter, now: number): void {
+  private grant(waiter: Waiter, now: number, priority: RequestPriority): void {
     if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
-    waiter.resolve(this.take(now));
+    waiter.resolve(this.take(now, priority));
   }
 
   /** Counts one request as sent and in flight; its release frees the place. */
-  private take(now: number): ReleaseFn {
+  private take(now: number, priority: RequestPriority): ReleaseFn {
     this.inFlight += 1;
     this.totalSent += 1;
+    if (priority !== "launch") this.normalsSent.push(now);
     if (this.server) this.server.remaining -= 1;
+    const probe = now < this.fullUntil && !this.server;
+    if (probe) this.probing = true;
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
+      if (probe) this.probing = false;
       this.inFlight -= 1;
       this.flight.delete(release);
       this.done.push(Math.max(now, this.now()));

@@ -7,6 +7,10 @@
  *   it. We wait the `Retry-After` it asked for; if that is longer than `maxRetryAfterMs`,
  *   or than the time left before the call's deadline, we give up at once (the caller gets
  *   a `PlatformRateLimitError` carrying `retryAfter`) rather than sit on a doomed call.
+ * - A launch-priority call waits out every 429 its deadline allows (`waitOut429`): the
+ *   platform refused it for the key's rate, not for anything about the student, and the
+ *   student is on a waiting page meanwhile. Neither `maxRetries` nor `maxRetryAfterMs`
+ *   turns such a 429 into a failed launch; the deadline (`launchWaitMs`) still does.
  * - 5xx, timeouts, resets and network failures are retried only for GET, PUT and DELETE.
  *   A POST (or PATCH) that timed out may have created the record; sending it again could
  *   create a second course or issue a second sign-in token.
@@ -60,6 +64,8 @@ export function decideRetry(args: {
   attempt: number;
   failure: AttemptFailure;
   msLeft: number;
+  /** A 429 is retried whenever the deadline allows, whatever `maxRetries` and `maxRetryAfterMs` say (launch priority). */
+  waitOut429?: boolean;
   random?: () => number;
 }): RetryDecision {
   const { policy, method, attempt, failure, msLeft } = args;
@@ -67,8 +73,9 @@ export function decideRetry(args: {
   if (!rateLimited && !(isIdempotent(method) && isTransient(failure))) return { retry: false, reason: "not_retryable" };
 
   const retryAfterMs = failure.type === "status" ? failure.retryAfterMs : undefined;
-  if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs) return { retry: false, reason: "retry_after_too_long" };
-  if (attempt > policy.maxRetries) return { retry: false, reason: "exhausted" };
+  const waitOut = rateLimited && args.waitOut429 === true;
+  if (!waitOut && retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs) return { retry: false, reason: "retry_after_too_long" };
+  if (!waitOut && attempt > policy.maxRetries) return { retry: false, reason: "exhausted" };
 
   const backoff = backoffDelay(attempt - 1, policy, args.random);
   // Retry-After is a floor set by the platform; jittered backoff applies when it is absent.

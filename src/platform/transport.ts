@@ -134,7 +134,7 @@ export function createTransport(options: TransportOptions): Transport {
           rateLimit: {
             limit: numberOf(header("x-ratelimit-limit")),
             remaining: numberOf(header("x-ratelimit-remaining")),
-            resetAt: secondsToMs(numberOf(header("x-ratelimit-reset"))),
+            resetAt: resetAtOf(numberOf(header("x-ratelimit-reset")), header("date"), Date.now()),
           },
         };
       } catch (error) {
@@ -174,7 +174,15 @@ function numberOf(value: string | undefined): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** `X-RateLimit-Reset` is Unix seconds; we work in ms. */
-function secondsToMs(seconds: number | undefined): number | undefined {
-  return seconds === undefined ? undefined : seconds * 1000;
+/**
+ * `X-RateLimit-Reset` is Unix seconds on the platform's clock: read against its own `Date`
+ * header, as a time from now, then put on ours. A platform clock behind ours would
+ * otherwise make every Reset look past (and its Remaining ignored); one ahead, far off.
+ * `Date` has whole seconds too, so the reset read lies up to a second late, never early.
+ * Without a readable `Date`, the Reset is taken on our clock.
+ */
+export function resetAtOf(seconds: number | undefined, date: string | undefined, now: number): number | undefined {
+  if (seconds === undefined) return undefined;
+  const platformNow = date === undefined ? NaN : Date.parse(date);
+  return Number.isNaN(platformNow) ? seconds * 1000 : now + (seconds * 1000 - platformNow);
 }

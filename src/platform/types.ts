@@ -47,6 +47,14 @@ export interface PlatformClientOptions {
    */
   rateWindowMs?: number;
   /**
+   * Share of the window kept for normal-priority calls (instructor calls) while launches
+   * wait: a waiting normal call goes before waiting launches as long as fewer than
+   * ⌈normalShare × rateLimitPerMinute⌉ normal calls were sent in the last window, so a
+   * launch storm delays it by one freed slot at most. From 0 (launches always first) to 1.
+   * Default 0.1. (A `rateBudget` given here has its own setting, e.g. `redisFleet`'s.)
+   */
+  normalShare?: number;
+  /**
    * The scheduler every call passes through. Default: an in-process budget built from
    * `rateLimitPerMinute`, `rateWindowMs` and `maxConcurrency`. Replace it with a shared
    * implementation when several app instances use one key.

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fleetReady, redisFleet, type RedisFleet } from "../../src/fleet/index.js";
 import { createPlatformClient } from "../../src/platform/index.js";
 import { startEmulator } from "../../src/emulator/index.js";
+import { keyHash } from "../../src/platform/key-hash.js";
 import { TEST_KEY } from "../support/keys.js";
 import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
 import { randomBytes } from "node:crypto";
@@ -101,18 +102,29 @@ describe.runIf(available)("fleet state at rest in Redis", () => {
     expect(await a.attempts.claim(waitId, "exam-att", "student-att")).toEqual({ kind: "token", token });
   });
 
-  it("the rate budget's keys carry a hash of the API key, never the key", async () => {
+  it("the rate window is named by an HMAC of the API key under the secret: neither the key nor its plain hash", async () => {
     const a = await fleet();
+    const stranger = await fleet(randomBytes(32).toString("base64url"));
     const emulator = await startEmulator({ testKeys: [TEST_KEY] });
+    const windows = async () => new Set((await everything()).keys.filter((k) => k.includes(":{rb:")).map((k) => /\{rb:([^}]+)\}/.exec(k)![1]));
     const platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, rateBudget: a.rateBudget });
+    const other = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, rateBudget: stranger.rateBudget });
     try {
       await platform.courses.list();
       const { keys, values } = await everything();
-      expect(keys.some((k) => k.includes(":{rb:"))).toBe(true);
+      const [name, ...more] = await windows();
+      expect(name).toMatch(/^[0-9a-f]{32}$/);
+      expect(more).toEqual([]);
       expect(keys.join("\n")).not.toContain(TEST_KEY);
       expect(values.join("\n")).not.toContain(TEST_KEY);
+      // Whoever reads Redis cannot test a guessed key against the name without the secret.
+      expect(keys.join("\n")).not.toContain(keyHash(TEST_KEY));
+      // Another secret, another name for the same key.
+      await other.courses.list();
+      expect((await windows()).size).toBe(2);
     } finally {
       platform.close();
+      other.close();
       await emulator.close();
     }
   });

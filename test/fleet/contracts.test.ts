@@ -50,8 +50,8 @@ describeTokensContract("in process", inProcess((now) => inProcessPreparedTokens(
 describePlanContract("in process", inProcess((now) => inProcessPlanLeases({ leaseMs: planLeaseMs, progressTtlMs: 60 * 60_000 }, now)));
 describeLimiterContract("in process", inProcess((now) => inProcessLaunchLimiter(TIMINGS.launchLimit, now)));
 describeBreakerContract("in process", inProcess((now) => inProcessCircuitBreaker(TIMINGS.circuitBreaker, now)));
-describeBudgetContract("in process", async (limit, windowMs = 1000) => {
-  const budget = createRateBudget({ limit, windowMs });
+describeBudgetContract("in process", async (limit, { windowMs = 1000, normalShare } = {}) => {
+  const budget = createRateBudget({ limit, windowMs, ...(normalShare === undefined ? {} : { normalShare }) });
   return { a: budget, b: budget, clock: realClock, sync: async () => {}, close: async () => {} };
 });
 
@@ -61,10 +61,10 @@ if (available) {
   describePlanContract("Redis", onRedis((f) => f.planLeases));
   describeLimiterContract("Redis", onRedis((f) => f.launchLimiter));
   describeBreakerContract("Redis", onRedis((f) => f.breaker));
-  describeBudgetContract("Redis", async (limit, windowMs = 1000) => {
+  describeBudgetContract("Redis", async (limit, { windowMs = 1000, normalShare } = {}) => {
     // Each test its own API key (hash), as two clients of one key would bind it.
     const hash = keyHash(`contract-key-${++budgets}-${prefix}`);
-    const pair = await onRedis((f) => f.rateBudget.forKey(hash), { rateLimit: limit, rateWindowMs: windowMs })();
+    const pair = await onRedis((f) => f.rateBudget.forKey(hash), { rateLimit: limit, rateWindowMs: windowMs, ...(normalShare === undefined ? {} : { normalShare }) })();
     // One connection answers in order: once `a` hears back from Redis, what it wrote before is there for `b`.
     return { ...pair, sync: async () => { await pair.a.sharedStats(); } };
   });

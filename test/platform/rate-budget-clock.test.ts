@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createRateBudget, type RateBudget } from "../../src/platform/index.js";
+import { createFallbackRateBudget } from "../../src/platform/rate-budget.js";
 
 function clocked(options: { limit: number; windowMs?: number; maxConcurrency?: number }) {
   const clock = { t: 1_000_000 };
@@ -82,5 +83,23 @@ describe("rate budget bookkeeping", () => {
     const later = acquire(budget);
     expect(await granted(tooEarly)).toBe(true);
     expect(await granted(later)).toBe(false);
+  });
+});
+
+describe("a fallback budget that takes the window to be full (its shared window went out of reach)", () => {
+  it("sends one probe at a time until the platform reports a Remaining, then that share of it", async () => {
+    const clock = { t: 1_000_000 };
+    const budget = createFallbackRateBudget({ limit: 10, windowMs: 60_000, now: () => clock.t, remainingShare: 0.5 });
+    budget.assumeFull();
+    const probe = await acquire(budget);
+    const second = acquire(budget);
+    expect(await granted(second)).toBe(false);
+    // The probe's answer: 6 left on the platform, half of them this instance's.
+    budget.observe({ limit: 10, remaining: 6, resetAt: clock.t + 30_000 }, probe);
+    probe();
+    expect(await granted(second)).toBe(true);
+    const more = [await acquire(budget), await acquire(budget)];
+    expect(await granted(acquire(budget))).toBe(false);
+    [await second, ...more].forEach((r) => r());
   });
 });

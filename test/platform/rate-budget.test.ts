@@ -49,7 +49,7 @@ describe("the sliding window", () => {
   it("sends launch-priority calls queued behind normal ones first, FIFO within a priority", async () => {
     emulator = await emulatorWith();
     // Windows of 1.2 s: a pair sent late on a busy machine still lands before the next pair.
-    const budgeted = client({ rateLimitPerMinute: 2, rateWindowMs: 1_200 });
+    const budgeted = client({ rateLimitPerMinute: 2, rateWindowMs: 1_200, normalShare: 0 });
     const normal = ["n0", "n1", "n2", "n3", "n4"].map((name) => budgeted.courses.create({ name }));
     const launch = ["l0", "l1"].map((name) => budgeted.courses.create({ name }, { priority: "launch" }));
     expect(budgeted.rateStats()).toMatchObject({ queued: { normal: 3, launch: 2 }, sentInWindow: 2 });
@@ -63,7 +63,7 @@ describe("the sliding window", () => {
   it("students.createSignInToken is launch priority by default", async () => {
     emulator = await emulatorWith();
     // Windows of 1.2 s: the token's call lands before the list's, however busy the machine.
-    const budgeted = client({ rateLimitPerMinute: 1, rateWindowMs: 1_200 });
+    const budgeted = client({ rateLimitPerMinute: 1, rateWindowMs: 1_200, normalShare: 0 });
     const course = await budgeted.courses.create({ name: "C" });
     const klass = await budgeted.classes.create(course.data._id, { name: "K", startDate: "2026-01-01", endDate: "2026-02-01" });
     const queuedBehind = budgeted.courses.list();

@@ -46,6 +46,24 @@ describe("429", () => {
     client.close();
   });
 
+  it("a launch-priority call waits out 429s past maxRetries and maxRetryAfterMs, within its deadline", async () => {
+    const client = clientFor(emulator.url, { maxRetries: 1, maxRetryAfterMs: 1000 });
+    // Three 429s (more than maxRetries), the second asking for 2 s (more than maxRetryAfterMs).
+    emulator.fault({ type: "status", status: 429, retryAfter: 1, method: "GET" });
+    emulator.fault({ type: "status", status: 429, retryAfter: 2, method: "GET" });
+    emulator.fault({ type: "status", status: 429, retryAfter: 1, method: "GET" });
+    const { data } = await client.courses.list({ priority: "launch", deadlineMs: 20_000 });
+    expect(data).toEqual([]);
+    expect(statuses()).toEqual([429, 429, 429, 200]);
+    // A normal call gives up as before.
+    emulator.fault({ type: "status", status: 429, retryAfter: 1, method: "GET", count: 2 });
+    expect(await rejectionOf(client.courses.list())).toBeInstanceOf(PlatformRateLimitError);
+    // Its deadline still ends a launch's wait: a Retry-After past it is not waited out.
+    emulator.fault({ type: "status", status: 429, retryAfter: 5, method: "GET" });
+    expect(await rejectionOf(client.courses.list({ priority: "launch", deadlineMs: 3000 }))).toBeInstanceOf(PlatformRateLimitError);
+    client.close();
+  });
+
   it("gives up at once with retryAfter when Retry-After exceeds maxRetryAfterMs, and holds the next call unsent", async () => {
     const client = clientFor(emulator.url, { maxRetryAfterMs: 1000 });
     emulator.fault({ type: "status", status: 429, retryAfter: 5 });

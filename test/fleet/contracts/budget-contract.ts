@@ -23,11 +23,17 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-export function describeBudgetContract(name: string, make: (limit: number, windowMs?: number) => Promise<BudgetPair>): void {
+/** `windowMs` (default 1 000); `normalShare`: the share kept for normal calls during a launch storm (the budget's default when left out). */
+export interface BudgetOptions {
+  windowMs?: number;
+  normalShare?: number;
+}
+
+export function describeBudgetContract(name: string, make: (limit: number, options?: BudgetOptions) => Promise<BudgetPair>): void {
   // Concurrent: each test has its own budget (on Redis its own key), and the waits for windows overlap.
   describe.concurrent(`${name}: the RateBudget contract`, () => {
     const opened: BudgetPair[] = [];
-    const open = async (limit: number, windowMs?: number) => { const p = await make(limit, windowMs); opened.push(p); return p; };
+    const open = async (limit: number, options?: BudgetOptions) => { const p = await make(limit, options); opened.push(p); return p; };
     afterAll(async () => { await Promise.all(opened.splice(0).map((p) => p.close())); });
 
     it("admits the limit at once across instances and holds the next until a window after an answer", async () => {
@@ -60,10 +66,10 @@ export function describeBudgetContract(name: string, make: (limit: number, windo
       fourth();
     });
 
-    it("a waiting launch goes before normal calls that queued earlier", async () => {
+    it("a waiting launch goes before normal calls that queued earlier (no share kept for normal calls)", async () => {
       // One slot, freed 2 s after the first call's answer: the launch has seconds to queue behind
       // the normal call, and then only one of them can go.
-      const { a, b } = await open(1, 2_000);
+      const { a, b } = await open(1, { windowMs: 2_000, normalShare: 0 });
       (await a.acquire("normal"))();
       const order: string[] = [];
       const controller = new AbortController();
@@ -75,6 +81,21 @@ export function describeBudgetContract(name: string, make: (limit: number, windo
       expect(order).toEqual(["launch"]);
       controller.abort(new Error("test over")); // the normal call would wait another window
       await normal;
+    });
+
+    it("a launch storm does not shut a normal call out: within its share it takes one of the next free slots", async () => {
+      const { a, b } = await open(4, { normalShare: 0.25 });
+      const first = await Promise.all([a, b, a, b].map((x) => x.acquire("launch")));
+      first.forEach((r) => r());
+      const order: string[] = [];
+      const storm = Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).acquire("launch").then((r) => { order.push("launch"); r(); }));
+      await sleep(100);
+      const normal = b.acquire("normal").then((r) => { order.push("normal"); r(); });
+      await normal;
+      // ⌈0.25 × 4⌉ = 1 normal call per window: it goes in one of the next windows, not
+      // after the ten launches queued before it (index 10; three windows later).
+      expect(order.indexOf("normal")).toBeLessThan(10);
+      await Promise.all(storm);
     });
 
     it("an aborted wait rejects with the signal's reason and gives its place up", async () => {
