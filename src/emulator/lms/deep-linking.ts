@@ -14,6 +14,7 @@ import type { ResourceLink } from "./mint.js";
 
 const L = "https://purl.imsglobal.org/spec/lti/claim/";
 const DL = "https://purl.imsglobal.org/spec/lti-dl/claim/";
+const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export interface DeepLinkingRequestOptions {
   /** `accept_types`. Default `["ltiResourceLink"]`. */
@@ -43,6 +44,8 @@ export interface DeepLinkingSide {
 export function deepLinkingSide(ctx: {
   base: () => string; clientId: string; deploymentId: string; toolRoot: () => string | undefined;
   addLink: (link: Omit<ResourceLink, "id">) => ResourceLink;
+  /** The course page of a link for a user (the return page links each placed exam as a student sees it). */
+  coursePage: (userId: string, linkId: string) => string;
 }): DeepLinkingSide {
   const requests = new Map<string, Record<string, unknown>>();
   const returns: DeepLinkReturn[] = [];
@@ -105,7 +108,7 @@ export function deepLinkingSide(ctx: {
         returns.push(result);
         res.setHeader("Cache-Control", "no-store");
         if (!result.ok) return void res.status(400).type("text/plain").send(`deep-linking response refused: ${result.error}`);
-        res.type("html").send(`<!doctype html><title>Added</title><h1>Added to the course</h1><ul>${result.links.map((l) => `<li id="${l.id}">${l.title.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</li>`).join("")}</ul>`);
+        res.type("html").send(`<!doctype html><title>Added</title><h1>Added to the course</h1><ul>${result.links.map((l) => `<li id="${l.id}"><a href="${ctx.coursePage("student-1", l.id)}" target="_top">${esc(l.title)}</a> (open as a student)</li>`).join("")}</ul>`);
       });
     },
   };

@@ -60,6 +60,8 @@ export interface LmsEmulator {
   openDeepLinking(options?: DeepLinkingRequestOptions): string;
   /** Every deep-linking response received, verified (with the links it added) or refused (why). */
   readonly deepLinkReturns: readonly DeepLinkReturn[];
+  /** A page (for a browser) opening a new deep-linking request as this user, framed as Canvas does. Default user `instructor-1`. */
+  addExamPageUrl(userId?: string): string;
   /** Course page framing the tool for this user and link. */
   coursePageUrl(userId: string, linkId: string): string;
   /** Mints the next launch tokens with this fault (undefined: sound tokens). */
@@ -98,6 +100,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   const linking = deepLinkingSide({
     base: () => base, clientId, deploymentId, toolRoot: () => tool?.root,
     addLink: (link) => addResourceLink(link),
+    coursePage: (userId, linkId) => `${base}/course/${encodeURIComponent(linkId)}?user=${encodeURIComponent(userId)}`,
   });
   const addResourceLink = (link: Omit<ResourceLink, "id"> & { id?: string }): ResourceLink => {
     const full: ResourceLink = { ...link, id: link.id ?? `rl-${randomUUID().slice(0, 8)}` };
@@ -154,6 +157,9 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     if (!tool || !placement(req.params.linkId)) return void res.status(404).send("no such link");
     res.type("html").send(autoPostPage(tool.login, loginParams(String(req.query.user ?? "student-1"), req.params.linkId, { lti_storage_target: "post_message_forwarding" })));
   });
+  app.get("/add-exam", (req, res) => {
+    res.redirect(303, `/course/${encodeURIComponent(linking.open({}))}?user=${encodeURIComponent(String(req.query.user ?? "instructor-1"))}`);
+  });
   app.post("/deep-link-return", express.urlencoded({ extended: false, limit: "64kb" }), linking.returnRoute);
   app.get("/post_message_forwarding", (req, res) => {
     res.type("html").send(forwardingPage(String(req.query.tool ?? "")));
@@ -191,6 +197,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
       if (!tool) throw new Error("registerTool(toolUrl) first");
       return `${tool.login}?${new URLSearchParams(loginParams(userId, linkId, extra))}`;
     },
+    addExamPageUrl: (userId = "instructor-1") => `${base}/add-exam?user=${encodeURIComponent(userId)}`,
     coursePageUrl: (userId, linkId) => `${base}/course/${encodeURIComponent(linkId)}?user=${encodeURIComponent(userId)}`,
     setFault(next) {
       if (next !== undefined && !LMS_FAULTS.includes(next)) throw new Error(`unknown LMS fault ${String(next)}; one of ${LMS_FAULTS.join(", ")}`);
