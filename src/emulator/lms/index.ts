@@ -150,12 +150,16 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     const link = placement(req.params.linkId);
     if (!link || !tool) return void res.status(404).send("no such link");
     const user = String(req.query.user ?? "student-1");
-    res.type("html").send(coursePage(`Course: ${"title" in link ? link.title : "Add an oral exam"}`, `/launch/${encodeURIComponent(req.params.linkId)}?user=${encodeURIComponent(user)}`, tool.origin));
+    const inWindow = "documentTarget" in link && link.documentTarget === "window";
+    res.type("html").send(coursePage(`Course: ${"title" in link ? link.title : "Add an oral exam"}`, `/launch/${encodeURIComponent(req.params.linkId)}?user=${encodeURIComponent(user)}`, tool.origin, inWindow));
   });
   // The first document of the tool's frame: the login, auto-posted, as Canvas does.
   app.get("/launch/:linkId", (req, res) => {
-    if (!tool || !placement(req.params.linkId)) return void res.status(404).send("no such link");
-    res.type("html").send(autoPostPage(tool.login, loginParams(String(req.query.user ?? "student-1"), req.params.linkId, { lti_storage_target: "post_message_forwarding" })));
+    const link = placement(req.params.linkId);
+    if (!tool || !link) return void res.status(404).send("no such link");
+    // A window has no forwarding frame beside it (and its cookie travels): no Platform Storage.
+    const inWindow = "documentTarget" in link && link.documentTarget === "window";
+    res.type("html").send(autoPostPage(tool.login, loginParams(String(req.query.user ?? "student-1"), req.params.linkId, inWindow ? {} : { lti_storage_target: "post_message_forwarding" })));
   });
   app.get("/add-exam", (req, res) => {
     res.redirect(303, `/course/${encodeURIComponent(linking.open({}))}?user=${encodeURIComponent(String(req.query.user ?? "instructor-1"))}`);
