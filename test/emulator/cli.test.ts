@@ -119,7 +119,7 @@ describe("CLI: express-oral-assessments lms", () => {
     expect(text).toContain("login http://127.0.0.1:9/oral/lti/login");
     const addExam = /Add an oral exam \(instructor\)\s+(\S+)/.exec(text)![1]!;
     const local = (u: string) => u.replace("//localhost:", "//127.0.0.1:");
-    expect((await (await fetch(local(`${url}/jwks`))).json()).keys).toHaveLength(1);
+    expect(((await (await fetch(local(`${url}/jwks`))).json()) as { keys: unknown[] }).keys).toHaveLength(1);
     const page = await fetch(local(addExam), { redirect: "manual" });
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toMatch(/^\/course\/dl-/);
