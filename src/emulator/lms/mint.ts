@@ -1,6 +1,7 @@
 /**
  * The LMS emulator's launch tokens: a sound LTI 1.3 `LtiResourceLinkRequest` for a user
- * and a resource link (or an `LtiDeepLinkingRequest` with its settings), or, with a fault switched on, the bad token that fault names.
+ * and a resource link (or an `LtiDeepLinkingRequest` with its settings), or, with a fault
+ * switched on, the bad token that fault names.
  */
 import { createHash } from "node:crypto";
 import { SignJWT, UnsecuredJWT, type CryptoKey, type JWK } from "jose";
