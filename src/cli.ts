@@ -10,12 +10,15 @@
  * restarts). Nothing else the emulator writes ever contains a key.
  *
  * Stops cleanly (server closed, exit 0) on SIGINT or SIGTERM.
+ *
+ * `express-oral-assessments lms --tool URL [--port N]`: the LMS emulator (cli-lms.ts).
  */
 import { parseArgs } from "node:util";
 import type { Logger } from "./core/logger.js";
 import { startEmulator, type Emulator } from "./emulator/index.js";
+import { LMS_USAGE, runLms } from "./cli-lms.js";
 
-const USAGE = `Usage: express-oral-assessments emulator [options]
+const EMULATOR_USAGE = `Usage: express-oral-assessments emulator [options]
 
 Runs a local stand-in for the oral-assessment platform.
 
@@ -35,6 +38,8 @@ Environment:
   ORAL_EMULATOR_TEST_KEY, ORAL_EMULATOR_LIVE_KEY   fixed keys instead of random ones
                                                    (the first organization's)
 `;
+
+const USAGE = `${EMULATOR_USAGE}\n${LMS_USAGE}`;
 
 const DEFAULT_PORT = 4010;
 
@@ -60,7 +65,7 @@ async function runEmulator(args: string[]): Promise<void> {
     },
   });
   if (values.help) {
-    process.stdout.write(USAGE);
+    process.stdout.write(EMULATOR_USAGE);
     return;
   }
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
@@ -143,6 +148,7 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = command === undefined ? 2 : 0;
     return;
   }
+  if (command === "lms") return runLms(rest, (message) => new UsageError(message));
   if (command !== "emulator") throw new UsageError(`Unknown command "${command}".`);
   await runEmulator(rest);
 }

@@ -4,14 +4,18 @@
  * Platform Storage read back in the LMS's frame, else a page offering a new window), the
  * token (verify-launch.ts), then what the launch is for: a learner's resource link opens
  * the exam through a single-use link (open-link.ts); an instructor gets a page naming the
- * exam. Every refusal is a page for the LMS administrator and a log line; nothing before
+ * exam (instructor-page.ts), or, for a deep-linking request, the exam picker
+ * (deep-linking.ts). Every refusal is a page for the LMS administrator and a log line; nothing before
  * the link is followed calls the platform.
  */
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
 import { randomId } from "../core/random-id.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
+import type { LtiCatalog } from "./catalog.js";
 import { CLAIM, isInstructorRole } from "./claims.js";
+import type { deepLinking } from "./deep-linking.js";
+import { instructorPage } from "./instructor-page.js";
 import type { LoginState, LoginStates } from "./login-state.js";
 import { stateCookie } from "./login.js";
 import { linkPath, putLink, type LinkKind } from "./open-link.js";
@@ -32,6 +36,8 @@ export interface LaunchRouteDeps {
   frameAncestors: readonly string[];
   /** An exam id the router's launch would accept (its id pattern). */
   examIdPattern: RegExp;
+  catalog: LtiCatalog;
+  deepLinking: ReturnType<typeof deepLinking>;
 }
 
 const field = (body: unknown, name: string): string | undefined => {
@@ -151,17 +157,8 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     });
     if ("failed" in result) return refuseWith(res, result.failed.check, result.failed.forAdministrator, result.failed.status, { iss: known.issuer, clientId: known.clientId });
     const { launch } = result;
-    if (launch.messageType === "LtiDeepLinkingRequest") {
-      return refuseWith(res, "deep_linking_unsupported", "This tool does not take Deep Linking requests yet: add the exam as an external tool link with the custom parameter exam_id.", 400);
-    }
-    if (isInstructorRole(launch.roles)) {
-      const custom = (launch.claims[CLAIM.custom] ?? {}) as Record<string, unknown>;
-      const exam = String(custom.exam_id ?? custom.roleplay_id ?? "");
-      logger.info({ event: "lti_launch", outcome: "instructor", examId: exam }, "LTI instructor launch");
-      return sendLtiPage(res, frameAncestors, {
-        status: 200, title: "Oral exam link", message: exam ? `Students who open this link take exam ${exam}.` : "This link names no exam yet (custom parameter exam_id).",
-      });
-    }
+    if (launch.messageType === "LtiDeepLinkingRequest") return deps.deepLinking.picker(req, res, launch);
+    if (isInstructorRole(launch.roles)) return instructorPage(req, res, launch, { settings, catalog: deps.catalog, logger, frameAncestors });
     return learner(req, res, launch);
   };
 }

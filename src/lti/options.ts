@@ -81,8 +81,10 @@ export interface LtiOptions {
   framedLaunch?: "new-window" | "frame";
   /**
    * The organization a deployment launches for: called with the deployment's
-   * `organization` (undefined when it names none) and the launch request. Default: the
-   * router's single platform (see `OrganizationFor`).
+   * `organization` (undefined when it names none) and the launch request. Default: with
+   * the router's `organization` resolver, the deployment's `organization` is the id
+   * (none: the resolver's answer for the request); with a single `platform`, that platform
+   * (see `OrganizationFor`).
    */
   organizationFor?: OrganizationFor;
 }
@@ -92,8 +94,8 @@ export interface LtiOptions {
  * passes a function that turns a deployment's `organization` into the id of the
  * organization the launch acts for; LTI calls it once per verified launch and stores the
  * answer with the exam link, so the link runs under that organization (the router looks
- * the id up again when the link is followed). Today the router has one platform and the
- * default answers `undefined`: "the router's own". A name the function does not know
+ * the id up again when the link is followed). `undefined` means "the router's own": the
+ * single platform, or the resolver's answer for the request. A name the function does not know
  * answers `null`, which refuses the launch with a page for the LMS administrator.
  */
 export type OrganizationFor = (deploymentOrganization: string | undefined, req: Request) => string | undefined | null | Promise<string | undefined | null>;

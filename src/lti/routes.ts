@@ -4,6 +4,7 @@
  * | `GET /lti/jwks.json` | the tool's public keys |
  * | `GET`/`POST /lti/login` | OIDC login initiation (login.ts) |
  * | `POST /lti/launch` | the LMS's id_token + state (launch.ts) |
+ * | `POST /lti/deep-link` | the deep-linking picker's choice (deep-linking.ts) |
  * | `GET /lti/open/:examId/:linkId`, `/lti/open/roleplay/:roleplayId/:linkId` | a learner's single-use exam link (open-link.ts) |
  *
  * These are browser routes (HTML pages and form posts from the LMS), not JSON API routes,
@@ -13,6 +14,8 @@
 import express, { type ErrorRequestHandler, type RequestHandler, type Router } from "express";
 import type { Logger } from "../core/logger.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
+import type { LtiCatalog } from "./catalog.js";
+import { deepLinking } from "./deep-linking.js";
 import { launchRoute } from "./launch.js";
 import { loginRoute } from "./login.js";
 import { LoginStates } from "./login-state.js";
@@ -30,6 +33,8 @@ export interface LtiRouteDeps {
   /** How long a followed link's waiting page may refresh, ms (the launch's longest wait and a margin). */
   followedTtlMs: number;
   examIdPattern: RegExp;
+  /** The organization's exams, from the router's store: the picker and the instructor page. */
+  catalog: LtiCatalog;
   keySets?: RemoteKeySetOptions;
 }
 
@@ -52,7 +57,9 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
   const login = safely(loginRoute(settings, states, logger, frameAncestors));
   router.get("/lti/login", login);
   router.post("/lti/login", form, login);
-  router.post("/lti/launch", form, safely(launchRoute(settings, { states, links: singleUse, keySets, logger, frameAncestors, examIdPattern: deps.examIdPattern })));
+  const linking = deepLinking({ settings, catalog: deps.catalog, store: singleUse, logger, frameAncestors });
+  router.post("/lti/launch", form, safely(launchRoute(settings, { states, links: singleUse, keySets, logger, frameAncestors, examIdPattern: deps.examIdPattern, catalog: deps.catalog, deepLinking: linking })));
+  router.post("/lti/deep-link", form, safely(linking.choose));
   router.get("/lti/open/roleplay/:roleplayId/:linkId", openLinkRoute("roleplay", singleUse, deps.openExam.roleplay, deps.followedTtlMs, logger, frameAncestors));
   router.get("/lti/open/:examId/:linkId", openLinkRoute("oral", singleUse, deps.openExam.oral, deps.followedTtlMs, logger, frameAncestors));
 

@@ -105,9 +105,13 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
       if (wanted === undefined || wanted === organizationOf(res).id) next();
       else sendPage(res, { status: 404, title: "Exam not found", message: "This exam link was made for another school. Open it again from your course page." });
     };
-    router.use(ltiMount(settings.lti, settings.launch, logger, fleet, {
-      oral: chain([asPage, linkOrganization, (req, res, next) => scope(res).ltiOral(req, res, next)]),
-      roleplay: chain([asPage, linkOrganization, (req, res, next) => scope(res).ltiRoleplay(req, res, next)]),
+    router.use(ltiMount({
+      lti: settings.lti, launch: settings.launch, logger, fleet, store,
+      openExam: {
+        oral: chain([asPage, linkOrganization, (req, res, next) => scope(res).ltiOral(req, res, next)]),
+        roleplay: chain([asPage, linkOrganization, (req, res, next) => scope(res).ltiRoleplay(req, res, next)]),
+      },
+      organizationOf: async (req) => (await organizations.of(req))?.id,
     }));
   }
   // Before the generic instructor middleware: a roster needs its own body limit. The

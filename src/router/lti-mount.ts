@@ -11,13 +11,15 @@
  * for any launch (with `organization`, the resolver may read `ltiLaunchOf(req)`); an
  * organization other than the link's is refused with the 404 page.
  */
-import type { RequestHandler, Router } from "express";
+import type { Request, RequestHandler, Router } from "express";
 import type { Logger } from "../core/logger.js";
 import { ltiLaunchOf } from "../lti/open-link.js";
 import { ltiRoutes } from "../lti/routes.js";
 import type { LtiSettings } from "../lti/settings.js";
 import type { Fleet } from "../fleet/fleet.js";
+import type { OralStore } from "../store/types.js";
 import type { LaunchSettings } from "./launch/settings.js";
+import { ltiCatalog } from "./lti-catalog.js";
 import { EXAM_ID_PATTERN } from "./shared/exam-directory.js";
 
 /** A followed link's waiting page may refresh this long past the launch's longest wait. */
@@ -35,9 +37,21 @@ export function ltiLaunchSettings(launch: LaunchSettings): LaunchSettings {
   };
 }
 
-/** `openExam`: the organization's LTI launch handlers (see organization/scope.ts), found per request. */
-export function ltiMount(lti: LtiSettings, launch: LaunchSettings, logger: Logger, fleet: Fleet, openExam: Record<"oral" | "roleplay", RequestHandler>): Router {
+export interface LtiMountInput {
+  lti: LtiSettings;
+  launch: LaunchSettings;
+  logger: Logger;
+  fleet: Fleet;
+  store: OralStore;
+  /** The organization's LTI launch handlers (see organization/scope.ts), found per request. */
+  openExam: Record<"oral" | "roleplay", RequestHandler>;
+  /** The request's organization id by the router's resolver (undefined: none). */
+  organizationOf: (req: Request) => Promise<string | undefined>;
+}
+
+export function ltiMount({ lti, launch, logger, fleet, store, openExam, organizationOf }: LtiMountInput): Router {
   return ltiRoutes(lti, {
+    catalog: ltiCatalog(store, organizationOf),
     singleUse: fleet.singleUse,
     logger,
     openExam,

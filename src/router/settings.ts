@@ -87,6 +87,8 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const { fleet, launchLimit, circuitBreaker, platform: onFleetBudget } = resolveFleetSettings(o, problems);
   const organizations = resolveOrganizationSource(o, onFleetBudget, launch.examHost, problems);
   const lti = resolveLtiSettings(o.lti, problems);
+  // With many organizations, a deployment's `organization` is the id of the one it launches for.
+  if (lti && o.lti?.organizationFor === undefined && organizations?.kind === "resolver") lti.organizationFor = (named) => named;
 
   problems.throwIfAny("oralAssessments()");
   return {

@@ -107,3 +107,32 @@ describe("CLI: express-oral-assessments emulator", () => {
     expect(output()).toContain("Usage: express-oral-assessments emulator");
   });
 });
+
+describe("CLI: express-oral-assessments lms", () => {
+  it("starts the LMS emulator for a tool, prints its registration and the add-an-exam page, and exits 0 on SIGTERM", async () => {
+    const { child, output } = runCli(["lms", "--tool", "http://127.0.0.1:9/oral", "--port", "0"]);
+    const [, url] = await waitFor(output, /LMS emulator listening on (http:\/\/localhost:\d+)/);
+    await waitFor(output, /Press Ctrl\+C/);
+    const text = output();
+    expect(text).toContain(`"issuer": "${url}"`);
+    expect(text).toContain(`"authorizationUrl": "${url}/auth"`);
+    expect(text).toContain("login http://127.0.0.1:9/oral/lti/login");
+    const addExam = /Add an oral exam \(instructor\)\s+(\S+)/.exec(text)![1]!;
+    const local = (u: string) => u.replace("//localhost:", "//127.0.0.1:");
+    expect(((await (await fetch(local(`${url}/jwks`))).json()) as { keys: unknown[] }).keys).toHaveLength(1);
+    const page = await fetch(local(addExam), { redirect: "manual" });
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toMatch(/^\/course\/dl-/);
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    expect((await exited)[0]).toBe(0);
+  });
+
+  it("refuses to start without --tool, with usage and exit code 2", async () => {
+    const { child, output } = runCli(["lms", "--port", "0"]);
+    const [code] = await once(child, "exit");
+    expect(code).toBe(2);
+    expect(output()).toContain("--tool must be the tool's mount URL");
+    expect(output()).toContain("Usage: express-oral-assessments lms");
+  });
+});

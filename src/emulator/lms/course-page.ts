@@ -1,5 +1,6 @@
 /**
- * The LMS emulator's pages. The course page frames the tool as Canvas does: the tool runs
+ * The LMS emulator's pages. The course page frames the tool as Canvas does (a link placed
+ * for a window is a link opening the launch in a new window instead): the tool runs
  * in an iframe whose first document auto-posts the login to the tool, next to a hidden
  * frame named `post_message_forwarding` that answers Platform Storage messages
  * (`lti.put_data`, `lti.get_data`, and the `org.imsglobal.lti.*` spellings) for origins
@@ -14,11 +15,11 @@ export function autoPostPage(action: string, fields: Record<string, string>, tit
 <script>document.getElementById("f").submit();</script></body></html>`;
 }
 
-export function coursePage(title: string, launchSrc: string, toolOrigin: string): string {
+export function coursePage(title: string, launchSrc: string, toolOrigin: string, inWindow = false): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title>
 <style>body{font:16px system-ui;margin:1rem}iframe.tool{width:100%;height:420px;border:1px solid #999}</style></head><body>
 <h1>${esc(title)}</h1>
-<iframe class="tool" name="tool_content" title="Tool" src="${esc(launchSrc)}" allow="microphone"></iframe>
+${inWindow ? `<p><a id="launch" href="${esc(launchSrc)}" target="_blank">${esc(title)}</a> (opens in a new window)</p>` : `<iframe class="tool" name="tool_content" title="Tool" src="${esc(launchSrc)}" allow="microphone"></iframe>`}
 <iframe name="post_message_forwarding" src="/post_message_forwarding?tool=${encodeURIComponent(toolOrigin)}" hidden></iframe>
 </body></html>`;
 }

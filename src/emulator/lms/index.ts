@@ -5,7 +5,9 @@
  * authentication request and form-posts a signed `id_token` and `state` to the tool's
  * registered redirect URI, a course with an instructor and students, a course page that
  * frames the tool as Canvas does (with Platform Storage answered by postMessage from a
- * sibling frame), and fault switches minting each bad token of the checks a tool must make.
+ * sibling frame), deep-linking requests with a return endpoint that verifies the tool's
+ * response against its key set (deep-linking.ts), and fault switches minting each bad
+ * token of the checks a tool must make.
  */
 import express from "express";
 import type { AddressInfo } from "node:net";
@@ -13,11 +15,13 @@ import type { Server } from "node:http";
 import { randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair } from "jose";
 import { autoPostPage, coursePage, forwardingPage } from "./course-page.js";
+import { deepLinkingSide, type DeepLinkingRequestOptions, type DeepLinkReturn } from "./deep-linking.js";
 import { LMS_FAULTS, type LmsFault } from "./faults.js";
 import { mintLaunch, type LmsKey, type LmsUser, type ResourceLink } from "./mint.js";
 
 export { LMS_FAULTS, type LmsFault } from "./faults.js";
 export type { LmsUser, ResourceLink } from "./mint.js";
+export type { DeepLinkingRequestOptions, DeepLinkReturn } from "./deep-linking.js";
 
 export interface LmsEmulatorOptions {
   /** Port on 127.0.0.1's `host`. Default 0 (any free port). */
@@ -48,6 +52,16 @@ export interface LmsEmulator {
   addResourceLink(link: Omit<ResourceLink, "id"> & { id?: string }): ResourceLink;
   /** The login request a click on `linkId` by `userId` sends to the tool: its URL (GET form). */
   loginUrl(userId: string, linkId: string, extra?: Record<string, string>): string;
+  /**
+   * Opens a deep-linking request (an instructor's *Add an oral exam*) and answers its id:
+   * use it wherever a link id goes (`loginUrl`, `coursePageUrl`); the launch is then an
+   * `LtiDeepLinkingRequest` returning to `/deep-link-return`.
+   */
+  openDeepLinking(options?: DeepLinkingRequestOptions): string;
+  /** Every deep-linking response received, verified (with the links it added) or refused (why). */
+  readonly deepLinkReturns: readonly DeepLinkReturn[];
+  /** A page (for a browser) opening a new deep-linking request as this user, framed as Canvas does. Default user `instructor-1`. */
+  addExamPageUrl(userId?: string): string;
   /** Course page framing the tool for this user and link. */
   coursePageUrl(userId: string, linkId: string): string;
   /** Mints the next launch tokens with this fault (undefined: sound tokens). */
@@ -80,9 +94,23 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   let fault: LmsFault | undefined;
   let extraClaims: Record<string, unknown> = {};
   let jwksFetches = 0;
-  let tool: { login: string; redirect: string; origin: string } | undefined;
+  let tool: { root: string; login: string; redirect: string; origin: string } | undefined;
   const links = new Map<string, ResourceLink>();
   let base = "";
+  const linking = deepLinkingSide({
+    base: () => base, clientId, deploymentId, toolRoot: () => tool?.root,
+    addLink: (link) => addResourceLink(link),
+    coursePage: (userId, linkId) => `${base}/course/${encodeURIComponent(linkId)}?user=${encodeURIComponent(userId)}`,
+  });
+  const addResourceLink = (link: Omit<ResourceLink, "id"> & { id?: string }): ResourceLink => {
+    const full: ResourceLink = { ...link, id: link.id ?? `rl-${randomUUID().slice(0, 8)}` };
+    links.set(full.id, full);
+    return full;
+  };
+  const placement = (id: string): ResourceLink | { deepLinking: Record<string, unknown> } | undefined => {
+    const settings = linking.settingsOf(id);
+    return settings ? { deepLinking: settings } : links.get(id);
+  };
 
   const app = express();
   app.disable("x-powered-by");
@@ -102,7 +130,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     if (!tool || p.redirect_uri !== tool.redirect) problems.push("redirect_uri is not the registered one");
     for (const name of ["state", "nonce", "login_hint", "lti_message_hint"]) if (!p[name]) problems.push(`${name} is missing`);
     const user = USERS.find((u) => u.id === p.login_hint);
-    const link = links.get(p.lti_message_hint ?? "");
+    const link = placement(p.lti_message_hint ?? "");
     if (p.login_hint && !user) problems.push("login_hint names no user");
     if (p.lti_message_hint && !link) problems.push("lti_message_hint names no resource link");
     if (problems.length > 0 || !user || !link || !tool) {
@@ -119,16 +147,24 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   app.get("/auth", auth);
   app.post("/auth", express.urlencoded({ extended: false }), auth);
   app.get("/course/:linkId", (req, res) => {
-    const link = links.get(req.params.linkId);
+    const link = placement(req.params.linkId);
     if (!link || !tool) return void res.status(404).send("no such link");
     const user = String(req.query.user ?? "student-1");
-    res.type("html").send(coursePage(`Course: ${link.title}`, `/launch/${encodeURIComponent(link.id)}?user=${encodeURIComponent(user)}`, tool.origin));
+    const inWindow = "documentTarget" in link && link.documentTarget === "window";
+    res.type("html").send(coursePage(`Course: ${"title" in link ? link.title : "Add an oral exam"}`, `/launch/${encodeURIComponent(req.params.linkId)}?user=${encodeURIComponent(user)}`, tool.origin, inWindow));
   });
   // The first document of the tool's frame: the login, auto-posted, as Canvas does.
   app.get("/launch/:linkId", (req, res) => {
-    if (!tool || !links.has(req.params.linkId)) return void res.status(404).send("no such link");
-    res.type("html").send(autoPostPage(tool.login, loginParams(String(req.query.user ?? "student-1"), req.params.linkId, { lti_storage_target: "post_message_forwarding" })));
+    const link = placement(req.params.linkId);
+    if (!tool || !link) return void res.status(404).send("no such link");
+    // A window has no forwarding frame beside it (and its cookie travels): no Platform Storage.
+    const inWindow = "documentTarget" in link && link.documentTarget === "window";
+    res.type("html").send(autoPostPage(tool.login, loginParams(String(req.query.user ?? "student-1"), req.params.linkId, inWindow ? {} : { lti_storage_target: "post_message_forwarding" })));
   });
+  app.get("/add-exam", (req, res) => {
+    res.redirect(303, `/course/${encodeURIComponent(linking.open({}))}?user=${encodeURIComponent(String(req.query.user ?? "instructor-1"))}`);
+  });
+  app.post("/deep-link-return", express.urlencoded({ extended: false, limit: "64kb" }), linking.returnRoute);
   app.get("/post_message_forwarding", (req, res) => {
     res.type("html").send(forwardingPage(String(req.query.tool ?? "")));
   });
@@ -156,17 +192,16 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     },
     registerTool(toolUrl) {
       const root = toolUrl.replace(/\/+$/, "");
-      tool = { login: `${root}/lti/login`, redirect: `${root}/lti/launch`, origin: new URL(root).origin };
+      tool = { root, login: `${root}/lti/login`, redirect: `${root}/lti/launch`, origin: new URL(root).origin };
     },
-    addResourceLink(link) {
-      const full: ResourceLink = { ...link, id: link.id ?? `rl-${randomUUID().slice(0, 8)}` };
-      links.set(full.id, full);
-      return full;
-    },
+    addResourceLink,
+    openDeepLinking: (options = {}) => linking.open(options),
+    get deepLinkReturns() { return linking.returns; },
     loginUrl(userId, linkId, extra) {
       if (!tool) throw new Error("registerTool(toolUrl) first");
       return `${tool.login}?${new URLSearchParams(loginParams(userId, linkId, extra))}`;
     },
+    addExamPageUrl: (userId = "instructor-1") => `${base}/add-exam?user=${encodeURIComponent(userId)}`,
     coursePageUrl: (userId, linkId) => `${base}/course/${encodeURIComponent(linkId)}?user=${encodeURIComponent(userId)}`,
     setFault(next) {
       if (next !== undefined && !LMS_FAULTS.includes(next)) throw new Error(`unknown LMS fault ${String(next)}; one of ${LMS_FAULTS.join(", ")}`);

@@ -1,6 +1,7 @@
 /**
  * The LMS emulator's launch tokens: a sound LTI 1.3 `LtiResourceLinkRequest` for a user
- * and a resource link, or, with a fault switched on, the bad token that fault names.
+ * and a resource link (or an `LtiDeepLinkingRequest` with its settings), or, with a fault
+ * switched on, the bad token that fault names.
  */
 import { createHash } from "node:crypto";
 import { SignJWT, UnsecuredJWT } from "jose";
@@ -41,7 +42,8 @@ export interface MintInput {
   clientId: string;
   deploymentId: string;
   user: LmsUser;
-  link: ResourceLink;
+  /** The resource link launched; for a deep-linking request, the `deep_linking_settings` claim instead. */
+  link: ResourceLink | { deepLinking: Record<string, unknown> };
   nonce: string;
   targetLinkUri: string;
   key: LmsKey;
@@ -57,21 +59,25 @@ const ROLE = { Instructor: "http://purl.imsglobal.org/vocab/lis/v2/membership#In
 export async function mintLaunch(m: MintInput): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const f = m.fault;
+  const link = "deepLinking" in m.link ? undefined : m.link;
+  const placing = link ? {
+    [`${L}resource_link`]: { id: link.id, title: link.title },
+    [`${L}custom`]: link.custom,
+  } : { "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings": (m.link as { deepLinking: unknown }).deepLinking };
   const claims: Record<string, unknown> = {
     nonce: f === "wrong_nonce" ? "not-the-nonce" : m.nonce,
     sub: m.user.id,
     name: m.user.name, given_name: m.user.givenName, family_name: m.user.familyName,
     ...(f === "no_email" ? {} : { email: m.user.email }),
-    [`${L}message_type`]: f === "bad_message_type" ? "LtiSubmissionReviewRequest" : "LtiResourceLinkRequest",
+    [`${L}message_type`]: f === "bad_message_type" ? "LtiSubmissionReviewRequest" : link ? "LtiResourceLinkRequest" : "LtiDeepLinkingRequest",
     [`${L}version`]: f === "wrong_version" ? "1.1.0" : "1.3.0",
     [`${L}deployment_id`]: f === "unknown_deployment" ? "deployment-unknown" : m.deploymentId,
     [`${L}target_link_uri`]: f === "target_mismatch" ? "https://evil.example/steal" : m.targetLinkUri,
-    [`${L}resource_link`]: { id: m.link.id, title: m.link.title },
+    ...placing,
     ...(f === "no_roles" ? {} : { [`${L}roles`]: [ROLE[m.user.role]] }),
     [`${L}context`]: { id: "course-1", label: "ORAL-101", title: "Oral exams 101", type: ["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"] },
-    [`${L}custom`]: m.link.custom,
     [`${L}lis`]: { person_sourcedid: m.user.sourcedId },
-    [`${L}launch_presentation`]: { document_target: m.link.documentTarget ?? "iframe", locale: "en" },
+    [`${L}launch_presentation`]: { document_target: link?.documentTarget ?? "iframe", locale: "en" },
     [`${L}tool_platform`]: { guid: "lms-emulator", name: "LMS emulator", product_family_code: "emulator" },
   };
   if (f === "azp_mismatch") claims.azp = "another-client";

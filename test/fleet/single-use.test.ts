@@ -1,0 +1,74 @@
+/**
+ * The fleet's single-use store in Redis (LTI login states, exam links, deep-linking
+ * pickers): a value put by one instance is taken exactly once fleet-wide, even when two
+ * instances race for it; Redis holds it sealed under a keyed name (neither the key nor the
+ * value readable there, another secret cannot open it); it expires with its TTL.
+ */
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
+import { fleetReady, redisFleet, type RedisFleet } from "../../src/fleet/index.js";
+import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
+
+const available = await redisOrSkip("the single-use store in Redis");
+const prefix = randomPrefix("single-use");
+
+describe.runIf(available)("redisSingleUse across a fleet", () => {
+  const raw = new Redis(REDIS_URL);
+  const fleets: RedisFleet[] = [];
+  const fleet = async (secret = SECRET) => {
+    const made = redisFleet({ url: REDIS_URL, secret, prefix });
+    fleets.push(made);
+    await fleetReady(made);
+    return made;
+  };
+  afterAll(async () => {
+    await Promise.all(fleets.map((f) => f.close()));
+    await dropPrefix(prefix);
+    raw.disconnect();
+  });
+
+  it("is taken once fleet-wide: of two instances racing, one gets the value, the other nothing", async () => {
+    const [a, b] = [await fleet(), await fleet()];
+    for (let i = 0; i < 20; i += 1) {
+      const key = `lti-state:${randomBytes(12).toString("base64url")}`;
+      await a.singleUse.put(key, `value-${i}`, 60_000);
+      expect(await b.singleUse.peek(key)).toBe(`value-${i}`);
+      const got = await Promise.all([a.singleUse.take(key), b.singleUse.take(key)]);
+      expect(got.filter((v) => v !== undefined)).toEqual([`value-${i}`]);
+      expect(await a.singleUse.take(key)).toBeUndefined();
+    }
+  });
+
+  it("keeps the value sealed under a keyed name, with its TTL; another secret cannot read it", async () => {
+    const a = await fleet();
+    const key = `lti-link:${randomBytes(12).toString("base64url")}`;
+    const value = JSON.stringify({ email: "sam@lms.example", nonce: randomBytes(8).toString("hex") });
+    await a.singleUse.put(key, value, 60_000);
+    const names = (await raw.keys(`${prefix}:su:*`));
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.join("\n")).not.toContain(key.split(":")[1]);
+    const stored = await Promise.all(names.map((n) => raw.get(n)));
+    expect(stored.join("\n")).not.toContain("sam@lms.example");
+    const ttls = await Promise.all(names.map((n) => raw.pttl(n)));
+    expect(Math.max(...ttls)).toBeGreaterThan(50_000);
+    expect(Math.max(...ttls)).toBeLessThanOrEqual(60_000);
+    const stranger = await fleet(randomBytes(32).toString("base64url"));
+    expect(await stranger.singleUse.take(key)).toBeUndefined();
+    expect(await a.singleUse.take(key)).toBe(value);
+  });
+
+  it("expires with its TTL", async () => {
+    const a = await fleet();
+    const key = `lti-pick:${randomBytes(12).toString("base64url")}`;
+    await a.singleUse.put(key, "short", 100);
+    // Wait on the condition (Redis expires it), not on a wall-clock bound.
+    let left: string | undefined = "short";
+    for (let i = 0; i < 100 && left !== undefined; i += 1) {
+      await new Promise((r) => setTimeout(r, 50));
+      left = await a.singleUse.peek(key);
+    }
+    expect(left).toBeUndefined();
+    expect(await a.singleUse.take(key)).toBeUndefined();
+  });
+});
