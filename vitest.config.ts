@@ -9,6 +9,9 @@ export default defineConfig({
   test: {
     // Every test talks HTTP to real servers on 127.0.0.1; give slow CI machines room.
     testTimeout: 30_000,
+    // Two files at a time: most tests wait on windows, leases and latency, not on the CPU,
+    // and one worker (vitest's default on 2 cores) ran the suite past 6 minutes.
+    maxWorkers: 2,
     hookTimeout: 60_000,
     globalSetup: ["test/global-setup.ts"],
     setupFiles: ["test/key-canary.setup.ts"],
