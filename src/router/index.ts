@@ -7,7 +7,7 @@
  * shared objects it needs (platform client, store, exam directory, logger).
  */
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from "express";
-import { INSTRUCTOR_PREFIXES } from "../api/routes.js";
+import { expressPath, INSTRUCTOR_PREFIXES, ROUTES } from "../api/routes.js";
 import { onlyUnder } from "./shared/only-under.js";
 import { sqliteStore } from "../store/sqlite.js";
 import { DEFAULT_ORGANIZATION, type ExamKind } from "../store/types.js";
@@ -58,6 +58,15 @@ export interface OralAssessmentsRouter extends Router {
    * (whichever instance runs it), readable on every instance; in process, `preparation`.
    */
   sharedPreparation(examId: string): Promise<PrepareProgress | undefined>;
+}
+
+/**
+ * A layer that hands requests to the organization's own routes, listing what they serve
+ * (as a route-table layer does), so the router's routes can be read off its stack.
+ */
+function served(feature: "prepare" | "instructor", handler: RequestHandler): RequestHandler & { routes: string[] } {
+  const routes = ROUTES.filter((r) => r.feature === feature).map((r) => `${r.method.toUpperCase()} ${expressPath(r.path)}`);
+  return Object.assign(handler, { routes });
 }
 
 export function oralAssessments(options: OralAssessmentsOptions): OralAssessmentsRouter {
@@ -118,10 +127,10 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // guards answer before the organization is looked up (401/403 first, as everywhere).
   // Entered only by its own prefix: every other instructor request skips it.
   const guards = instructorGuards(settings.guards);
-  router.use(onlyUnder(PREPARE_PREFIX, chain([...guards, jsonBody(prepareBodyLimit(settings.prepare)), asProblem, (req, res, next) => scope(res).prepare(req, res, next)])));
+  router.use(served("prepare", onlyUnder(PREPARE_PREFIX, chain([...guards, jsonBody(prepareBodyLimit(settings.prepare)), asProblem, (req, res, next) => scope(res).prepare(req, res, next)]))));
   // Guards, body parser and organization as one layer: they always run together (see chain.ts).
   router.use([...INSTRUCTOR_PREFIXES], chain([...guards, jsonBody(settings.instructor.bodyLimit), asProblem]));
-  router.use((req, res, next) => (res.locals.oralAssessmentsOrganization ? scope(res).instructor(req, res, next) : next()));
+  router.use(served("instructor", (req, res, next) => (res.locals.oralAssessmentsOrganization ? scope(res).instructor(req, res, next) : next())));
 
   router.get("/openapi.json", openApiRoute());
   router.use(bodyParseErrors);
