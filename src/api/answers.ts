@@ -26,6 +26,8 @@ export interface AnswerSpec {
   content: AnswerContent;
   /** An `html` status that may also be a short plain text (a prefetch's 503). */
   plainTextToo?: boolean;
+  /** A `json` success that is CSV when asked for with `Accept: text/csv`. */
+  csvToo?: boolean;
   headers: Record<string, HeaderSpec>;
 }
 
@@ -80,6 +82,7 @@ function instructorAnswers(route: RouteSpec): AnswerSpec[] {
     status: route.status,
     description: route.returns?.description ?? "Done.",
     content: route.returns === undefined || route.returns.kind === "none" ? "none" : "json",
+    ...(route.returns && "csv" in route.returns && route.returns.csv ? { csvToo: true } : {}),
     headers: {
       ...PRIVATE,
       ...(idempotent ? { "Idempotent-Replayed": { description: "`true` when this is the recorded answer of an earlier request with the same `Idempotency-Key`.", required: false, value: "true" } } : {}),

@@ -170,9 +170,26 @@ export function buildComponents({ requests, records }: RouteSchemas): JsonSchema
           },
         },
       },
+      LaunchRecord: {
+        type: "object",
+        description: "One launch outcome of one student. Never a token or a key.",
+        required: ["at", "outcome", "status", "servedBy", "via", "student"],
+        properties: {
+          at: instant,
+          outcome: { type: "string", examples: ["redirected", "waiting", "forbidden", "launch_limited", "failure_backoff", "class_full", "platform_failed", "platform_timeout", "platform_busy", "platform_unavailable", "wait_exceeded", "client_gone"] },
+          status: { type: "integer", description: "The HTTP status the student's browser got." },
+          servedBy: { enum: ["prepared", "on_demand", "coalesced", "platform_host", "none"] },
+          via: { enum: ["link", "lti"] },
+          student: { type: "object", required: ["orgInternalId", "email"], properties: { orgInternalId: { type: "string" }, email: { type: "string" } } },
+          instance: { type: "string", description: "The fleet instance that answered (fleet mode only)." },
+        },
+      },
       Meta: {
         type: "object",
-        properties: { requestId: { type: "string", description: "The platform's request id, for support requests." } },
+        properties: {
+          requestId: { type: "string", description: "The platform's request id, for support requests." },
+          nextCursor: { type: ["string", "null"], description: "Launch record lists: the `cursor` of the next page; null on the last." },
+        },
         additionalProperties: {},
       },
       Problem: {

@@ -23,6 +23,7 @@ import { resolveOrganizationSource } from "./organization/settings.js";
 import type { CircuitBreakerSettings } from "../fleet/circuit-breaker.js";
 import type { LaunchLimitSettings } from "../fleet/launch-limiter.js";
 import { resolveLtiSettings, type LtiSettings } from "../lti/settings.js";
+import { resolveLaunchRecordSettings, type LaunchRecordSettings } from "./records/settings.js";
 
 export interface RouterSettings {
   /** One organization (the `platform` option) or a resolver (`organization`). */
@@ -43,6 +44,8 @@ export interface RouterSettings {
   circuitBreaker: CircuitBreakerSettings;
   /** Undefined: no LTI routes. */
   lti: LtiSettings | undefined;
+  /** Undefined: `launchRecord: false`, no launch is recorded. */
+  launchRecord: LaunchRecordSettings | undefined;
 }
 
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined): RouterSettings {
@@ -87,6 +90,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const { fleet, launchLimit, circuitBreaker, platform: onFleetBudget } = resolveFleetSettings(o, problems);
   const organizations = resolveOrganizationSource(o, onFleetBudget, launch.examHost, problems);
   const lti = resolveLtiSettings(o.lti, problems);
+  const launchRecord = resolveLaunchRecordSettings(o.launchRecord, problems);
 
   problems.throwIfAny("oralAssessments()");
   return {
@@ -103,6 +107,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     launchLimit,
     circuitBreaker,
     lti,
+    launchRecord,
   };
 }
 
