@@ -28,7 +28,7 @@ export function resolveLaunchRecordSettings(value: LaunchRecordOptions | false |
   if (typeof retentionDays !== "number" || !(retentionDays > 0) || !Number.isFinite(retentionDays)) {
     problems.add("launchRecord.retentionDays", "must be a number of days > 0.", "Leave it out for 180.");
   }
-  const batchSize = wholeMs(problems, "launchRecord.batchSize", o.batchSize, 200, 1);
+  const batchSize = wholeMs(problems, "launchRecord.batchSize", o.batchSize, 50, 1);
   const bufferSize = wholeMs(problems, "launchRecord.bufferSize", o.bufferSize, 10_000, 1);
   if (bufferSize < batchSize) problems.add("launchRecord.bufferSize", "must be at least batchSize.", "Raise bufferSize or lower batchSize.");
   return {

@@ -241,7 +241,10 @@ export interface LaunchRecordOptions {
   purgeEveryMs?: number;
   /** Longest a record waits in memory before it is written, ms. Default 1 000. */
   flushMs?: number;
-  /** A write starts as soon as this many records wait (and writes at most this many per statement). Default 200. */
+  /**
+   * A write starts as soon as this many records wait, and writes at most this many at
+   * once: small, because SQLite writes on the event loop the launches share. Default 50.
+   */
   batchSize?: number;
   /**
    * Most records held in memory while the store is slow or down; past it new ones are
