@@ -57,6 +57,15 @@ export interface LaunchPage {
   nextCursor: string | undefined;
 }
 
+export interface LaunchCountQuery {
+  kind: ExamKind;
+  examId: string;
+  /** Only records at or after this instant (ms since the epoch). */
+  since?: number;
+  /** Count each student once, by their latest record's outcome (ties: the later written). */
+  latestPerStudent?: boolean;
+}
+
 export interface OralStoreLaunches {
   /** Appends records (one batch, usually written off the request path by the launch recorder). */
   addLaunches(org: string, records: LaunchRecord[]): Promise<void>;
@@ -65,6 +74,8 @@ export interface OralStoreLaunches {
    * malformed cursor is a TypeError (the router checks cursors before asking).
    */
   listLaunches(org: string, query: LaunchQuery): Promise<LaunchPage>;
+  /** Records (or students, with `latestPerStudent`) per outcome, for one exam. */
+  countLaunches(org: string, query: LaunchCountQuery): Promise<Record<string, number>>;
   /**
    * Deletes records older than `before` (milliseconds since the epoch), in every
    * organization (one retention for all); resolves to how many went.

@@ -32,6 +32,24 @@ export function memoryLaunches(ready: () => Promise<unknown>, maxRecords: number
       rows.sort((a, b) => b.atMs - a.atMs || b.seq - a.seq);
       return pageOf(rows.slice(0, query.limit + 1), query.limit, (r) => r, (r) => structuredClone(r.record));
     },
+    async countLaunches(org, query) {
+      checkOrganization(org);
+      await ready();
+      const rows = (organizations.get(org) ?? []).filter(({ record: r, atMs }) =>
+        r.kind === query.kind && r.examId === query.examId && (query.since === undefined || atMs >= query.since));
+      let counted: Row[] = rows;
+      if (query.latestPerStudent) {
+        const latest = new Map<string, Row>();
+        for (const row of rows) {
+          const seen = latest.get(row.record.student.orgInternalId);
+          if (!seen || row.atMs > seen.atMs || (row.atMs === seen.atMs && row.seq > seen.seq)) latest.set(row.record.student.orgInternalId, row);
+        }
+        counted = [...latest.values()];
+      }
+      const counts: Record<string, number> = {};
+      for (const { record } of counted) counts[record.outcome] = (counts[record.outcome] ?? 0) + 1;
+      return counts;
+    },
     async purgeLaunches(before) {
       await ready();
       let purged = 0;

@@ -213,6 +213,13 @@ export function queries(n: Names) {
         AND ($4::text IS NULL OR outcome = $4) AND ($5::text IS NULL OR student_id = $5 OR student_email = $5)
         AND ($6::bigint IS NULL OR (at_ms, seq) < ($6::bigint, $7::bigint))
       ORDER BY at_ms DESC, seq DESC LIMIT $8`,
+    // $2 kind, $3 exam, $4 since (ms).
+    countLaunches: `SELECT outcome, count(*)::int AS n FROM ${n.launches}
+      WHERE organization = $1 AND kind = $2 AND exam_id = $3 AND at_ms >= $4 GROUP BY outcome`,
+    countLatestLaunches: `SELECT outcome, count(*)::int AS n FROM (
+        SELECT DISTINCT ON (student_id) outcome FROM ${n.launches}
+        WHERE organization = $1 AND kind = $2 AND exam_id = $3 AND at_ms >= $4 ORDER BY student_id, at_ms DESC, seq DESC) AS latest
+      GROUP BY outcome`,
     purgeLaunches: `DELETE FROM ${n.launches} WHERE at_ms < $1`,
   };
 }

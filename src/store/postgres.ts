@@ -225,6 +225,10 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
       const rows = await query(sql.listLaunches, [org, p.kind, p.examId, p.outcome, p.student, p.cursorAt, p.cursorSeq, p.limit]);
       return pageOf(rows as unknown as LaunchRow[], q.limit, positionOf, toLaunchRecord);
     },
+    async countLaunches(org, q) {
+      const rows = await query(q.latestPerStudent ? sql.countLatestLaunches : sql.countLaunches, [org, q.kind, q.examId, q.since ?? 0]);
+      return Object.fromEntries((rows as unknown as { outcome: string; n: number }[]).map((r) => [r.outcome, r.n]));
+    },
     async purgeLaunches(before) {
       const { pool: p } = await state.ready();
       return (await p.query(sql.purgeLaunches, [before])).rowCount ?? 0;

@@ -246,5 +246,12 @@ export const SQL = {
       AND (@student IS NULL OR student_id = @student OR student_email = @student)
       AND (@cursorAt IS NULL OR at_ms < @cursorAt OR (at_ms = @cursorAt AND seq < @cursorSeq))
     ORDER BY at_ms DESC, seq DESC LIMIT @limit`,
+  countLaunches: `SELECT outcome, count(*) AS n FROM launches
+    WHERE organization = @org AND kind = @kind AND exam_id = @examId AND at_ms >= @since GROUP BY outcome`,
+  // SQLite takes a bare column from the row max() picked: each student's latest record.
+  countLatestLaunches: `SELECT outcome, count(*) AS n FROM (
+      SELECT outcome, max(at_ms * 1000000 + seq % 1000000) FROM launches
+      WHERE organization = @org AND kind = @kind AND exam_id = @examId AND at_ms >= @since GROUP BY student_id)
+    GROUP BY outcome`,
   purgeLaunches: "DELETE FROM launches WHERE at_ms < @before",
 } as const;

@@ -238,6 +238,10 @@ export function sqliteStore(options?: SqliteStoreOptions): SqliteStore {
     },
     listLaunches: (org, query) => run(org, (s) =>
       pageOf(s.listLaunches.all(listParams(org, query)) as LaunchRow[], query.limit, positionOf, toLaunchRecord)),
+    countLaunches: (org, q) => run(org, (s) => {
+      const rows = (q.latestPerStudent ? s.countLatestLaunches : s.countLaunches).all({ org, kind: q.kind, examId: q.examId, since: q.since ?? 0 }) as { outcome: string; n: number }[];
+      return Object.fromEntries(rows.map((r) => [r.outcome, r.n]));
+    }),
     async purgeLaunches(before) {
       return (await state.ready()).statements.purgeLaunches.run({ before }).changes;
     },

@@ -81,7 +81,7 @@ export const STORE_METHODS = [
   "init", "putCourse", "getCourse", "listCourses", "deleteCourse", "putClass", "getClass", "listClasses", "deleteClass",
   "putAssessment", "getAssessment", "listAssessments", "deleteAssessment", "close",
   "beginIdempotent", "completeIdempotent", "abandonIdempotent",
-  "addLaunches", "listLaunches", "purgeLaunches",
+  "addLaunches", "listLaunches", "countLaunches", "purgeLaunches",
 ] as const satisfies readonly (keyof OralStore)[];
 type Unlisted = Exclude<keyof OralStore, (typeof STORE_METHODS)[number]>;
 const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;
@@ -148,7 +148,7 @@ export interface OralStoreIdempotency {
   abandonIdempotent(input: IdempotencyKey): Promise<void>;
 }
 
-export type { LaunchPage, LaunchQuery, LaunchRecord, LaunchServedBy, LaunchVia, OralStoreLaunches } from "./launch-types.js";
+export type { LaunchCountQuery, LaunchPage, LaunchQuery, LaunchRecord, LaunchServedBy, LaunchVia, OralStoreLaunches } from "./launch-types.js";
 import type { OralStoreLaunches } from "./launch-types.js";
 
 /**

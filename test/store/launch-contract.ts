@@ -63,6 +63,23 @@ export function describeLaunchContract(open: () => OralStore): void {
     expect(await list({}, "east")).toEqual([]);
   });
 
+  it("launch records: counted per outcome, or per student by their latest outcome, since an instant", async () => {
+    const store = open();
+    await store.addLaunches(ORG, [
+      launch(0, "ana", { outcome: "waiting", status: 202, servedBy: "none" }),
+      launch(1, "ana"),
+      launch(2, "ben", { outcome: "waiting", status: 202, servedBy: "none" }),
+      launch(2, "cy", { outcome: "forbidden", status: 403, servedBy: "none" }),
+      launch(3, "dee", { examId: "e2" }),
+    ]);
+    await store.addLaunches("south", [launch(4, "eve")]);
+    const count = (q: object = {}) => store.countLaunches(ORG, { kind: "oral", examId: "e1", ...q });
+    expect(await count()).toEqual({ waiting: 2, redirected: 1, forbidden: 1 });
+    expect(await count({ latestPerStudent: true })).toEqual({ redirected: 1, waiting: 1, forbidden: 1 });
+    expect(await count({ since: Date.parse(at(2)) })).toEqual({ waiting: 1, forbidden: 1 });
+    expect(await count({ kind: "roleplay" })).toEqual({});
+  });
+
   it("launch records: purged before an instant, in every organization", async () => {
     const store = open();
     await store.addLaunches(ORG, [launch(0, "old"), launch(10, "new")]);
