@@ -184,6 +184,30 @@ export function buildComponents({ requests, records }: RouteSchemas): JsonSchema
           instance: { type: "string", description: "The fleet instance that answered (fleet mode only)." },
         },
       },
+      LiveSnapshot: {
+        type: "object",
+        description: "Where an exam stands now. Students are counted once each, by their latest launch outcome.",
+        required: ["launched", "waiting", "refused", "failed", "prepared", "budget"],
+        properties: {
+          launched: count("Students whose latest launch reached the exam."),
+          waiting: count("Students on the waiting page."),
+          refused: count("Students refused: by `canLaunch`, over their fair share, or in a failure backoff."),
+          failed: count("Students whose latest launch failed on the platform's side (or found the class full)."),
+          prepared: {
+            type: "object", required: ["ready", "planned", "expired"],
+            properties: { ready: count("Pre-warmed tokens usable now."), planned: count("Students in the plan."), expired: count("Tokens that went stale unused.") },
+          },
+          budget: {
+            type: "object", required: ["used", "limit", "platform429", "platformErrors"],
+            properties: {
+              used: count("Calls sent in the key's current rate window."),
+              limit: count("Calls the key may send per window."),
+              platform429: count("Launches the platform refused as rate limited, last 5 minutes."),
+              platformErrors: count("Launches the platform failed (5xx, timeouts), last 5 minutes."),
+            },
+          },
+        },
+      },
       Meta: {
         type: "object",
         properties: {

@@ -53,6 +53,7 @@ function contentOf(route: RouteSpec, answer: AnswerSpec): JsonSchema | undefined
   const types = [...CONTENT_TYPES[answer.content], ...(answer.plainTextToo ? ["text/plain"] : [])];
   const content: JsonSchema = Object.fromEntries(types.map((type) => [type, { schema }]));
   if (answer.csvToo) content["text/csv"] = { schema: { type: "string", description: "One header row, then one row per record (RFC 4180)." } };
+  if (answer.eventsToo) content["text/event-stream"] = { schema: { type: "string", description: "Server-Sent Events: `event: snapshot`, `data:` the record as JSON." } };
   return content;
 }
 

@@ -34,9 +34,10 @@ export interface RouteSpec {
   status: number;
   /**
    * What the success carries: `{ data: <record> }` (`record`), `{ data: <record>[] }` (`list`), or nothing. `schema`: when there is no `upstream`.
-   * `csv`: with `Accept: text/csv` the success is CSV instead.
+   * `csv`: with `Accept: text/csv` the success is CSV instead; `events`: with
+   * `Accept: text/event-stream`, the same record as Server-Sent Events.
    */
-  returns?: { kind: "record" | "list"; schema?: string; description: string; csv?: boolean } | { kind: "none"; description: string };
+  returns?: { kind: "record" | "list"; schema?: string; description: string; csv?: boolean; events?: boolean } | { kind: "none"; description: string };
   /** The platform can answer 404 (a record it does not know). */
   notFound?: boolean;
   /** The platform can answer 409 (a conflict). */
@@ -196,6 +197,20 @@ export const ROUTES = [
     returns: { kind: "list", schema: "LaunchRecord", csv: true, description: "One page of records, newest first; `meta.nextCursor` opens the next (null on the last)." },
     notFound: true,
     descriptions: { 400: "An id that is not a platform id, or a bad `cursor`, `student`, `outcome` or `limit` (`validation_error`, naming it).", 404: "With `organization`: an exam this organization does not know (`not_found`)." },
+  },
+  {
+    operationId: "getExamLive", method: "get", path: "/oral-assessments/{examId}/live", feature: "instructor", tag: "oral assessments",
+    summary: "Where the exam stands now: students launched, waiting, refused, failed; pre-warming; the key's budget",
+    description:
+      "Students are counted once each, by their latest launch outcome in the launch record (fleet-wide when the " +
+      "instances share a database). `prepared` is the pre-warming plan's progress; `budget.used`/`limit` the key's " +
+      "rate budget now; `platform429` and `platformErrors` the launches the platform refused as rate limited or " +
+      "failed in the last 5 minutes. With `Accept: text/event-stream`: the same snapshot every 2 s as Server-Sent " +
+      "Events (`event: snapshot`), until the client closes.",
+    params: ["examId"], status: 200,
+    returns: { kind: "record", schema: "LiveSnapshot", events: true, description: "The snapshot." },
+    notFound: true,
+    descriptions: { 404: "With `organization`: an exam this organization does not know (`not_found`)." },
   },
   {
     operationId: "listOralAssessments", upstream: "listOralAssessments", method: "get", path: "/classes/{classId}/oral-assessments", feature: "instructor", tag: "oral assessments",

@@ -129,6 +129,46 @@ describe("the launch record", () => {
     expect(bob[1]).toMatch(new RegExp(`^\\S+Z,oral,${examId},forbidden,403,none,link,u-bob,bob@school.test,$`));
   });
 
+  it("the live view counts each student once by their latest outcome, with pre-warming and the budget", async () => {
+    const ines = await stack.login("ines");
+    const res = await ines.get(`/oral/oral-assessments/${examId}/live`).expect(200);
+    expect(res.headers["cache-control"]).toBe("no-store");
+    // ada: 429 last (refused); bob: forbidden; s1: platform failure; s2: waiting; s3, s4: launched.
+    expect(res.body.data).toMatchObject({ launched: 2, waiting: 1, refused: 2, failed: 1, prepared: { ready: 0, planned: 1 } });
+    expect(res.body.data.budget).toMatchObject({ platform429: 0, platformErrors: 1 });
+    expect(res.body.data.budget.limit).toBe(100_000);
+    expect(res.body.data.budget.used).toBeGreaterThanOrEqual(6);
+  });
+
+  it("the live view as Server-Sent Events: a snapshot at once, the next after another student launches", async () => {
+    const { url } = stack.app;
+    const cookie = (await (await stack.login("ines")).get("/oral/openapi.json")).request.cookies;
+    const controller = new AbortController();
+    const res = await fetch(`${url}/oral/oral-assessments/${examId}/live`, { headers: { accept: "text/event-stream", cookie }, signal: controller.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const reader = res.body!.getReader();
+    let text = "";
+    const nextSnapshot = async () => {
+      for (;;) {
+        const end = text.indexOf("\n\n");
+        if (end >= 0) {
+          const event = text.slice(0, end);
+          text = text.slice(end + 2);
+          expect(event.split("\n")[0]).toBe("event: snapshot");
+          return JSON.parse(event.split("\n")[1]!.slice("data: ".length));
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error("the stream ended");
+        text += new TextDecoder().decode(value);
+      }
+    };
+    expect(await nextSnapshot()).toMatchObject({ launched: 2, waiting: 1 });
+    await (await stack.login("s5")).get(`/oral/launch/${examId}`).redirects(0).expect(303);
+    expect(await nextSnapshot()).toMatchObject({ launched: 3, waiting: 1 });
+    controller.abort();
+  });
+
   it("is for instructors only", async () => {
     expect((await stack.anonymous().get(`/oral/oral-assessments/${examId}/launches`)).status).toBe(401);
     expect((await (await stack.login("ada")).get(`/oral/oral-assessments/${examId}/launches`)).status).toBe(403);

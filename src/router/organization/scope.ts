@@ -28,6 +28,7 @@ import { ExamDirectory } from "../shared/exam-directory.js";
 import { ltiLaunchSettings } from "../lti-mount.js";
 import type { OrganizationIdOf } from "./request-organization.js";
 import type { LaunchRecorder } from "../records/recorder.js";
+import { liveHandler } from "../records/live.js";
 
 /** What an organization's requests run on. */
 export interface OrganizationScope {
@@ -88,7 +89,8 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
   const instance = fleet.kind === "redis" ? fleet.instanceId : undefined;
   const launchDeps = { platform, logger, directory, organizationOf, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker, recorder, instance };
   const ltiDeps = { ...launchDeps, via: "lti" as const };
-  const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationOf, logger, () => directory.forget(), recorder);
+  const live = liveHandler({ store, recorder, organizationOf, platform, preparation });
+  const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationOf, logger, () => directory.forget(), recorder, live);
   return {
     launchOral: launchRoute(launch, launchDeps),
     launchRoleplay: launchRoute(launch, launchDeps, "roleplay"),
