@@ -38,11 +38,10 @@ import { sendRememberedFailure } from "./failures.js";
 import { sendLaunchLimited } from "./pages.js";
 import { answerSpeculative, isSpeculative } from "./speculative.js";
 import type { LaunchSettings } from "./settings.js";
-import type { ExamKind } from "../../store/types.js";
+import type { ExamKind, LaunchVia } from "../../store/types.js";
 import { examPagePath, launchedId, launchPath } from "./exam-page.js";
 import type { LaunchRecorder } from "../records/recorder.js";
 import { launchRecordOf } from "../records/launch-record.js";
-import type { LaunchVia } from "../../store/types.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
 
 export interface LaunchDeps {

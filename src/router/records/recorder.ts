@@ -78,10 +78,11 @@ export class LaunchRecorder {
     return purged;
   }
 
+  /** Refuses new records, stops the purge and writes what waits (once; a failed write is lost and logged). */
   async close(): Promise<void> {
+    this.closed = true;
     clearTimeout(this.purgeTimer);
     await this.flush();
-    this.closed = true;
     clearTimeout(this.timer);
   }
 
