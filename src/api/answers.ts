@@ -26,6 +26,10 @@ export interface AnswerSpec {
   content: AnswerContent;
   /** An `html` status that may also be a short plain text (a prefetch's 503). */
   plainTextToo?: boolean;
+  /** A `json` success that is CSV when asked for with `Accept: text/csv`. */
+  csvToo?: boolean;
+  /** A `json` success that is an event stream when asked for with `Accept: text/event-stream`. */
+  eventsToo?: boolean;
   headers: Record<string, HeaderSpec>;
 }
 
@@ -80,6 +84,8 @@ function instructorAnswers(route: RouteSpec): AnswerSpec[] {
     status: route.status,
     description: route.returns?.description ?? "Done.",
     content: route.returns === undefined || route.returns.kind === "none" ? "none" : "json",
+    ...(route.returns && "csv" in route.returns && route.returns.csv ? { csvToo: true } : {}),
+    ...(route.returns && "events" in route.returns && route.returns.events ? { eventsToo: true } : {}),
     headers: {
       ...PRIVATE,
       ...(idempotent ? { "Idempotent-Replayed": { description: "`true` when this is the recorded answer of an earlier request with the same `Idempotency-Key`.", required: false, value: "true" } } : {}),

@@ -170,9 +170,50 @@ export function buildComponents({ requests, records }: RouteSchemas): JsonSchema
           },
         },
       },
+      LaunchRecord: {
+        type: "object",
+        description: "One launch outcome of one student. Never a token or a key.",
+        required: ["at", "outcome", "status", "servedBy", "via", "student"],
+        properties: {
+          at: instant,
+          outcome: { type: "string", examples: ["redirected", "waiting", "forbidden", "launch_limited", "failure_backoff", "class_full", "platform_failed", "platform_timeout", "platform_busy", "platform_unavailable", "wait_exceeded", "client_gone"] },
+          status: { type: "integer", description: "The HTTP status the student's browser got." },
+          servedBy: { enum: ["prepared", "on_demand", "coalesced", "platform_host", "none"] },
+          via: { enum: ["link", "lti"] },
+          student: { type: "object", required: ["orgInternalId", "email"], properties: { orgInternalId: { type: "string" }, email: { type: "string" } } },
+          instance: { type: "string", description: "The fleet instance that answered (fleet mode only)." },
+        },
+      },
+      LiveSnapshot: {
+        type: "object",
+        description: "Where an exam stands now. Students are counted once each, by their latest launch outcome.",
+        required: ["launched", "waiting", "refused", "failed", "prepared", "budget"],
+        properties: {
+          launched: count("Students whose latest launch reached the exam."),
+          waiting: count("Students on the waiting page."),
+          refused: count("Students refused: by `canLaunch`, over their fair share, or in a failure backoff."),
+          failed: count("Students whose latest launch failed on the platform's side (or found the class full)."),
+          prepared: {
+            type: "object", required: ["ready", "planned", "expired"],
+            properties: { ready: count("Pre-warmed tokens usable now."), planned: count("Students in the plan."), expired: count("Tokens that went stale unused.") },
+          },
+          budget: {
+            type: "object", required: ["used", "limit", "platform429", "platformErrors"],
+            properties: {
+              used: count("Calls sent in the key's current rate window."),
+              limit: count("Calls the key may send per window."),
+              platform429: count("Launches the platform refused as rate limited, last 5 minutes."),
+              platformErrors: count("Launches the platform failed (5xx, timeouts), last 5 minutes."),
+            },
+          },
+        },
+      },
       Meta: {
         type: "object",
-        properties: { requestId: { type: "string", description: "The platform's request id, for support requests." } },
+        properties: {
+          requestId: { type: "string", description: "The platform's request id, for support requests." },
+          nextCursor: { type: ["string", "null"], description: "Launch record lists: the `cursor` of the next page; null on the last." },
+        },
         additionalProperties: {},
       },
       Problem: {

@@ -51,7 +51,10 @@ function contentOf(route: RouteSpec, answer: AnswerSpec): JsonSchema | undefined
     schema = { type: "object", required: ["data"], properties: { data, meta: ref("schemas/Meta") } };
   }
   const types = [...CONTENT_TYPES[answer.content], ...(answer.plainTextToo ? ["text/plain"] : [])];
-  return Object.fromEntries(types.map((type) => [type, { schema }]));
+  const content: JsonSchema = Object.fromEntries(types.map((type) => [type, { schema }]));
+  if (answer.csvToo) content["text/csv"] = { schema: { type: "string", description: "One header row, then one row per record (RFC 4180)." } };
+  if (answer.eventsToo) content["text/event-stream"] = { schema: { type: "string", description: "Server-Sent Events: `event: snapshot`, `data:` the record as JSON." } };
+  return content;
 }
 
 function responseOf(route: RouteSpec, answer: AnswerSpec): JsonSchema {

@@ -32,8 +32,12 @@ export interface RouteSpec {
   body?: string;
   /** The success status. */
   status: number;
-  /** What the success carries: `{ data: <record> }` (`record`), `{ data: <record>[] }` (`list`), or nothing. `schema`: when there is no `upstream`. */
-  returns?: { kind: "record" | "list"; schema?: string; description: string } | { kind: "none"; description: string };
+  /**
+   * What the success carries: `{ data: <record> }` (`record`), `{ data: <record>[] }` (`list`), or nothing. `schema`: when there is no `upstream`.
+   * `csv`: with `Accept: text/csv` the success is CSV instead; `events`: with
+   * `Accept: text/event-stream`, the same record as Server-Sent Events.
+   */
+  returns?: { kind: "record" | "list"; schema?: string; description: string; csv?: boolean; events?: boolean } | { kind: "none"; description: string };
   /** The platform can answer 404 (a record it does not know). */
   notFound?: boolean;
   /** The platform can answer 409 (a conflict). */
@@ -48,6 +52,15 @@ const LIST_SYNC =
   "`listCacheMs` (default 5 s), and refreshed at once by writes through this router. Every listed record is " +
   "recorded in the store, so a listed exam can be launched without `resolveClassId`; a record deleted " +
   "through this router stays hidden even while the platform still lists it.";
+
+/** What the launch record routes say about their records. */
+const LAUNCHES =
+  "Every launch outcome of an identified student (signed in and admitted far enough to be known): redirected, " +
+  "the waiting page, refused by `canLaunch`, over the fair share, a platform failure, with the status the browser got, " +
+  "how the token was served (`prepared`, `on_demand`, `coalesced`, `platform_host`, or `none`) and how the student came " +
+  "(`link` or `lti`). Never a token. Newest first; `?cursor=`, `?student=` (an `orgInternalId` or e-mail), `?outcome=`, " +
+  "`?limit=` (1–1000, default 100). With `Accept: text/csv`: every matching record, one header row. Kept for " +
+  "`launchRecord.retentionDays` (default 180).";
 
 /** The launch routes' pages, by status. */
 const LAUNCH_PAGES = {
@@ -177,6 +190,29 @@ export const ROUTES = [
     descriptions: { 404: "The exam was never prepared (`not_prepared`)." },
   },
   {
+    operationId: "listExamLaunches", method: "get", path: "/oral-assessments/{examId}/launches", feature: "instructor", tag: "oral assessments",
+    summary: "The exam's launch record: who launched, when, and what came of it",
+    description: LAUNCHES,
+    params: ["examId"], status: 200,
+    returns: { kind: "list", schema: "LaunchRecord", csv: true, description: "One page of records, newest first; `meta.nextCursor` opens the next (null on the last)." },
+    notFound: true,
+    descriptions: { 400: "An id that is not a platform id, or a bad `cursor`, `student`, `outcome` or `limit` (`validation_error`, naming it).", 404: "With `organization`: an exam this organization does not know (`not_found`)." },
+  },
+  {
+    operationId: "getExamLive", method: "get", path: "/oral-assessments/{examId}/live", feature: "instructor", tag: "oral assessments",
+    summary: "Where the exam stands now: students launched, waiting, refused, failed; pre-warming; the key's budget",
+    description:
+      "Students are counted once each, by their latest launch outcome in the launch record (fleet-wide when the " +
+      "instances share a database). `prepared` is the pre-warming plan's progress; `budget.used`/`limit` the key's " +
+      "rate budget now; `platform429` and `platformErrors` the launches the platform refused as rate limited or " +
+      "failed in the last 5 minutes. With `Accept: text/event-stream`: the same snapshot every 2 s as Server-Sent " +
+      "Events (`event: snapshot`), until the client closes.",
+    params: ["examId"], status: 200,
+    returns: { kind: "record", schema: "LiveSnapshot", events: true, description: "The snapshot." },
+    notFound: true,
+    descriptions: { 404: "With `organization`: an exam this organization does not know (`not_found`)." },
+  },
+  {
     operationId: "listOralAssessments", upstream: "listOralAssessments", method: "get", path: "/classes/{classId}/oral-assessments", feature: "instructor", tag: "oral assessments",
     summary: "The class's oral assessments, from the platform",
     description: LIST_SYNC,
@@ -213,6 +249,15 @@ export const ROUTES = [
     summary: "Delete a role-play", description: "Its launch link then answers 404.",
     params: ["roleplayId"], status: 204, returns: { kind: "none", description: "Deleted." },
     notFound: true,
+  },
+  {
+    operationId: "listRoleplayLaunches", method: "get", path: "/roleplays/{roleplayId}/launches", feature: "instructor", tag: "roleplays",
+    summary: "The role-play's launch record: who launched, when, and what came of it",
+    description: LAUNCHES,
+    params: ["roleplayId"], status: 200,
+    returns: { kind: "list", schema: "LaunchRecord", csv: true, description: "One page of records, newest first; `meta.nextCursor` opens the next (null on the last)." },
+    notFound: true,
+    descriptions: { 400: "An id that is not a platform id, or a bad `cursor`, `student`, `outcome` or `limit` (`validation_error`, naming it).", 404: "With `organization`: a role-play this organization does not know (`not_found`)." },
   },
   {
     operationId: "launchExam", upstream: "createSignInToken", method: "get", path: "/launch/{examId}", feature: "launch", tag: "launch",

@@ -22,6 +22,7 @@ import type { OralAssessmentsOptions } from "./shared/options.js";
 import type { PrepareProgress } from "./prepare/plan.js";
 import { PrepareError, type PrepareInput } from "./prepare/preparation.js";
 import { prepareBodyLimit } from "./prepare/routes.js";
+import { LaunchRecorder } from "./records/recorder.js";
 import { resolveRouterOptions } from "./settings.js";
 import { bodyParseErrors, jsonBody } from "./shared/body.js";
 import { chain } from "./shared/chain.js";
@@ -82,8 +83,10 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   const fleet = settings.fleet ?? inProcessFleet({ launchLimit: settings.launchLimit, circuitBreaker: settings.circuitBreaker });
   // One code path for one organization and for many: a single `platform` is a resolver
   // with a constant answer. Each organization gets its own scope (organization/scope.ts).
+  // One recorder for every organization: one buffer, one writer, one purge.
+  const recorder = settings.launchRecord && new LaunchRecorder(store, settings.launchRecord, logger);
   const organizations = new Organizations<OrganizationScope>(settings.organizations, () => fleet.rateBudget, logger, {
-    make: (org) => organizationScope({ org, store, fleet, settings, logger }),
+    make: (org) => organizationScope({ org, store, fleet, settings, logger, recorder }),
     busy: (scope) => scope.busy(),
     close: (scope) => scope.close(),
   });
@@ -166,6 +169,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   };
   router.close = async () => {
     await organizations.close();
+    await recorder?.close();
     if (!settings.fleet) await fleet.close(); // a fleet the app passed is the app's to close
     // The twin on the fleet's budget is ours; the app's client is the app's.
     if (settings.organizations.kind === "single" && settings.organizations.platform !== options.platform) settings.organizations.platform.close();

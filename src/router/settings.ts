@@ -23,6 +23,7 @@ import { resolveOrganizationSource } from "./organization/settings.js";
 import type { CircuitBreakerSettings } from "../fleet/circuit-breaker.js";
 import type { LaunchLimitSettings } from "../fleet/launch-limiter.js";
 import { resolveLtiSettings, type LtiSettings } from "../lti/settings.js";
+import { resolveLaunchRecordSettings, type LaunchRecordSettings } from "./records/settings.js";
 
 export interface RouterSettings {
   /** One organization (the `platform` option) or a resolver (`organization`). */
@@ -43,6 +44,8 @@ export interface RouterSettings {
   circuitBreaker: CircuitBreakerSettings;
   /** Undefined: no LTI routes. */
   lti: LtiSettings | undefined;
+  /** Undefined: `launchRecord: false`, no launch is recorded. */
+  launchRecord: LaunchRecordSettings | undefined;
 }
 
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined): RouterSettings {
@@ -89,6 +92,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const lti = resolveLtiSettings(o.lti, problems);
   // With many organizations, a deployment's `organization` is the id of the one it launches for.
   if (lti && o.lti?.organizationFor === undefined && organizations?.kind === "resolver") lti.organizationFor = (named) => named;
+  const launchRecord = resolveLaunchRecordSettings(o.launchRecord, problems);
 
   problems.throwIfAny("oralAssessments()");
   return {
@@ -105,6 +109,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     launchLimit,
     circuitBreaker,
     lti,
+    launchRecord,
   };
 }
 

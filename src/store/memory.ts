@@ -4,8 +4,10 @@
  * contract as the database stores (test/store/store-contract.ts), down to returning
  * copies and JSON-shaped `data`, so code tested against it behaves the same in production.
  */
+import { ConfigurationError } from "../core/configuration-error.js";
 import { memoryIdempotency } from "./idempotency.js";
 import { lifecycle } from "./lifecycle.js";
+import { memoryLaunches } from "./memory-launches.js";
 import { assessmentFields, checkOrganization, checkRecord, classFields, courseFields, createdMs } from "./records.js";
 import type { AssessmentRecord, ClassRecord, CourseRecord, OralStore } from "./types.js";
 
@@ -60,7 +62,21 @@ interface Tables {
 
 const EMPTY: Tables = { courses: new Map(), classes: new Map(), assessments: new Map() };
 
-export function memoryStore(): OralStore {
+export interface MemoryStoreOptions {
+  /**
+   * The most launch records kept per organization; past it the oldest are dropped, so
+   * memory stays bounded however long the process runs. Default 10 000.
+   */
+  maxLaunchRecords?: number;
+}
+
+export const DEFAULT_MAX_LAUNCH_RECORDS = 10_000;
+
+export function memoryStore(options: MemoryStoreOptions = {}): OralStore {
+  const maxLaunchRecords = options.maxLaunchRecords ?? DEFAULT_MAX_LAUNCH_RECORDS;
+  if (!Number.isInteger(maxLaunchRecords) || maxLaunchRecords < 1) {
+    throw new ConfigurationError("memoryStore", [{ option: "maxLaunchRecords", message: "must be a whole number ≥ 1.", fix: "Pass e.g. 10000, or leave it out." }]);
+  }
   const organizations = new Map<string, Tables>();
   const state = lifecycle("memoryStore", async () => undefined, () => undefined);
   /** Reads never create an organization's tables (a lookup under an unknown organization holds no memory); writes do. */
@@ -146,6 +162,7 @@ export function memoryStore(): OralStore {
     },
 
     ...memoryIdempotency(() => state.ready()),
+    ...memoryLaunches(() => state.ready(), maxLaunchRecords),
 
     close: () => state.close(),
   };

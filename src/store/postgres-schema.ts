@@ -14,6 +14,7 @@ export interface Names {
   classes: string;
   assessments: string;
   idempotency: string;
+  launches: string;
   /** An index name: unqualified, since an index lives in its table's schema. */
   index(name: string): string;
 }
@@ -27,6 +28,7 @@ export function names(schema: string, prefix: string): Names {
     classes: table("classes"),
     assessments: table("assessments"),
     idempotency: table("idempotency"),
+    launches: table("launches"),
     index: (name) => `"${prefix}${name}"`,
   };
 }
@@ -111,6 +113,30 @@ const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
       CREATE INDEX ${n.index("assessments_by_class")} ON ${n.assessments} (organization, class_id, kind, created_ms, seq) WHERE deleted_at IS NULL;
       CREATE INDEX ${n.index("assessments_by_course")} ON ${n.assessments} (organization, course_id) WHERE deleted_at IS NULL;`,
   },
+  {
+    version: 5,
+    description: "launch records: one row per launch outcome of an identified student, per organization",
+    // Pages are read newest first by (at_ms, seq) within one exam: the index is walked
+    // backwards. The retention purge crosses organizations, by time alone: its own index.
+    up: (n) => `
+      CREATE TABLE IF NOT EXISTS ${n.launches} (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        organization TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('oral', 'roleplay')),
+        exam_id TEXT NOT NULL,
+        at_ms BIGINT NOT NULL,
+        outcome TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        served_by TEXT NOT NULL,
+        via TEXT NOT NULL,
+        student_id TEXT NOT NULL,
+        student_email TEXT NOT NULL,
+        instance TEXT,
+        PRIMARY KEY (organization, seq)
+      );
+      CREATE INDEX IF NOT EXISTS ${n.index("launches_by_exam")} ON ${n.launches} (organization, kind, exam_id, at_ms, seq);
+      CREATE INDEX IF NOT EXISTS ${n.index("launches_expiry")} ON ${n.launches} (at_ms);`,
+  },
 ];
 
 /**
@@ -178,6 +204,23 @@ export function queries(n: Names) {
     completeIdempotent: `UPDATE ${n.idempotency} SET state = 'done', status = $4, body = $5
       WHERE organization = $1 AND user_id = $2 AND key = $3 AND state = 'pending'`,
     abandonIdempotent: `DELETE FROM ${n.idempotency} WHERE organization = $1 AND user_id = $2 AND key = $3 AND state = 'pending'`,
+    // One statement per batch: each column as an array, zipped back into rows by unnest.
+    addLaunches: `INSERT INTO ${n.launches} (organization, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email, instance)
+      SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`,
+    // $2 kind, $3 exam, $4 outcome or NULL, $5 student or NULL, $6/$7 the cursor's (at_ms, seq) or NULL, $8 rows.
+    listLaunches: `SELECT seq::float8 AS seq, kind, exam_id, at_ms::float8 AS at_ms, outcome, status, served_by, via, student_id, student_email, instance
+      FROM ${n.launches} WHERE organization = $1 AND kind = $2 AND exam_id = $3
+        AND ($4::text IS NULL OR outcome = $4) AND ($5::text IS NULL OR student_id = $5 OR student_email = $5)
+        AND ($6::bigint IS NULL OR (at_ms, seq) < ($6::bigint, $7::bigint))
+      ORDER BY at_ms DESC, seq DESC LIMIT $8`,
+    // $2 kind, $3 exam, $4 since (ms).
+    countLaunches: `SELECT outcome, count(*)::int AS n FROM ${n.launches}
+      WHERE organization = $1 AND kind = $2 AND exam_id = $3 AND at_ms >= $4 GROUP BY outcome`,
+    countLatestLaunches: `SELECT outcome, count(*)::int AS n FROM (
+        SELECT DISTINCT ON (student_id) outcome FROM ${n.launches}
+        WHERE organization = $1 AND kind = $2 AND exam_id = $3 AND at_ms >= $4 ORDER BY student_id, at_ms DESC, seq DESC) AS latest
+      GROUP BY outcome`,
+    purgeLaunches: `DELETE FROM ${n.launches} WHERE at_ms < $1`,
   };
 }
 

@@ -11,6 +11,8 @@ import type { PostgresPool } from "./postgres-pool.js";
 import { migrate, names, queries, transaction } from "./postgres-schema.js";
 import { kindOf, readOptions } from "./options.js";
 import { checkOrganization, checkRecord, createdMs } from "./records.js";
+import { checkLaunchRecord, pageOf } from "./launch-records.js";
+import { launchColumns, listParams, positionOf, toLaunchRecord, type LaunchRow } from "./launch-rows.js";
 import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, IdempotencyKey, OralStore } from "./types.js";
 
 export interface PostgresStoreOptions {
@@ -207,6 +209,29 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
     async abandonIdempotent(input) {
       checkIdempotencyKey(input);
       await query(sql.abandonIdempotent, [input.org, input.user, input.key]);
+    },
+
+    async addLaunches(org, records) {
+      checkOrganization(org);
+      records.forEach(checkLaunchRecord);
+      if (records.length === 0) return;
+      const rows = records.map((r) => launchColumns(org, r));
+      const column = <K extends keyof (typeof rows)[number]>(key: K) => rows.map((row) => row[key]);
+      await query(sql.addLaunches, [org, column("kind"), column("examId"), column("atMs"), column("outcome"), column("status"),
+        column("servedBy"), column("via"), column("studentId"), column("studentEmail"), column("instance")]);
+    },
+    async listLaunches(org, q) {
+      const p = listParams(org, q);
+      const rows = await query(sql.listLaunches, [org, p.kind, p.examId, p.outcome, p.student, p.cursorAt, p.cursorSeq, p.limit]);
+      return pageOf(rows as unknown as LaunchRow[], q.limit, positionOf, toLaunchRecord);
+    },
+    async countLaunches(org, q) {
+      const rows = await query(q.latestPerStudent ? sql.countLatestLaunches : sql.countLaunches, [org, q.kind, q.examId, q.since ?? 0]);
+      return Object.fromEntries((rows as unknown as { outcome: string; n: number }[]).map((r) => [r.outcome, r.n]));
+    },
+    async purgeLaunches(before) {
+      const { pool: p } = await state.ready();
+      return (await p.query(sql.purgeLaunches, [before])).rowCount ?? 0;
     },
 
     close: () => state.close(),

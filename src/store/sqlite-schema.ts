@@ -160,6 +160,30 @@ export const MIGRATIONS: readonly Migration<string>[] = [
       CREATE INDEX idempotency_expiry ON idempotency (started_ms);
     `,
   },
+  {
+    version: 5,
+    description: "launch records: one row per launch outcome of an identified student, per organization",
+    // Pages are read newest first by (at_ms, seq) within one exam: the index is walked backwards.
+    // The retention purge crosses organizations, by time alone: its own index.
+    up: `
+      CREATE TABLE launches (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        organization TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('oral', 'roleplay')),
+        exam_id TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        served_by TEXT NOT NULL,
+        via TEXT NOT NULL,
+        student_id TEXT NOT NULL,
+        student_email TEXT NOT NULL,
+        instance TEXT
+      );
+      CREATE INDEX launches_by_exam ON launches (organization, kind, exam_id, at_ms, seq);
+      CREATE INDEX launches_expiry ON launches (at_ms);
+    `,
+  },
 ];
 
 // Deletion is final: an upsert never clears deleted_at, and a child written under a
@@ -213,4 +237,21 @@ export const SQL = {
   completeIdempotent: `UPDATE idempotency SET state = 'done', status = @status, body = @body
     WHERE organization = @org AND user_id = @user AND key = @key AND state = 'pending'`,
   abandonIdempotent: "DELETE FROM idempotency WHERE organization = @org AND user_id = @user AND key = @key AND state = 'pending'",
+  addLaunch: `INSERT INTO launches (organization, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email, instance)
+    VALUES (@org, @kind, @examId, @atMs, @outcome, @status, @servedBy, @via, @studentId, @studentEmail, @instance)`,
+  // Unset filters are NULL; the cursor is the last row's (at_ms, seq), read one past the page.
+  listLaunches: `SELECT seq, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email, instance FROM launches
+    WHERE organization = @org AND kind = @kind AND exam_id = @examId
+      AND (@outcome IS NULL OR outcome = @outcome)
+      AND (@student IS NULL OR student_id = @student OR student_email = @student)
+      AND (@cursorAt IS NULL OR at_ms < @cursorAt OR (at_ms = @cursorAt AND seq < @cursorSeq))
+    ORDER BY at_ms DESC, seq DESC LIMIT @limit`,
+  countLaunches: `SELECT outcome, count(*) AS n FROM launches
+    WHERE organization = @org AND kind = @kind AND exam_id = @examId AND at_ms >= @since GROUP BY outcome`,
+  // SQLite takes a bare column from the row max() picked: each student's latest record.
+  countLatestLaunches: `SELECT outcome, count(*) AS n FROM (
+      SELECT outcome, max(at_ms * 1000000 + seq % 1000000) FROM launches
+      WHERE organization = @org AND kind = @kind AND exam_id = @examId AND at_ms >= @since GROUP BY student_id)
+    GROUP BY outcome`,
+  purgeLaunches: "DELETE FROM launches WHERE at_ms < @before",
 } as const;

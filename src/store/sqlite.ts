@@ -14,6 +14,8 @@ import { pendingMigrations } from "./migrations.js";
 import { MIGRATIONS, SQL } from "./sqlite-schema.js";
 import { kindOf, readOptions } from "./options.js";
 import { checkOrganization, checkRecord, createdMs } from "./records.js";
+import { checkLaunchRecord, pageOf } from "./launch-records.js";
+import { launchColumns, listParams, positionOf, toLaunchRecord, type LaunchRow } from "./launch-rows.js";
 import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, OralStore } from "./types.js";
 
 export interface SqliteStoreOptions {
@@ -123,9 +125,13 @@ async function open(filename: string, busyTimeoutMs: number) {
       if (statements.claimIdempotent.run(input).changes === 1) return { state: "new" } as const;
       return answerFor(statements.readIdempotent.get(input) as IdempotencyRow, input.bodyHash);
     });
+    const addLaunches = db.transaction((rows: ReturnType<typeof launchColumns>[]) => {
+      for (const row of rows) statements.addLaunch.run(row);
+    });
     return {
       db,
       statements,
+      addLaunches: (rows: ReturnType<typeof launchColumns>[]) => addLaunches.immediate(rows),
       deleteCourse: (org: string, id: string, now: string) => deleteCourse.immediate(org, id, now),
       deleteClass: (org: string, id: string, now: string) => deleteClass.immediate(org, id, now),
       beginIdempotent: (input: IdempotencyParams & { bodyHash: string; now: number }) => beginIdempotent.immediate(input),
@@ -222,6 +228,22 @@ export function sqliteStore(options?: SqliteStoreOptions): SqliteStore {
     async abandonIdempotent(input) {
       checkIdempotencyKey(input);
       await run(input.org, (s) => s.abandonIdempotent.run(keyOf(input)));
+    },
+
+    async addLaunches(org, records) {
+      checkOrganization(org);
+      records.forEach(checkLaunchRecord);
+      if (records.length === 0) return;
+      (await state.ready()).addLaunches(records.map((r) => launchColumns(org, r)));
+    },
+    listLaunches: (org, query) => run(org, (s) =>
+      pageOf(s.listLaunches.all(listParams(org, query)) as LaunchRow[], query.limit, positionOf, toLaunchRecord)),
+    countLaunches: (org, q) => run(org, (s) => {
+      const rows = (q.latestPerStudent ? s.countLatestLaunches : s.countLaunches).all({ org, kind: q.kind, examId: q.examId, since: q.since ?? 0 }) as { outcome: string; n: number }[];
+      return Object.fromEntries(rows.map((r) => [r.outcome, r.n]));
+    }),
+    async purgeLaunches(before) {
+      return (await state.ready()).statements.purgeLaunches.run({ before }).changes;
     },
 
     close: () => state.close(),

@@ -43,7 +43,7 @@ export interface AssessmentRecord {
  * the record's identity: the same id in two organizations is two records, and no method
  * called with one organization reads, lists, replaces or deletes a record of another.
  */
-export interface OralStore extends OralStoreIdempotency {
+export interface OralStore extends OralStoreIdempotency, OralStoreLaunches {
   /** Creates or migrates the schema. Idempotent; the router calls it before first use. */
   init(): Promise<void>;
 
@@ -81,6 +81,7 @@ export const STORE_METHODS = [
   "init", "putCourse", "getCourse", "listCourses", "deleteCourse", "putClass", "getClass", "listClasses", "deleteClass",
   "putAssessment", "getAssessment", "listAssessments", "deleteAssessment", "close",
   "beginIdempotent", "completeIdempotent", "abandonIdempotent",
+  "addLaunches", "listLaunches", "countLaunches", "purgeLaunches",
 ] as const satisfies readonly (keyof OralStore)[];
 type Unlisted = Exclude<keyof OralStore, (typeof STORE_METHODS)[number]>;
 const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;
@@ -146,6 +147,9 @@ export interface OralStoreIdempotency {
   /** Forgets a pending claim (the call failed before it had an answer worth replaying), so a retry may try again. */
   abandonIdempotent(input: IdempotencyKey): Promise<void>;
 }
+
+export type { LaunchCountQuery, LaunchPage, LaunchQuery, LaunchRecord, LaunchServedBy, LaunchVia, OralStoreLaunches } from "./launch-types.js";
+import type { OralStoreLaunches } from "./launch-types.js";
 
 /**
  * The organization a single-organization router acts for (`platform` + `examHost`): every

@@ -146,6 +146,18 @@ describe.runIf(redisUp && pgDown === undefined)("four router instances, one key"
     expect(signIns().length - before).toBe(1);
   });
 
+  it("records the double click's two launches in the shared store, each with the instance that answered it", async () => {
+    // Each instance writes its own records within flushMs (default 1 s): wait for both.
+    let records: { outcome: string; servedBy: string; instance?: string }[] = [];
+    for (let i = 0; i < 100 && records.length < 2; i++) {
+      records = ((await (await as(fleet, "ines", `/oral/oral-assessments/${examId}/launches?student=u-s2&outcome=redirected`)).json()) as { data: typeof records }).data;
+      if (records.length < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(records.map((r) => r.servedBy).sort()).toEqual(["coalesced", "on_demand"]);
+    expect(new Set(records.map((r) => r.instance)).size).toBe(2);
+    for (const r of records) expect(r.instance).toMatch(/^[\w-]{6,}$/);
+  });
+
   it("hands a pre-warmed token out exactly once fleet-wide", async () => {
     const prepared = await as(fleet, "ines", `/oral/oral-assessments/${examId}/prepare`, {
       method: "POST", body: { startAt: new Date(Date.now() + 30_000).toISOString(), roster: [{ orgInternalId: "u-s3", email: "s3@school.test", firstName: "Student", lastName: "No3" }] },

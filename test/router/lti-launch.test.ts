@@ -59,6 +59,10 @@ describe("LTI 1.3 launches", () => {
     // Single use: the same link again is refused, with no second sign-in.
     await request(bench.stack.app.url).get(link).expect(410);
     expect(track().filter((r) => r.path.includes("sign-in-token"))).toHaveLength(1);
+    // The launch record says the student came from the LMS.
+    const ines = await bench.stack.login("ines");
+    const records = (await ines.get(`/oral/oral-assessments/${bench.examId}/launches?student=sam@lms.example`).expect(200)).body.data;
+    expect(records).toEqual([expect.objectContaining({ outcome: "redirected", status: 303, servedBy: "on_demand", via: "lti" })]);
   });
 
   it("goes straight to the exam link when the LMS opens the tool in a window", async () => {

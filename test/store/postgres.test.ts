@@ -74,7 +74,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
       try {
         await Promise.all(stores.map((s) => s.init()));
         const versions = await admin.query(`SELECT version FROM "${fresh}".oral_schema_version`);
-        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
         await stores[0]?.putCourse(ORG, { id: "c1", name: "C", data: {}, createdAt: new Date().toISOString() });
         expect(await stores[4]?.getCourse(ORG, "c1")).toBeDefined();
       } finally {
@@ -96,7 +96,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
       ]);
       const indexes = await admin.query("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE '%\\_by\\_%' ORDER BY 1", [fresh]);
       expect(indexes.rows.map((r) => r.indexname)).toEqual([
-        "oral_assessments_by_class", "oral_assessments_by_course", "oral_classes_by_course", "oral_courses_by_created",
+        "oral_assessments_by_class", "oral_assessments_by_course", "oral_classes_by_course", "oral_courses_by_created", "oral_launches_by_exam",
       ]);
     });
 
@@ -154,11 +154,15 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
         await s.deleteCourse(org, "c1");
         expect(await s.getAssessment(org, "r1")).toBeUndefined();
         expect(await s.getCourse(ORG, "c1")).toBeDefined();
+        // Through version 5: the launch record is there.
+        const launch = { at, kind: "oral" as const, examId: "e1", outcome: "redirected", status: 303, servedBy: "prepared" as const, via: "link" as const, student: { orgInternalId: "u1", email: "u1@x.test" } };
+        await s.addLaunches(org, [launch]);
+        expect((await s.listLaunches(org, { kind: "oral", examId: "e1", limit: 5 })).records).toEqual([launch]);
       } finally {
         await s.close();
       }
       const versions = await admin.query(`SELECT version FROM ${t("schema_version")} ORDER BY version`);
-      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4]);
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5]);
       // The organization is in every primary key, and no default is left to catch a write that forgets it.
       const keys = await admin.query(`SELECT c.relname AS table, pg_get_constraintdef(k.oid) AS def FROM pg_constraint k
         JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -168,6 +172,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
         { table: "oral_classes", def: "PRIMARY KEY (organization, id)" },
         { table: "oral_courses", def: "PRIMARY KEY (organization, id)" },
         { table: "oral_idempotency", def: "PRIMARY KEY (organization, user_id, key)" },
+        { table: "oral_launches", def: "PRIMARY KEY (organization, seq)" },
       ]);
       const defaults = await admin.query("SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'organization' AND column_default IS NOT NULL", [old]);
       expect(defaults.rows).toEqual([{ n: 0 }]);

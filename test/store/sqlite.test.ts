@@ -35,9 +35,9 @@ describe("sqliteStore: the file", () => {
     const db = new Database(filename, { readonly: true });
     try {
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-      expect(db.pragma("user_version", { simple: true })).toBe(4);
+      expect(db.pragma("user_version", { simple: true })).toBe(5);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").pluck().all();
-      expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry"]);
+      expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry", "launches_by_exam", "launches_expiry"]);
     } finally {
       db.close();
     }
@@ -72,6 +72,9 @@ describe("sqliteStore: the file", () => {
       expect(plan(exams)).not.toMatch(/TEMP B-TREE/);
       expect(plan("SELECT * FROM courses WHERE organization = 'o' AND deleted_at IS NULL ORDER BY created_ms, seq")).not.toMatch(/TEMP B-TREE/);
       expect(plan("SELECT * FROM courses WHERE organization = 'o' AND id = 'c'")).toMatch(/USING INDEX sqlite_autoindex_courses/);
+      const launches = "SELECT * FROM launches WHERE organization = 'o' AND kind = 'oral' AND exam_id = 'e' ORDER BY at_ms DESC, seq DESC LIMIT 101";
+      expect(plan(launches)).toMatch(/USING INDEX launches_by_exam/);
+      expect(plan(launches)).not.toMatch(/TEMP B-TREE/);
     } finally {
       db.close();
     }
@@ -115,7 +118,29 @@ describe("sqliteStore: the file", () => {
     expect(await upgraded.beginIdempotent({ org, user: "u", key: "k", bodyHash: "h" })).toEqual({ state: "new" });
     await upgraded.close();
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(4);
+    expect(check.pragma("user_version", { simple: true })).toBe(5);
+    check.close();
+  });
+
+  it("upgrades a version-4 file in place: records kept, launch records written and read", async () => {
+    const filename = join(dir, "v4.sqlite");
+    const db = new Database(filename);
+    for (const step of MIGRATIONS.filter((m) => m.version <= 4)) db.exec(step.up);
+    db.pragma("user_version = 4");
+    const at = "2026-01-01T09:00:00.000Z";
+    db.prepare("INSERT INTO courses (organization, id, name, data, created_at, created_ms) VALUES ('north', 'c1', 'Kept', '{}', ?, ?)").run(at, Date.parse(at));
+    db.close();
+    const store = sqliteStore({ filename });
+    try {
+      expect(await store.getCourse(ORG, "c1")).toMatchObject({ name: "Kept" });
+      const launch = { at, kind: "oral" as const, examId: "e1", outcome: "forbidden", status: 403, servedBy: "none" as const, via: "link" as const, student: { orgInternalId: "u1", email: "u1@x.test" } };
+      await store.addLaunches(ORG, [launch]);
+      expect((await store.listLaunches(ORG, { kind: "oral", examId: "e1", limit: 5 })).records).toEqual([launch]);
+    } finally {
+      await store.close();
+    }
+    const check = new Database(filename, { readonly: true });
+    expect(check.pragma("user_version", { simple: true })).toBe(5);
     check.close();
   });
 
@@ -185,9 +210,9 @@ describe("sqliteStore: the file", () => {
     }
     const check = new Database(filename, { readonly: true });
     try {
-      expect(check.pragma("user_version", { simple: true })).toBe(4);
+      expect(check.pragma("user_version", { simple: true })).toBe(5);
       const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
-      expect(tables).toEqual(["assessments", "classes", "courses", "idempotency"]);
+      expect(tables).toEqual(["assessments", "classes", "courses", "idempotency", "launches"]);
     } finally {
       check.close();
     }

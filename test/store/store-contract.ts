@@ -9,6 +9,7 @@ import {
   type AssessmentRecord, type ClassRecord, type CourseRecord, type ExamKind, type IdempotencyBegin, type OralStore,
 } from "../../src/store/types.js";
 import { describeScopingContract } from "./scoping-contract.js";
+import { describeLaunchContract } from "./launch-contract.js";
 
 /** Not the default organization: nothing here may work only because of a fallback to it. */
 const ORG = "north";
@@ -54,6 +55,7 @@ export function describeStoreContract(
     const ids = (records: { id: string }[]) => records.map((r) => r.id);
 
     describeScopingContract(() => open(), { course, klass, exam, ids });
+    describeLaunchContract(() => open());
 
     it("gives back what was put, with unknown fields of data kept", async () => {
       const store = open();

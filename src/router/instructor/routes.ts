@@ -17,6 +17,9 @@ import { courseHandlers } from "./courses.js";
 import { examHandlers, ORAL_ASSESSMENTS, ROLEPLAYS } from "./exams.js";
 import { upstreamWith, type Handler } from "./http.js";
 import { knownRecordsOnly } from "./known-records.js";
+import { launchRecordHandlers } from "../records/routes.js";
+import type { LaunchRecorder } from "../records/recorder.js";
+import { sendProblem } from "../shared/problem.js";
 
 const IDEMPOTENCY_HEADER_LOWER = IDEMPOTENCY_HEADER.toLowerCase();
 
@@ -33,11 +36,13 @@ export interface InstructorSettings {
 /**
  * `organizationOf`: whose records a request reads and writes. `forgetExams`: drops the
  * launch's cached exam → class answers, so a deleted exam's link answers 404 at once on
- * this instance. Default: nothing to forget.
+ * this instance. Default: nothing to forget. `recorder`: the launch recorder, flushed
+ * before a launch record list is read; default none. `live`: the exam's live view
+ * (records/live.ts), which needs the scope's preparation; default a 404.
  */
 export function instructorRoutes(
   settings: InstructorSettings, platform: PlatformClient, store: OralStore, organizationOf: OrganizationIdOf, logger: Logger,
-  forgetExams: () => void = () => undefined,
+  forgetExams: () => void = () => undefined, recorder?: LaunchRecorder, live?: Handler,
 ): RequestHandler {
   const deps: InstructorDeps = { platform, store, organizationOf, upstream: upstreamWith(logger), listCacheMs: settings.listCacheMs, forgetExams };
   const classes = classHandlers(deps);
@@ -52,6 +57,8 @@ export function instructorRoutes(
     updateOralAssessment: oral.update, deleteOralAssessment: oral.remove,
     createRoleplay: roleplays.create, listRoleplays: roleplays.list, getRoleplay: roleplays.get,
     updateRoleplay: roleplays.update, deleteRoleplay: roleplays.remove,
+    ...launchRecordHandlers(store, recorder, organizationOf),
+    getExamLive: live ?? (async (_req, res) => sendProblem(res, { status: 404, code: "not_found", title: "Not found", detail: "No live view here." })),
   };
   // Every POST of the table, whichever it is, accepts an Idempotency-Key.
   const idempotent = idempotentPost(store, organizationOf, logger);

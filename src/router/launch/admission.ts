@@ -80,7 +80,7 @@ export async function admit(
   const ctx: LaunchContext = { examId, classId: exam.classId, courseId: exam.courseId, student };
   if (settings.canLaunch && !(await settings.canLaunch(req, ctx))) {
     sendPage(res, { status: 403, title: "You cannot take this exam", message: "Your account is not enrolled for this exam. Ask your instructor if you think this is wrong." });
-    return void done(req, "forbidden", 403, started, { user: student.orgInternalId });
+    return void done(req, "forbidden", 403, started, { user: student.orgInternalId, student });
   }
   return { examId, exam, student };
 }

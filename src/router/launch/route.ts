@@ -38,8 +38,11 @@ import { sendRememberedFailure } from "./failures.js";
 import { sendLaunchLimited } from "./pages.js";
 import { answerSpeculative, isSpeculative } from "./speculative.js";
 import type { LaunchSettings } from "./settings.js";
-import type { ExamKind } from "../../store/types.js";
+import type { ExamKind, LaunchVia } from "../../store/types.js";
 import { examPagePath, launchedId, launchPath } from "./exam-page.js";
+import type { LaunchRecorder } from "../records/recorder.js";
+import { launchRecordOf } from "../records/launch-record.js";
+import type { StudentIdentity } from "../../platform/schemas.js";
 
 export interface LaunchDeps {
   platform: PlatformClient;
@@ -53,11 +56,21 @@ export interface LaunchDeps {
   launchLimiter: LaunchLimiter;
   /** The sign-in endpoint's circuit breaker. */
   breaker: PlatformBreaker;
+  /** Where each outcome of an identified student is recorded; undefined: `launchRecord: false`. */
+  recorder?: LaunchRecorder | undefined;
+  /** This instance's name, recorded with each launch (fleet mode only). */
+  instance?: string | undefined;
+  /** How students arrive at this route: the app's link (default) or an LMS's LTI launch. */
+  via?: LaunchVia;
 }
 
 /** `kind`: which exams this route launches (`/launch/:examId` oral, `/launch/roleplay/:roleplayId` role-plays). */
-export function launchRoute(settings: LaunchSettings, { platform, logger, directory, organizationOf, attempts, preparer, launchLimiter, breaker }: LaunchDeps, kind: ExamKind = "oral") {
-  const done: LaunchLog = (req, outcome, status, started, extra = {}) => {
+export function launchRoute(settings: LaunchSettings, deps: LaunchDeps, kind: ExamKind = "oral") {
+  const { platform, logger, directory, organizationOf, attempts, preparer, launchLimiter, breaker } = deps;
+  const record = deps.recorder === undefined ? undefined : launchRecordOf(deps.recorder, organizationOf, kind, deps.via ?? "link", deps.instance);
+  const done: LaunchLog = (req, outcome, status, started, { student, ...extra } = {}) => {
+    // The student (with their e-mail) goes to the launch record, never to the log line.
+    if (record && student) record(req, outcome, status, student as StudentIdentity, extra.source);
     const entry = { event: "launch", outcome, status, examId: launchedId(req.params), kind, durationMs: Math.round(performance.now() - started), ...extra };
     if (outcome === "waiting" || outcome === "client_gone" || outcome === "not_a_navigation") logger.debug(entry, `launch ${outcome}`);
     // A user the default mapper cannot make a student of is the integrator's to fix (req.user lacks fields): warn.
@@ -115,13 +128,13 @@ export function launchRoute(settings: LaunchSettings, { platform, logger, direct
     if (settings.examHost === undefined) {
       // The platform's own host signs students in itself: no token needed.
       redirect(res, `${platform.platformOrigin}${examPagePath(kind, examId)}`);
-      return done(req, "redirected", 303, started, { user, classId: exam.classId });
+      return done(req, "redirected", 303, started, { user, classId: exam.classId, student, source: "platform_host" });
     }
 
     const launch: OnDemandLaunch = {
       req, res, examId, userKey: studentKey(student), started,
       launchHref: settings.launchHref?.(req, kind, examId) ?? launchPath(req.baseUrl, kind, examId),
-      meta: { user, classId: exam.classId },
+      meta: { user, classId: exam.classId, student },
       target: (token) => examUrl(examId, token),
       // The whole wait is bounded by launchWaitMs, not by the client's (shorter) deadline.
       issue: (signal) => platform.students.issueSignInToken(student, exam, { priority: "launch", signal, deadlineMs: settings.launchWaitMs }),

@@ -27,6 +27,8 @@ import type { RouterSettings } from "../settings.js";
 import { ExamDirectory } from "../shared/exam-directory.js";
 import { ltiLaunchSettings } from "../lti-mount.js";
 import type { OrganizationIdOf } from "./request-organization.js";
+import type { LaunchRecorder } from "../records/recorder.js";
+import { liveHandler } from "../records/live.js";
 
 /** What an organization's requests run on. */
 export interface OrganizationScope {
@@ -53,11 +55,13 @@ export interface ScopeInput {
   fleet: Fleet;
   settings: RouterSettings;
   logger: Logger;
+  /** The router's launch recorder (one for every organization); undefined with `launchRecord: false`. */
+  recorder?: LaunchRecorder | undefined;
 }
 
 const SIGN_IN = "students/sign-in-token";
 
-export function organizationScope({ org, store, fleet: shared, settings, logger }: ScopeInput): OrganizationScope {
+export function organizationScope({ org, store, fleet: shared, settings, logger, recorder }: ScopeInput): OrganizationScope {
   const { id: organization, platform } = org;
   const launch = { ...settings.launch };
   Object.defineProperty(launch, "examHost", { get: () => org.examHost, enumerable: true });
@@ -81,13 +85,17 @@ export function organizationScope({ org, store, fleet: shared, settings, logger 
   const idempotent = idempotentPost(store, organizationOf, logger);
 
   const ltiLaunch = ltiLaunchSettings(launch);
-  const launchDeps = { platform, logger, directory, organizationOf, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker };
-  const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationOf, logger, () => directory.forget());
+  // Fleet mode records which instance answered; one instance has nothing to tell apart.
+  const instance = fleet.kind === "redis" ? fleet.instanceId : undefined;
+  const launchDeps = { platform, logger, directory, organizationOf, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker, recorder, instance };
+  const ltiDeps = { ...launchDeps, via: "lti" as const };
+  const live = liveHandler({ store, recorder, organizationOf, platform, preparation });
+  const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationOf, logger, () => directory.forget(), recorder, live);
   return {
     launchOral: launchRoute(launch, launchDeps),
     launchRoleplay: launchRoute(launch, launchDeps, "roleplay"),
-    ltiOral: launchRoute(ltiLaunch, launchDeps),
-    ltiRoleplay: launchRoute(ltiLaunch, launchDeps, "roleplay"),
+    ltiOral: launchRoute(ltiLaunch, ltiDeps),
+    ltiRoleplay: launchRoute(ltiLaunch, ltiDeps, "roleplay"),
     prepare: prepareRoutes(preparation, idempotent, organizationOf),
     instructor,
     preparation,

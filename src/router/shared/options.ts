@@ -186,6 +186,13 @@ export interface OralAssessmentsOptions {
    * `roster` in its body. Default: none (the body must carry the roster).
    */
   roster?: (classId: string, examId: string) => MaybePromise<StudentIdentity[] | undefined>;
+  /**
+   * The launch record: every launch outcome of an identified student, kept in the store
+   * per organization and listed by `GET /oral-assessments/:examId/launches` (see
+   * docs/ops.md). Written off the request path in batches; `false` records nothing.
+   * Default: on, with every field of `LaunchRecordOptions` at its default (180 days kept).
+   */
+  launchRecord?: LaunchRecordOptions | false;
   /** Pre-warming of sign-in tokens before an exam starts, for the `/prepare` routes (see `PrepareOptions`). Default: every field's own default. */
   prepare?: PrepareOptions;
   /**
@@ -224,6 +231,26 @@ export interface PrepareOptions {
   concurrency?: number;
   /** Largest roster accepted, students. Default 5 000. */
   maxRoster?: number;
+}
+
+/** The launch record (`launchRecord`): how long it is kept, and how it is written off the request path. */
+export interface LaunchRecordOptions {
+  /** How long records are kept, in days; older ones are purged by the router itself. Default 180. */
+  retentionDays?: number;
+  /** How often the purge runs, ms. Default 3 600 000 (hourly; the first run soon after start). */
+  purgeEveryMs?: number;
+  /** Longest a record waits in memory before it is written, ms. Default 1 000. */
+  flushMs?: number;
+  /**
+   * A write starts as soon as this many records wait, and writes at most this many at
+   * once: small, because SQLite writes on the event loop the launches share. Default 50.
+   */
+  batchSize?: number;
+  /**
+   * Most records held in memory while the store is slow or down; past it new ones are
+   * dropped (and counted in the one log line the outage gets). Default 10 000.
+   */
+  bufferSize?: number;
 }
 
 /** @deprecated The earlier name of `PrepareOptions`. */

@@ -1,0 +1,91 @@
+/**
+ * `GET /oral-assessments/:examId/live`: where an exam stands, for the person watching the
+ * storm. Students are counted by their latest launch outcome, from the launch record in
+ * the store (so fleet-wide when the instances share a database); pre-warming from the
+ * plan's shared progress; the budget from the key's rate budget (fleet-wide with
+ * `redisFleet`). With `Accept: text/event-stream` the same snapshot is sent every
+ * `LIVE_EVERY_MS` as Server-Sent Events, until the client goes.
+ */
+import type { Request, Response } from "express";
+import type { PlatformClient } from "../../platform/types.js";
+import type { OralStore } from "../../store/types.js";
+import type { OrganizationIdOf } from "../organization/request-organization.js";
+import type { Preparation } from "../prepare/preparation.js";
+import { param, type Handler } from "../instructor/http.js";
+import { privateAnswerHeaders, sendJson } from "../shared/json-answer.js";
+import type { LaunchRecorder } from "./recorder.js";
+
+/** How often the event stream sends a snapshot. */
+export const LIVE_EVERY_MS = 2_000;
+/** The window of the platform's 429s and errors. */
+const RECENT_MS = 5 * 60_000;
+
+const REFUSED = ["forbidden", "launch_limited", "failure_backoff", "wait_refused"];
+const FAILED = ["class_full", "platform_failed", "platform_timeout", "platform_busy", "platform_unavailable", "wait_exceeded"];
+/** Launch answers that were the platform's own failure (a 503 `platform_busy` is its 429). */
+const PLATFORM_ERRORS = ["platform_failed", "platform_timeout"];
+
+export interface LiveDeps {
+  store: OralStore;
+  recorder: LaunchRecorder | undefined;
+  organizationOf: OrganizationIdOf;
+  platform: PlatformClient;
+  preparation: Preparation;
+  now?: () => number;
+}
+
+const sum = (counts: Record<string, number>, outcomes: string[]) => outcomes.reduce((n, o) => n + (counts[o] ?? 0), 0);
+
+export function liveHandler({ store, recorder, organizationOf, platform, preparation, now = Date.now }: LiveDeps): Handler {
+  async function snapshot(org: string, examId: string) {
+    await recorder?.flush();
+    const [latest, recent, progress] = await Promise.all([
+      store.countLaunches(org, { kind: "oral", examId, latestPerStudent: true }),
+      store.countLaunches(org, { kind: "oral", examId, since: now() - RECENT_MS }),
+      preparation.sharedProgress(examId),
+    ]);
+    const stats = platform.rateStats();
+    return {
+      launched: latest.redirected ?? 0,
+      waiting: latest.waiting ?? 0,
+      refused: sum(latest, REFUSED),
+      failed: sum(latest, FAILED),
+      prepared: { ready: progress?.ready ?? 0, planned: progress?.roster ?? 0, expired: progress?.expired ?? 0 },
+      budget: { used: stats.sentInWindow, limit: stats.limit, platform429: recent.platform_busy ?? 0, platformErrors: sum(recent, PLATFORM_ERRORS) },
+    };
+  }
+
+  return async (req: Request, res: Response) => {
+    const examId = param(req, res, "examId");
+    if (examId === undefined) return;
+    const org = organizationOf(req);
+    if (req.accepts(["application/json", "text/event-stream"]) !== "text/event-stream") {
+      sendJson(res, 200, { data: await snapshot(org, examId) });
+      return;
+    }
+    res.statusCode = 200;
+    res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
+    privateAnswerHeaders(res);
+    // Proxies (nginx) must pass each event on at once, not buffer the stream.
+    res.setHeader("X-Accel-Buffering", "no");
+    res.flushHeaders();
+    let timer: NodeJS.Timeout | undefined;
+    const send = async () => {
+      if (res.destroyed || res.writableEnded) return;
+      try {
+        res.write(`event: snapshot\ndata: ${JSON.stringify(await snapshot(org, examId))}\n\n`);
+      } catch {
+        // The store failed this once: say so, the stream goes on.
+        res.write("event: unavailable\ndata: {}\n\n");
+      }
+      if (!res.destroyed) timer = setTimeout(() => void send(), LIVE_EVERY_MS);
+    };
+    await new Promise<void>((resolve) => {
+      res.once("close", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      void send();
+    });
+  };
+}

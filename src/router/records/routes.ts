@@ -1,0 +1,73 @@
+/**
+ * The instructor's view of the launch record:
+ *
+ *   GET /oral-assessments/:examId/launches   → 200 { data: [record…], meta: { nextCursor } }
+ *   GET /roleplays/:roleplayId/launches      (the same, for a role-play)
+ *
+ * Newest first; `?cursor=` (the previous page's `nextCursor`), `?student=` (an
+ * `orgInternalId` or e-mail), `?outcome=`, `?limit=` (1–1000, default 100). With
+ * `Accept: text/csv`, every matching record as CSV with one header row (the gradebook
+ * crowd's spreadsheet), read page by page so a large exam never sits in memory whole.
+ */
+import type { Request, Response } from "express";
+import { z } from "zod";
+import type { ExamKind, LaunchQuery, LaunchRecord, OralStore } from "../../store/types.js";
+import { decodeCursor } from "../../store/launch-records.js";
+import type { OrganizationIdOf } from "../organization/request-organization.js";
+import { param, parseOr400, type Handler } from "../instructor/http.js";
+import { privateAnswerHeaders, sendJson } from "../shared/json-answer.js";
+import type { LaunchRecorder } from "./recorder.js";
+import { csvHeader, csvRow } from "./csv.js";
+
+const LaunchListQuery = z.object({
+  cursor: z.string().refine((c) => decodeCursor(c) !== undefined, "must be the nextCursor of a previous page").optional(),
+  student: z.string().min(1).max(320).optional(),
+  outcome: z.string().regex(/^[a-z_]{1,40}$/, "must be an outcome name such as redirected or forbidden").optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+/** What an answer shows of a record: never more than the store holds, in the documented shape. */
+function shown(r: LaunchRecord) {
+  return { at: r.at, outcome: r.outcome, status: r.status, servedBy: r.servedBy, via: r.via, student: r.student, ...(r.instance ? { instance: r.instance } : {}) };
+}
+
+export function launchRecordHandlers(store: OralStore, recorder: LaunchRecorder | undefined, organizationOf: OrganizationIdOf) {
+  const list = (kind: ExamKind, idParam: string): Handler => async (req: Request, res: Response) => {
+    const examId = param(req, res, idParam);
+    if (examId === undefined) return;
+    const query = parseOr400(res, LaunchListQuery, single(req.query));
+    if (!query) return;
+    // This instance's launches still in the buffer are written first: the list includes them.
+    await recorder?.flush();
+    const org = organizationOf(req);
+    const base: LaunchQuery = { kind, examId, limit: query.limit, ...pick(query, ["cursor", "student", "outcome"]) };
+    if (req.accepts(["application/json", "text/csv"]) === "text/csv") return sendCsv(res, store, org, { ...base, limit: 1000 });
+    const page = await store.listLaunches(org, base);
+    sendJson(res, 200, { data: page.records.map(shown), meta: { nextCursor: page.nextCursor ?? null } });
+  };
+  return { listExamLaunches: list("oral", "examId"), listRoleplayLaunches: list("roleplay", "roleplayId") };
+}
+
+async function sendCsv(res: Response, store: OralStore, org: string, query: LaunchQuery): Promise<void> {
+  res.statusCode = 200;
+  res.setHeader("Content-Type", "text/csv; charset=utf-8");
+  res.setHeader("Content-Disposition", `attachment; filename="launches-${query.examId}.csv"`);
+  privateAnswerHeaders(res);
+  res.write(csvHeader());
+  let cursor = query.cursor;
+  do {
+    const page = await store.listLaunches(org, { ...query, ...(cursor === undefined ? {} : { cursor }) });
+    if (page.records.length > 0) res.write(page.records.map(csvRow).join(""));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && !res.destroyed);
+  res.end();
+}
+
+/** A repeated query parameter (`?student=a&student=b`) is its first value's mistake to make: the last is ignored. */
+function single(query: Request["query"]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+}
+
+function pick<T extends object, K extends keyof T>(value: T, keys: K[]): Partial<Pick<T, K>> {
+  return Object.fromEntries(keys.filter((k) => value[k] !== undefined).map((k) => [k, value[k]])) as Partial<Pick<T, K>>;
+}
