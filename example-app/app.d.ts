@@ -40,6 +40,8 @@ export interface ExampleAppOptions {
   /** Express's "trust proxy" setting (behind a TLS-terminating proxy). Default false. */
   trustProxy?: boolean | number | string;
   logger?: Partial<Logger>;
+  /** An LMS this app is an LTI tool of (lms.js): the router's `lti` option and the school its deployment launches for. Default: none. */
+  lms?: { school: string; lti: NonNullable<OralAssessmentsOptions["lti"]> };
 }
 
 export declare function createExampleApp(options: ExampleAppOptions): Express & { locals: { oral: OralAssessmentsRouter } };

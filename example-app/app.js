@@ -194,6 +194,8 @@ function checkSchools(schools) {
  * @param {boolean|number|string} [options.trustProxy]  Express's "trust proxy" setting, for an app behind a
  *   TLS-terminating proxy (then `X-Forwarded-Proto: https` makes cookies Secure). Default false.
  * @param {object} [options.logger]          pino (or pino-compatible) logger for the app and the plugin. Default: silent.
+ * @param {{ school: string, lti: object }} [options.lms]  an LMS this app is an LTI tool of (lms.js): the router's
+ *   `lti` option, and the school its one deployment launches for. Default: none (no LTI routes).
  */
 export function createExampleApp(options) {
   const { logger } = options;
@@ -231,6 +233,15 @@ export function createExampleApp(options) {
 
   /** The signed-in user's school; undefined when signed out or for a school this app does not serve. */
   const schoolOf = (user) => (user ? schools.get(user.school) : undefined);
+  if (options.lms && !schools.has(options.lms.school)) {
+    throw new ConfigurationError("createExampleApp", [{ option: "lms.school", message: `names no school of schools ("${options.lms.school}").`, fix: "Name the id of the school the LMS's deployment launches for." }]);
+  }
+  /**
+   * The school of a request through the LMS (under `/oral/lti/`): the LMS's, whoever is
+   * signed in to this app in the same browser, since the LMS's one deployment names it.
+   * (The router still checks that an exam link is followed under the school it was made for.)
+   */
+  const schoolOfRequest = (req) => (options.lms && req.originalUrl.startsWith(`${MOUNT_PATH}/lti/`) ? schools.get(options.lms.school) : schoolOf(req.user));
 
   // A launch link opened signed out goes to the login page and back (returnTo), as the
   // router does with `loginUrl`: a visitor who is not signed in has no school yet, so the
@@ -252,7 +263,7 @@ export function createExampleApp(options) {
   // layout, and the app's logger.
   const oral = oralAssessments({
     organization: (req) => {
-      const school = schoolOf(req.user);
+      const school = schoolOfRequest(req);
       if (!school) return undefined;
       const { id, apiKey, baseUrl, examHost, env } = school;
       return { id, apiKey, baseUrl, ...(examHost ? { examHost } : {}), ...(env ? { env } : {}) };
@@ -269,6 +280,8 @@ export function createExampleApp(options) {
     },
     logger,
     ...(options.organizationClient ? { organizationClient: options.organizationClient } : {}),
+    // The router as the LMS's LTI tool: its routes under /oral/lti/ (login, launch, key set).
+    ...(options.lms ? { lti: options.lms.lti } : {}),
   });
   app.use(MOUNT_PATH, oral);
   app.locals.oral = oral;

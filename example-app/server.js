@@ -15,6 +15,10 @@
  * TLS-terminating proxy: "true", a hop count, or e.g. "loopback"; default: not trusted),
  * LOG_LEVEL (pino level, default "info").
  *
+ * Beside the app, an LMS emulator (lms.js) on another free port, on `localhost` (another
+ * site than the app's 127.0.0.1, as an LMS is): the app is its LTI tool, and its course's
+ * deployment launches for North High. LMS_PORT fixes its port (default: any free port).
+ *
  * Logs are pino's: one JSON line per event on stdout (pipe through `npx pino-pretty` to
  * read them as text). pino because it is the logger the plugin's `logger` option is
  * shaped after, and it writes each event as one line that log collectors can parse.
@@ -28,6 +32,7 @@ import { startEmulator } from "express-oral-assessments/emulator";
 import { createExampleApp } from "./app.js";
 import { SCHOOLS } from "./schools.js";
 import { createDemoUsers } from "./users.js";
+import { startExampleLms } from "./lms.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const env = process.env;
@@ -104,6 +109,15 @@ async function main() {
     fail("The example app cannot start: the platform is not configured correctly.", error);
   }
 
+  const lmsPort = env.LMS_PORT === undefined || env.LMS_PORT === "" ? 0 : Number(env.LMS_PORT);
+  if (!Number.isInteger(lmsPort) || lmsPort < 0 || lmsPort > 65535) fail("The example app cannot start.", new Error(`LMS_PORT must be a port number, got "${env.LMS_PORT}".`));
+  let lms;
+  try {
+    lms = await startExampleLms({ school: SCHOOLS[0].id, port: lmsPort });
+  } catch (error) {
+    fail("The example app cannot start its LMS emulator.", error.code === "EADDRINUSE" ? new Error(`Port ${lmsPort} is in use. Set LMS_PORT to another port.`) : error);
+  }
+
   const users = createDemoUsers({ password: env.DEMO_PASSWORD || undefined });
   const logger = pino({ level: env.LOG_LEVEL || "info" });
   let app;
@@ -115,6 +129,7 @@ async function main() {
       sessionSecret: env.SESSION_SECRET || undefined,
       trustProxy: trustProxySetting(env.TRUST_PROXY),
       logger,
+      lms,
     });
   } catch (error) {
     fail("The example app cannot start: the oral-assessments router is not configured correctly.", error);
@@ -131,10 +146,14 @@ async function main() {
   server.on("listening", () => {
     const { port: actual } = server.address();
     const url = `http://${host.includes(":") ? `[${host}]` : host}:${actual}`;
+    lms.lms.registerTool(`${url}/oral`);
     const lines = [
       "",
       `Example app:  ${url}`,
       `Platform:     ${connection.describe}`,
+      `LMS:          ${lms.lms.courseUrl()}   the course, as its instructor`,
+      `              ${lms.lms.addExamPageUrl()}   Add an oral exam`,
+      "              (an LMS emulator: this app is its LTI tool, and its course launches into North High)",
       "",
       "Each school sees only its own courses and exams: a student who opens the other school's launch link gets the 404 page.",
       `Demo logins (${env.DEMO_PASSWORD ? "password from DEMO_PASSWORD" : "random passwords, new at every start; set DEMO_PASSWORD to fix them"}):`,
@@ -163,6 +182,7 @@ async function main() {
     server.closeAllConnections?.();
     await app.locals.oral.close().catch(() => {});
     await connection.close().catch(() => {});
+    await lms.lms.close().catch(() => {});
     process.exit(0);
   };
   process.on("SIGINT", stop);

@@ -496,6 +496,9 @@ describe("server.js start-up", () => {
       const url = /Example app: +(http:\/\/\S+)/.exec(output)?.[1];
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(output).toContain("embedded emulator");
+      expect(output).toMatch(/LMS: +http:\/\/localhost:\d+\/course\?user=instructor-1 [^\n]*\n +http:\/\/localhost:\d+\/add-exam\?user=instructor-1 /);
+      const lmsUrl = /LMS: +(http:\/\/\S+)/.exec(output)![1]!;
+      expect((await request(new URL(lmsUrl).origin).get("/course?user=instructor-1")).text).toContain("Add an oral exam");
       expect(output).toMatch(/instructor +demo-pass/);
       expect(output).toMatch(/North High\n {4}instructor[\s\S]*South College\n {4}professor +demo-pass/);
       const res = await request(url!).post("/login").type("form").send({ username: "instructor", password: "demo-pass" });

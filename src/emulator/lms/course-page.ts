@@ -42,3 +42,30 @@ e.source.postMessage(reply,e.origin);
 });
 </script></body></html>`;
 }
+
+/**
+ * The course's home as one user sees it: the placed links (each opens its course page),
+ * *Add an oral exam* for an instructor, and links to view the course as each other user
+ * (the emulator has no sign-in: `?user=` names who is looking).
+ */
+export function courseHomePage(input: {
+  user: { id: string; name: string; role: string };
+  users: readonly { id: string; name: string; role: string }[];
+  links: readonly { id: string; title: string; href: string }[];
+  addExamHref: string | undefined;
+  homeHref: (userId: string) => string;
+}): string {
+  const { user, users, links, addExamHref, homeHref } = input;
+  const items = links.length === 0
+    ? "<li>Nothing placed yet.</li>"
+    : links.map((l) => `<li><a class="link" id="${esc(l.id)}" href="${esc(l.href)}">${esc(l.title)}</a></li>`).join("");
+  const others = users.filter((u) => u.id !== user.id).map((u) => `<a href="${esc(homeHref(u.id))}">${esc(u.name)} (${esc(u.role)})</a>`).join(" · ");
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Course</title>
+<style>body{font:16px system-ui;margin:1rem}</style></head><body>
+<h1>Course</h1>
+<p id="who">Viewing as ${esc(user.name)} (${esc(user.role)}). View as: ${others}</p>
+${addExamHref ? `<p><a id="add-exam" href="${esc(addExamHref)}">Add an oral exam</a></p>` : ""}
+<h2>Course content</h2>
+<ul id="content">${items}</ul>
+</body></html>`;
+}

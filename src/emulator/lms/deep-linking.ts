@@ -108,7 +108,7 @@ export function deepLinkingSide(ctx: {
         returns.push(result);
         res.setHeader("Cache-Control", "no-store");
         if (!result.ok) return void res.status(400).type("text/plain").send(`deep-linking response refused: ${result.error}`);
-        res.type("html").send(`<!doctype html><title>Added</title><h1>Added to the course</h1><ul>${result.links.map((l) => `<li id="${l.id}"><a href="${ctx.coursePage("student-1", l.id)}" target="_top">${esc(l.title)}</a> (open as a student)</li>`).join("")}</ul>`);
+        res.type("html").send(`<!doctype html><title>Added</title><h1>Added to the course</h1><ul>${result.links.map((l) => `<li id="${l.id}"><a href="${ctx.coursePage("student-1", l.id)}" target="_top">${esc(l.title)}</a> (open as a student)</li>`).join("")}</ul><p><a id="course" href="${ctx.base()}/course?user=student-1" target="_top">The course, as a student</a></p>`);
       });
     },
   };

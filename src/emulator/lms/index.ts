@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair } from "jose";
-import { autoPostPage, coursePage, forwardingPage } from "./course-page.js";
+import { autoPostPage, courseHomePage, coursePage, forwardingPage } from "./course-page.js";
 import { deepLinkingSide, type DeepLinkingRequestOptions, type DeepLinkReturn } from "./deep-linking.js";
 import { LMS_FAULTS, type LmsFault } from "./faults.js";
 import { mintLaunch, type LmsKey, type LmsUser, type ResourceLink } from "./mint.js";
@@ -62,6 +62,8 @@ export interface LmsEmulator {
   readonly deepLinkReturns: readonly DeepLinkReturn[];
   /** A page (for a browser) opening a new deep-linking request as this user, framed as Canvas does. Default user `instructor-1`. */
   addExamPageUrl(userId?: string): string;
+  /** The course's home as this user sees it: the placed links, and *Add an oral exam* for an instructor. Default user `instructor-1`. */
+  courseUrl(userId?: string): string;
   /** Course page framing the tool for this user and link. */
   coursePageUrl(userId: string, linkId: string): string;
   /** Mints the next launch tokens with this fault (undefined: sound tokens). */
@@ -146,6 +148,17 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   };
   app.get("/auth", auth);
   app.post("/auth", express.urlencoded({ extended: false }), auth);
+  app.get("/course", (req, res) => {
+    const user = USERS.find((u) => u.id === String(req.query.user ?? "instructor-1"));
+    if (!user) return void res.status(404).send("no such user");
+    const home = (userId: string) => `/course?user=${encodeURIComponent(userId)}`;
+    res.setHeader("Cache-Control", "no-store");
+    res.type("html").send(courseHomePage({
+      user, users: USERS, homeHref: home,
+      links: [...links.values()].map((l) => ({ id: l.id, title: l.title, href: `/course/${encodeURIComponent(l.id)}?user=${encodeURIComponent(user.id)}` })),
+      addExamHref: user.role === "Instructor" ? `/add-exam?user=${encodeURIComponent(user.id)}` : undefined,
+    }));
+  });
   app.get("/course/:linkId", (req, res) => {
     const link = placement(req.params.linkId);
     if (!link || !tool) return void res.status(404).send("no such link");
@@ -201,6 +214,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
       if (!tool) throw new Error("registerTool(toolUrl) first");
       return `${tool.login}?${new URLSearchParams(loginParams(userId, linkId, extra))}`;
     },
+    courseUrl: (userId = "instructor-1") => `${base}/course?user=${encodeURIComponent(userId)}`,
     addExamPageUrl: (userId = "instructor-1") => `${base}/add-exam?user=${encodeURIComponent(userId)}`,
     coursePageUrl: (userId, linkId) => `${base}/course/${encodeURIComponent(linkId)}?user=${encodeURIComponent(userId)}`,
     setFault(next) {
