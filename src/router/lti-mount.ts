@@ -8,7 +8,7 @@
  *
  * Organizations: the link carries what `lti.organizationFor` answered for the launch's
  * deployment (`ltiLaunchOf(req).organization`). The router's organization step runs as
- * for any launch (with `organization`, the resolver may read `ltiLaunchOf(req)`); an
+ * for any launch (with `organization`, the resolver is asked for `<mount>/lti/` requests too); an
  * organization other than the link's is refused with the 404 page.
  */
 import type { Request, RequestHandler, Router } from "express";
