@@ -9,7 +9,10 @@
  */
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
+import { createRemoteJWKSet, jwtVerify } from "jose";
+
+/** A verified JWT's claims. Not jose's type: these declarations are public, and jose is ESM only. */
+type JWTPayload = { [claim: string]: unknown; iss?: string; sub?: string; aud?: string | string[]; exp?: number; iat?: number };
 import type { ResourceLink } from "./mint.js";
 
 const L = "https://purl.imsglobal.org/spec/lti/claim/";
