@@ -9,7 +9,7 @@
  * Screenshots go to test-artifacts/ for a person to look at.
  */
 import { existsSync, mkdirSync } from "node:fs";
-import { chromium, type Frame, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Frame, type Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { startLtiBench } from "../support/lti.js";
 
@@ -22,14 +22,8 @@ describe.runIf(existsSync(CHROMIUM))("an LTI launch in a browser", { retry: 1 },
   it("reaches the exam from the LMS's frame with no third-party cookie, through Platform Storage", async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const bench = await startLtiBench();
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--test-third-party-cookie-phaseout", "--disable-quic", "--no-first-run", "--disable-background-networking"],
-    });
+    const { browser, context, page } = await openBrowser();
     try {
-      const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-      context.setDefaultTimeout(15_000);
-      const page = await context.newPage();
       expect(new URL(bench.lms.url).hostname).toBe("localhost");
       expect(new URL(bench.stack.app.url).hostname).toBe("127.0.0.1");
       await page.goto(bench.lms.coursePageUrl("student-1", bench.linkId));
@@ -59,14 +53,8 @@ describe.runIf(existsSync(CHROMIUM))("an LTI launch in a browser", { retry: 1 },
   it("lets an instructor place an exam with the picker in the LMS's frame, and a student then reaches it", async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const bench = await startLtiBench();
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--test-third-party-cookie-phaseout", "--disable-quic", "--no-first-run", "--disable-background-networking"],
-    });
+    const { browser, context, page } = await openBrowser();
     try {
-      const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-      context.setDefaultTimeout(15_000);
-      const page = await context.newPage();
       await page.goto(bench.lms.addExamPageUrl());
       // As above: the tool is found through the course page's iframe element.
       const picker = await frameShowing(page, 'input[name="pick"]');
@@ -107,4 +95,15 @@ async function frameShowing(page: Page, selector: string, text?: string): Promis
   }
   const seen = await Promise.all(page.frames().map(async (f) => `${f.url()}: ${(await f.content().catch(() => "")).replace(/\s+/g, " ").slice(0, 300)}`));
   throw new Error(`no frame showed ${selector}${text ? ` "${text}"` : ""} within 30 s; frames:\n${seen.join("\n")}`);
+}
+
+/** Debian's Chromium with third-party cookies phased out (the state cookie cannot travel), one page. */
+async function openBrowser(): Promise<{ browser: Browser; context: BrowserContext; page: Page }> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--test-third-party-cookie-phaseout", "--disable-quic", "--no-first-run", "--disable-background-networking"],
+  });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  context.setDefaultTimeout(15_000);
+  return { browser, context, page: await context.newPage() };
 }
