@@ -61,22 +61,7 @@ export async function startHost(emulator, { client = {}, router = {}, organizati
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${server.address().port}`;
 
-  /** Course → class → exam through the instructor API; returns the ids. */
-  async function seedExam(name, org) {
-    const call = async (path, body) => {
-      const res = await fetch(`${url}/oral${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json", cookie: cookieOf("ins", org) },
-        body: JSON.stringify(body),
-      });
-      if (res.status !== 201) throw new Error(`seeding ${path}: ${res.status} ${await res.text()}`);
-      return (await res.json()).data;
-    };
-    const course = await call("/courses", { name });
-    const cls = await call(`/courses/${course._id}/classes`, { name, startDate: "2026-09-01", endDate: "2026-12-20" });
-    const exam = await call("/oral-assessments", { name, classId: cls._id, questions: [{ text: "Why?" }] });
-    return { courseId: course._id, classId: cls._id, examId: exam._id };
-  }
+  const seedExam = (name, org) => seedExamAt(url, name, org);
 
   /** Instructor JSON call to the router (prepare, progress). */
   async function instructor(method, path, body, org) {
@@ -101,4 +86,21 @@ export async function startHost(emulator, { client = {}, router = {}, organizati
       platform?.close();
     },
   };
+}
+
+/** Course → class → exam through the instructor API of the host at `url`; returns the ids. */
+export async function seedExamAt(url, name, org) {
+  const call = async (path, body) => {
+    const res = await fetch(`${url}/oral${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: cookieOf("ins", org) },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 201) throw new Error(`seeding ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()).data;
+  };
+  const course = await call("/courses", { name });
+  const cls = await call(`/courses/${course._id}/classes`, { name, startDate: "2026-09-01", endDate: "2026-12-20" });
+  const exam = await call("/oral-assessments", { name, classId: cls._id, questions: [{ text: "Why?" }] });
+  return { courseId: course._id, classId: cls._id, examId: exam._id };
 }
