@@ -9,7 +9,7 @@
  * the active span while the launch runs, so the platform call and the store calls it
  * makes are its children.
  */
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
+import { context, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import type { Request, RequestHandler } from "express";
 import { tracer } from "../../core/tracing.js";
 
@@ -38,7 +38,9 @@ export function launchSpan(route: string): RequestHandler {
   };
 }
 
-/** Adds the launch's outcome to its span, if it has one. */
-export function annotateLaunch(req: Request, attributes: Attributes): void {
-  SPANS.get(req)?.setAttributes(attributes);
+/** Adds the launch's outcome to its span, if it has one (nothing is built when it has none). */
+export function annotateLaunch(req: Request, outcome: string, servedBy: string, kind: string, via: string): void {
+  SPANS.get(req)?.setAttributes({
+    "oral_assessments.launch.outcome": outcome, "oral_assessments.launch.served_by": servedBy, "oral_assessments.launch.kind": kind, "oral_assessments.launch.via": via,
+  });
 }

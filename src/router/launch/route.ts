@@ -80,7 +80,7 @@ export function launchRoute(settings: LaunchSettings, deps: LaunchDeps, kind: Ex
     const ms = performance.now() - started;
     const servedBy = servedByOf(outcome, extra.source);
     countLaunch?.(kind, via, outcome, servedBy, ms / 1000);
-    annotateLaunch(req, { "oral_assessments.launch.outcome": outcome, "oral_assessments.launch.served_by": servedBy, "oral_assessments.launch.kind": kind, "oral_assessments.launch.via": via });
+    annotateLaunch(req, outcome, servedBy, kind, via);
     const entry = { event: "launch", outcome, status, examId: launchedId(req.params), kind, durationMs: Math.round(ms), ...extra };
     if (outcome === "waiting" || outcome === "client_gone" || outcome === "not_a_navigation") logger.debug(entry, `launch ${outcome}`);
     // A user the default mapper cannot make a student of is the integrator's to fix (req.user lacks fields): warn.
