@@ -22,6 +22,9 @@ import { decideRetry, type AttemptFailure, type HttpMethod } from "./retry.js";
 import type { Meta } from "./schemas.js";
 import { TransportFailure, type Transport, type TransportResponse } from "./transport.js";
 import type { RequestOptions, RequestPriority } from "./types.js";
+import { notifyObservers, type CallObservers } from "./call-observer.js";
+import { startCallSpan } from "./call-span.js";
+import { endpointTemplate } from "./endpoint-template.js";
 
 export interface CallResult {
   status: number;
@@ -32,8 +35,10 @@ export interface CallResult {
 
 export type Caller = (method: HttpMethod, path: string, body: unknown, opts: RequestOptions | undefined) => Promise<CallResult>;
 
-export function createCaller(settings: PlatformSettings, transport: Transport, budget: RateBudget): Caller {
+/** `observers`: who hears of each request sent (the router's metrics); empty: nobody, and no work is done for them. */
+export function createCaller(settings: PlatformSettings, transport: Transport, budget: RateBudget, observers: CallObservers = new Map()): Caller {
   const log: Logger = settings.logger;
+  const server = new URL(settings.apiBase);
   const secrets = [settings.apiKey];
   // The default logger drops everything: then a debug line is not worth building.
   const debugOn = log !== silentLogger;
@@ -51,6 +56,13 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
     const startedAt = Date.now();
     const deadlineAt = startedAt + deadlineMs;
     let attempts = 0;
+    const span = startCallSpan(method, path, server);
+    /** Worked out once, and only when someone observes the requests. */
+    let endpoint: string | undefined;
+    const observed = (status: number | undefined, failure?: string): void => {
+      span?.answered(status, failure);
+      if (observers.size > 0) notifyObservers(observers, { method, endpoint: (endpoint ??= endpointTemplate(method, path)), status, failure });
+    };
     /** The deadline's error (made once): what the call rejects with when the deadline passes. */
     let deadlineError: PlatformError | undefined;
     const deadlinePassed = (): PlatformError => (deadlineError ??= platformErrorFor({
@@ -92,13 +104,16 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
         const msLeft = deadlineAt - Date.now();
         try {
           if (msLeft <= 0) throw deadlinePassed();
-          response = await transport.send({ method, url, body: payload, timeoutMs: Math.min(settings.timeoutMs, msLeft), signal: controller?.signal ?? callSignal });
+          const request = { method, url, body: payload, timeoutMs: Math.min(settings.timeoutMs, msLeft), signal: controller?.signal ?? callSignal };
+          response = await (span ? span.attempt(() => transport.send(request)) : transport.send(request));
+          observed(response.status);
           // Before release, so the budget counts this request as in flight while it reads the
           // headers, and a 429 holds the queue before release() lets the next call go.
           budget.observe(response.rateLimit, release);
           if (response.status === 429) pauseFor429(response);
         } catch (error) {
           if (!(error instanceof TransportFailure)) throw error;
+          observed(undefined, error.kind);
           // The call's own signal when it made one (the deadline or the caller), else the caller's.
           if (error.kind === "aborted") throw (controller?.signal ?? callSignal)?.reason;
           // The attempt's timeout was the time left: that is the call's deadline passing.
@@ -119,6 +134,7 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
           }
           const { data, meta } = successOf(parsed, response.requestId);
           if (debugOn) log.debug({ method, path: ctx.path, status: response.status, attempts, ms: Date.now() - startedAt }, "platform call succeeded");
+          span?.end();
           return { status: response.status, data, meta, requestId: meta?.requestId };
         }
 
@@ -140,6 +156,7 @@ export function createCaller(settings: PlatformSettings, transport: Transport, b
         await sleep(decision.delayMs, signal());
       }
     } catch (error) {
+      span?.end(error);
       // The deadline may pass in the queue, in a sleep or in an attempt; log it like any failure.
       if (error !== undefined && error === deadlineError) {
         log.warn({ method, path: ctx.path, kind: "timeout", attempts }, "platform call gave up: deadline");

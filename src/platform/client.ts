@@ -17,6 +17,7 @@ import type { HttpMethod } from "./retry.js";
 import { createTransport } from "./transport.js";
 import { keyHash } from "./key-hash.js";
 import { attachBudgetBinding } from "./budget-binding.js";
+import { attachCallObservers, type CallObservers } from "./call-observer.js";
 import type { PlatformClient, PlatformClientOptions, RequestOptions, WithMeta } from "./types.js";
 
 const USER_AGENT = "express-oral-assessments";
@@ -33,7 +34,8 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     normalShare: settings.normalShare,
     maxConcurrency: settings.maxConcurrency,
   });
-  const call = createCaller(settings, transport, budget);
+  const observers: CallObservers = new Map();
+  const call = createCaller(settings, transport, budget, observers);
   const log = settings.logger;
 
   /** Sends, then reads the answer as `schema`. */
@@ -99,6 +101,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     pacingIntervalMs: (share) => budget.pacingIntervalMs(share),
     close: () => transport.close(),
   };
+  attachCallObservers(client, observers);
   attachBudgetBinding(client, { given: settings.rateBudget, rebuild: (rateBudget) => createPlatformClient({ ...options, rateBudget }) });
   return client;
 

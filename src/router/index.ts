@@ -10,6 +10,8 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler, t
 import { expressPath, INSTRUCTOR_PREFIXES, ROUTES } from "../api/routes.js";
 import { onlyUnder } from "./shared/only-under.js";
 import { sqliteStore } from "../store/sqlite.js";
+import { tracedStore } from "../store/traced-store.js";
+import { launchSpan } from "./launch/launch-span.js";
 import { DEFAULT_ORGANIZATION, type ExamKind } from "../store/types.js";
 import { inProcessFleet } from "../fleet/fleet.js";
 import { openApiRoute } from "./meta/openapi-route.js";
@@ -75,7 +77,8 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   const { logger } = settings;
   // A plain store: every store method opens it on first use (and retries a failed
   // opening), so the default SQLite file is created on the first request, not here.
-  const store = settings.store ?? sqliteStore();
+  // Each store call in a span (a no-op until the app installs an OpenTelemetry SDK).
+  const store = tracedStore(settings.store ?? sqliteStore());
 
   const router = express.Router() as OralAssessmentsRouter;
   // One code path: the router talks to the fleet's stores, in process (the default, one
@@ -89,6 +92,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
     make: (org) => organizationScope({ org, store, fleet, settings, logger, recorder }),
     busy: (scope) => scope.busy(),
     close: (scope) => scope.close(),
+    clientChanged: (scope) => scope.clientChanged(),
   });
   const scope = (res: Response) => organizationOf<OrganizationScope>(res).scope;
   const asPage = organizationStep(organizations, "page");
@@ -107,8 +111,8 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
       logger.debug({ event: "launch", outcome: answer.outcome, status: answer.status, kind, method: req.method }, `launch ${answer.outcome}`);
     } else if (answerSignedOut(settings.launch, req, res, kind) === undefined) next();
   };
-  router.get("/launch/roleplay/:roleplayId", signedInFirst("roleplay"), asPage, (req, res, next) => scope(res).launchRoleplay(req, res, next));
-  router.get("/launch/:examId", signedInFirst("oral"), asPage, (req, res, next) => scope(res).launchOral(req, res, next));
+  router.get("/launch/roleplay/:roleplayId", launchSpan("/launch/roleplay/:roleplayId"), signedInFirst("roleplay"), asPage, (req, res, next) => scope(res).launchRoleplay(req, res, next));
+  router.get("/launch/:examId", launchSpan("/launch/:examId"), signedInFirst("oral"), asPage, (req, res, next) => scope(res).launchOral(req, res, next));
   // The LMS's way in (LTI 1.3): its own paths under /lti/, the same launch behind them,
   // for the organization the link was made for.
   if (settings.lti) {

@@ -24,6 +24,8 @@ import type { CircuitBreakerSettings } from "../fleet/circuit-breaker.js";
 import type { LaunchLimitSettings } from "../fleet/launch-limiter.js";
 import { resolveLtiSettings, type LtiSettings } from "../lti/settings.js";
 import { resolveLaunchRecordSettings, type LaunchRecordSettings } from "./records/settings.js";
+import { resolveMetricsSettings } from "./metrics/settings.js";
+import type { Instruments } from "./metrics/instruments.js";
 
 export interface RouterSettings {
   /** One organization (the `platform` option) or a resolver (`organization`). */
@@ -46,6 +48,8 @@ export interface RouterSettings {
   lti: LtiSettings | undefined;
   /** Undefined: `launchRecord: false`, no launch is recorded. */
   launchRecord: LaunchRecordSettings | undefined;
+  /** Undefined: no `metrics` option, nothing counted. */
+  metrics: Instruments | undefined;
 }
 
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined): RouterSettings {
@@ -93,6 +97,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   // With many organizations, a deployment's `organization` is the id of the one it launches for.
   if (lti && o.lti?.organizationFor === undefined && organizations?.kind === "resolver") lti.organizationFor = (named) => named;
   const launchRecord = resolveLaunchRecordSettings(o.launchRecord, problems);
+  const metrics = resolveMetricsSettings(o.metrics, problems);
 
   problems.throwIfAny("oralAssessments()");
   return {
@@ -110,6 +115,8 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     circuitBreaker,
     lti,
     launchRecord,
+    // Registered only now: a router whose options are wrong registers nothing.
+    metrics: metrics?.(),
   };
 }
 

@@ -148,11 +148,28 @@ describe("the npm pack tarball", () => {
     });
   });
 
-  it("type-checks without skipLibCheck when the optional peers pg and ioredis are not installed (CommonJS and ESM)", () => {
+  it("says in its ConfigurationError that metrics need prom-client when it is not installed (import and require)", () => {
+    expect(existsSync(join(dir, "node_modules", "prom-client"))).toBe(false);
+    const attempt = `
+      const platform = pkg.createPlatformClient({ apiKey: "svc_test_" + "x".repeat(32), baseUrl: "http://127.0.0.1:9" });
+      const registry = { registerMetric() {}, getSingleMetric() {}, metrics: async () => "" };
+      let answer = "no error";
+      try { pkg.oralAssessments({ platform, canLaunch: "any-signed-in-user", metrics: { registry } }); } catch (e) { answer = e.name + ": " + e.problems.map((p) => p.option + " " + p.message).join(); }
+      platform.close();
+      console.log(JSON.stringify(answer));
+    `;
+    writeFileSync(join(dir, "metrics.mjs"), `import * as pkg from "express-oral-assessments";\n${attempt}`);
+    writeFileSync(join(dir, "metrics.cjs"), `const pkg = require("express-oral-assessments");\n${attempt}`);
+    for (const file of ["metrics.mjs", "metrics.cjs"]) {
+      expect(lastLine(node([file]))).toBe("ConfigurationError: metrics needs the `prom-client` package, which is not installed.");
+    }
+  });
+
+  it("type-checks without skipLibCheck when the optional peers pg, ioredis and prom-client are not installed (CommonJS and ESM)", () => {
     // The consumer installed only the tarball, express and @types: npm leaves optional peers out.
-    for (const absent of ["pg", "@types/pg", "ioredis"]) expect(existsSync(join(dir, "node_modules", absent)), absent).toBe(false);
+    for (const absent of ["pg", "@types/pg", "ioredis", "prom-client"]) expect(existsSync(join(dir, "node_modules", absent)), absent).toBe(false);
     const app = `
-      import { createPlatformClient, oralAssessments, postgresStore, memoryStore, type PostgresStoreOptions } from "express-oral-assessments";
+      import { createPlatformClient, oralAssessments, postgresStore, memoryStore, type OralAssessmentsOptions, type PostgresStoreOptions } from "express-oral-assessments";
       import { startEmulator } from "express-oral-assessments/emulator";
       // A pool shaped like pg's, without pg: what the store's declarations promise to need.
       const pool: PostgresStoreOptions["pool"] = {
@@ -160,7 +177,9 @@ describe("the npm pack tarball", () => {
         connect: async () => ({ query: async () => ({ rows: [], rowCount: 0 }), release: () => undefined }),
         end: async () => undefined,
       };
-      export const used = [createPlatformClient, oralAssessments, postgresStore, memoryStore, startEmulator, pool];
+      // A registry shaped like prom-client's, without prom-client.
+      const metrics: OralAssessmentsOptions["metrics"] = { registry: { registerMetric: () => undefined, getSingleMetric: () => undefined, metrics: async () => "" } };
+      export const used = [createPlatformClient, oralAssessments, postgresStore, memoryStore, startEmulator, pool, metrics];
     `;
     const projects = [
       { name: "ts-cjs-strict", type: undefined, module: "node16" },

@@ -41,7 +41,9 @@ import type { LaunchSettings } from "./settings.js";
 import type { ExamKind, LaunchVia } from "../../store/types.js";
 import { examPagePath, launchedId, launchPath } from "./exam-page.js";
 import type { LaunchRecorder } from "../records/recorder.js";
-import { launchRecordOf } from "../records/launch-record.js";
+import { launchRecordOf, servedByOf } from "../records/launch-record.js";
+import type { CountLaunch } from "../metrics/scope-metrics.js";
+import { annotateLaunch } from "./launch-span.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
 
 export interface LaunchDeps {
@@ -62,16 +64,24 @@ export interface LaunchDeps {
   instance?: string | undefined;
   /** How students arrive at this route: the app's link (default) or an LMS's LTI launch. */
   via?: LaunchVia;
+  /** Counts each answer in the Prometheus metrics; undefined: no `metrics` option. */
+  countLaunch?: CountLaunch | undefined;
 }
 
 /** `kind`: which exams this route launches (`/launch/:examId` oral, `/launch/roleplay/:roleplayId` role-plays). */
 export function launchRoute(settings: LaunchSettings, deps: LaunchDeps, kind: ExamKind = "oral") {
   const { platform, logger, directory, organizationOf, attempts, preparer, launchLimiter, breaker } = deps;
-  const record = deps.recorder === undefined ? undefined : launchRecordOf(deps.recorder, organizationOf, kind, deps.via ?? "link", deps.instance);
+  const via = deps.via ?? "link";
+  const { countLaunch } = deps;
+  const record = deps.recorder === undefined ? undefined : launchRecordOf(deps.recorder, organizationOf, kind, via, deps.instance);
   const done: LaunchLog = (req, outcome, status, started, { student, ...extra } = {}) => {
-    // The student (with their e-mail) goes to the launch record, never to the log line.
+    // The student (with their e-mail) goes to the launch record, never to the log line, a metric or a span.
     if (record && student) record(req, outcome, status, student as StudentIdentity, extra.source);
-    const entry = { event: "launch", outcome, status, examId: launchedId(req.params), kind, durationMs: Math.round(performance.now() - started), ...extra };
+    const ms = performance.now() - started;
+    const servedBy = servedByOf(outcome, extra.source);
+    countLaunch?.(kind, via, outcome, servedBy, ms / 1000);
+    annotateLaunch(req, outcome, servedBy, kind, via);
+    const entry = { event: "launch", outcome, status, examId: launchedId(req.params), kind, durationMs: Math.round(ms), ...extra };
     if (outcome === "waiting" || outcome === "client_gone" || outcome === "not_a_navigation") logger.debug(entry, `launch ${outcome}`);
     // A user the default mapper cannot make a student of is the integrator's to fix (req.user lacks fields): warn.
     else if (status >= 500 || outcome === "student_incomplete") logger.warn(entry, `launch ${outcome}`);

@@ -55,6 +55,8 @@ export interface ScopeFactory<S> {
   /** Still at work (a running plan): not closed for being idle. */
   busy(scope: S): boolean;
   close(scope: S): Promise<void>;
+  /** The organization's client was replaced (a rotated key). */
+  clientChanged?(scope: S): void;
 }
 
 /** Thrown when the resolver failed or answered something unusable: the routes answer 503. */
@@ -230,6 +232,7 @@ export class Organizations<S> {
       if (entry.fingerprint !== fingerprint) {
         // A rotated key: used from this request on; the old client finishes what it carries.
         const old = entry.swap(this.client(info), fingerprint);
+        this.scopes.clientChanged?.(entry.scope);
         setTimeout(() => old.close(), CLOSE_AFTER_MS).unref();
         this.logger.info?.({ event: "organization_key_changed", organization: info.id }, "the organization's API key changed: a new client is in use");
       }

@@ -29,6 +29,7 @@ import { ltiLaunchSettings } from "../lti-mount.js";
 import type { OrganizationIdOf } from "./request-organization.js";
 import type { LaunchRecorder } from "../records/recorder.js";
 import { liveHandler } from "../records/live.js";
+import { scopeMetrics } from "../metrics/scope-metrics.js";
 
 /** What an organization's requests run on. */
 export interface OrganizationScope {
@@ -44,6 +45,8 @@ export interface OrganizationScope {
   readonly preparation: Preparation;
   /** True while a pre-warm plan is kept: the scope must not be closed for being idle. */
   busy(): boolean;
+  /** The organization's client changed (a rotated key). */
+  clientChanged(): void;
   close(): Promise<void>;
 }
 
@@ -87,7 +90,18 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
   const ltiLaunch = ltiLaunchSettings(launch);
   // Fleet mode records which instance answered; one instance has nothing to tell apart.
   const instance = fleet.kind === "redis" ? fleet.instanceId : undefined;
-  const launchDeps = { platform, logger, directory, organizationOf, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker, recorder, instance };
+  // The snapshot is read when Prometheus scrapes; a launch only bumps a counter.
+  const metrics = settings.metrics && scopeMetrics(settings.metrics, {
+    organization, platform,
+    snapshot: () => {
+      const stats = platform.rateStats();
+      return { waiting: attempts.pendingCount, budgetUsed: stats.sentInWindow, budgetLimit: stats.limit, plans: preparer.plansProgress() };
+    },
+  });
+  const launchDeps = {
+    platform, logger, directory, organizationOf, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker, recorder, instance,
+    countLaunch: metrics?.countLaunch,
+  };
   const ltiDeps = { ...launchDeps, via: "lti" as const };
   const live = liveHandler({ store, recorder, organizationOf, platform, preparation });
   const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationOf, logger, () => directory.forget(), recorder, live);
@@ -100,7 +114,9 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
     instructor,
     preparation,
     busy: () => preparer.planCount > 0,
+    clientChanged: () => metrics?.rewire(),
     async close() {
+      metrics?.close();
       attempts.close();
       await coordinator?.close();
       preparer.close();

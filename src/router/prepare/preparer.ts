@@ -24,6 +24,7 @@
  * pauses until the breaker says trying again is worth it, instead of asking it for each
  * student in turn.
  */
+import { context, ROOT_CONTEXT } from "@opentelemetry/api";
 import type { Logger } from "../../core/logger.js";
 import type { PreparedTokenStore } from "../../fleet/prepared-tokens.js";
 import { CircuitOpenError, type PlatformBreaker } from "../../fleet/platform-breaker.js";
@@ -179,6 +180,12 @@ export class TokenPreparer {
     return this.plans.get(examId)?.progress(this.now());
   }
 
+  /** Every plan's progress (the metrics read it when scraped). */
+  plansProgress(): PrepareProgress[] {
+    const now = this.now();
+    return [...this.plans.values()].map((plan) => plan.progress(now));
+  }
+
   /**
    * The student's prepared token for this exam, at most once fleet-wide, only if issued
    * for `classId` (the launch's class: checked against this instance's plan, and by the
@@ -287,7 +294,8 @@ export class TokenPreparer {
         if (stored && (entry.state === "waiting" || entry.state === "ready")) entry.hold(usableUntil);
       }
     };
-    call().catch((error: unknown) => this.failed(plan, entry, error)).finally(() => {
+    // Each pre-warm call is a trace of its own, not a child of whichever request started the pump.
+    context.with(ROOT_CONTEXT, call).catch((error: unknown) => this.failed(plan, entry, error)).finally(() => {
       entry.inFlight = false;
       this.inFlight -= 1;
       this.pump();

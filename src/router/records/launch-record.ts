@@ -14,6 +14,11 @@ const SERVED_BY: Record<string, LaunchServedBy> = {
   prepared: "prepared", on_demand: "on_demand", wait: "on_demand", shared: "coalesced", platform_host: "platform_host",
 };
 
+/** How a launch's answer served the student: only a redirect hands a token out, any other answer none. */
+export function servedByOf(outcome: string, source: unknown): LaunchServedBy {
+  return outcome === "redirected" ? SERVED_BY[String(source)] ?? "on_demand" : "none";
+}
+
 export type RecordLaunch = (req: Request, outcome: string, status: number, student: StudentIdentity, source: unknown) => void;
 
 export function launchRecordOf(recorder: LaunchRecorder, organizationOf: OrganizationIdOf, kind: ExamKind, via: LaunchVia, instance: string | undefined): RecordLaunch {
@@ -24,8 +29,7 @@ export function launchRecordOf(recorder: LaunchRecorder, organizationOf: Organiz
       examId: launchedId(req.params),
       outcome,
       status,
-      // Only a redirect hands a token out; any other answer served the student none.
-      servedBy: outcome === "redirected" ? SERVED_BY[String(source)] ?? "on_demand" : "none",
+      servedBy: servedByOf(outcome, source),
       via,
       student: { orgInternalId: student.orgInternalId, email: student.email },
       ...(instance === undefined ? {} : { instance }),

@@ -17,6 +17,7 @@ import type { Fleet } from "../../fleet/fleet.js";
 import type { CircuitBreakerOptions } from "../../fleet/breaker-options.js";
 import type { LaunchLimitOptions } from "../../fleet/launch-limit-options.js";
 import type { LtiOptions } from "../../lti/options.js";
+import type { MetricsOptions } from "../metrics/options.js";
 
 /** The student a launch signs in: the platform schema's type (`schemas.StudentIdentity`). */
 export type { StudentIdentity } from "../../platform/schemas.js";
@@ -193,6 +194,12 @@ export interface OralAssessmentsOptions {
    * Default: on, with every field of `LaunchRecordOptions` at its default (180 days kept).
    */
   launchRecord?: LaunchRecordOptions | false;
+  /**
+   * Prometheus metrics (`oral_assessments_…`) on the app's own `prom-client` registry:
+   * `metrics: { registry }`. Needs `prom-client` installed (an optional peer dependency).
+   * See docs/ops.md, "Metrics". Default: unset, nothing counted.
+   */
+  metrics?: MetricsOptions;
   /** Pre-warming of sign-in tokens before an exam starts, for the `/prepare` routes (see `PrepareOptions`). Default: every field's own default. */
   prepare?: PrepareOptions;
   /**
