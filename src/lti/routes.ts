@@ -64,8 +64,9 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
     res.json(settings.keys.jwks);
   });
   router.get("/lti/register", safely(registerRoute(settings, { source, store: deps.registrationStore, logger })));
-  // Every page below carries the LMS origins of the registrations as of at most the cache's age.
-  router.use("/lti/", (_req, _res, next) => void source.current().then(() => next(), next));
+  // Every page below carries the LMS origins of the registrations as of at most the cache's
+  // age. A store that fails here fails the lookups that need it (a 503 page), not an exam link.
+  router.use("/lti/", (_req, _res, next) => void source.current().then(() => next(), () => next()));
   const login = safely(loginRoute(settings, source, states, logger, frameAncestors));
   router.get("/lti/login", login);
   router.post("/lti/login", form, login);

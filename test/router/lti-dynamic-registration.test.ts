@@ -173,3 +173,29 @@ describe("LTI registrations from the store", () => {
     expect(launch.text).toContain("Open the exam");
   });
 });
+
+describe("LTI Dynamic Registration with autoActivate and allowedHosts", () => {
+  let bench: LtiBench;
+  let store: OralStore;
+  beforeAll(async () => {
+    store = memoryStore();
+    bench = await startLtiBench({ registrations: [], dynamicRegistration: { autoActivate: true, allowedHosts: ["localhost"], acceptNewDeployments: true } }, { router: { store } });
+  });
+  afterAll(async () => { await bench.close(); });
+
+  it("refuses a configuration URL on a host not allowed, asking it nothing", async () => {
+    const url = new URL(bench.lms.dynamicRegistrationUrl(registerPath(bench)));
+    const res = await register(bench, { openid_configuration: url.searchParams.get("openid_configuration")!.replace("localhost", "127.0.0.1"), registration_token: url.searchParams.get("registration_token")! });
+    expect(res.status).toBe(403);
+    expect(refusals(bench).at(-1)).toBe("host_not_allowed");
+    expect(await store.listLtiRegistrations()).toEqual([]);
+  });
+
+  it("stores an allowed LMS's registration active: the first launch works at once", async () => {
+    expect((await register(bench)).status).toBe(200);
+    expect(await store.getLtiRegistration(bench.lms.issuer, bench.lms.clientId)).toMatchObject({ active: true });
+    const { launch } = await walkLaunch(bench);
+    expect(launch.status).toBe(200);
+    expect(launch.text).toContain("Open the exam");
+  });
+});
