@@ -42,6 +42,9 @@ export async function runLms(args: string[], usage: (message: string) => Error):
   What the LMS knows of the tool: login ${root}/lti/login, redirect ${root}/lti/launch,
   key set ${root}/lti/jwks.json
 
+  Or, with lti.dynamicRegistration on: register by URL   ${lms.dynamicRegistrationPageUrl(`${root}/lti/register`)}
+  (then activate the stored registration; launches use its new client id)
+
   Add an oral exam (instructor)   ${lms.addExamPageUrl()}
   Then open it as a student from the page that follows.
 

@@ -23,6 +23,7 @@ import { escapeHtml, jsonBlock, ltiHeaders, sendLtiPage } from "./pages.js";
 import { storageKey, storageScript } from "./platform-storage.js";
 import { refuse } from "./refusal.js";
 import type { RemoteKeySets } from "./remote-keys.js";
+import type { RegistrationSource } from "./registration-source.js";
 import type { LtiSettings } from "./settings.js";
 import { studentFromClaims } from "./student.js";
 import { launchUrl } from "./tool-url.js";
@@ -30,6 +31,7 @@ import { verifyLaunch, type VerifiedLaunch } from "./verify-launch.js";
 
 export interface LaunchRouteDeps {
   states: LoginStates;
+  source: RegistrationSource;
   links: SingleUseStore;
   keySets: RemoteKeySets;
   logger: Logger;
@@ -80,7 +82,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
       const secret = randomId(24);
       logger.debug({ event: "lti_platform_storage_check" }, "LTI launch without its state cookie: reading the state from Platform Storage");
       await states.putContinuation(state, secret);
-      const lookup = settings.registrations.find(known.issuer, known.clientId);
+      const lookup = await deps.source.find(known.issuer, known.clientId);
       const origin = "found" in lookup ? new URL(lookup.found.authorizationUrl).origin : "null";
       const cfg = { target, origin, subject: "lti.get_data", key: storageKey(state), timeoutMs: 3000 };
       const hidden = { id_token: idToken, state, continuation: secret };
@@ -147,16 +149,24 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     if (!idToken || !state) return refuseWith(res, idToken ? "state" : "id_token", "The LMS posted no id_token or state to the tool's redirect URL.");
     const known = await boundState(req, res, state, idToken);
     if (!known) return;
-    const found = settings.registrations.find(known.issuer, known.clientId);
+    const found = await deps.source.find(known.issuer, known.clientId);
     if (!("found" in found)) return refuseWith(res, "registration", "The registration this login was made for is gone.");
+    if (!found.found.active) return refuseWith(res, "registration_inactive", "The tool's registration for this LMS was deactivated after the login.", 403);
     const own = launchUrl(req, settings.toolUrl);
-    const result = await verifyLaunch({
-      idToken, state: known, registration: found.found, keySets: deps.keySets,
+    const verify = (registration: typeof found.found) => verifyLaunch({
+      idToken, state: known, registration, keySets: deps.keySets,
       clockToleranceSec: settings.clockToleranceSec, maxAgeSec: settings.stateTtlSec,
       ownTargets: (uri) => uri === own || uri.startsWith(`${own}?`),
     });
+    let result = await verify(found.found);
+    if ("failed" in result && result.failed.check === "deployment_id" && found.found.source === "store") {
+      // A deployment the administrator added since the store was last read: read it again, once.
+      const again = await deps.source.reread(known.issuer, known.clientId);
+      if ("found" in again && again.found !== found.found && again.found.active) result = await verify(again.found);
+    }
     if ("failed" in result) return refuseWith(res, result.failed.check, result.failed.forAdministrator, result.failed.status, { iss: known.issuer, clientId: known.clientId });
     const { launch } = result;
+    if (!launch.registration.deployments.has(launch.deploymentId)) await deps.source.recordDeployment(launch.registration, launch.deploymentId);
     if (launch.messageType === "LtiDeepLinkingRequest") return deps.deepLinking.picker(req, res, launch);
     if (isInstructorRole(launch.roles)) return instructorPage(req, res, launch, { settings, catalog: deps.catalog, logger, frameAncestors });
     return learner(req, res, launch);

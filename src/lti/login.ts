@@ -9,6 +9,8 @@ import type { Request, Response } from "express";
 import { randomId } from "../core/random-id.js";
 import type { Logger } from "../core/logger.js";
 import type { LoginStates } from "./login-state.js";
+import { originsOf } from "./registrations.js";
+import type { RegistrationSource } from "./registration-source.js";
 import { escapeHtml, jsonBlock, ltiHeaders, sendLtiPage } from "./pages.js";
 import { storageKey, storageScript } from "./platform-storage.js";
 import type { LtiSettings } from "./settings.js";
@@ -21,7 +23,7 @@ export const stateCookie = (state: string) => `eoa_lti_${state}`;
 const REQUIRED = ["iss", "login_hint", "target_link_uri"] as const;
 const OPTIONAL = ["lti_message_hint", "client_id", "lti_deployment_id", "lti_storage_target"] as const;
 
-export function loginRoute(settings: LtiSettings, states: LoginStates, logger: Logger, frameAncestors: readonly string[]) {
+export function loginRoute(settings: LtiSettings, registrations: RegistrationSource, states: LoginStates, logger: Logger, frameAncestors: readonly string[]) {
   return async (req: Request, res: Response): Promise<void> => {
     const source = (req.method === "POST" ? req.body : req.query) as Record<string, unknown> | undefined;
     const params: Record<string, string> = {};
@@ -35,14 +37,20 @@ export function loginRoute(settings: LtiSettings, states: LoginStates, logger: L
         title: "This launch could not start",
         forAdministrator: `The LMS's login request lacks ${missing.join(", ")}. Check that the tool's login URL is configured as its OIDC login (initiation) URL.` });
     }
-    const lookup = settings.registrations.find(params.iss!, params.client_id);
+    const lookup = await registrations.find(params.iss!, params.client_id);
     if ("problem" in lookup) {
       const why = lookup.problem === "ambiguous_issuer"
         ? `Several registrations share the issuer ${params.iss}; the LMS must send client_id with the login.`
-        : `This tool has no registration for issuer ${params.iss}${params.client_id ? ` and client id ${params.client_id}` : ""}. Add it to the tool's lti.registrations.`;
+        : `This tool has no registration for issuer ${params.iss}${params.client_id ? ` and client id ${params.client_id}` : ""}. Add it to the tool's lti.registrations, or register the tool with Dynamic Registration.`;
       return refuse(res, logger, frameAncestors, { status: 400, check: lookup.problem, detail: { iss: params.iss, clientId: params.client_id }, title: "This tool is not registered for your LMS", forAdministrator: why });
     }
     const registration = lookup.found;
+    if (!registration.active) {
+      // Framed by the LMS that registered: let it show this page, though it cannot launch yet.
+      return refuse(res, logger, [...frameAncestors, ...originsOf(registration)], { status: 403, check: "registration_inactive", detail: { iss: registration.issuer, clientId: registration.clientId },
+        title: "This tool is not activated for your LMS yet",
+        forAdministrator: `The tool's registration for issuer ${registration.issuer}, client id ${registration.clientId} waits for activation by the tool's administrator (docs/lti.md, "Dynamic Registration").` });
+    }
     const state = randomId(24);
     const nonce = randomId(24);
     const browserSecret = randomId(24);

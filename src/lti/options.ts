@@ -35,6 +35,40 @@ export interface LtiRegistration {
   deployments: LtiDeployment[];
 }
 
+/**
+ * Dynamic Registration's policy. The URL is public: anyone can make the tool register
+ * with a server of theirs, so a stored registration waits for the tool's administrator
+ * (`store.setLtiRegistrationActive(issuer, clientId, true)`) unless `autoActivate`.
+ */
+export interface LtiDynamicRegistrationOptions {
+  /** Default `true` once the object is given. */
+  enabled?: boolean;
+  /**
+   * Store new registrations active, so launches work at once. Default `false`. Requires
+   * `allowedHosts`: an active registration lets its LMS sign any student in.
+   */
+  autoActivate?: boolean;
+  /** The organization the deployments of a dynamically registered LMS launch for. Default: none (the router's default). */
+  organization?: string;
+  /**
+   * Whether an active stored registration records a deployment id it has not seen at its
+   * first launch (naming `organization`). Default `true` (the LMS gives deployment ids only
+   * at launch); `false`: an administrator adds each with `store.putLtiDeployment`.
+   */
+  acceptNewDeployments?: boolean;
+  /**
+   * Host names whose `openid_configuration` URL may register (`*.example.edu` matches
+   * subdomains). Default: any host (https, or http on loopback).
+   */
+  allowedHosts?: string[];
+  /** Time limit of each request to the LMS (configuration, registration), ms (500-30 000). Default 5 000. */
+  timeoutMs?: number;
+  /** Most stored registrations waiting for activation; past it, registering is refused. Default 20. */
+  maxPending?: number;
+  /** The tool's name in the LMS (`client_name`). Default `"Oral assessments"`. */
+  toolName?: string;
+}
+
 /** The student a launch signs in, as the LMS's verified claims give it. */
 export interface LtiStudentFields {
   email?: string;
@@ -46,8 +80,17 @@ export interface LtiStudentFields {
 export interface LtiOptions {
   /** The tool's keys, first signs; all are published at `/lti/jwks.json`. Required, at least one. */
   keys: LtiToolKey[];
-  /** The LMS registrations this tool trusts. Required, at least one. */
-  registrations: LtiRegistration[];
+  /**
+   * The LMS registrations this tool trusts. Default none: then only the store's
+   * registrations (written by Dynamic Registration) are used. An entry here wins over a
+   * stored registration with the same issuer and client id.
+   */
+  registrations?: LtiRegistration[];
+  /**
+   * LTI Dynamic Registration at `GET /lti/register`: an LMS administrator pastes that URL
+   * and the tool registers itself, stored in the router's store. Default: off (leave it out).
+   */
+  dynamicRegistration?: LtiDynamicRegistrationOptions;
   /**
    * The mount's public URL, e.g. `https://app.example.edu/oral`: the base of the tool's
    * login, redirect and key-set URLs. Default: derived from each request (protocol and

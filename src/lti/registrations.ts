@@ -16,6 +16,14 @@ export interface Registration {
   jwksUrl: string;
   /** deployment id → the organization it names (undefined: the router's default). */
   deployments: Map<string, string | undefined>;
+  /** False: launches are refused until the tool's administrator activates it (stored registrations only). */
+  active: boolean;
+  /** True: a deployment id not yet known is accepted and recorded at its first launch (stored registrations only). */
+  acceptNewDeployments: boolean;
+  /** The organization a deployment recorded at its first launch names. */
+  organization: string | undefined;
+  /** Where it came from: `lti.registrations`, or the store. */
+  source: "options" | "store";
 }
 
 export type Lookup =
@@ -25,8 +33,12 @@ export type Lookup =
 export class Registrations {
   private readonly byIssuer = new Map<string, Registration[]>();
 
-  constructor(list: readonly Registration[]) {
+  constructor(private readonly list: readonly Registration[]) {
     for (const r of list) this.byIssuer.set(r.issuer, [...(this.byIssuer.get(r.issuer) ?? []), r]);
+  }
+
+  all(): readonly Registration[] {
+    return this.list;
   }
 
   /** The registration of (issuer, clientId); without a client id, the issuer's only one. */
@@ -38,22 +50,25 @@ export class Registrations {
     return found ? { found } : { problem: "unknown_client" };
   }
 
-  /** Every LMS origin a registration names: the only pages allowed to frame the tool. */
+  /** Every LMS origin an active registration names: the only pages allowed to frame the tool. */
   origins(): string[] {
-    const origins = new Set<string>();
-    for (const list of this.byIssuer.values()) for (const r of list) {
-      for (const url of [r.issuer, r.authorizationUrl]) if (URL.canParse(url)) origins.add(new URL(url).origin);
-    }
-    return [...origins];
+    return [...new Set(this.list.filter((r) => r.active).flatMap(originsOf))];
   }
+}
+
+/** The LMS origins of one registration (its issuer's and its authorization URL's). */
+export function originsOf(r: Pick<Registration, "issuer" | "authorizationUrl">): string[] {
+  return [r.issuer, r.authorizationUrl].filter((url) => URL.canParse(url)).map((url) => new URL(url).origin);
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
+/** `lti.registrations`: optional (the store may hold every registration), each entry checked. */
 export function readRegistrations(value: unknown, problems: ProblemList): Registrations | undefined {
   const example = 'registrations: [{ issuer: "https://canvas.instructure.com", clientId: "10000000000123", authorizationUrl, jwksUrl, deployments: ["1:8865aa…"] }]';
-  if (!Array.isArray(value) || value.length === 0) {
-    problems.add("lti.registrations", "must be a non-empty array.", `Pass e.g. ${example}.`);
+  if (value === undefined) return new Registrations([]);
+  if (!Array.isArray(value)) {
+    problems.add("lti.registrations", "must be an array.", `Pass e.g. ${example}, or leave it out to use only the store's registrations (Dynamic Registration).`);
     return undefined;
   }
   const before = problems.size;
@@ -88,7 +103,7 @@ export function readRegistrations(value: unknown, problems: ProblemList): Regist
       if (seen.has(key)) problems.add(where, `repeats issuer ${issuer} with client id ${clientId}.`, "List each (issuer, clientId) once, with all its deployments.");
       seen.add(key);
     }
-    if (issuer && clientId && authorizationUrl && jwksUrl && deployments) read.push({ issuer, clientId, authorizationUrl, jwksUrl, tokenUrl, deployments });
+    if (issuer && clientId && authorizationUrl && jwksUrl && deployments) read.push({ issuer, clientId, authorizationUrl, jwksUrl, tokenUrl, deployments, active: true, acceptNewDeployments: false, organization: undefined, source: "options" });
   });
   return problems.size === before ? new Registrations(read) : undefined;
 }

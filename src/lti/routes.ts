@@ -5,6 +5,7 @@
  * | `GET`/`POST /lti/login` | OIDC login initiation (login.ts) |
  * | `POST /lti/launch` | the LMS's id_token + state (launch.ts) |
  * | `POST /lti/deep-link` | the deep-linking picker's choice (deep-linking.ts) |
+ * | `GET /lti/register` | LTI Dynamic Registration (dynamic-registration.ts) |
  * | `GET /lti/open/:examId/:linkId`, `/lti/open/roleplay/:roleplayId/:linkId` | a learner's single-use exam link (open-link.ts) |
  *
  * These are browser routes (HTML pages and form posts from the LMS), not JSON API routes,
@@ -14,13 +15,16 @@
 import express, { type ErrorRequestHandler, type RequestHandler, type Router } from "express";
 import type { Logger } from "../core/logger.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
+import type { OralStoreLti } from "../store/lti-types.js";
 import type { LtiCatalog } from "./catalog.js";
 import { deepLinking } from "./deep-linking.js";
+import { registerRoute } from "./dynamic-registration.js";
 import { launchRoute } from "./launch.js";
 import { loginRoute } from "./login.js";
 import { LoginStates } from "./login-state.js";
 import { openLinkRoute } from "./open-link.js";
 import { sendLtiPage } from "./pages.js";
+import { RegistrationSource, type RegistrationSourceOptions } from "./registration-source.js";
 import { RemoteKeySets, type RemoteKeySetOptions } from "./remote-keys.js";
 import type { LtiSettings } from "./settings.js";
 
@@ -36,6 +40,9 @@ export interface LtiRouteDeps {
   /** The organization's exams, from the router's store: the picker and the instructor page. */
   catalog: LtiCatalog;
   keySets?: RemoteKeySetOptions;
+  /** The router's store: registrations kept there (Dynamic Registration writes them). */
+  registrationStore: OralStoreLti;
+  registrationCache?: RegistrationSourceOptions;
 }
 
 const FORM_LIMIT = "64kb";
@@ -43,7 +50,9 @@ const FORM_LIMIT = "64kb";
 export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
   const router = express.Router();
   const { logger, singleUse } = deps;
-  const frameAncestors = settings.registrations.origins();
+  const source = new RegistrationSource(settings.registrations, deps.registrationStore, logger, deps.registrationCache);
+  // One live array: refreshed with the store's registrations before each LTI request below.
+  const frameAncestors = source.frameAncestors;
   const states = new LoginStates(singleUse, settings.stateTtlSec * 1000);
   const keySets = new RemoteKeySets({ cooldownMs: settings.keySetCooldownSec * 1000, ...deps.keySets });
   const form = express.urlencoded({ extended: false, limit: FORM_LIMIT });
@@ -54,11 +63,15 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
     res.setHeader("Cache-Control", "public, max-age=300");
     res.json(settings.keys.jwks);
   });
-  const login = safely(loginRoute(settings, states, logger, frameAncestors));
+  router.get("/lti/register", safely(registerRoute(settings, { source, store: deps.registrationStore, logger })));
+  // Every page below carries the LMS origins of the registrations as of at most the cache's
+  // age. A store that fails here fails the lookups that need it (a 503 page), not an exam link.
+  router.use("/lti/", (_req, _res, next) => void source.current().then(() => next(), () => next()));
+  const login = safely(loginRoute(settings, source, states, logger, frameAncestors));
   router.get("/lti/login", login);
   router.post("/lti/login", form, login);
   const linking = deepLinking({ settings, catalog: deps.catalog, store: singleUse, logger, frameAncestors });
-  router.post("/lti/launch", form, safely(launchRoute(settings, { states, links: singleUse, keySets, logger, frameAncestors, examIdPattern: deps.examIdPattern, catalog: deps.catalog, deepLinking: linking })));
+  router.post("/lti/launch", form, safely(launchRoute(settings, { states, source, links: singleUse, keySets, logger, frameAncestors, examIdPattern: deps.examIdPattern, catalog: deps.catalog, deepLinking: linking })));
   router.post("/lti/deep-link", form, safely(linking.choose));
   router.get("/lti/open/roleplay/:roleplayId/:linkId", openLinkRoute("roleplay", singleUse, deps.openExam.roleplay, deps.followedTtlMs, logger, frameAncestors));
   router.get("/lti/open/:examId/:linkId", openLinkRoute("oral", singleUse, deps.openExam.oral, deps.followedTtlMs, logger, frameAncestors));

@@ -4,12 +4,15 @@
  */
 import type { ProblemList } from "../core/configuration-error.js";
 import type { LtiOptions, LtiStudentFields, OrganizationFor } from "./options.js";
+import { readDynamicRegistration, type DynamicRegistrationSettings } from "./dynamic-registration-settings.js";
 import { readRegistrations, type Registrations } from "./registrations.js";
 import { readToolKeys, type ToolKeys } from "./tool-keys.js";
 
 export interface LtiSettings {
   keys: ToolKeys;
+  /** `lti.registrations` only; the routes look the store up too (registration-source.ts). */
   registrations: Registrations;
+  dynamicRegistration: DynamicRegistrationSettings;
   /** The mount's public URL without a trailing slash; undefined → derived per request. */
   toolUrl: string | undefined;
   clockToleranceSec: number;
@@ -31,6 +34,7 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   const o = value as Partial<LtiOptions>;
   const keys = readToolKeys(o.keys, problems);
   const registrations = readRegistrations(o.registrations, problems);
+  const dynamicRegistration = readDynamicRegistration(o.dynamicRegistration, problems);
 
   let toolUrl: string | undefined;
   if (o.toolUrl !== undefined) {
@@ -55,7 +59,7 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   if (framedLaunch !== "new-window" && framedLaunch !== "frame") problems.add("lti.framedLaunch", 'must be "new-window" or "frame".', 'Leave it out for "new-window".');
   if (!keys || !registrations) return undefined;
   return {
-    keys, registrations, toolUrl, clockToleranceSec, stateTtlSec, keySetCooldownSec, framedLaunch,
+    keys, registrations, dynamicRegistration, toolUrl, clockToleranceSec, stateTtlSec, keySetCooldownSec, framedLaunch,
     student: typeof o.student === "function" ? o.student : undefined,
     organizationFor: typeof o.organizationFor === "function" ? o.organizationFor : () => undefined,
   };

@@ -64,7 +64,9 @@ export async function verifyLaunch(input: VerifyInput): Promise<{ launch: Verifi
   if (claims.azp !== undefined && claims.azp !== reg.clientId) return fail("azp", `The token's azp is not this tool's client id ${reg.clientId}.`);
   if (claims.nonce !== input.state.nonce) return fail("nonce", "The token's nonce is not the one this tool sent at login (a replayed or mixed-up launch).");
   const deploymentId = claims[CLAIM.deploymentId];
-  if (typeof deploymentId !== "string" || !reg.deployments.has(deploymentId)) {
+  // A stored registration that accepts new deployments takes an unknown id of 1-255 characters (the launch records it).
+  const known = typeof deploymentId === "string" && (reg.deployments.has(deploymentId) || (reg.acceptNewDeployments && deploymentId.length > 0 && deploymentId.length <= 255));
+  if (typeof deploymentId !== "string" || !known) {
     return fail("deployment_id", `Deployment ${typeof deploymentId === "string" ? JSON.stringify(deploymentId) : "(none)"} is not registered with this tool for client id ${reg.clientId}. Add it to the registration's deployments.`, 400);
   }
   if (input.state.deploymentId !== undefined && input.state.deploymentId !== deploymentId) {

@@ -57,5 +57,6 @@ export function ltiMount({ lti, launch, logger, fleet, store, openExam, organiza
     openExam,
     followedTtlMs: launch.launchWaitMs + FOLLOWED_MARGIN_MS,
     examIdPattern: EXAM_ID_PATTERN,
+    registrationStore: store,
   });
 }

@@ -8,6 +8,7 @@ import { ConfigurationError } from "../core/configuration-error.js";
 import { memoryIdempotency } from "./idempotency.js";
 import { lifecycle } from "./lifecycle.js";
 import { memoryLaunches } from "./memory-launches.js";
+import { memoryLti } from "./memory-lti.js";
 import { assessmentFields, checkOrganization, checkRecord, classFields, courseFields, createdMs } from "./records.js";
 import type { AssessmentRecord, ClassRecord, CourseRecord, OralStore } from "./types.js";
 
@@ -163,6 +164,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): OralStore {
 
     ...memoryIdempotency(() => state.ready()),
     ...memoryLaunches(() => state.ready(), maxLaunchRecords),
+    ...memoryLti(() => state.ready()),
 
     close: () => state.close(),
   };

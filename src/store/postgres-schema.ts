@@ -15,6 +15,8 @@ export interface Names {
   assessments: string;
   idempotency: string;
   launches: string;
+  ltiRegistrations: string;
+  ltiDeployments: string;
   /** An index name: unqualified, since an index lives in its table's schema. */
   index(name: string): string;
 }
@@ -29,6 +31,8 @@ export function names(schema: string, prefix: string): Names {
     assessments: table("assessments"),
     idempotency: table("idempotency"),
     launches: table("launches"),
+    ltiRegistrations: table("lti_registrations"),
+    ltiDeployments: table("lti_deployments"),
     index: (name) => `"${prefix}${name}"`,
   };
 }
@@ -36,7 +40,7 @@ export function names(schema: string, prefix: string): Names {
 // `seq` is the insertion-order tiebreak (an upsert keeps it); `created_ms` sorts by
 // instant; `created_at` keeps the caller's exact string. Partial indexes: lists and the
 // DELETE cascade only ever read live rows.
-const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
+export const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
   {
     version: 1,
     description: "courses, classes and assessments, soft-deleted, listed oldest first",
@@ -136,6 +140,37 @@ const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
       );
       CREATE INDEX IF NOT EXISTS ${n.index("launches_by_exam")} ON ${n.launches} (organization, kind, exam_id, at_ms, seq);
       CREATE INDEX IF NOT EXISTS ${n.index("launches_expiry")} ON ${n.launches} (at_ms);`,
+  },
+  {
+    version: 6,
+    description: "LTI registrations (global, by issuer and client id) and their deployments, each naming an organization or none",
+    // Global tables: a registration is the LMS's, not an organization's. A deployment's
+    // foreign key cascades the registration's delete and refuses an orphan.
+    up: (n) => `
+      CREATE TABLE IF NOT EXISTS ${n.ltiRegistrations} (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        authorization_url TEXT NOT NULL,
+        jwks_url TEXT NOT NULL,
+        token_url TEXT,
+        active BOOLEAN NOT NULL,
+        accept_new_deployments BOOLEAN NOT NULL,
+        organization TEXT,
+        data JSONB NOT NULL,
+        created_at TEXT NOT NULL,
+        created_ms BIGINT NOT NULL,
+        PRIMARY KEY (issuer, client_id)
+      );
+      CREATE TABLE IF NOT EXISTS ${n.ltiDeployments} (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        organization TEXT,
+        PRIMARY KEY (issuer, client_id, deployment_id),
+        FOREIGN KEY (issuer, client_id) REFERENCES ${n.ltiRegistrations} (issuer, client_id) ON DELETE CASCADE
+      );`,
   },
 ];
 

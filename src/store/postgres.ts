@@ -13,6 +13,7 @@ import { kindOf, readOptions } from "./options.js";
 import { checkOrganization, checkRecord, createdMs } from "./records.js";
 import { checkLaunchRecord, pageOf } from "./launch-records.js";
 import { launchColumns, listParams, positionOf, toLaunchRecord, type LaunchRow } from "./launch-rows.js";
+import { postgresLti } from "./postgres-lti.js";
 import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, IdempotencyKey, OralStore } from "./types.js";
 
 export interface PostgresStoreOptions {
@@ -233,6 +234,7 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
       const { pool: p } = await state.ready();
       return (await p.query(sql.purgeLaunches, [before])).rowCount ?? 0;
     },
+    ...postgresLti(n, () => state.ready()),
 
     close: () => state.close(),
   };

@@ -184,6 +184,37 @@ export const MIGRATIONS: readonly Migration<string>[] = [
       CREATE INDEX launches_expiry ON launches (at_ms);
     `,
   },
+  {
+    version: 6,
+    description: "LTI registrations (global, by issuer and client id) and their deployments, each naming an organization or none",
+    // Booleans as 0/1 (SQLite has none). Deleting a registration deletes its deployments:
+    // the cascade is spelled out in the delete, not left to foreign_keys (off by default).
+    up: `
+      CREATE TABLE lti_registrations (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        authorization_url TEXT NOT NULL,
+        jwks_url TEXT NOT NULL,
+        token_url TEXT,
+        active INTEGER NOT NULL CHECK (active IN (0, 1)),
+        accept_new_deployments INTEGER NOT NULL CHECK (accept_new_deployments IN (0, 1)),
+        organization TEXT,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        UNIQUE (issuer, client_id)
+      );
+      CREATE TABLE lti_deployments (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        organization TEXT,
+        UNIQUE (issuer, client_id, deployment_id)
+      );
+    `,
+  },
 ];
 
 // Deletion is final: an upsert never clears deleted_at, and a child written under a

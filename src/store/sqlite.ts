@@ -16,6 +16,7 @@ import { kindOf, readOptions } from "./options.js";
 import { checkOrganization, checkRecord, createdMs } from "./records.js";
 import { checkLaunchRecord, pageOf } from "./launch-records.js";
 import { launchColumns, listParams, positionOf, toLaunchRecord, type LaunchRow } from "./launch-rows.js";
+import { sqliteLti } from "./sqlite-lti.js";
 import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, OralStore } from "./types.js";
 
 export interface SqliteStoreOptions {
@@ -245,6 +246,7 @@ export function sqliteStore(options?: SqliteStoreOptions): SqliteStore {
     async purgeLaunches(before) {
       return (await state.ready()).statements.purgeLaunches.run({ before }).changes;
     },
+    ...sqliteLti(() => state.ready()),
 
     close: () => state.close(),
   };

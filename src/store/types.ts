@@ -43,7 +43,7 @@ export interface AssessmentRecord {
  * the record's identity: the same id in two organizations is two records, and no method
  * called with one organization reads, lists, replaces or deletes a record of another.
  */
-export interface OralStore extends OralStoreIdempotency, OralStoreLaunches {
+export interface OralStore extends OralStoreIdempotency, OralStoreLaunches, OralStoreLti {
   /** Creates or migrates the schema. Idempotent; the router calls it before first use. */
   init(): Promise<void>;
 
@@ -82,6 +82,7 @@ export const STORE_METHODS = [
   "putAssessment", "getAssessment", "listAssessments", "deleteAssessment", "close",
   "beginIdempotent", "completeIdempotent", "abandonIdempotent",
   "addLaunches", "listLaunches", "countLaunches", "purgeLaunches",
+  "putLtiRegistration", "getLtiRegistration", "listLtiRegistrations", "setLtiRegistrationActive", "putLtiDeployment", "deleteLtiRegistration",
 ] as const satisfies readonly (keyof OralStore)[];
 type Unlisted = Exclude<keyof OralStore, (typeof STORE_METHODS)[number]>;
 const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;
@@ -150,6 +151,8 @@ export interface OralStoreIdempotency {
 
 export type { LaunchCountQuery, LaunchPage, LaunchQuery, LaunchRecord, LaunchServedBy, LaunchVia, OralStoreLaunches } from "./launch-types.js";
 import type { OralStoreLaunches } from "./launch-types.js";
+export type { LtiDeploymentRecord, LtiRegistrationInput, LtiRegistrationRecord, OralStoreLti } from "./lti-types.js";
+import type { OralStoreLti } from "./lti-types.js";
 
 /**
  * The organization a single-organization router acts for (`platform` + `examHost`): every

@@ -52,10 +52,15 @@ describe("LTI options", () => {
         clockToleranceSec: 9999,
       } })).toThrow(ConfigurationError);
       try {
-        oralAssessments({ platform, canLaunch: "any-signed-in-user", lti: { keys: [{ kid: "k", privateKey: "not a key" }], registrations: [], clockToleranceSec: 9999 } });
+        oralAssessments({ platform, canLaunch: "any-signed-in-user", lti: {
+          keys: [{ kid: "k", privateKey: "not a key" }], registrations: {} as never, clockToleranceSec: 9999,
+          dynamicRegistration: { autoActivate: true, organization: "no org!", timeoutMs: 1 },
+        } });
+        expect.unreachable();
       } catch (error) {
         const options = (error as ConfigurationError).problems.map((p) => p.option);
-        expect(options).toEqual(expect.arrayContaining(["lti.keys[0].privateKey", "lti.registrations", "lti.clockToleranceSec"]));
+        expect(options).toEqual(expect.arrayContaining(["lti.keys[0].privateKey", "lti.registrations", "lti.clockToleranceSec",
+          "lti.dynamicRegistration.autoActivate", "lti.dynamicRegistration.organization", "lti.dynamicRegistration.timeoutMs"]));
         expect(JSON.stringify(error)).not.toContain("not a key");
       }
     } finally { platform.close(); }

@@ -8,6 +8,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/core/configuration-error.js";
 import { postgresStore, type PostgresStoreOptions } from "../../src/store/postgres.js";
+import { MIGRATIONS, names } from "../../src/store/postgres-schema.js";
 import { DEFAULT_ORGANIZATION, type OralStore } from "../../src/store/types.js";
 import { describeStoreContract } from "./store-contract.js";
 
@@ -74,7 +75,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
       try {
         await Promise.all(stores.map((s) => s.init()));
         const versions = await admin.query(`SELECT version FROM "${fresh}".oral_schema_version`);
-        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
         await stores[0]?.putCourse(ORG, { id: "c1", name: "C", data: {}, createdAt: new Date().toISOString() });
         expect(await stores[4]?.getCourse(ORG, "c1")).toBeDefined();
       } finally {
@@ -93,6 +94,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
         { table_name: "oral_assessments", data_type: "jsonb" },
         { table_name: "oral_classes", data_type: "jsonb" },
         { table_name: "oral_courses", data_type: "jsonb" },
+        { table_name: "oral_lti_registrations", data_type: "jsonb" },
       ]);
       const indexes = await admin.query("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE '%\\_by\\_%' ORDER BY 1", [fresh]);
       expect(indexes.rows.map((r) => r.indexname)).toEqual([
@@ -162,8 +164,8 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
         await s.close();
       }
       const versions = await admin.query(`SELECT version FROM ${t("schema_version")} ORDER BY version`);
-      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5]);
-      // The organization is in every primary key, and no default is left to catch a write that forgets it.
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
+      // The organization is in every primary key but the LTI tables' (global: an LMS's registration), and no default is left to catch a write that forgets it.
       const keys = await admin.query(`SELECT c.relname AS table, pg_get_constraintdef(k.oid) AS def FROM pg_constraint k
         JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = $1 AND k.contype = 'p' AND c.relname <> 'oral_schema_version' ORDER BY 1`, [old]);
@@ -173,9 +175,38 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
         { table: "oral_courses", def: "PRIMARY KEY (organization, id)" },
         { table: "oral_idempotency", def: "PRIMARY KEY (organization, user_id, key)" },
         { table: "oral_launches", def: "PRIMARY KEY (organization, seq)" },
+        { table: "oral_lti_deployments", def: "PRIMARY KEY (issuer, client_id, deployment_id)" },
+        { table: "oral_lti_registrations", def: "PRIMARY KEY (issuer, client_id)" },
       ]);
       const defaults = await admin.query("SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'organization' AND column_default IS NOT NULL", [old]);
       expect(defaults.rows).toEqual([{ n: 0 }]);
+    });
+
+    it("upgrades a version-5 schema in place: launch records kept, LTI registrations written and read", async () => {
+      const old = schema("v5");
+      await admin.query(`CREATE SCHEMA "${old}"`);
+      const n = names(old, "oral_");
+      await admin.query(`CREATE TABLE ${n.version} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+      for (const step of MIGRATIONS.filter((m) => m.version <= 5)) {
+        await admin.query(step.up(n));
+        await admin.query(`INSERT INTO ${n.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);
+      }
+      const at = "2026-01-01T09:00:00.000Z";
+      await admin.query(`INSERT INTO ${n.launches} (organization, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email)
+        VALUES ('north', 'oral', 'e1', $1, 'redirected', 303, 'prepared', 'lti', 'u1', 'u1@x.test')`, [Date.parse(at)]);
+      const s = store({ schema: old });
+      try {
+        expect((await s.listLaunches(ORG, { kind: "oral", examId: "e1", limit: 5 })).records).toMatchObject([{ at, via: "lti" }]);
+        const registration = { issuer: "https://lms.example", clientId: "c1", authorizationUrl: "https://lms.example/auth", jwksUrl: "https://lms.example/jwks",
+          active: false, acceptNewDeployments: true, organization: ORG, data: { x: 1 }, createdAt: at };
+        await s.putLtiRegistration(registration);
+        expect(await s.putLtiDeployment("https://lms.example", "c1", { id: "d1" })).toBe(true);
+        expect(await s.getLtiRegistration("https://lms.example", "c1")).toEqual({ ...registration, deployments: [{ id: "d1" }] });
+      } finally {
+        await s.close();
+      }
+      const versions = await admin.query(`SELECT version FROM ${n.version} ORDER BY version`);
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
     });
 
     it("refuses a schema written by a newer release, with a ConfigurationError naming the fix", async () => {

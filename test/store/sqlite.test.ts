@@ -35,7 +35,7 @@ describe("sqliteStore: the file", () => {
     const db = new Database(filename, { readonly: true });
     try {
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-      expect(db.pragma("user_version", { simple: true })).toBe(5);
+      expect(db.pragma("user_version", { simple: true })).toBe(6);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").pluck().all();
       expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry", "launches_by_exam", "launches_expiry"]);
     } finally {
@@ -118,7 +118,7 @@ describe("sqliteStore: the file", () => {
     expect(await upgraded.beginIdempotent({ org, user: "u", key: "k", bodyHash: "h" })).toEqual({ state: "new" });
     await upgraded.close();
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(5);
+    expect(check.pragma("user_version", { simple: true })).toBe(6);
     check.close();
   });
 
@@ -140,7 +140,32 @@ describe("sqliteStore: the file", () => {
       await store.close();
     }
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(5);
+    expect(check.pragma("user_version", { simple: true })).toBe(6);
+    check.close();
+  });
+
+  it("upgrades a version-5 file in place: launch records kept, LTI registrations written and read", async () => {
+    const filename = join(dir, "v5.sqlite");
+    const db = new Database(filename);
+    for (const step of MIGRATIONS.filter((m) => m.version <= 5)) db.exec(step.up);
+    db.pragma("user_version = 5");
+    const at = "2026-01-01T09:00:00.000Z";
+    db.prepare(`INSERT INTO launches (organization, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email)
+      VALUES ('north', 'oral', 'e1', ?, 'redirected', 303, 'prepared', 'lti', 'u1', 'u1@x.test')`).run(Date.parse(at));
+    db.close();
+    const store = sqliteStore({ filename });
+    try {
+      expect((await store.listLaunches(ORG, { kind: "oral", examId: "e1", limit: 5 })).records).toMatchObject([{ at, via: "lti" }]);
+      const registration = { issuer: "https://lms.example", clientId: "c1", authorizationUrl: "https://lms.example/auth", jwksUrl: "https://lms.example/jwks",
+        active: false, acceptNewDeployments: true, organization: ORG, data: {}, createdAt: at };
+      await store.putLtiRegistration(registration);
+      expect(await store.putLtiDeployment("https://lms.example", "c1", { id: "d1" })).toBe(true);
+      expect(await store.getLtiRegistration("https://lms.example", "c1")).toEqual({ ...registration, deployments: [{ id: "d1" }] });
+    } finally {
+      await store.close();
+    }
+    const check = new Database(filename, { readonly: true });
+    expect(check.pragma("user_version", { simple: true })).toBe(6);
     check.close();
   });
 
@@ -210,9 +235,9 @@ describe("sqliteStore: the file", () => {
     }
     const check = new Database(filename, { readonly: true });
     try {
-      expect(check.pragma("user_version", { simple: true })).toBe(5);
+      expect(check.pragma("user_version", { simple: true })).toBe(6);
       const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
-      expect(tables).toEqual(["assessments", "classes", "courses", "idempotency", "launches"]);
+      expect(tables).toEqual(["assessments", "classes", "courses", "idempotency", "launches", "lti_deployments", "lti_registrations"]);
     } finally {
       check.close();
     }

@@ -10,6 +10,7 @@ import {
 } from "../../src/store/types.js";
 import { describeScopingContract } from "./scoping-contract.js";
 import { describeLaunchContract } from "./launch-contract.js";
+import { describeLtiContract } from "./lti-contract.js";
 
 /** Not the default organization: nothing here may work only because of a fallback to it. */
 const ORG = "north";
@@ -56,6 +57,7 @@ export function describeStoreContract(
 
     describeScopingContract(() => open(), { course, klass, exam, ids });
     describeLaunchContract(() => open());
+    describeLtiContract(() => open());
 
     it("gives back what was put, with unknown fields of data kept", async () => {
       const store = open();

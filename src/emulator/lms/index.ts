@@ -6,8 +6,9 @@
  * registered redirect URI, a course with an instructor and students, a course page that
  * frames the tool as Canvas does (with Platform Storage answered by postMessage from a
  * sibling frame), deep-linking requests with a return endpoint that verifies the tool's
- * response against its key set (deep-linking.ts), and fault switches minting each bad
- * token of the checks a tool must make.
+ * response against its key set (deep-linking.ts), LTI Dynamic Registration (an OpenID
+ * configuration and a registration endpoint, registration.ts), and fault switches
+ * minting each bad token of the checks a tool must make.
  */
 import express from "express";
 import type { AddressInfo } from "node:net";
@@ -18,10 +19,12 @@ import { autoPostPage, courseHomePage, coursePage, forwardingPage } from "./cour
 import { deepLinkingSide, type DeepLinkingRequestOptions, type DeepLinkReturn } from "./deep-linking.js";
 import { LMS_FAULTS, type LmsFault } from "./faults.js";
 import { mintLaunch, type LmsKey, type LmsUser, type ResourceLink } from "./mint.js";
+import { registrationSide, type RegistrationFault, type ToolRegistration } from "./registration.js";
 
 export { LMS_FAULTS, type LmsFault } from "./faults.js";
 export type { LmsUser, ResourceLink } from "./mint.js";
 export type { DeepLinkingRequestOptions, DeepLinkReturn } from "./deep-linking.js";
+export type { RegistrationFault, ToolRegistration } from "./registration.js";
 
 export interface LmsEmulatorOptions {
   /** Port on 127.0.0.1's `host`. Default 0 (any free port). */
@@ -37,6 +40,7 @@ export interface LmsEmulatorOptions {
 export interface LmsEmulator {
   readonly url: string;
   readonly issuer: string;
+  /** The client id launches carry: the constructor's, or the latest one Dynamic Registration issued. */
   readonly clientId: string;
   readonly deploymentId: string;
   readonly authorizationUrl: string;
@@ -48,6 +52,18 @@ export interface LmsEmulator {
   registration(deployments?: (string | { id: string; organization?: string })[]): { issuer: string; clientId: string; authorizationUrl: string; jwksUrl: string; tokenUrl: string; deployments: (string | { id: string; organization?: string })[] };
   /** Tells the LMS where the tool lives (its mount URL, e.g. `http://127.0.0.1:3000/oral`). */
   registerTool(toolUrl: string): void;
+  /**
+   * Starts Dynamic Registration as an administrator's *Register by URL* does: answers the
+   * URL to open (the tool's registration URL with `openid_configuration` and a fresh
+   * single-use `registration_token`). Once the tool registers, launches use its new client id.
+   */
+  dynamicRegistrationUrl(toolRegisterUrl: string): string;
+  /** A page (for a browser) framing the tool's registration URL, as Canvas does. */
+  dynamicRegistrationPageUrl(toolRegisterUrl: string): string;
+  /** Every registration the LMS accepted, oldest first. */
+  readonly toolRegistrations: readonly ToolRegistration[];
+  /** Makes Dynamic Registration fail one way (undefined: sound). */
+  setRegistrationFault(fault: RegistrationFault | undefined): void;
   /** Adds a resource link placing an exam (custom `exam_id`, or `roleplay_id`). */
   addResourceLink(link: Omit<ResourceLink, "id"> & { id?: string }): ResourceLink;
   /** The login request a click on `linkId` by `userId` sends to the tool: its URL (GET form). */
@@ -89,7 +105,7 @@ async function newKey(): Promise<LmsKey> {
 
 export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promise<LmsEmulator> {
   const host = options.host ?? "localhost";
-  const clientId = options.clientId ?? "lms-client-1";
+  let clientId = options.clientId ?? "lms-client-1";
   const deploymentId = options.deploymentId ?? "deployment-1";
   let keys: LmsKey[] = [await newKey()];
   const stranger = await newKey();
@@ -100,7 +116,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   const links = new Map<string, ResourceLink>();
   let base = "";
   const linking = deepLinkingSide({
-    base: () => base, clientId, deploymentId, toolRoot: () => tool?.root,
+    base: () => base, get clientId() { return clientId; }, deploymentId, toolRoot: () => tool?.root,
     addLink: (link) => addResourceLink(link),
     coursePage: (userId, linkId) => `${base}/course/${encodeURIComponent(linkId)}?user=${encodeURIComponent(userId)}`,
   });
@@ -114,8 +130,17 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     return settings ? { deepLinking: settings } : links.get(id);
   };
 
+  const registering = registrationSide({
+    base: () => base,
+    adopt: (registered) => {
+      clientId = registered.clientId;
+      tool = { root: registered.login.replace(/\/lti\/login$/, ""), login: registered.login, redirect: registered.redirect, origin: new URL(registered.login).origin };
+    },
+  });
+
   const app = express();
   app.disable("x-powered-by");
+  app.use(registering.router);
   app.get("/jwks", (_req, res) => {
     jwksFetches += 1;
     res.json({ keys: keys.map((k) => k.publicJwk) });
@@ -194,7 +219,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   return {
     get url() { return base; },
     get issuer() { return base; },
-    clientId,
+    get clientId() { return clientId; },
     deploymentId,
     get authorizationUrl() { return `${base}/auth`; },
     get jwksUrl() { return `${base}/jwks`; },
@@ -207,6 +232,10 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
       const root = toolUrl.replace(/\/+$/, "");
       tool = { root, login: `${root}/lti/login`, redirect: `${root}/lti/launch`, origin: new URL(root).origin };
     },
+    dynamicRegistrationUrl: (toolRegisterUrl) => registering.startUrl(toolRegisterUrl),
+    dynamicRegistrationPageUrl: (toolRegisterUrl) => `${base}/dynamic-registration?tool=${encodeURIComponent(toolRegisterUrl)}`,
+    get toolRegistrations() { return registering.registrations; },
+    setRegistrationFault: (next) => registering.setFault(next),
     addResourceLink,
     openDeepLinking: (options = {}) => linking.open(options),
     get deepLinkReturns() { return linking.returns; },

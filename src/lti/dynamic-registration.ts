@@ -1,0 +1,107 @@
+/**
+ * `GET /lti/register`: LTI Dynamic Registration 1.0. The LMS opens it (Canvas: in a
+ * frame) with `openid_configuration` and `registration_token`; the tool reads the LMS's
+ * configuration (Bearer token), checks it (tool-configuration.ts), posts its registration
+ * to the LMS's registration endpoint, stores the answer (issuer, client id, endpoints) and
+ * answers a page that tells the LMS to close the frame.
+ *
+ * The URL is public, so: off unless `lti.dynamicRegistration` is given; only the URL the
+ * LMS gave is fetched (https, or http on loopback; `allowedHosts` when set), and only its
+ * origin gets the POST; no redirect is followed; each request has a time limit and at most
+ * 64 KiB is read; nothing the LMS answered is shown on the page. A stored registration is
+ * inactive (launches refused) until the tool's administrator activates it, unless
+ * `autoActivate`. Every failure is a page, a log line `lti_register_refused`, and nothing stored.
+ */
+import type { Request, Response } from "express";
+import type { Logger } from "../core/logger.js";
+import type { OralStoreLti } from "../store/lti-types.js";
+import { hostAllowed } from "./dynamic-registration-settings.js";
+import { fetchLmsJson, type LmsAnswer } from "./lms-fetch.js";
+import { isLmsUrl } from "./lms-url.js";
+import { escapeHtml, sendLtiPage } from "./pages.js";
+import type { RegistrationSource } from "./registration-source.js";
+import type { LtiSettings } from "./settings.js";
+import { readPlatformConfiguration, toolRegistration, TOOL_CONFIGURATION } from "./tool-configuration.js";
+import { toolBase } from "./tool-url.js";
+
+/**
+ * The LMS's frame origin is not known before it registers (Canvas frames this page from
+ * the school's host), and the page has nothing to click: any https (or loopback) page may frame it.
+ */
+const REGISTER_FRAME_ANCESTORS = ["https:", "http://localhost:*", "http://127.0.0.1:*"];
+
+const text = (v: unknown, max: number) => (typeof v === "string" && v.length > 0 && v.length <= max ? v : undefined);
+
+export function registerRoute(settings: LtiSettings, deps: { source: RegistrationSource; store: OralStoreLti; logger: Logger }) {
+  const dr = settings.dynamicRegistration;
+  const { logger } = deps;
+  const refuse = (res: Response, status: number, check: string, forAdministrator: string, detail: Record<string, unknown> = {}) => {
+    logger.warn({ event: "lti_register_refused", check, status, ...detail }, `LTI Dynamic Registration refused: ${check}`);
+    sendLtiPage(res, REGISTER_FRAME_ANCESTORS, {
+      status, title: "The tool could not be registered", message: "Nothing was registered. Tell the tool's administrator what is written below.",
+      forAdministrator,
+    });
+  };
+  const failed = (answer: Exclude<LmsAnswer, { ok: true }>) =>
+    ({ unreachable: "could not be reached", timeout: `did not answer within ${dr.timeoutMs} ms`, redirect: "answered a redirect (not followed)",
+      too_large: "answered more than 64 KiB", not_json: "did not answer JSON", status: `answered HTTP ${answer.status}` })[answer.why];
+
+  return async (req: Request, res: Response): Promise<void> => {
+    if (!dr.enabled) return refuse(res, 404, "disabled", "Dynamic Registration is off in this tool: register it by hand (docs/lti.md), or ask its administrator to set lti.dynamicRegistration.");
+    const configurationUrl = text(req.query.openid_configuration, 2048);
+    const token = text(req.query.registration_token, 8192);
+    if (configurationUrl === undefined || !isLmsUrl(configurationUrl)) {
+      return refuse(res, 400, "openid_configuration", "The registration URL must be opened by the LMS with openid_configuration=<an https URL> (and registration_token).");
+    }
+    const url = new URL(configurationUrl);
+    const where = { host: url.host };
+    if (!hostAllowed(url.hostname, dr.allowedHosts)) {
+      return refuse(res, 403, "host_not_allowed", `This tool accepts registrations only from ${dr.allowedHosts!.join(", ")}; ${url.hostname} is not one of them.`, where);
+    }
+    if (!dr.autoActivate) {
+      const pending = (await deps.store.listLtiRegistrations()).filter((r) => !r.active).length;
+      if (pending >= dr.maxPending) {
+        return refuse(res, 503, "too_many_pending", `${pending} registrations already wait for activation: the tool's administrator must activate or delete them first.`, where);
+      }
+    }
+    const configAnswer = await fetchLmsJson(configurationUrl, { method: "GET", token, timeoutMs: dr.timeoutMs });
+    if (!configAnswer.ok) {
+      return refuse(res, 502, "openid_configuration_unreachable", `The LMS's OpenID configuration at ${url.origin}${url.pathname} ${failed(configAnswer)}. Check the registration token has not expired, and start again.`, { ...where, why: configAnswer.why, lmsStatus: configAnswer.status });
+    }
+    const read = readPlatformConfiguration(configAnswer.json, url);
+    if ("problem" in read) return refuse(res, 400, read.problem, read.forAdministrator, where);
+    const config = read.config;
+    const base = toolBase(req, settings.toolUrl);
+    const answer = await fetchLmsJson(config.registrationEndpoint, { method: "POST", token, body: toolRegistration(base, dr.toolName, config), timeoutMs: dr.timeoutMs });
+    if (!answer.ok) {
+      const error = text((answer.json as { error?: unknown } | undefined)?.error, 100);
+      return refuse(res, 502, "registration_refused", `The LMS's registration endpoint ${failed(answer)}: it did not accept the tool's registration.`, { ...where, why: answer.why, lmsStatus: answer.status, error });
+    }
+    const registered = (answer.json ?? {}) as Record<string, unknown>;
+    const clientId = text(registered.client_id, 255);
+    if (clientId === undefined) return refuse(res, 502, "registration_answer", "The LMS's registration answer has no client_id.", where);
+    const issuer = config.issuer;
+    if (settings.registrations.all().some((r) => r.issuer === issuer && r.clientId === clientId)) {
+      return refuse(res, 409, "registration_in_options", `Issuer ${issuer} with client id ${clientId} is already in the tool's lti.registrations option, which wins over a stored registration.`, { iss: issuer, clientId });
+    }
+    const deploymentId = text((registered[TOOL_CONFIGURATION] as Record<string, unknown> | undefined)?.deployment_id, 255);
+    await deps.store.putLtiRegistration({
+      issuer, clientId, authorizationUrl: config.authorizationUrl, jwksUrl: config.jwksUrl, tokenUrl: config.tokenUrl,
+      active: dr.autoActivate, acceptNewDeployments: dr.acceptNewDeployments, organization: dr.organization,
+      data: { via: "dynamic_registration", openidConfiguration: `${url.origin}${url.pathname}`, productFamilyCode: config.productFamilyCode, version: config.version, scope: text(registered.scope, 2048) },
+      createdAt: new Date().toISOString(),
+    });
+    if (deploymentId !== undefined) await deps.store.putLtiDeployment(issuer, clientId, dr.organization === undefined ? { id: deploymentId } : { id: deploymentId, organization: dr.organization });
+    deps.source.invalidate();
+    logger.info({ event: "lti_registered", iss: issuer, clientId, active: dr.autoActivate, organization: dr.organization, deploymentId }, "LTI Dynamic Registration stored a registration");
+    const next = dr.autoActivate
+      ? "Launches from your LMS work now."
+      : `Launches wait until the tool's administrator activates issuer ${issuer}, client id ${clientId}.`;
+    sendLtiPage(res, REGISTER_FRAME_ANCESTORS, {
+      status: 200, title: "The tool is registered", message: `Registered with your LMS as client id ${clientId}. ${next}`,
+      body: `<p><button id="close" type="button">Close</button></p><p hidden id="issuer">${escapeHtml(issuer)}</p>`,
+      // The spec's close message: the LMS closes its registration frame (or window).
+      script: `function done(){(window.opener||window.parent).postMessage({subject:"org.imsglobal.lti.close"},"*");}document.getElementById("close").onclick=done;done();`,
+    });
+  };
+}
