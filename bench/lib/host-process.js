@@ -2,6 +2,8 @@
  * Starts bench/organizations-host.js as a child: the host app (router and all) in its own
  * process, driven over HTTP like the in-process host (`url`), and over IPC for seeding and
  * its event-loop delay. `organizations`: `[{ id, testKey, examHost }]` it serves.
+ * `HOST_CPU_PROF=<dir>` in the environment writes the child's CPU profile there
+ * (`node --cpu-prof`), to see where the router spends a storm.
  */
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -10,7 +12,7 @@ const CHILD = fileURLToPath(new URL("../organizations-host.js", import.meta.url)
 
 export async function startHostProcess(emulator, { organizations, client = {}, router = {} }) {
   const options = { emulator: { url: emulator.url, testKey: emulator.testKey }, organizations, client, router };
-  const child = fork(CHILD, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, HOST_OPTIONS: JSON.stringify(options) } });
+  const child = fork(CHILD, [], { execArgv: process.env.HOST_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.HOST_CPU_PROF}`] : [], stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, HOST_OPTIONS: JSON.stringify(options) } });
   const { url } = await new Promise((resolve, reject) => {
     child.once("message", resolve);
     child.once("exit", (code) => reject(new Error(`the host process exited (${code}) before listening`)));
