@@ -1,25 +1,46 @@
 /**
- * One bench host app (lib/host.js) in its own process, so the benchmark's client (this
- * process: it sends the launches and times them) and the router under test do not share
- * an event loop, as a browser and a server never do. Started by lib/host-process.js with
- * an IPC channel and `EOA_BENCH_HOST` (JSON: the emulator's url and key, and the host's
- * serialisable options); sends `{ url }` once listening, and stops when the parent
- * disconnects.
+ * A bench host app (lib/host.js `startHost`) in a process of its own (lib/host-process.js
+ * starts it), as a deployment runs it: the router's CPU and event loop are not shared
+ * with the benchmark's simulated browsers, which send the launches and time them. The
+ * options come from HOST_OPTIONS (JSON): `organizations` (`[{ id, testKey, examHost }]`,
+ * or none for one organization), `client`, and `router`, where a SQLite store is
+ * `sqliteFile` and `noExamHost: true` drops the default exam host (JSON has no
+ * `undefined`). Answers IPC messages: `{ seed: name, org }` → the seeded ids;
+ * `{ loop: "start" | "stop" }` → this process's event-loop delay (p99 and max, ms) since
+ * "start".
  */
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { sqliteStore } from "express-oral-assessments";
 import { startHost } from "./lib/host.js";
 
-const { emulator, client, router: { sqliteFile, noExamHost, ...router } } = JSON.parse(process.env.EOA_BENCH_HOST);
+const { emulator, organizations, client, router: { sqliteFile, noExamHost, ...router } } = JSON.parse(process.env.HOST_OPTIONS);
+const byId = organizations && new Map(organizations.map((o) => [o.id, { apiKey: o.testKey, examHost: o.examHost }]));
 const host = await startHost(emulator, {
+  organizationOf: byId && ((id) => byId.get(id)),
   client,
   router: {
     ...router,
     ...(sqliteFile === undefined ? {} : { store: sqliteStore({ filename: sqliteFile }) }),
-    // JSON has no `undefined`: the platform's own host signs students in (no platform call).
     ...(noExamHost ? { examHost: undefined } : {}),
   },
 });
-process.send?.({ url: host.url });
-process.on("disconnect", () => {
-  host.close().then(() => process.exit(0));
+let loop;
+process.on("message", async ({ id, seed, org, loop: step }) => {
+  try {
+    if (seed !== undefined) process.send({ id, result: await host.seedExam(seed, org) });
+    else if (step === "start") {
+      loop = monitorEventLoopDelay({ resolution: 10 });
+      loop.enable();
+      process.send({ id, result: true });
+    } else if (step === "stop") {
+      loop.disable();
+      process.send({ id, result: { p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 } });
+    }
+  } catch (error) {
+    process.send({ id, error: String(error) });
+  }
 });
+process.on("disconnect", () => {
+  host.close().finally(() => process.exit(0));
+});
+process.send({ url: host.url });

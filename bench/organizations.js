@@ -6,6 +6,9 @@
  *   same while the storm school's 600 students launch on demand at its limit. Each school
  *   has its own client and budget, so the storm must not queue the quiet school's
  *   launches: target quietP99Ms within 2× quietBaselineP99Ms, measured in the same run.
+ *   The host app runs in a child process (host-process.js), as a deployment runs
+ *   it: the bench's 650 simulated browsers do not take the router's CPU (`hostIn:
+ *   "process"`, `--organizations-host process`, runs it in this process as before).
  * - idle: 1 000 organizations (all on the quiet school's key) each make one instructor
  *   call, then stay unused past `organizationCache.idleMs`: the heap they leave behind,
  *   after a full GC, per organization (target < 5 KB), beside what they held while cached.
@@ -16,6 +19,7 @@ import vm from "node:vm";
 import { createBrowserPool, get, launch } from "./lib/browser.js";
 import { startEmulatorProcess } from "./lib/emulator.js";
 import { cookieOf, startHost } from "./lib/host.js";
+import { startHostProcess } from "./lib/host-process.js";
 import { percentile, round, sleep } from "./lib/stats.js";
 
 const SCHOOLS = [{ id: "storm", name: "Storm University" }, { id: "quiet", name: "Quiet College" }];
@@ -26,10 +30,10 @@ function gcFunction() {
   return vm.runInNewContext("gc");
 }
 
-export async function runOrganizations({ students = 600, quiet = 50, limit = 100, windowMs = 1_000, arrivalMs = 1_000, idleCount = 1_000, log }) {
+export async function runOrganizations({ students = 600, quiet = 50, limit = 100, windowMs = 1_000, arrivalMs = 1_000, idleCount = 1_000, hostIn = "child", log }) {
   const emulator = await startEmulatorProcess({ organizations: SCHOOLS });
   try {
-    const noisyNeighbour = await runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, arrivalMs, log });
+    const noisyNeighbour = await runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, arrivalMs, hostIn, log });
     const idle = await runIdle(emulator, { count: idleCount, log });
     return { count: idleCount, noisyNeighbour, idle };
   } finally {
@@ -42,14 +46,18 @@ const byId = (emulator) => (id) => {
   return org && { apiKey: org.testKey, examHost: org.examHost };
 };
 
-async function runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, arrivalMs, log }) {
+async function runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, arrivalMs, hostIn, log }) {
   await emulator.setRateLimits({ dev: limit, windowMs });
   await emulator.setLatency({ fixedMs: 20, jitterMs: 10 });
-  const host = await startHost(emulator, {
-    organizationOf: byId(emulator),
+  const hostOptions = {
     client: { rateLimitPerMinute: limit, rateWindowMs: windowMs, timeoutMs: 10_000 },
     router: { waitingPageAfterMs: 2_000 },
-  });
+  };
+  // In a child process (the default): the router does not share its CPU with the bench's
+  // 650 simulated browsers, as in a deployment; "process": all in this one.
+  const host = hostIn === "process"
+    ? await startHost(emulator, { organizationOf: byId(emulator), ...hostOptions })
+    : await startHostProcess(emulator, { organizations: emulator.organizations, ...hostOptions });
   const agent = createBrowserPool();
   try {
     const stormExam = await host.seedExam("Storm", "storm");
@@ -63,8 +71,10 @@ async function runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, a
     const alone = await wave("quiet", quietExam.examId, "qa", quiet);
     await sleep(windowMs + 100);
     log(`organizations: ${students} storm students at the storm school's limit, ${quiet} quiet students beside them`);
-    const loop = monitorEventLoopDelay({ resolution: 10 });
-    loop.enable();
+    // The router's event loop: this process's, or the child's.
+    const loop = hostIn === "process" ? monitorEventLoopDelay({ resolution: 10 }) : undefined;
+    loop?.enable();
+    await host.loopStart?.();
     const storm = wave("storm", stormExam.examId, "st", students);
     await sleep(arrivalMs / 2); // the quiet school arrives while the storm's queue is longest
     const quietStartedAt = Date.now();
@@ -74,7 +84,8 @@ async function runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, a
     const seen = await emulator.requests(5_000);
     const quietCalls = seen.filter((r) => r.org === "quiet" && r.path === "/students/sign-in-token" && r.at >= quietStartedAt).map((r) => r.at - quietStartedAt);
     const stormWalks = await storm;
-    loop.disable();
+    loop?.disable();
+    const delay = loop ? { p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 } : await host.loopStop();
     const times = (walks) => walks.filter((w) => w.status === 303).map((w) => w.ms);
     const baseline = percentile(times(alone), 99);
     const during = percentile(times(beside), 99);
@@ -89,8 +100,9 @@ async function runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, a
       stormLastMs: round(Math.max(...times(stormWalks)), 1),
       quietLastCallSentMs: quietCalls.length > 0 ? Math.max(...quietCalls) : undefined,
       quietPlatform429: seen.filter((r) => r.org === "quiet" && r.status === 429).length,
-      eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6, 1),
-      eventLoopDelayMaxMs: round(loop.max / 1e6, 1),
+      host: hostIn === "process" ? "in the bench's process" : "child process",
+      eventLoopDelayP99Ms: round(delay.p99Ms, 1),
+      eventLoopDelayMaxMs: round(delay.maxMs, 1),
     };
   } finally {
     agent.destroy();

@@ -10,12 +10,15 @@
  * of the parts that ran still count); `--breakdown` adds the stage-by-stage timing of a
  * router call (also `--only breakdown`), which has no targets. `--fleet` adds the fleet
  * storm (also `--only fleet`): 4 instance processes behind a balancer, Redis at
- * EOA_BENCH_REDIS_URL (default redis://127.0.0.1:6379); see fleet.js. `record`: the
+ * EOA_BENCH_REDIS_URL (default redis://127.0.0.1:6379); see fleet.js; then
+ * `--fleet-organizations 200` organizations each touched once and left idle: no Redis key
+ * of theirs may outlive the expiry (fleet-organizations.js). `record`: the
  * launch p99 with and without the launch record, in the same run (launch-record.js).
  */
 import { parseArgs } from "node:util";
 import { runBreakdown } from "./breakdown.js";
 import { runFleet } from "./fleet.js";
+import { runFleetOrganizations } from "./fleet-organizations.js";
 import { startEmulatorProcess } from "./lib/emulator.js";
 import { table } from "./lib/stats.js";
 import { runMemory } from "./memory.js";
@@ -36,6 +39,10 @@ const { values } = parseArgs({
     only: { type: "string", default: "storm,overhead,memory,organizations,record" },
     breakdown: { type: "boolean", default: false },
     fleet: { type: "boolean", default: false },
+    // Where the noisy-neighbour part's router runs: "child" (its own process) or "process" (the bench's).
+    "organizations-host": { type: "string", default: "child" },
+    // Organizations the fleet part touches once each before its idle expiry (fleet-organizations.js).
+    "fleet-organizations": { type: "string", default: "200" },
   },
 });
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
@@ -57,11 +64,13 @@ try {
   if (only.has("memory")) result.memory = await runMemory(emulator, { launches: Number(values.launches), log });
   if (only.has("storm")) result.storm = await runStorms(emulator, { students: Number(values.students), log });
   if (only.has("overhead")) result.overhead = await runOverhead(emulator, { rounds: Number(values.rounds), log });
-  if (only.has("organizations")) result.organizations = await runOrganizations({ students: Number(values.students), log });
+  if (only.has("organizations")) result.organizations = await runOrganizations({ students: Number(values.students), hostIn: values["organizations-host"], log });
   if (only.has("record")) result.launchRecord = await runLaunchRecord(emulator, { rounds: Number(values["record-rounds"]), log });
   if (only.has("breakdown")) result.breakdown = await runBreakdown(emulator, { log });
   if (only.has("fleet")) {
-    result.fleet = await runFleet(emulator, { students: Number(values.students), redisUrl: process.env.EOA_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379", log });
+    const redisUrl = process.env.EOA_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+    result.fleet = await runFleet(emulator, { students: Number(values.students), redisUrl, log });
+    result.fleet.organizations = await runFleetOrganizations({ count: Number(values["fleet-organizations"]), redisUrl, log });
   }
 } finally {
   await emulator.close();
@@ -155,6 +164,11 @@ if (fleet) {
     ["fleet pre-warmed: platform calls in storm", w.platformCalls, "0", w.platformCalls === 0],
     ["fleet pre-warmed: duplicate tokens", w.duplicateTokens, "0", w.duplicateTokens === 0],
     ["fleet kill one: failed", fleet.killOne.failed, "0", fleet.killOne.failed === 0],
+    ["fleet organizations: touched once each", fleet.organizations.count],
+    ["fleet organizations: Redis keys before idling", fleet.organizations.keysBefore],
+    ["fleet organizations: keys left after the idle expiry", fleet.organizations.keysLeftAfterExpiry],
+    ["fleet organizations: keys left without a lifetime", fleet.organizations.keysWithoutTtl, "0", fleet.organizations.keysWithoutTtl === 0],
+    ["fleet organizations: keys left but pre-warm plans' (fixed hours)", fleet.organizations.otherKeysLeft, "0", fleet.organizations.otherKeysLeft === 0],
   );
 }
 if (breakdown) {

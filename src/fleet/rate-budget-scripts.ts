@@ -26,6 +26,10 @@
  *                    back empty) is taken to be full until a window after it was lost.
  *  10 probe    string the one call sent, fleet-wide, to learn the platform's Remaining
  *                    while the window is taken to be full and none is known.
+ *
+ * Every key expires when idle: `pause`, `server`, `meta` and `probe` by their own lifetimes
+ * (`meta` ten configured windows), the others two configured windows after the last call
+ * in them stops counting (`expireIdle`, run by each script that writes them).
  */
 
 const PRELUDE = `
@@ -58,12 +62,28 @@ end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - W)
 redis.call('ZREMRANGEBYSCORE', KEYS[8], '-inf', now - W)
+-- Nothing of an idle key lives forever (a thousand organizations' keys would): every key
+-- this script may have written expires one window after the last thing in it stops
+-- counting (the latest score in the window, or lease end in flight, plus a window), in
+-- the configured window (not a shorter one detected: the instances forget the
+-- epoch after 1.5 configured windows of their own idleness, see redis-rate-budget.ts, so
+-- a window that expired for being idle is never taken for one Redis lost).
+local function expireIdle(configured)
+  local Wc = math.max(W, tonumber(configured) or W)
+  local last = now
+  local latest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  if latest[2] then last = math.max(last, tonumber(latest[2])) end
+  local lease = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+  if lease[2] then last = math.max(last, tonumber(lease[2])) end
+  local ttl = math.ceil(last - now + 2 * Wc)
+  for _, i in ipairs({ 1, 2, 3, 7, 8, 9 }) do redis.call('PEXPIRE', KEYS[i], ttl) end
+end
 `;
 
 /**
  * ARGV: id, priority, limit, windowMs, launchShare, leaseMs, graceMs, mode ("new" | "due"),
  * for "due" the window the reservation was made on, normalShare, the window epoch the
- * instance knew ("" if none), the probe's lease (ms).
+ * instance knew ("" if none), the probe's lease (ms), the configured windowMs (the keys' idle lifetime).
  * Returns { waitMs, status, sentInWindow, pausedForMs, serverRemaining (-1: unknown), windowMs, epoch }:
  * status 1 = admitted (send now), 2 = slot reserved (sleep waitMs, then call again with
  * mode "due"), 0 = held without a reservation (pause, platform Remaining 0, or a normal
@@ -90,6 +110,7 @@ if redis.call('ZSCORE', KEYS[8], id) then kept = kept - 1 end
 local lane = priority
 if priority ~= 'launch' and kept < math.ceil(normalShare * L) then lane = 'launch' end
 local function reply(wait, status)
+  expireIdle(ARGV[13])
   local rem = redis.call('HGET', KEYS[5], 'remaining')
   return { math.max(0, math.ceil(wait)), status, redis.call('ZCOUNT', KEYS[1], '-inf', now), math.max(0, num(redis.call('GET', KEYS[4]), 0) - now), num(rem, -1), W, epoch }
 end
@@ -221,12 +242,13 @@ end
 return reserve(at)
 `;
 
-/** ARGV: id, (unused), limit, windowMs. The answer is in: the call counts until W after now. */
+/** ARGV: id, (unused), limit, windowMs, configured windowMs. The answer is in: the call counts until W after now. */
 export const RELEASE = `${PRELUDE}
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[1], 'GT', now, ARGV[1])
 -- A probe answered without telling a Remaining: the next call probes.
 if redis.call('GET', KEYS[10]) == ARGV[1] then redis.call('DEL', KEYS[10]) end
+expireIdle(ARGV[5])
 return 1
 `;
 

@@ -144,7 +144,9 @@ export function redisPlanLeases(connection: FleetConnection, cipher: Cipher, ref
       if (ttl <= 0) return;
       const key = inputKey(planId);
       await connection.run((redis) => redis.set(key, cipher.seal(input, key), "PX", ttl));
-      await connection.run((redis) => redis.multi().zadd(activeKey, untilMs, planId).zremrangebyscore(activeKey, "-inf", Date.now()).exec());
+      // The list of plans expires with the last plan in it (NX: it had no lifetime yet; GT: a later plan extends it).
+      await connection.run((redis) => redis.multi().zadd(activeKey, untilMs, planId).zremrangebyscore(activeKey, "-inf", Date.now())
+        .pexpireat(activeKey, Math.ceil(untilMs), "NX").pexpireat(activeKey, Math.ceil(untilMs), "GT").exec());
     },
     async published(planId) {
       const key = inputKey(planId);

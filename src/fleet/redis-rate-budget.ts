@@ -36,8 +36,15 @@ const RECHECK_EVERY_MS = 5000;
 const LAUNCH_GRACE_MS = 2000;
 /** In-flight lease: longer than any call's deadline; lapses only when an instance died mid-call. */
 const FLIGHT_LEASE_MS = 120_000;
-/** How long shared platform facts (limit, detected window) are kept without a new observation. */
-const META_TTL_MS = 10 * 60_000;
+/** How long shared platform facts (limit, detected window) are kept without a new observation, in windows (10 min at 60 s). */
+const META_TTL_WINDOWS = 10;
+/**
+ * The window's keys (its epoch too) expire two windows after their last call stops
+ * counting (rate-budget-scripts.ts). An instance idle for this many windows forgets the
+ * epoch it knew, earlier than the expiry, so a window that expired for being idle is not
+ * taken for one Redis lost (which would hold the next call back a whole window).
+ */
+const FORGET_EPOCH_WINDOWS = 1.5;
 /** Lease of the one probe sent while the window is taken to be full: longer than a call's timeout, short if its instance died. */
 const PROBE_LEASE_MS = 15_000;
 /** How often a call held by the fallback looks whether Redis is back (it then goes through Redis). */
@@ -72,6 +79,8 @@ export class SharedRateBudget implements SharedBudget {
   private readonly fallback: InProcessRateBudget;
   /** The window's epoch in Redis as this instance last saw it ("" before the first script). */
   private epoch: string;
+  /** When this instance last ran a script that refreshes the window's lifetime (local ms). */
+  private lastScriptAt = 0;
   /** Whether the last call went through Redis: the next one on the fallback then takes the window to be full. */
   private wasShared = false;
   private readonly detector: WindowDetector;
@@ -187,7 +196,7 @@ export class SharedRateBudget implements SharedBudget {
   private shareWhatFallbackLearnt(): void {
     const fullUntil = this.fallback.platformFullUntil();
     const ms = fullUntil === undefined ? 0 : Math.ceil(fullUntil - Date.now());
-    if (ms > 0) this.script("eoaObserve", 0, 0, ms, 0, META_TTL_MS, "").catch(() => {});
+    if (ms > 0) this.script("eoaObserve", 0, 0, ms, 0, META_TTL_WINDOWS * this.settings.windowMs, "").catch(() => {});
   }
 
   /** Admission through Redis; undefined when Redis failed (the caller then uses the fallback). */
@@ -199,14 +208,19 @@ export class SharedRateBudget implements SharedBudget {
     for (;;) {
       let reply: Reply;
       try {
+        if (this.epoch !== RENAMED && Date.now() - this.lastScriptAt > FORGET_EPOCH_WINDOWS * this.settings.windowMs) this.epoch = "";
+        const sentAt = Date.now();
         reply = await this.script("eoaAcquire", id, priority, this.settings.limit, this.windowMs, this.settings.launchShare, FLIGHT_LEASE_MS, LAUNCH_GRACE_MS, mode, reservedOn,
-          this.settings.normalShare, this.epoch, PROBE_LEASE_MS) as Reply;
+          this.settings.normalShare, this.epoch, PROBE_LEASE_MS, this.settings.windowMs) as Reply;
+        this.lastScriptAt = sentAt;
       } catch {
         return undefined;
       }
       this.remember(reply);
       const [waitMs, status] = reply;
-      if (status === 1) return { id, release: () => { this.script("eoaRelease", id, "", this.settings.limit, this.windowMs).catch(() => {}); } };
+      if (status === 1) {
+        return { id, release: () => { this.lastScriptAt = Date.now(); this.script("eoaRelease", id, "", this.settings.limit, this.windowMs, this.settings.windowMs).catch(() => {}); } };
+      }
       reserved = status === 2;
       mode = reserved ? "due" : "new";
       // Reserved on a window the fleet may since have found to be shorter (a shorter window
@@ -241,7 +255,7 @@ export class SharedRateBudget implements SharedBudget {
     if (!this.connection.up) return;
     const window = this.detector.windowMs;
     this.script("eoaObserve", limit ?? 0, remaining ?? -1, resetAt === undefined ? 0 : Math.min(resetAt - now, this.settings.windowMs + 1000),
-      window < this.settings.windowMs ? window : 0, META_TTL_MS, (call && this.callIds.get(call)) ?? "").catch(() => {});
+      window < this.settings.windowMs ? window : 0, META_TTL_WINDOWS * this.settings.windowMs, (call && this.callIds.get(call)) ?? "").catch(() => {});
   }
 
   pause(untilMs: number): void {

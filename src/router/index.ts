@@ -22,7 +22,7 @@ import { ltiMount } from "./lti-mount.js";
 import { ltiLaunchOf } from "../lti/open-link.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import type { PrepareProgress } from "./prepare/plan.js";
-import { PrepareError, type PrepareInput } from "./prepare/preparation.js";
+import type { PrepareInput } from "./prepare/preparation.js";
 import { prepareBodyLimit } from "./prepare/routes.js";
 import { LaunchRecorder } from "./records/recorder.js";
 import { resolveRouterOptions } from "./settings.js";
@@ -35,6 +35,8 @@ import { isBadEncoding, undecodableParams } from "./shared/bad-encoding.js";
 import { Organizations } from "./organization/organizations.js";
 import { organizationOf, organizationStep } from "./organization/middleware.js";
 import { organizationScope, PREPARE_PREFIX, type OrganizationScope } from "./organization/scope.js";
+import { programmaticPreparation } from "./organization/programmatic.js";
+import type { OrganizationInfo } from "./shared/organization-info.js";
 
 export type {
   LaunchContext, OralAssessmentsOptions, PrepareOptions, PrewarmOptions, StudentIdentity,
@@ -52,15 +54,27 @@ export interface OralAssessmentsRouter extends Router {
    * Pre-warms sign-in tokens for an exam's roster before `startAt` (what
    * `POST /oral-assessments/:examId/prepare` does). Replaces an earlier plan for the
    * exam, keeping its usable tokens. Rejects with a `PrepareError` (400 or 404 semantics).
+   *
+   * With the `organization` resolver, say whose exam it is as the resolver would:
+   * `prepare(examId, { startAt, organization: { id, apiKey, baseUrl, examHost } })`. The
+   * plan then runs on that organization's client and budget, and its tokens go only to
+   * that organization's launches; a missing or unusable `organization` is a 400
+   * `PrepareError` naming it (never showing the key). A single-organization router takes
+   * no `organization`.
    */
   prepare(examId: string, input: PrepareInput): Promise<PrepareProgress>;
-  /** The exam's pre-warming progress; undefined when it was never prepared. */
-  preparation(examId: string): PrepareProgress | undefined;
+  /**
+   * The exam's pre-warming progress; undefined when it was never prepared. With the
+   * `organization` resolver, name the organization (its id, or the object given to
+   * `prepare`); one this instance does not hold has no plan here (undefined).
+   */
+  preparation(examId: string, organization?: string | OrganizationInfo): PrepareProgress | undefined;
   /**
    * The exam's pre-warming progress as the fleet sees it: in fleet mode the plan's leader's
-   * (whichever instance runs it), readable on every instance; in process, `preparation`.
+   * (whichever instance runs it), readable on every instance that holds the organization;
+   * in process, `preparation`. `organization` as for `preparation`.
    */
-  sharedPreparation(examId: string): Promise<PrepareProgress | undefined>;
+  sharedPreparation(examId: string, organization?: string | OrganizationInfo): Promise<PrepareProgress | undefined>;
 }
 
 /**
@@ -179,15 +193,10 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
     if (settings.organizations.kind === "single" && settings.organizations.platform !== options.platform) settings.organizations.platform.close();
     await store.close();
   };
-  // The programmatic pre-warming acts for the single organization (with `organization`,
-  // use the HTTP routes: they know the request's organization).
-  const single = () => {
-    const org = organizations.known(DEFAULT_ORGANIZATION);
-    if (!org) throw new PrepareError(400, "invalid_request", "router.prepare needs the single-organization form (platform); with organization, POST to /oral-assessments/:examId/prepare.");
-    return org.scope.preparation;
-  };
-  router.prepare = async (examId, input) => single().prepare(DEFAULT_ORGANIZATION, examId, input);
-  router.preparation = (examId) => (organizations.known(DEFAULT_ORGANIZATION) ? single().progress(examId) : undefined);
-  router.sharedPreparation = async (examId) => (organizations.known(DEFAULT_ORGANIZATION) ? single().sharedProgress(examId) : undefined);
+  // The programmatic pre-warming: for the single organization, or the one the caller names.
+  const programmatic = programmaticPreparation(organizations);
+  router.prepare = programmatic.prepare;
+  router.preparation = programmatic.preparation;
+  router.sharedPreparation = programmatic.sharedPreparation;
   return router;
 }

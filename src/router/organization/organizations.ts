@@ -64,6 +64,14 @@ export class OrganizationUnavailable extends Error {
   override readonly name = "OrganizationUnavailable";
 }
 
+/** An organization given without a request (`adopt`) that cannot be used: what is wrong with it, never its key. */
+export class InvalidOrganization extends Error {
+  override readonly name = "InvalidOrganization";
+  constructor(readonly problems: string[]) {
+    super(`The organization cannot be used: ${problems.join("; ")}.`);
+  }
+}
+
 export interface OrganizationCacheSettings {
   /** Most organizations kept at once (their clients and what the router keeps for them). */
   max: number;
@@ -206,6 +214,19 @@ export class Organizations<S> {
     else setTimeout(() => void close(), CLOSE_AFTER_MS).unref();
   }
 
+  /**
+   * The organization `info` describes, given without a request (`router.prepare`): the
+   * same cache, client and rotation as a resolver's answer. Throws `InvalidOrganization`
+   * (what is wrong, never the key) for an unusable answer, and for a single-organization
+   * router, which has no other organization to act for.
+   */
+  adopt(info: OrganizationInfo): Organization<S> {
+    if (this.single) throw new InvalidOrganization(["is only for a router with the organization resolver (this one has platform)"]);
+    const problems = checkInfo(info);
+    if (problems.length > 0) throw new InvalidOrganization(problems);
+    return this.entry(info);
+  }
+
   private async resolve(req: Request): Promise<Organization<S> | undefined> {
     const { resolve } = this.source as Extract<OrganizationSource, { kind: "resolver" }>;
     let info: OrganizationInfo | undefined;
@@ -221,6 +242,15 @@ export class Organizations<S> {
       this.logger.error({ event: "organization_invalid", problems }, "the organization resolver answered something unusable");
       throw new OrganizationUnavailable("The organization resolver answered something unusable.");
     }
+    try {
+      return this.entry(info);
+    } catch (error) {
+      throw error instanceof InvalidOrganization ? new OrganizationUnavailable("The organization's client could not be built.") : error;
+    }
+  }
+
+  /** The cached organization of a checked answer, built or given the answer's key. Throws InvalidOrganization (logged). */
+  private entry(info: OrganizationInfo): Organization<S> {
     const fingerprint = createHmac("sha256", this.fingerprintKey).update(info.apiKey).digest("hex").slice(0, 32);
     const examHost = info.examHost === undefined ? undefined : new URL(info.examHost).origin;
     try {
@@ -242,7 +272,7 @@ export class Organizations<S> {
       // createPlatformClient's ConfigurationError shows keys only redacted.
       const details = error instanceof ConfigurationError ? error.problems.map((p) => `${p.option} ${p.message}`) : [messageOf(error)];
       this.logger.error({ event: "organization_invalid", organization: info.id, problems: details }, "the organization's client could not be built");
-      throw new OrganizationUnavailable("The organization's client could not be built.");
+      throw new InvalidOrganization(details);
     }
   }
 

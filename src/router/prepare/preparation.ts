@@ -8,6 +8,7 @@ import { z } from "zod";
 import { issuesOf } from "../../platform/schemas.js";
 import { prepareRequestSchema, RosterStudent } from "../../api/prepare-request.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
+import type { OrganizationInfo } from "../shared/organization-info.js";
 import { EXAM_ID_PATTERN, type ExamDirectory } from "../shared/exam-directory.js";
 import type { PlanCoordinator } from "./coordinator.js";
 import type { PrepareProgress } from "./plan.js";
@@ -35,6 +36,12 @@ export interface PrepareInput {
   startAt: Date | string;
   /** The students to prepare. Default: the router's `roster` option. */
   roster?: StudentIdentity[];
+  /**
+   * Whose exam it is, for `router.prepare` on a router with the `organization` resolver
+   * (required there, refused on a single-organization router): what the resolver would
+   * answer for that organization, `{ id, apiKey, baseUrl, examHost }`. Default: none.
+   */
+  organization?: OrganizationInfo;
 }
 
 export interface Preparation {
