@@ -12,7 +12,7 @@ import { onlyUnder } from "./shared/only-under.js";
 import { sqliteStore } from "../store/sqlite.js";
 import { tracedStore } from "../store/traced-store.js";
 import { launchSpan } from "./launch/launch-span.js";
-import { DEFAULT_ORGANIZATION, type ExamKind } from "../store/types.js";
+import type { ExamKind } from "../store/types.js";
 import { inProcessFleet } from "../fleet/fleet.js";
 import { openApiRoute } from "./meta/openapi-route.js";
 import { sendLastResortPage } from "./launch/pages.js";
