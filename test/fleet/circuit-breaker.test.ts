@@ -27,6 +27,23 @@ function machine(settings: Partial<CircuitBreakerSettings> = {}) {
 }
 
 describe("the circuit breaker's state machine (fake clock)", () => {
+  it("drops a scope idle for two windows (many organizations do not stay in memory), and keeps an open one", async () => {
+    const m = machine();
+    for (let i = 0; i < 300; i++) {
+      await m.store.admit(`org${i}\u0000key\u0000sign-in`);
+      await m.store.settle(`org${i}\u0000key\u0000sign-in`, "success", false);
+    }
+    for (let i = 0; i < 5; i++) await m.call("failure"); // SCOPE opens
+    expect(m.store.size).toBe(301);
+    m.advance(30_000);
+    await m.store.view(SCOPE);
+    m.advance(31_000); // two windows and more since the 300 were last counted
+    await m.store.admit("another\u0000key\u0000sign-in");
+    // The open scope stays (it refuses calls until a probe), the idle closed ones went.
+    expect(m.store.size).toBe(2);
+    expect((await m.store.view(SCOPE)).state).not.toBe("closed");
+  });
+
   it("opens on the 5th failure when failures are at least half the calls, and then refuses with the time left", async () => {
     const m = machine();
     for (let i = 0; i < 4; i++) expect((await m.call("failure")).change).toBeUndefined();
