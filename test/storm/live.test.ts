@@ -8,12 +8,13 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ReceivedRequest } from "../../src/emulator/index.js";
+import { buildOpenApiDocument } from "../../src/index.js";
 import { browse, readJson, rosterOf, startStormStack, until, type StormStack, type Walk } from "./support.js";
 
 interface Live {
   launched: number; waiting: number; refused: number; failed: number;
   prepared: { ready: number; planned: number; expiring: number; expired: number };
-  budget: { used: number; limit: number; platform429: number; platformErrors: number };
+  budget: { used: number; limit: number; windowMs: number; platform429: number; platformErrors: number };
 }
 
 let stack: StormStack | undefined;
@@ -170,6 +171,18 @@ describe("the live view under a launch storm", () => {
     const prepared = await s.as("ines", `/oral/oral-assessments/${examId}/prepare`, { method: "POST", body: { startAt: new Date(Date.now() + 60_000).toISOString(), roster: [rosterOf("s1"), rosterOf("s2")] } });
     expect(prepared.status).toBe(202);
     await until(async () => (await live(s, examId)).prepared.ready === 2);
-    expect((await live(s, examId)).prepared).toEqual({ ready: 2, planned: 2, expiring: 0, expired: 0 });
+    const snapshot = await live(s, examId);
+    expect(snapshot.prepared).toEqual({ ready: 2, planned: 2, expiring: 0, expired: 0 });
+
+    // The answer has exactly the fields the OpenAPI document lists (all of them required).
+    type Schema = { required: string[]; properties: Record<string, Schema> };
+    const schemas = (buildOpenApiDocument() as { components: { schemas: Record<string, Schema> } }).components.schemas;
+    const fields = (value: object) => Object.keys(value).sort();
+    const listed = schemas.LiveSnapshot!;
+    expect(fields(snapshot)).toEqual([...listed.required].sort());
+    expect(fields(snapshot.prepared)).toEqual([...listed.properties.prepared!.required].sort());
+    expect(fields(snapshot.budget)).toEqual([...listed.properties.budget!.required].sort());
+    const progress = (await readJson<{ data: object }>(await s.as("ines", `/oral/oral-assessments/${examId}/prepare`))).data;
+    expect(fields(progress)).toEqual([...schemas.PrepareProgress!.required].sort());
   });
 });
