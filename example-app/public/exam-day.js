@@ -119,7 +119,8 @@ export function examDayPanel(exam) {
     setBar(bars.prepared, ready, planned, planned === 0
       ? "Not prepared: each student's token is asked for at launch."
       : `${ready} of ${planned} ready${expiring > 0 ? `, ${expiring} expiring within a minute` : ""}`);
-    const students = Math.max(rosterSize ?? 0, snapshot.launched + snapshot.waiting + snapshot.refused + snapshot.failed);
+    // Out of the class roster (or the prepared roster): the refused are, mostly, not on it.
+    const students = Math.max(rosterSize || planned, snapshot.launched + snapshot.waiting + snapshot.failed);
     setBar(bars.launched, snapshot.launched, students, `${snapshot.launched} of ${students} on the roster${snapshot.waiting > 0 ? `, ${snapshot.waiting} waiting` : ""}`);
     const { used, limit, platform429, platformErrors } = snapshot.budget;
     setBar(bars.budget, used, limit, `${used} of ${limit} calls in the current window · platform 429s: ${platform429} · errors: ${platformErrors} (last 5 min)`);
