@@ -122,6 +122,8 @@ describe.runIf(haveChromium)("the Exam day panel in a browser", () => {
     await row("olly.outsider@example.edu").waitFor();
     expect(await row("olly.outsider@example.edu").locator("td").first().textContent()).toContain("Refused: not on the class roster");
     expect(await page.getByLabel("Students launched").getAttribute("value")).toBe("1");
+    // Out of the roster's two: the outsider, refused, is not on it.
+    expect(await page.getByLabel("Students launched").getAttribute("max")).toBe("2");
     // The chart's bar of the current minute counts both launches.
     await expect.poll(() => panel.locator('rect[data-minute="14"]').getAttribute("data-count")).toBe("2");
     expect(await panel.locator("table.record thead th").allTextContents()).toEqual(["Student", "Outcome", "Last launch", "Launches", "Served by"]);
