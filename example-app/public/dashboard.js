@@ -6,10 +6,11 @@
  * each `errors[].path` is shown next to the field it names, the rest above the button.
  */
 import { api, formatDate, formatDuration, h, whoAmI } from "./common.js";
+import { examDayPanel } from "./exam-day.js";
 
 const API = "/oral";
 
-const state = { courses: [], classes: new Map() /* courseId → class[] */, loadToken: 0 };
+const state = { courses: [], classes: new Map() /* courseId → class[] */, loadToken: 0, panels: new Map() /* examId → Exam day panel */ };
 
 // ---------------------------------------------------------------------------------------
 // Form plumbing: progress, errors
@@ -343,6 +344,15 @@ async function deleteRecord(button, container, url, question) {
 }
 
 function renderTree() {
+  // The Exam day panels are built afresh: close the old ones' streams, reopen those that were open.
+  const wasOpen = new Set([...state.panels].filter(([, panel]) => panel.el.open).map(([id]) => id));
+  for (const panel of state.panels.values()) panel.close();
+  state.panels.clear();
+  renderCourses();
+  for (const id of wasOpen) if (state.panels.has(id)) state.panels.get(id).el.open = true;
+}
+
+function renderCourses() {
   if (state.courses.length === 0) {
     tree.replaceChildren(h("p", { class: "muted" }, "No courses yet. Create one above."));
     return;
@@ -398,7 +408,15 @@ function renderAssessment(a) {
   return h("li", { class: "assessment", "data-exam-id": a._id, "data-kind": a.kind ?? "oral" },
     h("div", {}, h("strong", {}, a.name), " ", h("span", { class: "muted" }, details), recordActions(a, a.kind === "roleplay" ? "role-play" : "assessment")),
     h("div", { class: "launch" }, h("span", { class: "muted" }, "Student launch link:"), input, copy,
-      h("a", { class: "launch-open", href: url, target: "_blank", rel: "noopener" }, "Open")));
+      h("a", { class: "launch-open", href: url, target: "_blank", rel: "noopener" }, "Open")),
+    a.kind === "roleplay" ? null : examDay(a));
+}
+
+/** The assessment's Exam day panel (live numbers and launch record; oral assessments have a live view). */
+function examDay(a) {
+  const panel = examDayPanel(a);
+  state.panels.set(a._id, panel);
+  return panel.el;
 }
 
 function startRename(article, course) {

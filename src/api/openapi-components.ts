@@ -148,7 +148,7 @@ export function buildComponents({ requests, records }: RouteSchemas): JsonSchema
       PrepareProgress: {
         type: "object",
         description: "A pre-warming plan's progress. Never contains a token.",
-        required: ["examId", "classId", "startAt", "issueFrom", "keepUntil", "state", "roster", "ready", "pending", "failed", "handedOut", "onDemand", "expired", "platformCalls", "failures"],
+        required: ["examId", "classId", "startAt", "issueFrom", "keepUntil", "state", "roster", "ready", "expiring", "pending", "failed", "handedOut", "onDemand", "expired", "platformCalls", "failures"],
         properties: {
           examId: { type: "string" },
           classId: { type: "string" },
@@ -158,6 +158,7 @@ export function buildComponents({ requests, records }: RouteSchemas): JsonSchema
           state: { enum: ["scheduled", "issuing", "ready", "finished"] },
           roster: count("Students in the plan (duplicates counted once)."),
           ready: count("Students holding a usable token now."),
+          expiring: count("Of `ready`, tokens whose usable life ends within the next 60 s (refreshed before keepUntil; stale unused after it)."),
           pending: count("Students whose token is not issued yet or is being refreshed."),
           failed: count("Students the platform refused; they launch on demand."),
           handedOut: count("Prepared tokens given to their students."),
@@ -194,14 +195,20 @@ export function buildComponents({ requests, records }: RouteSchemas): JsonSchema
           refused: count("Students refused: by `canLaunch`, over their fair share, or in a failure backoff."),
           failed: count("Students whose latest launch failed on the platform's side (or found the class full)."),
           prepared: {
-            type: "object", required: ["ready", "planned", "expired"],
-            properties: { ready: count("Pre-warmed tokens usable now."), planned: count("Students in the plan."), expired: count("Tokens that went stale unused.") },
+            type: "object", required: ["ready", "planned", "expiring", "expired"],
+            properties: {
+              ready: count("Pre-warmed tokens usable now."),
+              planned: count("Students in the plan."),
+              expiring: count("Of `ready`, tokens whose usable life ends within the next 60 s: before the plan's keepUntil the pre-warmer refreshes them, so a count that stays above zero means refreshing is behind; after it they go stale unused."),
+              expired: count("Tokens that went stale unused."),
+            },
           },
           budget: {
-            type: "object", required: ["used", "limit", "platform429", "platformErrors"],
+            type: "object", required: ["used", "limit", "windowMs", "platform429", "platformErrors"],
             properties: {
               used: count("Calls sent in the key's current rate window."),
               limit: count("Calls the key may send per window."),
+              windowMs: count("The key's rate window, ms (`limit` per `windowMs`: a chart's budget line per minute is limit × 60000 / windowMs)."),
               platform429: count("Launches the platform refused as rate limited, last 5 minutes."),
               platformErrors: count("Launches the platform failed (5xx, timeouts), last 5 minutes."),
             },

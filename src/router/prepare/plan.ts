@@ -13,6 +13,13 @@ import type { StudentIdentity } from "../../platform/schemas.js";
 import { studentKey } from "../shared/student-key.js";
 
 /**
+ * A ready token whose usable life ends within this window counts as `expiring`. Before
+ * keepUntil the preparer refreshes a token from its last minute on, so a count that stays
+ * above zero says refreshing is behind; after keepUntil they go stale unused.
+ */
+export const EXPIRING_WITHIN_MS = 60_000;
+
+/**
  * - `waiting`: no token yet (not issued, issuing, or its token went stale and is re-issued);
  * - `ready`: holds a token (usable until `usableUntil`);
  * - `handedOut`: its token went to its student; nothing more is issued for it;
@@ -66,6 +73,8 @@ export interface PrepareProgress {
   roster: number;
   /** Students holding a usable token now. */
   ready: number;
+  /** Of `ready`, tokens whose usable life ends within `EXPIRING_WITHIN_MS` (60 s). */
+  expiring: number;
   /** Students whose token is not issued yet (or is being refreshed). */
   pending: number;
   /** Students the platform refused (see `failures`); they launch on demand. */
@@ -120,7 +129,7 @@ export class PreparationPlan {
   }
 
   progress(now: number): PrepareProgress {
-    const counts = { ready: 0, pending: 0, failed: 0, handedOut: 0, onDemand: 0, expired: 0 };
+    const counts = { ready: 0, expiring: 0, pending: 0, failed: 0, handedOut: 0, onDemand: 0, expired: 0 };
     const failures: PrepareProgress["failures"] = [];
     const over = now >= this.keepUntil;
     for (const entry of this.entries.values()) {
@@ -129,7 +138,10 @@ export class PreparationPlan {
       else if (entry.state === "failed") {
         counts.failed += 1;
         if (failures.length < 20) failures.push({ orgInternalId: entry.student.orgInternalId, ...(entry.lastError ?? { code: "failed", message: "" }) });
-      } else if (entry.hasUsableToken(now)) counts.ready += 1;
+      } else if (entry.hasUsableToken(now)) {
+        counts.ready += 1;
+        if (entry.usableUntil - now <= EXPIRING_WITHIN_MS) counts.expiring += 1;
+      }
       else if (over || entry.noMoreCalls) counts.expired += 1;
       else counts.pending += 1;
     }

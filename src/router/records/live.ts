@@ -50,8 +50,12 @@ export function liveHandler({ store, recorder, organizationOf, platform, prepara
       waiting: latest.waiting ?? 0,
       refused: sum(latest, REFUSED),
       failed: sum(latest, FAILED),
-      prepared: { ready: progress?.ready ?? 0, planned: progress?.roster ?? 0, expired: progress?.expired ?? 0 },
-      budget: { used: stats.sentInWindow, limit: stats.limit, platform429: recent.platform_busy ?? 0, platformErrors: sum(recent, PLATFORM_ERRORS) },
+      // `expiring` is missing from a snapshot a fleet leader of an older version wrote.
+      prepared: { ready: progress?.ready ?? 0, planned: progress?.roster ?? 0, expiring: progress?.expiring ?? 0, expired: progress?.expired ?? 0 },
+      budget: {
+        used: stats.sentInWindow, limit: stats.limit, windowMs: stats.windowMs,
+        platform429: recent.platform_busy ?? 0, platformErrors: sum(recent, PLATFORM_ERRORS),
+      },
     };
   }
 
