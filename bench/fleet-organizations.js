@@ -9,9 +9,8 @@
  * idle past the longest of the fleet's lifetimes, which the bench sets short so it takes
  * seconds (`TIMINGS` below); the figures are the keys under the bench's own prefix before
  * (`keysBefore`) and after (`keysLeftAfterExpiry`). Every fleet key must expire when idle:
- * `keysWithoutTtl` (keys left that would never expire) and `otherKeysLeft` must be 0;
- * `planKeysLeft` are the pre-warm plans' records, whose lifetimes are fixed (hours, see
- * below) and outlive the bench's wait by design.
+ * `keysLeftAfterExpiry` must be 0 (split into `planKeysLeft`, the pre-warm plans' records,
+ * and `otherKeysLeft`), and so `keysWithoutTtl` (keys left that would never expire).
  */
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
@@ -33,7 +32,9 @@ const TIMINGS = {
   planLeaseMs: 1_000,
   launchLimit: { burst: 3, refillMs: 1_000 }, // a student's fair share: kept refillMs × burst
   circuitBreaker: { windowMs: 1_000, openMs: 1_000, probeLeaseMs: 1_000 },
-  prepare: { tokenTtlMs: 4_000, minTokenLifeMs: 1_000, keepAfterStartMs: 1_000 }, // tokens, plans
+  // Tokens and plans: a finished plan is forgotten (in memory, and its input in Redis) keepFinishedMs after its end.
+  prepare: { tokenTtlMs: 4_000, minTokenLifeMs: 1_000, keepAfterStartMs: 1_000, keepFinishedMs: 1_000 },
+  planProgressTtlMs: 2_000, // a plan's progress and marks in Redis, after their last change
   organizationIdleMs: 1_000, // the router forgets an idle organization (its scope closes)
 };
 /** Idle this long after the last touch: past every lifetime above (the longest: 10 rate windows). */
@@ -47,7 +48,7 @@ export async function runFleetOrganizations({ count = 200, redisUrl, log }) {
   const fleet = redisFleet({
     url: redisUrl, secret: randomBytes(32).toString("base64url"), prefix, commandTimeoutMs: 2_000,
     rateLimit: 1_000, rateWindowMs: TIMINGS.rateWindowMs, outcomeTtlMs: TIMINGS.outcomeTtlMs, attemptLeaseMs: TIMINGS.attemptLeaseMs,
-    claimGraceMs: TIMINGS.claimGraceMs, planLeaseMs: TIMINGS.planLeaseMs, launchLimit: TIMINGS.launchLimit, circuitBreaker: TIMINGS.circuitBreaker,
+    claimGraceMs: TIMINGS.claimGraceMs, planLeaseMs: TIMINGS.planLeaseMs, planProgressTtlMs: TIMINGS.planProgressTtlMs, launchLimit: TIMINGS.launchLimit, circuitBreaker: TIMINGS.circuitBreaker,
   });
   const byId = new Map(emulator.organizations.map((o) => [o.id, { apiKey: o.testKey, examHost: o.examHost }]));
   const host = await startHost(emulator, {
@@ -75,16 +76,17 @@ export async function runFleetOrganizations({ count = 200, redisUrl, log }) {
     for (let i = 0; i < schools.length; i += 20) exams.push(...(await Promise.all(schools.slice(i, i + 20).map(touch))));
     // Right after the last touch (the first organizations' short-lived keys may be gone already).
     const keysBefore = (await keysUnder(redis, prefix)).length;
-    // Each roster's token was issued (ready, handed out, or stale by now: the plans are short).
+    // Each roster's token was issued (ready, handed out, or stale by now: the plans are short),
+    // read once the last plan's startAt (2 s after its touch) has passed.
+    await sleep(2_500);
     const views = await Promise.all(schools.map(({ id }, i) => (exams[i] ? host.instructor("GET", `/oral-assessments/${exams[i]}/prepare`, undefined, id).catch(() => ({})) : {})));
     const prepared = views.filter(({ body }) => (body?.data?.ready ?? 0) + (body?.data?.handedOut ?? 0) + (body?.data?.expired ?? 0) >= 1).length;
     log(`fleet organizations: ${keysBefore} keys, ${prepared}/${count} rosters prepared, ${failures} failed steps; idle for ${idleForMs} ms`);
     await sleep(idleForMs);
     const left = await keysUnder(redis, prefix);
     const ttls = await Promise.all(left.map((k) => redis.pttl(k)));
-    // A pre-warm plan's records have fixed lifetimes no option shortens (its input an hour
-    // after keepUntil, its progress and marks six hours; the plan itself, and so its
-    // organization and its lease, stays an hour in the leader's memory): counted apart.
+    // A pre-warm plan's records (counted apart: they live longest, by default an hour past the
+    // plan's end for its input, six hours for its progress and marks).
     const isPlan = (k) => k.startsWith(`${prefix}:plan:`) || k === `${prefix}:plans:active`;
     return {
       count,

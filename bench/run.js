@@ -166,9 +166,9 @@ if (fleet) {
     ["fleet kill one: failed", fleet.killOne.failed, "0", fleet.killOne.failed === 0],
     ["fleet organizations: touched once each", fleet.organizations.count],
     ["fleet organizations: Redis keys before idling", fleet.organizations.keysBefore],
-    ["fleet organizations: keys left after the idle expiry", fleet.organizations.keysLeftAfterExpiry],
+    ["fleet organizations: keys left after the idle expiry", fleet.organizations.keysLeftAfterExpiry, "0", fleet.organizations.keysLeftAfterExpiry === 0],
     ["fleet organizations: keys left without a lifetime", fleet.organizations.keysWithoutTtl, "0", fleet.organizations.keysWithoutTtl === 0],
-    ["fleet organizations: keys left but pre-warm plans' (fixed hours)", fleet.organizations.otherKeysLeft, "0", fleet.organizations.otherKeysLeft === 0],
+    ["fleet organizations: of which pre-warm plans' / others'", `${fleet.organizations.planKeysLeft} / ${fleet.organizations.otherKeysLeft}`],
   );
 }
 if (breakdown) {

@@ -12,6 +12,8 @@ export const FLEET_DEFAULTS = Object.freeze({
   claimGraceMs: 5_000,
   /** The plan leader's lease, ms. */
   planLeaseMs: 15_000,
+  /** How long a plan's progress and per-student marks stay readable after their last change, ms. */
+  planProgressTtlMs: 6 * 60 * 60_000,
   /** `redisFleet`: how many instances share the key (the fallback budget is the limit divided by it). */
   expectedInstances: 4,
   /** `redisFleet`: the platform's requests per window. */

@@ -81,8 +81,6 @@ function withDefaults<T extends object>(defaults: Readonly<T>, given: Partial<T>
   return result;
 }
 
-/** How long plan progress stays readable after its last change. */
-export const PROGRESS_TTL_MS = 6 * 60 * 60_000;
 
 export function inProcessFleet(options: InProcessFleetOptions = {}, instanceId = "local"): Fleet {
   const d = FLEET_DEFAULTS;
@@ -94,7 +92,7 @@ export function inProcessFleet(options: InProcessFleetOptions = {}, instanceId =
     rateBudget: undefined,
     attempts: inProcessLaunchAttempts({ leaseMs: attemptLeaseMs, outcomeTtlMs: options.outcomeTtlMs ?? d.outcomeTtlMs, claimGraceMs: options.claimGraceMs ?? d.claimGraceMs }),
     preparedTokens: inProcessPreparedTokens(),
-    planLeases: inProcessPlanLeases({ leaseMs: planLeaseMs, progressTtlMs: PROGRESS_TTL_MS }),
+    planLeases: inProcessPlanLeases({ leaseMs: planLeaseMs, progressTtlMs: FLEET_DEFAULTS.planProgressTtlMs }),
     launchLimiter: inProcessLaunchLimiter(withDefaults(DEFAULT_LAUNCH_LIMIT, options.launchLimit)),
     breaker: inProcessCircuitBreaker(withDefaults(DEFAULT_BREAKER_SETTINGS, options.circuitBreaker)),
     singleUse: inProcessSingleUse(),

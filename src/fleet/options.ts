@@ -57,6 +57,12 @@ export interface RedisFleetOptions {
   /** Lease of the pre-warm plan's leader, ms. Default 15 000. */
   planLeaseMs?: number;
   /**
+   * How long a pre-warm plan's progress and per-student marks stay in Redis after their
+   * last change, ms (the instructor's progress view reads them after the exam).
+   * Default 21 600 000 (six hours).
+   */
+  planProgressTtlMs?: number;
+  /**
    * Per-student sign-in limit, fleet-wide: a burst, then one per `refillMs`; failed calls
    * count too, and start a backoff (`failureBackoffMs`, doubling per failure in a row, at
    * most `maxFailureBackoffMs`). Default `{ burst: 3, refillMs: 60 000, failureBackoffMs:
@@ -95,6 +101,7 @@ export interface FleetSettings {
   outcomeTtlMs: number;
   claimGraceMs: number;
   planLeaseMs: number;
+  planProgressTtlMs: number;
   launchLimit: LaunchLimitSettings;
   circuitBreaker: CircuitBreakerSettings;
 }
@@ -120,6 +127,7 @@ export function readFleetOptions(options: RedisFleetOptions): FleetSettings {
     ["rateWindowMs", o.rateWindowMs ?? d.rateWindowMs, 1000], ["maxConcurrency", o.maxConcurrency ?? d.maxConcurrency, 1],
     ["commandTimeoutMs", o.commandTimeoutMs ?? d.commandTimeoutMs, 10], ["attemptLeaseMs", o.attemptLeaseMs ?? d.attemptLeaseMs, 100],
     ["outcomeTtlMs", o.outcomeTtlMs ?? d.outcomeTtlMs, 1000], ["claimGraceMs", o.claimGraceMs ?? d.claimGraceMs, 0], ["planLeaseMs", o.planLeaseMs ?? d.planLeaseMs, 100],
+    ["planProgressTtlMs", o.planProgressTtlMs ?? d.planProgressTtlMs, 1000],
   ];
   for (const [name, value, min] of numbers) {
     if (!whole(value, min)) problems.add(name, `must be a whole number of at least ${min}.`, "Omit it for the default.");
@@ -136,6 +144,6 @@ export function readFleetOptions(options: RedisFleetOptions): FleetSettings {
     expectedInstances: o.expectedInstances ?? d.expectedInstances, rateLimit: o.rateLimit ?? d.rateLimit, rateWindowMs: o.rateWindowMs ?? d.rateWindowMs,
     maxConcurrency: o.maxConcurrency ?? d.maxConcurrency, launchShare: share, normalShare, commandTimeoutMs: o.commandTimeoutMs ?? d.commandTimeoutMs,
     attemptLeaseMs: o.attemptLeaseMs ?? d.attemptLeaseMs, outcomeTtlMs: o.outcomeTtlMs ?? d.outcomeTtlMs, claimGraceMs: o.claimGraceMs ?? d.claimGraceMs, planLeaseMs: o.planLeaseMs ?? d.planLeaseMs,
-    launchLimit, circuitBreaker,
+    planProgressTtlMs: o.planProgressTtlMs ?? d.planProgressTtlMs, launchLimit, circuitBreaker,
   };
 }

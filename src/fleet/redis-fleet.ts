@@ -13,7 +13,7 @@ import { createCipher } from "./cipher.js";
 import { connect } from "./connection.js";
 import { attemptsWithFallback } from "./attempts-fallback.js";
 import { withFallback } from "./fallback.js";
-import { inProcessFleet, PROGRESS_TTL_MS, type Fleet, type SharedBudget } from "./fleet.js";
+import { inProcessFleet, type Fleet, type SharedBudget } from "./fleet.js";
 import { defineLimiterScripts, redisLaunchLimiter } from "./redis-launch-limiter.js";
 import { defineBreakerScripts, redisCircuitBreaker } from "./redis-circuit-breaker.js";
 import { defineAttemptScripts, redisLaunchAttempts } from "./redis-launch-attempts.js";
@@ -62,7 +62,7 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
     // Sticky: an attempt begun in process (Redis not reached yet, or down) ends there.
     attempts: attemptsWithFallback(redisLaunchAttempts(connection, cipher, refused, prefix, attemptTimings), local.attempts, connection, settings.outcomeTtlMs),
     preparedTokens: withFallback(redisPreparedTokens(connection, cipher, refused, prefix), local.preparedTokens, connection),
-    planLeases: withFallback(redisPlanLeases(connection, cipher, refused, prefix, { leaseMs: settings.planLeaseMs, progressTtlMs: PROGRESS_TTL_MS }), local.planLeases, connection),
+    planLeases: withFallback(redisPlanLeases(connection, cipher, refused, prefix, { leaseMs: settings.planLeaseMs, progressTtlMs: settings.planProgressTtlMs }), local.planLeases, connection),
     launchLimiter: withFallback(redisLaunchLimiter(connection, cipher, prefix, settings.launchLimit), local.launchLimiter, connection),
     breaker: withFallback(redisCircuitBreaker(connection, cipher, prefix, settings.circuitBreaker), local.breaker, connection),
     // No fallback: a state put in Redis must be found by whichever instance the launch

@@ -24,8 +24,6 @@ import { StudentIdentity } from "../../platform/schemas.js";
 import type { PrepareProgress } from "./plan.js";
 import type { FleetEntryState, PlanFleetHooks, PreparerInput, TokenPreparer } from "./preparer.js";
 
-/** The input stays in the fleet this long after keepUntil, so late readers still find it. */
-const INPUT_MARGIN_MS = 60 * 60_000;
 
 interface PublishedPlan extends PreparerInput {
   /** Each `prepare` publishes a new version; the leader reloads when it changes. */
@@ -74,7 +72,7 @@ export class PlanCoordinator implements PlanFleetHooks {
     const version = randomUUID();
     this.known.set(input.examId, version);
     const leases = this.fleet.planLeases;
-    await leases.publish(input.examId, JSON.stringify({ ...input, version } satisfies PublishedPlan), Date.parse(progress.keepUntil) + INPUT_MARGIN_MS);
+    await leases.publish(input.examId, JSON.stringify({ ...input, version } satisfies PublishedPlan), Date.parse(progress.keepUntil) + this.preparer.keepFinishedMs);
     // Readable at once on every instance; the leader overwrites it at its next renewal.
     if ((await leases.leader(input.examId)) === undefined) await leases.record(input.examId, { snapshot: JSON.stringify(progress) });
     await this.step(input.examId);

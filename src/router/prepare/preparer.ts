@@ -37,8 +37,6 @@ import { PreparationPlan, type PreparedEntry, type PrepareProgress } from "./pla
 
 /** Calls per entry before a transient failure counts as failed. */
 const MAX_TRIES = 3;
-/** A finished plan's progress stays readable this long after its tokens went stale. */
-const KEEP_FINISHED_MS = 60 * 60_000;
 
 export interface PreparerInput {
   examId: string;
@@ -149,6 +147,11 @@ export class TokenPreparer {
     else if (entry.state === "onDemand" || entry.state === "failed") return;
     else if (state?.usableUntil !== undefined) entry.hold(state.usableUntil);
     else if (entry.state === "ready") entry.state = "waiting";
+  }
+
+  /** How long a finished plan stays readable (the fleet keeps its input as long past keepUntil). */
+  get keepFinishedMs(): number {
+    return this.settings.keepFinishedMs;
   }
 
   /** Life of a token during which it may be handed out. */
@@ -326,7 +329,7 @@ export class TokenPreparer {
   /** Forgets plans long finished, so a long-running app does not keep every roster. */
   private purge(now: number): void {
     for (const [examId, plan] of this.plans) {
-      if (now > plan.keepUntil + this.usableLifeMs + KEEP_FINISHED_MS) {
+      if (now > plan.keepUntil + this.usableLifeMs + this.settings.keepFinishedMs) {
         this.plans.delete(examId);
       }
     }

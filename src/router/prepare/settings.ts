@@ -14,6 +14,7 @@ export interface PrepareSettings {
   /** Undefined: computed from the roster (see `PrepareOptions.leadMs`). */
   leadMs: number | undefined;
   keepAfterStartMs: number;
+  keepFinishedMs: number;
   budgetShare: number;
   concurrency: number;
   maxRoster: number;
@@ -36,6 +37,7 @@ export function resolvePrepareSettings(o: Partial<OralAssessmentsOptions>, probl
   }
   const leadMs = p.leadMs === undefined ? undefined : wholeMs(problems, `${name}.leadMs`, p.leadMs, 0, 0);
   const keepAfterStartMs = wholeMs(problems, `${name}.keepAfterStartMs`, p.keepAfterStartMs, 600_000, 0);
+  const keepFinishedMs = wholeMs(problems, `${name}.keepFinishedMs`, p.keepFinishedMs, 3_600_000, 0);
   const budgetShare = p.budgetShare ?? 0.5;
   if (typeof budgetShare !== "number" || !(budgetShare > 0 && budgetShare <= 1)) {
     problems.add(`${name}.budgetShare`, "must be a number above 0 and at most 1.", "Leave it out for 0.5.");
@@ -45,5 +47,5 @@ export function resolvePrepareSettings(o: Partial<OralAssessmentsOptions>, probl
   if (o.roster !== undefined && typeof o.roster !== "function") {
     problems.add("roster", `must be a function, got ${typeof o.roster}.`, "Pass (classId, examId) => students, or leave it out.");
   }
-  return { tokenTtlMs, minTokenLifeMs, leadMs, keepAfterStartMs, budgetShare, concurrency, maxRoster, roster: o.roster };
+  return { tokenTtlMs, minTokenLifeMs, leadMs, keepAfterStartMs, keepFinishedMs, budgetShare, concurrency, maxRoster, roster: o.roster };
 }

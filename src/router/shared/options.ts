@@ -232,6 +232,12 @@ export interface PrepareOptions {
   leadMs?: number;
   /** How long after `startAt` unused tokens are still refreshed, ms (late students). Default 600 000. */
   keepAfterStartMs?: number;
+  /**
+   * How long a finished plan (its tokens stale) stays readable, ms: its progress in this
+   * instance's memory and, in fleet mode, its published input in Redis (which is what keeps
+   * the organization's scope alive meanwhile). Default 3 600 000 (an hour).
+   */
+  keepFinishedMs?: number;
   /** Share of the rate budget pre-warming may use (0 < share ≤ 1), leaving the rest to live launches. Default 0.5. */
   budgetShare?: number;
   /** Pre-warm requests in flight at once. Default 4. */
