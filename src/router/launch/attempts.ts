@@ -247,7 +247,7 @@ export class LaunchAttempts {
   }
 
   /**
-   * The store lost the attempt whose call runs here (Redis came back empty, or went away):
+   * The store lost the attempt whose call runs here (Redis came back empty):
    * the call goes on under a new attempt for the same student, begun from what this
    * instance holds (the exam and student it runs the call for; nothing read from Redis is
    * taken on trust), so the student sent back to the launch URL joins it instead of making
@@ -255,8 +255,11 @@ export class LaunchAttempts {
    * it over) or the student already began a new one (whose call then goes instead).
    */
   private async rehome(state: RunningCall, lost: AttemptHandle): Promise<{ handle: AttemptHandle; lease: string } | undefined> {
+    // Unknown to a fallback store (Redis unreachable) is not lost: a new attempt there would
+    // be seen by this instance only, and the student's refresh elsewhere would call again.
+    if (!this.storeShared()) return undefined;
     const view = await this.store.view(lost.waitId, lost.examId, lost.userKey);
-    if (view.state !== "unknown" || state.settled) return undefined;
+    if (view.state !== "unknown" || state.settled || !this.storeShared()) return undefined;
     const ticket = await this.store.begin(lost.examId, lost.userKey);
     if (ticket.lease === undefined || state.settled) return undefined;
     const handle = { waitId: ticket.waitId, examId: lost.examId, userKey: lost.userKey };
@@ -265,6 +268,10 @@ export class LaunchAttempts {
     state.handle = handle;
     this.issued.set(handle.waitId, { examId: handle.examId, userKey: handle.userKey, at: Date.now() });
     return { handle, lease: ticket.lease };
+  }
+
+  private storeShared(): boolean {
+    return this.store.shared !== false;
   }
 
   /** Runs (unref'd) from the first call until close(): restarting it per launch cost more than its idle ticks. */
