@@ -70,23 +70,33 @@ export class FallbackCalls {
    * the platform (all of them again: Redis may have lost those written before), and their
    * ids for `written` once the script ran.
    */
-  adopt(windowMs: number): { args: (string | number)[]; ids: string[] } {
+  adopt(windowMs: number): { args: (string | number)[]; ids: string[]; inFlight: Set<string> } {
     this.forget(windowMs);
     const now = this.now();
     const args: (string | number)[] = [];
     const ids: string[] = [];
+    const inFlight = new Set<string>();
     for (const [id, call] of this.calls) {
       args.push(id, now - call.sentAt, call.answeredAt === undefined ? -1 : now - call.answeredAt);
       ids.push(id);
+      if (call.answeredAt === undefined) inFlight.add(id);
     }
-    return { args, ids };
+    return { args, ids, inFlight };
   }
 
-  written(ids: string[]): void {
+  /**
+   * Marks `ids` as written; returns those answered while the script ran (written as in
+   * flight): their answer goes to Redis now, or their slot would be held until the lease.
+   */
+  written(ids: string[], inFlight: Set<string>): string[] {
+    const answered: string[] = [];
     for (const id of ids) {
       const call = this.calls.get(id);
-      if (call) call.inRedis = true;
+      if (!call) continue;
+      call.inRedis = true;
+      if (inFlight.has(id) && call.answeredAt !== undefined) answered.push(id);
     }
+    return answered;
   }
 
   /** Forgets the calls answered more than a window ago: they left the platform's window too. */

@@ -244,10 +244,12 @@ export class SharedRateBudget implements SharedBudget {
   }
 
   private async adoptFallbackCalls(): Promise<void> {
-    const { args, ids } = this.fallbackSent.adopt(this.windowMs);
+    const { args, ids, inFlight } = this.fallbackSent.adopt(this.windowMs);
     try {
       if (args.length > 0) await this.script("eoaAdopt", FLIGHT_LEASE_MS, this.windowMs, ...args);
-      this.fallbackSent.written(ids);
+      for (const id of this.fallbackSent.written(ids, inFlight)) {
+        this.script("eoaRelease", id, "", this.settings.limit, this.windowMs).catch(() => {});
+      }
       this.shareWhatFallbackLearnt();
       this.returned = true;
     } catch {
