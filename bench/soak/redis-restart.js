@@ -5,8 +5,8 @@
  * students launch in a storm against an emulator at its rate limit (100 per 1 s window,
  * as bench/fleet.js scales the key down), and Redis is restarted mid-storm with
  * `redis-cli shutdown nosave`: it comes back empty. Measured: students who never got a
- * working token (`failed`, target 0: a waiting page is not a failure) and the 429s the
- * platform answered (`platform429`, target ≤ 1).
+ * working token (`failed`, target 0: a waiting page is not a failure; `failedBy` says
+ * why) and the 429s the platform answered (`platform429`, target ≤ 1).
  *
  * `runRedisRestart({ log })` → the figures; `redisRestartMet(figures)` → whether the targets hold.
  */
@@ -129,10 +129,17 @@ export async function runRedisRestart({ log }) {
     const { walks, lastMs } = await storm(balancer.url, agent, exam.examId, STUDENTS, "s");
     const outageMs = await restart;
     const { failed, platform } = await settleStorm(agent, emulator, walks, wallStart);
+    // Why students failed: the final answer's status (0: the request itself failed), or
+    // "redeem" for a redirect whose token did not sign the student in.
+    const failedBy = {};
+    for (const w of walks.filter((w) => w.status !== 303)) failedBy[w.status] = (failedBy[w.status] ?? 0) + 1;
+    const notRedirected = walks.filter((w) => w.status !== 303).length;
+    if (failed > notRedirected) failedBy.redeem = failed - notRedirected;
     return {
       instances: INSTANCES,
       students: STUDENTS,
       failed,
+      failedBy,
       platform429: platform.filter((r) => r.status === 429).length,
       signInCalls: platform.length,
       waitingPages: walks.reduce((n, w) => n + (w.waitingPages ?? 0), 0),

@@ -35,6 +35,7 @@ export function attemptsWithFallback(
   };
 
   return {
+    get shared() { return connection.up; },
     async begin(examId, userKey) {
       let ticket: AttemptTicket | undefined;
       if (connection.up) {

@@ -24,6 +24,12 @@ export interface FleetConnection {
   readonly up: boolean;
   /** Resolves once the client exists (not once it connected: the fleet starts without Redis too). */
   readonly ready: Promise<void>;
+  /**
+   * Calls `listener` each time Redis is found again (`up` turns true), synchronously, before
+   * anything else can see `up` true: what runs on the fallback must stop at that instant.
+   * Returns a function that removes it.
+   */
+  onUp(listener: () => void): () => void;
   /** Runs a Redis operation; a failure marks Redis down and rethrows. */
   run<T>(op: (redis: RedisClient) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -38,6 +44,7 @@ export function connect(url: string, commandTimeoutMs: number, logger: Logger, s
   let probe: NodeJS.Timeout | undefined;
   /** Whether the "down" line was logged and the "back" line is owed. */
   let loggedDown = false;
+  const upListeners = new Set<() => void>();
 
   const markDown = (reason: string): void => {
     if (closed) return;
@@ -51,6 +58,7 @@ export function connect(url: string, commandTimeoutMs: number, logger: Logger, s
   const markUp = (): void => {
     if (closed || up) return;
     up = true;
+    for (const listener of [...upListeners]) listener();
     if (probe) clearInterval(probe);
     probe = undefined;
     if (loggedDown) {
@@ -100,6 +108,10 @@ export function connect(url: string, commandTimeoutMs: number, logger: Logger, s
     get redis() { return redis; },
     get up() { return up && !closed; },
     ready,
+    onUp(listener) {
+      upListeners.add(listener);
+      return () => { upListeners.delete(listener); };
+    },
     async run(op) {
       await ready;
       if (!redis || closed) throw new Error("the fleet is closed");

@@ -31,6 +31,12 @@ export type AttemptView =
   | { state: "unknown" };
 
 export interface LaunchAttemptStore {
+  /**
+   * False while the store answers from an instance-local fallback (fleet mode, Redis
+   * unreachable): an attempt that is `unknown` then may well exist in Redis. Undefined:
+   * the store never falls back (in process).
+   */
+  readonly shared?: boolean;
   /** Joins the student's running attempt, or starts one (new, after a claimed/failed one, or taking over a lapsed lease). */
   begin(examId: string, userKey: string): Promise<AttemptTicket>;
   /** Extends the owner's lease; false if it is no longer the owner (lapsed and taken over). */

@@ -23,7 +23,9 @@
  *                    of the launches waiting, so a launch storm cannot shut it out.
  *   9 epoch    hash  `id` and `born` of this window's life in Redis, and `fullUntil`: a
  *                    window found gone by an instance that knew an older one (Redis came
- *                    back empty) is taken to be full until a window after it was lost.
+ *                    back empty) is taken to be full until a window after it was lost;
+ *                    `back` and `i:<instance>`: the instances back on it since (while the
+ *                    others may still run on their fallback, their share is kept for them).
  *  10 probe    string the one call sent, fleet-wide, to learn the platform's Remaining
  *                    while the window is taken to be full and none is known.
  *
@@ -83,7 +85,9 @@ end
 /**
  * ARGV: id, priority, limit, windowMs, launchShare, leaseMs, graceMs, mode ("new" | "due"),
  * for "due" the window the reservation was made on, normalShare, the window epoch the
- * instance knew ("" if none), the probe's lease (ms), the configured windowMs (the keys' idle lifetime).
+ * instance knew ("" if none), the probe's lease (ms), the instance's id, expectedInstances,
+ * how long after a loss instances may still be coming back (ms), the configured windowMs
+ * (the keys' idle lifetime).
  * Returns { waitMs, status, sentInWindow, pausedForMs, serverRemaining (-1: unknown), windowMs, epoch }:
  * status 1 = admitted (send now), 2 = slot reserved (sleep waitMs, then call again with
  * mode "due"), 0 = held without a reservation (pause, platform Remaining 0, or a normal
@@ -104,13 +108,29 @@ elseif known ~= '' and known ~= epoch and not redis.call('HGET', KEYS[9], 'fullU
   if born > now - W then redis.call('HSET', KEYS[9], 'fullUntil', born + W) end
 end
 local fullUntil = num(redis.call('HGET', KEYS[9], 'fullUntil'), 0)
+-- Recovering from a loss: the instances not back on this window yet may still send on
+-- their fallback (up to ⌊L ÷ expected⌋ each per window, on their share of a Remaining), so
+-- the window and any Remaining keep that much for each of them. Instances reconnect at
+-- different times (up to a few seconds apart): until every expected one is back, or
+-- \`returnWithin\` after the loss was found, or the window taken to be full ends.
+local othersShare = 0
+if fullUntil > 0 then
+  local instance, expected, returnWithin = ARGV[13], tonumber(ARGV[14]), tonumber(ARGV[15])
+  local born = num(redis.call('HGET', KEYS[9], 'born'), 0)
+  if now < math.max(fullUntil, born + returnWithin) then
+    if redis.call('HSETNX', KEYS[9], 'i:' .. instance, 1) == 1 then redis.call('HINCRBY', KEYS[9], 'back', 1) end
+    local back = num(redis.call('HGET', KEYS[9], 'back'), 0)
+    if back < expected then othersShare = (expected - back) * math.floor(L / expected) end
+  end
+end
+L = math.max(1, L - othersShare)
 -- A normal call within its share queues as a launch, ahead of the launches waiting.
 local kept = redis.call('ZCARD', KEYS[8])
 if redis.call('ZSCORE', KEYS[8], id) then kept = kept - 1 end
 local lane = priority
 if priority ~= 'launch' and kept < math.ceil(normalShare * L) then lane = 'launch' end
 local function reply(wait, status)
-  expireIdle(ARGV[13])
+  expireIdle(ARGV[16])
   local rem = redis.call('HGET', KEYS[5], 'remaining')
   return { math.max(0, math.ceil(wait)), status, redis.call('ZCOUNT', KEYS[1], '-inf', now), math.max(0, num(redis.call('GET', KEYS[4]), 0) - now), num(rem, -1), W, epoch }
 end
@@ -141,7 +161,7 @@ local pausedUntil = num(redis.call('GET', KEYS[4]), 0)
 if pausedUntil > now then return hold(pausedUntil - now) end
 local remaining = redis.call('HGET', KEYS[5], 'remaining')
 local resetAt = num(redis.call('HGET', KEYS[5], 'resetAt'), 0)
-if remaining and tonumber(remaining) <= 0 and resetAt > now then
+if remaining and tonumber(remaining) <= othersShare and resetAt > now then
   -- Until the Reset, or sooner when a call of ours leaves the window (which frees a
   -- platform slot too, see the prelude): whichever comes first.
   local frees = math.min(resetAt, firstLeavesAt() or resetAt)

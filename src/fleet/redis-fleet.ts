@@ -22,8 +22,7 @@ import { redisPreparedTokens } from "./redis-prepared-tokens.js";
 import { redisSingleUse } from "./redis-single-use.js";
 import { refusals } from "./refused.js";
 import { readFleetOptions, type RedisFleetOptions } from "./options.js";
-import { ABANDON, ACQUIRE, BUDGET_KEYS, OBSERVE, PAUSE, RELEASE, STATS } from "./rate-budget-scripts.js";
-import { SharedRateBudget } from "./redis-rate-budget.js";
+import { defineBudgetScripts, SharedRateBudget } from "./redis-rate-budget.js";
 
 export interface RedisFleet extends Fleet {
   readonly kind: "redis";
@@ -41,9 +40,7 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
   const instanceId = randomBytes(9).toString("base64url");
   const connection = connect(settings.url, settings.commandTimeoutMs, logger, (redis) => {
     const define = (name: string, lua: string, keys: number): void => redis.defineCommand(name, { numberOfKeys: keys, lua });
-    for (const [name, lua] of Object.entries({ eoaAcquire: ACQUIRE, eoaRelease: RELEASE, eoaAbandon: ABANDON, eoaPause: PAUSE, eoaObserve: OBSERVE, eoaStats: STATS })) {
-      define(name, lua, BUDGET_KEYS);
-    }
+    defineBudgetScripts(define);
     defineAttemptScripts(define);
     definePlanScripts(define);
     defineLimiterScripts(define);

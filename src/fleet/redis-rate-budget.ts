@@ -26,6 +26,8 @@ import { createFallbackRateBudget, createRateBudget, type InProcessRateBudget, t
 import type { RequestPriority } from "../platform/types.js";
 import { WindowDetector } from "../platform/window-detector.js";
 import type { FleetConnection } from "./connection.js";
+import { ADOPT, FallbackCalls } from "./fallback-calls.js";
+import { ABANDON, ACQUIRE, BUDGET_KEYS, OBSERVE, PAUSE, RELEASE, STATS } from "./rate-budget-scripts.js";
 import type { FleetRateBudgetStats, SharedBudget } from "./fleet.js";
 
 /** How much of a reservation's sleep passes before an outage (or a shorter real window) is noticed, at most. */
@@ -49,6 +51,11 @@ const FORGET_EPOCH_WINDOWS = 1.5;
 const PROBE_LEASE_MS = 15_000;
 /** How often a call held by the fallback looks whether Redis is back (it then goes through Redis). */
 const LOOK_FOR_REDIS_MS = 100;
+/**
+ * After Redis came back empty, how long instances may still be reconnecting (ioredis
+ * retries at most every 2 s, then the first command): their fallback share is kept meanwhile.
+ */
+const RETURN_WITHIN_MS = 3000;
 /** The epoch an instance claims to have known when it starts mid-rotation (see `renamed`). */
 const RENAMED = "renamed";
 
@@ -71,7 +78,14 @@ export interface SharedBudgetSettings {
 
 /** What the scripts return: [waitMs, status, sentInWindow, pausedForMs, serverRemaining, windowMs, epoch]. */
 type Reply = [number, number, number, number, number, number, string];
-type Scripted = RedisClient & Record<"eoaAcquire" | "eoaRelease" | "eoaAbandon" | "eoaPause" | "eoaObserve" | "eoaStats", (...args: (string | number)[]) => Promise<unknown>>;
+type Scripted = RedisClient & Record<"eoaAcquire" | "eoaRelease" | "eoaAbandon" | "eoaPause" | "eoaObserve" | "eoaStats" | "eoaAdopt", (...args: (string | number)[]) => Promise<unknown>>;
+
+/** Defines the budget's scripts on a client (`redis.defineCommand`). */
+export function defineBudgetScripts(define: (name: string, lua: string, keys: number) => void): void {
+  for (const [name, lua] of Object.entries({ eoaAcquire: ACQUIRE, eoaRelease: RELEASE, eoaAbandon: ABANDON, eoaPause: PAUSE, eoaObserve: OBSERVE, eoaStats: STATS, eoaAdopt: ADOPT })) {
+    define(name, lua, BUDGET_KEYS);
+  }
+}
 
 export class SharedRateBudget implements SharedBudget {
   private readonly keys: string[];
@@ -91,6 +105,13 @@ export class SharedRateBudget implements SharedBudget {
   private readonly callIds = new WeakMap<ReleaseFn, string>();
   /** The fallback's release function of each call the fallback admitted, by its release function. */
   private readonly fallbackCalls = new WeakMap<ReleaseFn, ReleaseFn>();
+  /** The id of each call the fallback admitted, by its release function. */
+  private readonly fallbackIds = new WeakMap<ReleaseFn, string>();
+  /** The fallback's calls that may still count on the platform: the shared window takes them in when Redis is back. */
+  private readonly fallbackSent = new FallbackCalls();
+  /** Whether this instance's fallback calls were written to Redis since it last used the fallback. */
+  private returned = false;
+  private returning: Promise<void> | undefined;
   private waiting: Record<RequestPriority, number> = { launch: 0, normal: 0 };
   private inFlight = 0;
   private totalSent = 0;
@@ -110,6 +131,8 @@ export class SharedRateBudget implements SharedBudget {
     });
     this.epoch = settings.renamed ? RENAMED : "";
     this.detector = new WindowDetector(settings.windowMs);
+    // At once, not at this instance's next call: the other instances count them from then.
+    connection.onUp(() => { void this.returnToRedis(); });
   }
 
   /** The budget of one API key, by its hash: what `createPlatformClient` asks for. */
@@ -130,8 +153,9 @@ export class SharedRateBudget implements SharedBudget {
       releaseGate = await this.gate.acquire(lane, signal);
       let shared: { id: string; release: ReleaseFn } | undefined;
       let releaseShared: ReleaseFn | undefined;
+      let fallbackId: string | undefined;
       while (releaseShared === undefined) {
-        if (this.connection.up && !this.wasShared) this.shareWhatFallbackLearnt();
+        if (this.connection.up && !this.returned) await this.returnToRedis();
         shared = this.connection.up ? await this.acquireShared(lane, signal) : undefined;
         if (shared) {
           this.wasShared = true;
@@ -140,9 +164,15 @@ export class SharedRateBudget implements SharedBudget {
           if (this.wasShared) {
             // Redis went away: the calls in the shared window are out of reach, not gone.
             this.wasShared = false;
+            this.returned = false;
             this.fallback.assumeFull();
           }
           releaseShared = await this.acquireFallback(lane, signal);
+          if (releaseShared) {
+            fallbackId = `${this.instance}:${++this.seq}`;
+            this.fallbackSent.sent(fallbackId);
+            this.returned = false;
+          }
         }
       }
       const gate = releaseGate;
@@ -155,9 +185,16 @@ export class SharedRateBudget implements SharedBudget {
         this.inFlight -= 1;
         releaseShared();
         gate();
+        // A fallback call the shared window took in (Redis came back meanwhile): answered there too.
+        if (fallbackId !== undefined && this.fallbackSent.answered(fallbackId) && this.connection.up) {
+          this.script("eoaRelease", fallbackId, "", this.settings.limit, this.windowMs, this.settings.windowMs).catch(() => {});
+        }
       };
       if (shared) this.callIds.set(release, shared.id);
-      else this.fallbackCalls.set(release, releaseShared);
+      else {
+        this.fallbackCalls.set(release, releaseShared);
+        this.fallbackIds.set(release, fallbackId!);
+      }
       return release;
     } catch (error) {
       releaseGate?.();
@@ -176,22 +213,62 @@ export class SharedRateBudget implements SharedBudget {
     const back = new Error("Redis is back");
     const onAbort = (): void => local.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
+    // The instant Redis is found again, not at the next look: an answer arriving in between
+    // would let the fallback admit a burst on its Remaining that the shared window never
+    // counts (the fleet then sends it a second time: 12 platform 429s in a soak run).
+    const wasDown = !this.connection.up;
+    const stopListening = this.connection.onUp(() => local.abort(back));
+    // Entered while Redis is up (a script failed without an outage): look now and then.
     const look = setInterval(() => { if (this.connection.up) local.abort(back); }, LOOK_FOR_REDIS_MS);
     try {
-      return await this.fallback.acquire(lane, local.signal);
+      const release = await this.fallback.acquire(lane, local.signal);
+      if (wasDown && this.connection.up) {
+        // Granted in the turn Redis came back: not sent, so the shared window decides instead.
+        release();
+        return undefined;
+      }
+      return release;
     } catch (error) {
       if (error === back) return undefined;
       throw error;
     } finally {
       clearInterval(look);
+      stopListening();
       signal?.removeEventListener("abort", onAbort);
     }
   }
 
   /**
-   * Back on Redis after running on the fallback: a full platform window the fallback
-   * learnt of goes to Redis first, so the fleet does not probe into it (a Redis that
-   * came back empty knows nothing of the platform).
+   * Back on Redis after running on the fallback: the fallback's calls that may still count
+   * on the platform go into the shared window (see fallback-calls.ts), once, however many
+   * calls ask at the same time.
+   */
+  private returnToRedis(): Promise<void> {
+    if (!this.returning) {
+      const returning = this.adoptFallbackCalls();
+      this.returning = returning;
+      void returning.finally(() => { if (this.returning === returning) this.returning = undefined; });
+    }
+    return this.returning;
+  }
+
+  private async adoptFallbackCalls(): Promise<void> {
+    const { args, ids, inFlight } = this.fallbackSent.adopt(this.windowMs);
+    try {
+      if (args.length > 0) await this.script("eoaAdopt", FLIGHT_LEASE_MS, this.windowMs, ...args);
+      for (const id of this.fallbackSent.written(ids, inFlight)) {
+        this.script("eoaRelease", id, "", this.settings.limit, this.windowMs, this.settings.windowMs).catch(() => {});
+      }
+      this.shareWhatFallbackLearnt();
+      this.returned = true;
+    } catch {
+      // Redis failed again: the calls stay on the fallback, and are written at the next return.
+    }
+  }
+
+  /**
+   * A full platform window the fallback learnt of goes to Redis first, so the fleet does
+   * not probe into it (a Redis that came back empty knows nothing of the platform).
    */
   private shareWhatFallbackLearnt(): void {
     const fullUntil = this.fallback.platformFullUntil();
@@ -211,7 +288,7 @@ export class SharedRateBudget implements SharedBudget {
         if (this.epoch !== RENAMED && Date.now() - this.lastScriptAt > FORGET_EPOCH_WINDOWS * this.settings.windowMs) this.epoch = "";
         const sentAt = Date.now();
         reply = await this.script("eoaAcquire", id, priority, this.settings.limit, this.windowMs, this.settings.launchShare, FLIGHT_LEASE_MS, LAUNCH_GRACE_MS, mode, reservedOn,
-          this.settings.normalShare, this.epoch, PROBE_LEASE_MS, this.settings.windowMs) as Reply;
+          this.settings.normalShare, this.epoch, PROBE_LEASE_MS, this.instance, this.settings.expectedInstances, RETURN_WITHIN_MS, this.settings.windowMs) as Reply;
         this.lastScriptAt = sentAt;
       } catch {
         return undefined;
@@ -254,8 +331,14 @@ export class SharedRateBudget implements SharedBudget {
     if (limit !== undefined && limit > 0) this.shared.platformLimit = limit;
     if (!this.connection.up) return;
     const window = this.detector.windowMs;
-    this.script("eoaObserve", limit ?? 0, remaining ?? -1, resetAt === undefined ? 0 : Math.min(resetAt - now, this.settings.windowMs + 1000),
-      window < this.settings.windowMs ? window : 0, META_TTL_WINDOWS * this.settings.windowMs, (call && this.callIds.get(call)) ?? "").catch(() => {});
+    const send = (): void => {
+      this.script("eoaObserve", limit ?? 0, remaining ?? -1, resetAt === undefined ? 0 : Math.min(resetAt - now, this.settings.windowMs + 1000),
+        window < this.settings.windowMs ? window : 0, META_TTL_WINDOWS * this.settings.windowMs, (call && (this.callIds.get(call) ?? this.fallbackIds.get(call))) ?? "").catch(() => {});
+    };
+    // An answer to a fallback call: the shared window takes the fallback's calls in first,
+    // so that the Remaining it stores counts those sent after this one as pending.
+    if (own && this.fallbackSent.pending(this.windowMs)) void this.returnToRedis().then(send);
+    else send();
   }
 
   pause(untilMs: number): void {

@@ -31,6 +31,7 @@ export function scopeFleet(fleet: ScopedFleetParts, organization: string): Scope
   const key = (examId: string) => scopedExamKey(organization, examId);
   const prefix = `${SCOPED}${organization}/`;
   const attempts: LaunchAttemptStore = {
+    get shared() { return fleet.attempts.shared; },
     begin: (examId, userKey) => fleet.attempts.begin(key(examId), userKey),
     renew: (waitId, lease) => fleet.attempts.renew(waitId, lease),
     complete: (waitId, lease, outcome) => fleet.attempts.complete(waitId, lease, outcome),

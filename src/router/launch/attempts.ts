@@ -217,23 +217,61 @@ export class LaunchAttempts {
     this.running.set(handle.waitId, state);
     this.unsettled += 1;
     this.startSweeper();
+    let owned = { handle, lease };
+    let renewing = false;
     const renewer = setInterval(() => {
-      this.store.renew(handle.waitId, lease).then((mine) => {
-        // Lost the lease (we were too slow and another instance took over): its call wins.
-        if (!mine && !state.settled) state.controller.abort(new Error("the attempt was taken over"));
-      }, () => undefined);
+      if (renewing) return;
+      renewing = true;
+      const was = owned;
+      this.store.renew(was.handle.waitId, was.lease)
+        .then(async (mine) => {
+          if (mine || state.settled) return;
+          const moved = await this.rehome(state, was.handle).catch(() => undefined);
+          if (moved) owned = moved;
+          // Lost the lease (we were too slow and another instance took over): its call wins.
+          else if (!state.settled) state.controller.abort(new Error("the attempt was taken over"));
+        }, () => undefined)
+        .finally(() => { renewing = false; });
     }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
     renewer.unref();
     call(state.controller.signal).then(async (outcome) => {
       clearInterval(renewer);
-      const stored = await this.store.complete(handle.waitId, lease, outcome).catch(() => false);
-      if (stored && outcome.kind === "token") this.options.onIssued?.(handle);
+      const stored = await this.store.complete(owned.handle.waitId, owned.lease, outcome).catch(() => false);
+      if (stored && outcome.kind === "token") this.options.onIssued?.(owned.handle);
       if (!state.settled) {
         state.settled = true;
         if (this.running.get(handle.waitId) === state) this.unsettled -= 1;
       }
       for (const wake of [...state.held]) wake();
     });
+  }
+
+  /**
+   * The store lost the attempt whose call runs here (Redis came back empty):
+   * the call goes on under a new attempt for the same student, begun from what this
+   * instance holds (the exam and student it runs the call for; nothing read from Redis is
+   * taken on trust), so the student sent back to the launch URL joins it instead of making
+   * a second sign-in call. undefined when the attempt is not lost (another instance took
+   * it over) or the student already began a new one (whose call then goes instead).
+   */
+  private async rehome(state: RunningCall, lost: AttemptHandle): Promise<{ handle: AttemptHandle; lease: string } | undefined> {
+    // Unknown to a fallback store (Redis unreachable) is not lost: a new attempt there would
+    // be seen by this instance only, and the student's refresh elsewhere would call again.
+    if (!this.storeShared()) return undefined;
+    const view = await this.store.view(lost.waitId, lost.examId, lost.userKey);
+    if (view.state !== "unknown" || state.settled || !this.storeShared()) return undefined;
+    const ticket = await this.store.begin(lost.examId, lost.userKey);
+    if (ticket.lease === undefined || state.settled) return undefined;
+    const handle = { waitId: ticket.waitId, examId: lost.examId, userKey: lost.userKey };
+    if (this.running.get(lost.waitId) === state) this.running.delete(lost.waitId);
+    this.running.set(handle.waitId, state);
+    state.handle = handle;
+    this.issued.set(handle.waitId, { examId: handle.examId, userKey: handle.userKey, at: Date.now() });
+    return { handle, lease: ticket.lease };
+  }
+
+  private storeShared(): boolean {
+    return this.store.shared !== false;
   }
 
   /** Runs (unref'd) from the first call until close(): restarting it per launch cost more than its idle ticks. */
