@@ -98,7 +98,19 @@ export class SharedRateBudget implements SharedBudget {
   /** Whether the last call went through Redis: the next one on the fallback then takes the window to be full. */
   private wasShared = false;
   private readonly detector: WindowDetector;
-  private readonly perKey = new Map<string, SharedRateBudget>();
+  /**
+   * The budget of each API key a client holds: weakly, so that an organization's budget
+   * (its fallback, its queues) goes with the last client of its key, not with the process
+   * (with a thousand organizations the map would otherwise only grow). A budget collected
+   * leaves the map and stops listening for Redis coming back.
+   */
+  private readonly perKey = new Map<string, WeakRef<SharedRateBudget>>();
+  private readonly forgotten = new FinalizationRegistry<{ keyHash: string; stopListening: () => void }>(({ keyHash, stopListening }) => {
+    stopListening();
+    if (this.perKey.get(keyHash)?.deref() === undefined) this.perKey.delete(keyHash);
+  });
+  /** Stops this budget's listener for Redis coming back (it holds the budget weakly). */
+  private readonly stopListening: () => void;
   private readonly instance = randomBytes(6).toString("base64url");
   private seq = 0;
   /** The Redis id of each call admitted through Redis, by its release function (what `observe` is given). */
@@ -132,17 +144,25 @@ export class SharedRateBudget implements SharedBudget {
     this.epoch = settings.renamed ? RENAMED : "";
     this.detector = new WindowDetector(settings.windowMs);
     // At once, not at this instance's next call: the other instances count them from then.
-    connection.onUp(() => { void this.returnToRedis(); });
+    // Weakly: the connection outlives the budgets of idle organizations.
+    const self = new WeakRef(this);
+    this.stopListening = connection.onUp(() => { void self.deref()?.returnToRedis(); });
   }
 
   /** The budget of one API key, by its hash: what `createPlatformClient` asks for. */
   forKey(keyHash: string): SharedRateBudget {
-    let budget = this.perKey.get(keyHash);
+    let budget = this.perKey.get(keyHash)?.deref();
     if (!budget) {
       budget = new SharedRateBudget(this.connection, this.settings, this.settings.nameKey(keyHash));
-      this.perKey.set(keyHash, budget);
+      this.perKey.set(keyHash, new WeakRef(budget));
+      this.forgotten.register(budget, { keyHash, stopListening: budget.stopListening });
     }
     return budget;
+  }
+
+  /** How many keys' budgets this one holds (collected ones leave). */
+  get keyBudgets(): number {
+    return this.perKey.size;
   }
 
   async acquire(priority: RequestPriority, signal?: AbortSignal): Promise<ReleaseFn> {

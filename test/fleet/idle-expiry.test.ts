@@ -7,10 +7,13 @@
  * which would hold the call back a whole window). The list of active pre-warm plans
  * (whose members name organizations) expires with the latest plan in it.
  */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { fleetReady, redisFleet } from "../../src/fleet/index.js";
 import type { SharedBudget } from "../../src/fleet/fleet.js";
+import type { SharedRateBudget } from "../../src/fleet/redis-rate-budget.js";
 import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
 
 const available = await redisOrSkip("the fleet's idle expiry");
@@ -74,4 +77,21 @@ describe.runIf(available)("the shared rate budget's keys, idle", () => {
     expect(Math.min(...ttls)).toBeGreaterThan(0);
     await expect.poll(keys, { timeout: 5_000, interval: 100 }).toEqual([]);
   });
+
+  it("lets the budget of an idle key go with the last client that held it (memory does not grow per organization)", async () => {
+    await fleetReady(fleet, 5_000);
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const root = fleet.rateBudget as SharedRateBudget;
+    const held = root.forKey("key-hash-held");
+    // A thousand organizations' keys, each used once, then dropped by their clients.
+    for (let i = 0; i < 1_000; i++) (await root.forKey(`key-hash-${i}`).acquire("launch"))();
+    await expect.poll(async () => {
+      gc();
+      await new Promise((r) => setTimeout(r, 20)); // finalizers run after the collection
+      return root.keyBudgets;
+    }, { timeout: 10_000, interval: 50 }).toBeLessThan(10);
+    // A budget a client still holds stays, and is the one the key gets again.
+    expect(root.forKey("key-hash-held")).toBe(held);
+  }, 30_000);
 });
