@@ -78,6 +78,22 @@ describe.runIf(available)("the shared rate budget's keys, idle", () => {
     await expect.poll(keys, { timeout: 5_000, interval: 100 }).toEqual([]);
   });
 
+  it("keeps a plan's progress planProgressTtlMs after its last change", async () => {
+    const short = redisFleet({ url: REDIS_URL, secret: SECRET, prefix: `${prefix}-p`, planProgressTtlMs: 1_500, commandTimeoutMs: 3_000 });
+    try {
+      await fleetReady(short, 5_000);
+      await short.planLeases.record("@north/exam-3", { snapshot: "{}" });
+      const [key] = await raw.keys(`${prefix}-p:*progress*`);
+      expect(key).toBeDefined();
+      const ttl = await raw.pttl(key!);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(1_500);
+    } finally {
+      await short.close();
+      await dropPrefix(`${prefix}-p`);
+    }
+  });
+
   it("lets the budget of an idle key go with the last client that held it (memory does not grow per organization)", async () => {
     await fleetReady(fleet, 5_000);
     setFlagsFromString("--expose-gc");

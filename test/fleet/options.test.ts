@@ -43,8 +43,8 @@ describe("redisFleet options", () => {
 
   it("rejects a short secret without echoing it, a non-Redis url, and bad numbers", () => {
     const secret = "short-secret-value";
-    const problems = problemsOf({ url: "http://localhost:6379", secret, prefix: "has space", expectedInstances: 0, launchShare: 1, commandTimeoutMs: 1.5, launchLimit: { burst: 0 } });
-    expect(problems.map((p) => p.option)).toEqual(["url", "secret", "prefix", "expectedInstances", "commandTimeoutMs", "launchShare", "launchLimit.burst"]);
+    const problems = problemsOf({ url: "http://localhost:6379", secret, prefix: "has space", expectedInstances: 0, launchShare: 1, commandTimeoutMs: 1.5, planProgressTtlMs: 10, launchLimit: { burst: 0 } });
+    expect(problems.map((p) => p.option)).toEqual(["url", "secret", "prefix", "expectedInstances", "commandTimeoutMs", "planProgressTtlMs", "launchShare", "launchLimit.burst"]);
     expect(JSON.stringify(problems)).not.toContain(secret);
   });
 

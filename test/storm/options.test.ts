@@ -40,8 +40,8 @@ describe("storm options", () => {
   });
 
   it("names problems after `prepare`, the option's name, and still accepts `prewarm` (deprecated) but not both", () => {
-    expect(problemsOf(() => oralAssessments({ canLaunch: "any-signed-in-user", platform, store: memoryStore(), prepare: { budgetShare: 0, concurrency: 0 } })).sort())
-      .toEqual(["prepare.budgetShare", "prepare.concurrency"]);
+    expect(problemsOf(() => oralAssessments({ canLaunch: "any-signed-in-user", platform, store: memoryStore(), prepare: { budgetShare: 0, concurrency: 0, keepFinishedMs: -1 } })).sort())
+      .toEqual(["prepare.budgetShare", "prepare.concurrency", "prepare.keepFinishedMs"]);
     expect(problemsOf(() => oralAssessments({ canLaunch: "any-signed-in-user", platform, store: memoryStore(), prepare: {}, prewarm: {} }))).toEqual(["prewarm"]);
   });
 
