@@ -8,18 +8,11 @@
  * Screenshots go to test-artifacts/ (gitignored) for a person to look at.
  */
 import { existsSync, mkdirSync } from "node:fs";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryStore } from "express-oral-assessments";
-import { startEmulator, type Emulator } from "express-oral-assessments/emulator";
-import { createExampleApp } from "../../example-app/app.js";
-import { SCHOOLS } from "../../example-app/schools.js";
 import { createDemoUsers } from "../../example-app/users.js";
-import { TEST_KEY } from "../support/keys.js";
+import { CHROMIUM, startExampleAppInBrowser, type ExampleAppInBrowser } from "../support/example-app-browser.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = process.env.EXAMDAY_SHOTS ?? "test-artifacts";
 const haveChromium = existsSync(CHROMIUM);
 const PASSWORD = "exam-day-password";
@@ -27,33 +20,20 @@ const PASSWORD = "exam-day-password";
 // flow.test.ts warns loudly (or fails in CI) when Chromium is missing; this file only skips.
 describe.runIf(haveChromium)("the Exam day panel in a browser", () => {
   const users = createDemoUsers({ password: PASSWORD });
-  let emulator: Emulator;
-  let server: Server;
+  let running: ExampleAppInBrowser | undefined;
   let base: string;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    // A prod-sized budget on both sides: the dashboard's listing calls must not wait for a window.
-    emulator = await startEmulator({ port: 0, organizations: [{ ...SCHOOLS[0]!, testKeys: [TEST_KEY] }, { ...SCHOOLS[1]! }], rateLimits: { dev: 600 } });
-    const schools = SCHOOLS.map(({ id, name }) => ({ id, name, apiKey: emulator.organization(id).testKey, baseUrl: emulator.url, examHost: emulator.organization(id).examHost }));
-    const app = createExampleApp({ schools, organizationClient: { rateLimitPerMinute: 600 }, store: memoryStore(), users });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    running = await startExampleAppInBrowser(users);
+    ({ base, browser } = running);
   });
 
   afterAll(async () => {
     for (const context of contexts) await context.close();
-    await browser?.close();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-    await emulator?.close();
+    await running?.close();
   });
 
   /** A new browser (its own cookies) logged in as `username`. */

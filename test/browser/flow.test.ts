@@ -11,20 +11,15 @@
  * Screenshots go to test-artifacts/ (gitignored) for a person to look at.
  */
 import { existsSync, mkdirSync } from "node:fs";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryStore } from "express-oral-assessments";
-import { startEmulator, type Emulator } from "express-oral-assessments/emulator";
-import { createExampleApp } from "../../example-app/app.js";
+import type { Emulator } from "express-oral-assessments/emulator";
 import { SCHOOLS } from "../../example-app/schools.js";
 import { createDemoUsers } from "../../example-app/users.js";
-import { TEST_KEY } from "../support/keys.js";
+import { CHROMIUM, startExampleAppInBrowser, type ExampleAppInBrowser } from "../support/example-app-browser.js";
 import { startStack } from "../support/stack.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = "test-artifacts";
 const haveChromium = existsSync(CHROMIUM);
 
@@ -71,8 +66,8 @@ describe.runIf(haveChromium)("the router's built-in pages in a browser", () => {
 describe.runIf(haveChromium)("the example app in a browser", () => {
   const PASSWORD = "browser-test-password";
   const users = createDemoUsers({ password: PASSWORD });
+  let running: ExampleAppInBrowser | undefined;
   let emulator: Emulator;
-  let server: Server;
   let base: string;
   let browser: Browser;
   let context: BrowserContext;
@@ -80,26 +75,8 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    // Every dashboard refresh lists courses, classes, exams and role-plays: these flows
-    // together make more than a dev key's 60 calls a minute, and the last one would wait
-    // for the window instead of testing its form. Pacing is tested in test/platform and
-    // test/storm; here each school's key gets a prod-sized budget on both sides.
-    emulator = await startEmulator({
-      port: 0, organizations: [{ ...SCHOOLS[0]!, testKeys: [TEST_KEY] }, { ...SCHOOLS[1]! }], rateLimits: { dev: 600 },
-    });
-    const schools = SCHOOLS.map(({ id, name }) => ({ id, name, apiKey: emulator.organization(id).testKey, baseUrl: emulator.url, examHost: emulator.organization(id).examHost }));
-    const app = createExampleApp({ schools, organizationClient: { rateLimitPerMinute: 600 }, store: memoryStore(), users });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-      ],
-    });
+    running = await startExampleAppInBrowser(users);
+    ({ emulator, base, browser } = running);
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
@@ -107,10 +84,7 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
 
   afterAll(async () => {
     await context?.close();
-    await browser?.close();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-    await emulator?.close();
+    await running?.close();
   });
 
   async function logIn(username: string): Promise<void> {

@@ -5,7 +5,6 @@
  * an organization, or with an unusable one, a 400 `PrepareError` naming `organization`;
  * another school's exam is a 404; the key shows nowhere.
  */
-import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator, type EmulatorOrganization } from "../../src/emulator/index.js";
 import { inProcessFleet, type Fleet } from "../../src/fleet/fleet.js";
@@ -16,7 +15,7 @@ import type { OrganizationInfo } from "../../src/router/shared/organization-info
 import { memoryStore } from "../../src/store/memory.js";
 import type { OralStore } from "../../src/store/types.js";
 import { assertNoKey } from "../support/canary.js";
-import { listen, type Listening } from "../support/http.js";
+import { listenWithHeaderUser, type Listening } from "../support/http.js";
 import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
 import { TEST_KEY } from "../support/keys.js";
 import { rosterOf, USERS } from "../support/users.js";
@@ -66,14 +65,7 @@ describe.each(fleets)("router.prepare for many organizations, the fleet %s", (_n
       canLaunch: "any-signed-in-user",
       logger: { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} },
     });
-    const host = express();
-    host.use((req, _res, next) => {
-      const user = USERS.find((u) => u.username === req.get("x-user"));
-      if (user) (req as unknown as { user: object }).user = user;
-      next();
-    });
-    host.use("/oral", router);
-    app = await listen(host);
+    app = await listenWithHeaderUser(router, (name) => USERS.find((u) => u.username === name));
     // Each school's exam, known to the router's store as EXAM under that school only.
     for (const org of [north, south]) {
       const admin = createPlatformClient({ apiKey: org.testKey, baseUrl: emulator.url, rateLimitPerMinute: 1_000 });

@@ -11,7 +11,6 @@
  * its launch attempts and its students' fair share are its own. A budget shared by the
  * two schools would put south's students behind north's 60 waiting ones.
  */
-import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator, type EmulatorOrganization } from "../../src/emulator/index.js";
 import { inProcessFleet, type Fleet } from "../../src/fleet/fleet.js";
@@ -20,7 +19,7 @@ import { createPlatformClient } from "../../src/platform/index.js";
 import { oralAssessments, type OralAssessmentsRouter } from "../../src/router/index.js";
 import type { OrganizationInfo } from "../../src/router/shared/organization-info.js";
 import { memoryStore } from "../../src/store/memory.js";
-import { listen, type Listening } from "../support/http.js";
+import { listenWithHeaderUser, type Listening } from "../support/http.js";
 import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
 
 const redisUp = await redisOrSkip("the organization storm test on the Redis fleet");
@@ -72,14 +71,7 @@ describe.each(fleets)("a storm in one organization, the fleet %s", (_name, makeF
       waitingPageAfterMs: 300,
       logger: { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} },
     });
-    const host = express();
-    host.use((req, _res, next) => {
-      const user = req.get("x-user");
-      if (user) (req as unknown as { user: object }).user = { id: user, email: `${user}@school.test`, firstName: "Ada", lastName: user };
-      next();
-    });
-    host.use("/oral", router);
-    app = await listen(host);
+    app = await listenWithHeaderUser(router, (user) => ({ id: user, email: `${user}@school.test`, firstName: "Ada", lastName: user }));
   });
   afterAll(async () => {
     await app?.close();

@@ -6,7 +6,6 @@
  * and a refused one is asked for again once; no key in any answer or log line.
  */
 import { randomBytes } from "node:crypto";
-import express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator, type EmulatorOrganization } from "../../src/emulator/index.js";
 import { memoryStore } from "../../src/store/memory.js";
@@ -15,7 +14,7 @@ import type { OrganizationInfo } from "../../src/router/shared/organization-info
 import { ConfigurationError } from "../../src/core/configuration-error.js";
 import { createPlatformClient } from "../../src/platform/index.js";
 import { assertNoKey, captureLogger } from "../support/canary.js";
-import { listen, type Listening } from "../support/http.js";
+import { listenWithHeaderUser, type Listening } from "../support/http.js";
 import { TEST_KEY, WRONG_KEY } from "../support/keys.js";
 
 const ROTATED = `svc_test_${randomBytes(24).toString("hex")}`;
@@ -57,14 +56,7 @@ beforeAll(async () => {
     canLaunch: "any-signed-in-user",
     logger,
   });
-  const host = express();
-  host.use((req, _res, next) => {
-    const user = req.get("x-user");
-    if (user) (req as unknown as { user: object }).user = { id: user, email: `${user}@school.test`, firstName: "Ada", lastName: "Lovelace" };
-    next();
-  });
-  host.use("/oral", router);
-  app = await listen(host);
+  app = await listenWithHeaderUser(router, (user) => ({ id: user, email: `${user}@school.test`, firstName: "Ada", lastName: "Lovelace" }));
 });
 afterAll(async () => {
   await app?.close();
