@@ -205,8 +205,8 @@ export const ROUTES = [
       "Students are counted once each, by their latest launch outcome in the launch record (fleet-wide when the " +
       "instances share a database). `prepared` is the pre-warming plan's progress (`expiring`: ready tokens within " +
       "60 s of the end of their usable life); `budget.used`/`limit` the key's rate budget now (per `windowMs`); " +
-      "`platform429` and `platformErrors` the launches the platform refused as rate limited or failed in the last " +
-      "5 minutes (a 429 a launch waited out is not counted). With `Accept: text/event-stream`: the same snapshot " +
+      "`platform429` and `platformErrors` the requests on the organization's key the platform answered 429, or 5xx " +
+      "or not at all, in the last 5 minutes, fleet-wide (each retry counts; a 429 a launch waited out too). With `Accept: text/event-stream`: the same snapshot " +
       "every 2 s as Server-Sent Events (`event: snapshot`), until the client closes.",
     params: ["examId"], status: 200,
     returns: { kind: "record", schema: "LiveSnapshot", events: true, description: "The snapshot." },

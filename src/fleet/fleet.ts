@@ -9,6 +9,7 @@ import { DEFAULT_BREAKER_SETTINGS, type CircuitBreakerSettings, type CircuitBrea
 import { inProcessCircuitBreaker } from "./in-process-circuit-breaker.js";
 import { DEFAULT_LAUNCH_LIMIT, inProcessLaunchLimiter, type LaunchLimiter, type LaunchLimitSettings } from "./launch-limiter.js";
 import { FLEET_DEFAULTS } from "./defaults.js";
+import { inProcessRecentCounts, type RecentCounts } from "./recent-counts.js";
 import { inProcessPlanLeases, type PlanLeaseStore } from "./plan-lease.js";
 import { inProcessPreparedTokens, type PreparedTokenStore } from "./prepared-tokens.js";
 import { inProcessSingleUse, type SingleUseStore } from "./single-use.js";
@@ -48,6 +49,8 @@ export interface Fleet {
   readonly breaker: CircuitBreakerStore;
   /** Single-use values with a life of their own (LTI login states, "open the exam" links). */
   readonly singleUse: SingleUseStore;
+  /** Counts of the last minutes, fleet-wide (the platform's 429s and errors for the live view). */
+  readonly recentCounts: RecentCounts;
   /** The attempt owner's lease, ms: the owner renews it every third of it while its call runs. */
   readonly attemptLeaseMs: number;
   /** The plan leader's lease, ms. */
@@ -96,6 +99,7 @@ export function inProcessFleet(options: InProcessFleetOptions = {}, instanceId =
     launchLimiter: inProcessLaunchLimiter(withDefaults(DEFAULT_LAUNCH_LIMIT, options.launchLimit)),
     breaker: inProcessCircuitBreaker(withDefaults(DEFAULT_BREAKER_SETTINGS, options.circuitBreaker)),
     singleUse: inProcessSingleUse(),
+    recentCounts: inProcessRecentCounts(),
     attemptLeaseMs,
     planLeaseMs,
     instanceId,

@@ -20,6 +20,7 @@ import { defineAttemptScripts, redisLaunchAttempts } from "./redis-launch-attemp
 import { definePlanScripts, redisPlanLeases } from "./redis-plan-lease.js";
 import { redisPreparedTokens } from "./redis-prepared-tokens.js";
 import { redisSingleUse } from "./redis-single-use.js";
+import { redisRecentCounts } from "./redis-recent-counts.js";
 import { refusals } from "./refused.js";
 import { readFleetOptions, type RedisFleetOptions } from "./options.js";
 import { defineBudgetScripts, SharedRateBudget } from "./redis-rate-budget.js";
@@ -65,6 +66,7 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
     // No fallback: a state put in Redis must be found by whichever instance the launch
     // reaches, and a local copy would let one value be taken twice.
     singleUse: redisSingleUse(connection, cipher, prefix),
+    recentCounts: withFallback(redisRecentCounts(connection, prefix), local.recentCounts, connection),
     attemptLeaseMs: settings.attemptLeaseMs,
     planLeaseMs: settings.planLeaseMs,
     instanceId,

@@ -28,6 +28,7 @@ import { ExamDirectory } from "../shared/exam-directory.js";
 import { ltiLaunchSettings } from "../lti-mount.js";
 import type { OrganizationIdOf } from "./request-organization.js";
 import type { LaunchRecorder } from "../records/recorder.js";
+import { platformAnswers } from "../records/platform-answers.js";
 import { liveHandler } from "../records/live.js";
 import { scopeMetrics } from "../metrics/scope-metrics.js";
 
@@ -103,7 +104,8 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
     countLaunch: metrics?.countLaunch,
   };
   const ltiDeps = { ...launchDeps, via: "lti" as const };
-  const live = liveHandler({ store, recorder, organizationOf, platform, preparation });
+  const answers = platformAnswers(platform, fleet.recentCounts, organization);
+  const live = liveHandler({ store, recorder, organizationOf, platform, preparation, answers });
   const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationOf, logger, () => directory.forget(), recorder, live);
   return {
     launchOral: launchRoute(launch, launchDeps),
@@ -114,9 +116,13 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
     instructor,
     preparation,
     busy: () => preparer.planCount > 0,
-    clientChanged: () => metrics?.rewire(),
+    clientChanged: () => {
+      metrics?.rewire();
+      answers.rewire();
+    },
     async close() {
       metrics?.close();
+      answers.close();
       attempts.close();
       await coordinator?.close();
       preparer.close();

@@ -3,7 +3,9 @@
  * storm. Students are counted by their latest launch outcome, from the launch record in
  * the store (so fleet-wide when the instances share a database); pre-warming from the
  * plan's shared progress; the budget from the key's rate budget (fleet-wide with
- * `redisFleet`). With `Accept: text/event-stream` the same snapshot is sent every
+ * `redisFleet`), and the platform's 429s and errors of the last five minutes from every
+ * request on the organization's key, for every exam (the key's, not the exam's: fleet-wide
+ * with `redisFleet`, see platform-answers.ts). With `Accept: text/event-stream` the same snapshot is sent every
  * `LIVE_EVERY_MS` as Server-Sent Events, until the client goes.
  */
 import type { Request, Response } from "express";
@@ -14,6 +16,7 @@ import type { Preparation } from "../prepare/preparation.js";
 import { param, type Handler } from "../instructor/http.js";
 import { privateAnswerHeaders, sendJson } from "../shared/json-answer.js";
 import type { LaunchRecorder } from "./recorder.js";
+import type { PlatformAnswers } from "./platform-answers.js";
 
 /** How often the event stream sends a snapshot. */
 export const LIVE_EVERY_MS = 2_000;
@@ -22,8 +25,6 @@ const RECENT_MS = 5 * 60_000;
 
 const REFUSED = ["forbidden", "launch_limited", "failure_backoff", "wait_refused"];
 const FAILED = ["class_full", "platform_failed", "platform_timeout", "platform_busy", "platform_unavailable", "wait_exceeded"];
-/** Launch answers that were the platform's own failure (a 503 `platform_busy` is its 429). */
-const PLATFORM_ERRORS = ["platform_failed", "platform_timeout"];
 
 export interface LiveDeps {
   store: OralStore;
@@ -31,17 +32,18 @@ export interface LiveDeps {
   organizationOf: OrganizationIdOf;
   platform: PlatformClient;
   preparation: Preparation;
-  now?: () => number;
+  /** The platform's 429s and errors on this organization's key, fleet-wide. */
+  answers: PlatformAnswers;
 }
 
 const sum = (counts: Record<string, number>, outcomes: string[]) => outcomes.reduce((n, o) => n + (counts[o] ?? 0), 0);
 
-export function liveHandler({ store, recorder, organizationOf, platform, preparation, now = Date.now }: LiveDeps): Handler {
+export function liveHandler({ store, recorder, organizationOf, platform, preparation, answers }: LiveDeps): Handler {
   async function snapshot(org: string, examId: string) {
     await recorder?.flush();
     const [latest, recent, progress] = await Promise.all([
       store.countLaunches(org, { kind: "oral", examId, latestPerStudent: true }),
-      store.countLaunches(org, { kind: "oral", examId, since: now() - RECENT_MS }),
+      answers.recent(RECENT_MS),
       preparation.sharedProgress(examId),
     ]);
     const stats = platform.rateStats();
@@ -54,7 +56,7 @@ export function liveHandler({ store, recorder, organizationOf, platform, prepara
       prepared: { ready: progress?.ready ?? 0, planned: progress?.roster ?? 0, expiring: progress?.expiring ?? 0, expired: progress?.expired ?? 0 },
       budget: {
         used: stats.sentInWindow, limit: stats.limit, windowMs: stats.windowMs,
-        platform429: recent.platform_busy ?? 0, platformErrors: sum(recent, PLATFORM_ERRORS),
+        platform429: recent.platform429, platformErrors: recent.platformErrors,
       },
     };
   }
