@@ -3,33 +3,19 @@
  * secret cannot open it), no API key and no student identity in any key name, and
  * take-once under a real race between two instances.
  */
-import { Redis } from "ioredis";
-import { afterAll, describe, expect, it } from "vitest";
-import { fleetReady, redisFleet, type RedisFleet } from "../../src/fleet/index.js";
+import { describe, expect, it } from "vitest";
 import { createPlatformClient } from "../../src/platform/index.js";
 import { startEmulator } from "../../src/emulator/index.js";
 import { keyHash } from "../../src/platform/key-hash.js";
 import { TEST_KEY } from "../support/keys.js";
-import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
+import { fleetsOnPrefix, randomPrefix, redisOrSkip } from "../support/redis.js";
 import { randomBytes } from "node:crypto";
 
 const available = await redisOrSkip("the fleet at-rest tests");
 const prefix = randomPrefix("rest");
 
 describe.runIf(available)("fleet state at rest in Redis", () => {
-  const raw = new Redis(REDIS_URL);
-  const fleets: RedisFleet[] = [];
-  const fleet = async (secret = SECRET) => {
-    const made = redisFleet({ url: REDIS_URL, secret, prefix });
-    fleets.push(made);
-    await fleetReady(made);
-    return made;
-  };
-  afterAll(async () => {
-    await Promise.all(fleets.map((f) => f.close()));
-    await dropPrefix(prefix);
-    raw.disconnect();
-  });
+  const { raw, fleet } = fleetsOnPrefix(prefix);
   const everything = async () => {
     const keys = await raw.keys(`${prefix}:*`);
     const values: string[] = [];

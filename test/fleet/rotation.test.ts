@@ -6,11 +6,10 @@
  * refused is logged with the key id it claims.
  */
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
-import { afterAll, describe, expect, it } from "vitest";
-import { fleetReady, redisFleet, type RedisFleet, type RedisFleetOptions } from "../../src/fleet/index.js";
+import { describe, expect, it } from "vitest";
+import type { RedisFleet, RedisFleetOptions } from "../../src/fleet/index.js";
 import { captureLogger } from "../support/canary.js";
-import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip } from "../support/redis.js";
+import { fleetsOnPrefix, randomPrefix, redisOrSkip } from "../support/redis.js";
 
 const available = await redisOrSkip("the fleet secret rotation tests");
 const prefix = randomPrefix("rotate");
@@ -20,19 +19,9 @@ const ada = "u-ada-rot\u0000ada.rot@school.test";
 const bob = "u-bob-rot\u0000bob.rot@school.test";
 
 describe.runIf(available)("rotating the fleet secret", () => {
-  const raw = new Redis(REDIS_URL);
-  const fleets: RedisFleet[] = [];
-  const fleet = async (secret: RedisFleetOptions["secret"], logger = captureLogger()) => {
-    const made = redisFleet({ url: REDIS_URL, secret, prefix, logger, commandTimeoutMs: 3_000, outcomeTtlMs: 60_000 });
-    fleets.push(made);
-    await fleetReady(made);
-    return made;
-  };
-  afterAll(async () => {
-    await Promise.all(fleets.map((f) => f.close()));
-    await dropPrefix(prefix);
-    raw.disconnect();
-  });
+  const on = fleetsOnPrefix(prefix);
+  const raw = on.raw;
+  const fleet = (secret: RedisFleetOptions["secret"], logger = captureLogger()) => on.fleet(secret, { logger, commandTimeoutMs: 3_000, outcomeTtlMs: 60_000 });
 
   /** Everything a fleet keeps, written under `secret` for exam `examId`. */
   async function writeEverything(writer: RedisFleet, examId: string) {

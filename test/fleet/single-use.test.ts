@@ -5,28 +5,14 @@
  * value readable there, another secret cannot open it); it expires with its TTL.
  */
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
-import { afterAll, describe, expect, it } from "vitest";
-import { fleetReady, redisFleet, type RedisFleet } from "../../src/fleet/index.js";
-import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
+import { describe, expect, it } from "vitest";
+import { fleetsOnPrefix, randomPrefix, redisOrSkip } from "../support/redis.js";
 
 const available = await redisOrSkip("the single-use store in Redis");
 const prefix = randomPrefix("single-use");
 
 describe.runIf(available)("redisSingleUse across a fleet", () => {
-  const raw = new Redis(REDIS_URL);
-  const fleets: RedisFleet[] = [];
-  const fleet = async (secret = SECRET) => {
-    const made = redisFleet({ url: REDIS_URL, secret, prefix });
-    fleets.push(made);
-    await fleetReady(made);
-    return made;
-  };
-  afterAll(async () => {
-    await Promise.all(fleets.map((f) => f.close()));
-    await dropPrefix(prefix);
-    raw.disconnect();
-  });
+  const { raw, fleet } = fleetsOnPrefix(prefix);
 
   it("is taken once fleet-wide: of two instances racing, one gets the value, the other nothing", async () => {
     const [a, b] = [await fleet(), await fleet()];

@@ -7,7 +7,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { Redis } from "ioredis";
-import { describe, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
+import { fleetReady, redisFleet, type RedisFleet, type RedisFleetOptions } from "../../src/fleet/index.js";
 
 export const REDIS_URL = process.env.EOA_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 export const SECRET = randomBytes(32).toString("base64url");
@@ -85,6 +86,30 @@ export async function startRedisServer(port: number): Promise<{ url: string; chi
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGKILL");
       await exited;
+    },
+  };
+}
+
+/**
+ * Redis fleets on one prefix, for one describe block: `fleet(secret?, options?)` makes one
+ * and waits until it is ready; after the block every fleet is closed, the prefix dropped
+ * and `raw` (a plain client, to read or tamper with what the fleets wrote) disconnected.
+ */
+export function fleetsOnPrefix(prefix: string): { raw: Redis; fleet(secret?: RedisFleetOptions["secret"], options?: Partial<RedisFleetOptions>): Promise<RedisFleet> } {
+  const raw = new Redis(REDIS_URL);
+  const fleets: RedisFleet[] = [];
+  afterAll(async () => {
+    await Promise.all(fleets.map((f) => f.close()));
+    await dropPrefix(prefix);
+    raw.disconnect();
+  });
+  return {
+    raw,
+    async fleet(secret = SECRET, options = {}) {
+      const made = redisFleet({ url: REDIS_URL, secret, prefix, ...options });
+      fleets.push(made);
+      await fleetReady(made);
+      return made;
     },
   };
 }
