@@ -20,6 +20,7 @@ import { createBrowserPool, get, launch } from "./lib/browser.js";
 import { startEmulatorProcess } from "./lib/emulator.js";
 import { cookieOf, startHost } from "./lib/host.js";
 import { startHostProcess } from "./lib/host-process.js";
+import { startStormDriver } from "./lib/storm-driver.js";
 import { percentile, round, sleep } from "./lib/stats.js";
 
 const SCHOOLS = [{ id: "storm", name: "Storm University" }, { id: "quiet", name: "Quiet College" }];
@@ -30,10 +31,10 @@ function gcFunction() {
   return vm.runInNewContext("gc");
 }
 
-export async function runOrganizations({ students = 600, quiet = 50, limit = 100, windowMs = 1_000, arrivalMs = 1_000, idleCount = 1_000, hostIn = "child", log }) {
+export async function runOrganizations({ students = 600, quiet = 50, limit = 100, windowMs = 1_000, arrivalMs = 1_000, idleCount = 1_000, hostIn = "child", stormIn = "child", log }) {
   const emulator = await startEmulatorProcess({ organizations: SCHOOLS });
   try {
-    const noisyNeighbour = await runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, arrivalMs, hostIn, log });
+    const noisyNeighbour = await runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, arrivalMs, hostIn, stormIn, log });
     const idle = await runIdle(emulator, { count: idleCount, log });
     return { count: idleCount, noisyNeighbour, idle };
   } finally {
@@ -46,7 +47,7 @@ const byId = (emulator) => (id) => {
   return org && { apiKey: org.testKey, examHost: org.examHost };
 };
 
-async function runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, arrivalMs, hostIn, log }) {
+async function runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, arrivalMs, hostIn, stormIn, log }) {
   await emulator.setRateLimits({ dev: limit, windowMs });
   await emulator.setLatency({ fixedMs: 20, jitterMs: 10 });
   const hostOptions = {
@@ -70,12 +71,18 @@ async function runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, a
     log(`organizations: ${quiet} quiet students alone`);
     const alone = await wave("quiet", quietExam.examId, "qa", quiet);
     await sleep(windowMs + 100);
+    // The storm's browsers: a process of their own (the default), or this one's loop, which also times the quiet school.
+    const stormDriver = stormIn === "child" ? await startStormDriver() : undefined;
     log(`organizations: ${students} storm students at the storm school's limit, ${quiet} quiet students beside them`);
     // The router's event loop: this process's, or the child's.
     const loop = hostIn === "process" ? monitorEventLoopDelay({ resolution: 10 }) : undefined;
     loop?.enable();
     await host.loopStart?.();
-    const storm = wave("storm", stormExam.examId, "st", students);
+    const driverLoop = monitorEventLoopDelay({ resolution: 10 });
+    driverLoop.enable();
+    const storm = stormDriver
+      ? stormDriver.wave({ url: host.url, examId: stormExam.examId, org: "storm", prefix: "st", count: students, arrivalMs })
+      : wave("storm", stormExam.examId, "st", students);
     await sleep(arrivalMs / 2); // the quiet school arrives while the storm's queue is longest
     const quietStartedAt = Date.now();
     const beside = await wave("quiet", quietExam.examId, "qb", quiet);
@@ -83,6 +90,7 @@ async function runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, a
     // waited in the router before being sent, not in the platform's window.
     const seen = await emulator.requests(5_000);
     const quietCalls = seen.filter((r) => r.org === "quiet" && r.path === "/students/sign-in-token" && r.at >= quietStartedAt).map((r) => r.at - quietStartedAt);
+    driverLoop.disable();
     const stormWalks = await storm;
     loop?.disable();
     const delay = loop ? { p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 } : await host.loopStop();
@@ -101,8 +109,11 @@ async function runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, a
       quietLastCallSentMs: quietCalls.length > 0 ? Math.max(...quietCalls) : undefined,
       quietPlatform429: seen.filter((r) => r.org === "quiet" && r.status === 429).length,
       host: hostIn === "process" ? "in the bench's process" : "child process",
+      stormBrowsers: stormIn === "child" ? "child process" : "in the bench's process",
       eventLoopDelayP99Ms: round(delay.p99Ms, 1),
       eventLoopDelayMaxMs: round(delay.maxMs, 1),
+      driverLoopDelayP99Ms: round(driverLoop.percentile(99) / 1e6, 1),
+      driverLoopDelayMaxMs: round(driverLoop.max / 1e6, 1),
     };
   } finally {
     agent.destroy();

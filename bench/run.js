@@ -41,6 +41,8 @@ const { values } = parseArgs({
     fleet: { type: "boolean", default: false },
     // Where the noisy-neighbour part's router runs: "child" (its own process) or "process" (the bench's).
     "organizations-host": { type: "string", default: "child" },
+    // Where the noisy-neighbour part's storm browsers run: "child" (their own process) or "process" (the bench's, which times the quiet school).
+    "organizations-storm": { type: "string", default: "child" },
     // Organizations the fleet part touches once each before its idle expiry (fleet-organizations.js).
     "fleet-organizations": { type: "string", default: "200" },
   },
@@ -64,7 +66,7 @@ try {
   if (only.has("memory")) result.memory = await runMemory(emulator, { launches: Number(values.launches), log });
   if (only.has("storm")) result.storm = await runStorms(emulator, { students: Number(values.students), log });
   if (only.has("overhead")) result.overhead = await runOverhead(emulator, { rounds: Number(values.rounds), log });
-  if (only.has("organizations")) result.organizations = await runOrganizations({ students: Number(values.students), hostIn: values["organizations-host"], log });
+  if (only.has("organizations")) result.organizations = await runOrganizations({ students: Number(values.students), hostIn: values["organizations-host"], stormIn: values["organizations-storm"], log });
   if (only.has("record")) result.launchRecord = await runLaunchRecord(emulator, { rounds: Number(values["record-rounds"]), log });
   if (only.has("breakdown")) result.breakdown = await runBreakdown(emulator, { log });
   if (only.has("fleet")) {
