@@ -22,13 +22,15 @@ for i = 3, #ARGV, 3 do
   if answeredAgo < 0 then
     redis.call('ZADD', KEYS[2], now + lease, id)
     redis.call('ZADD', KEYS[1], now - sentAgo, id)
+    redis.call('ZADD', KEYS[11], now - sentAgo, id)
   elseif answeredAgo < W then
     redis.call('ZADD', KEYS[1], 'GT', now - answeredAgo, id)
+    redis.call('ZADD', KEYS[11], now - sentAgo, id)
   end
 end
 -- Nothing idle lives forever (a window Redis lost comes back without a lifetime): at most
 -- until the lease of what is in flight, and two windows more; a longer lifetime stays.
-for _, k in ipairs({ KEYS[1], KEYS[2] }) do
+for _, k in ipairs({ KEYS[1], KEYS[2], KEYS[11] }) do
   if redis.call('EXISTS', k) == 1 then
     redis.call('PEXPIRE', k, lease + 2 * W, 'NX')
     redis.call('PEXPIRE', k, lease + 2 * W, 'GT')

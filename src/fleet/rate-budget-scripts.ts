@@ -28,6 +28,10 @@
  *                    others may still run on their fallback, their share is kept for them).
  *  10 probe    string the one call sent, fleet-wide, to learn the platform's Remaining
  *                    while the window is taken to be full and none is known.
+ *  11 sends    zset  calls sent (member = call id, score = send time), as long as they
+ *                    count in the window: a Remaining is lowered by the calls sent after
+ *                    the one that brought it, in flight or answered since (the window's
+ *                    own score moves to the answer time, so it cannot tell them apart).
  *
  * Every key expires when idle: `pause`, `server`, `meta` and `probe` by their own lifetimes
  * (`meta` ten configured windows), the others two configured windows after the last call
@@ -50,6 +54,7 @@ local left = 0
 for _, member in ipairs(old) do
   if not redis.call('ZSCORE', KEYS[2], member) then
     redis.call('ZREM', KEYS[1], member)
+    redis.call('ZREM', KEYS[11], member)
     left = left + 1
   end
 end
@@ -78,7 +83,7 @@ local function expireIdle(configured)
   local lease = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
   if lease[2] then last = math.max(last, tonumber(lease[2])) end
   local ttl = math.ceil(last - now + 2 * Wc)
-  for _, i in ipairs({ 1, 2, 3, 7, 8, 9 }) do redis.call('PEXPIRE', KEYS[i], ttl) end
+  for _, i in ipairs({ 1, 2, 3, 7, 8, 9, 11 }) do redis.call('PEXPIRE', KEYS[i], ttl) end
 end
 `;
 
@@ -184,6 +189,7 @@ if lane ~= 'launch' and redis.call('ZCARD', KEYS[3]) > 0 then cap = math.floor(L
 local function admit()
   redis.call('ZADD', KEYS[1], now, id)
   redis.call('ZADD', KEYS[2], now + lease, id)
+  redis.call('ZADD', KEYS[11], now, id)
   redis.call('ZREM', KEYS[3], id)
   redis.call('ZREM', KEYS[7], id)
   if priority ~= 'launch' then redis.call('ZADD', KEYS[8], now, id) end
@@ -307,13 +313,14 @@ if remaining >= 0 and resetIn > 0 then
   -- Calls still in flight fleet-wide that were sent after this one may not be counted in
   -- it yet (those sent before it were). Without the call's id: every other call in flight.
   local pending = math.max(0, redis.call('ZCARD', KEYS[2]) - 1)
-  local sentAt = ARGV[6] ~= '' and redis.call('ZSCORE', KEYS[2], ARGV[6]) and redis.call('ZSCORE', KEYS[1], ARGV[6])
+  local sentAt = ARGV[6] ~= '' and redis.call('ZSCORE', KEYS[11], ARGV[6])
   if sentAt then
-    -- Every call of ours counted from this one's sending on was sent after it (a call's
-    -- score is its send time, then its answer time): in flight or already answered, the
-    -- platform had not counted it yet when it answered this one. (A call sent before it
-    -- and answered since is counted too: the error only ever holds calls back.)
-    pending = math.max(0, redis.call('ZCOUNT', KEYS[1], sentAt, now) - 1)
+    -- Our calls sent from this one's sending on, in flight or answered since: the
+    -- platform had not counted them when it answered this one. Not those sent before it,
+    -- even if answered since: it had counted those, and counting them again held a
+    -- storm's calls back by up to the calls in flight (the fleet bench's ratio went from
+    -- about 0.95 to 1.28). A call sent in the same millisecond counts as after it.
+    pending = math.max(0, redis.call('ZCOUNT', KEYS[11], sentAt, '+inf') - 1)
   end
   redis.call('HSET', KEYS[5], 'remaining', remaining - pending, 'resetAt', now + resetIn)
   redis.call('PEXPIRE', KEYS[5], resetIn)
@@ -329,4 +336,4 @@ return { redis.call('ZCOUNT', KEYS[1], '-inf', now), redis.call('ZCARD', KEYS[1]
   redis.call('ZCARD', KEYS[3]) }
 `;
 
-export const BUDGET_KEYS = 10;
+export const BUDGET_KEYS = 11;

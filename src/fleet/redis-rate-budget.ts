@@ -132,7 +132,7 @@ export class SharedRateBudget implements SharedBudget {
 
   constructor(private readonly connection: FleetConnection, private readonly settings: SharedBudgetSettings, readonly budgetId: string) {
     const base = `${settings.prefix}:{rb:${budgetId}}`;
-    this.keys = ["window", "flight", "launches", "pause", "server", "meta", "normals", "kept", "epoch", "probe"].map((k) => `${base}:${k}`);
+    this.keys = ["window", "flight", "launches", "pause", "server", "meta", "normals", "kept", "epoch", "probe", "sends"].map((k) => `${base}:${k}`);
     this.gate = createRateBudget({ limit: Number.MAX_SAFE_INTEGER, maxConcurrency: settings.maxConcurrency, normalShare: settings.normalShare });
     this.fallback = createFallbackRateBudget({
       limit: Math.max(1, Math.floor(settings.limit / settings.expectedInstances)),

@@ -102,8 +102,8 @@ export class InProcessRateBudget implements RateBudget {
   /** The part of a reported Remaining this budget may use (a fallback shares it with the other instances). */
   private readonly remainingShare: number;
   private inFlight = 0;
-  /** Release functions of the requests in flight, in the order they were sent. */
-  private readonly flight = new Set<ReleaseFn>();
+  /** Each request's place in the send order (`totalSent` just after it was sent), by its release function. */
+  private readonly sendNumber = new WeakMap<ReleaseFn, number>();
   private totalSent = 0;
   private pausedUntil = 0;
   private server: { remaining: number; resetAt: number } | undefined;
@@ -186,11 +186,12 @@ export class InProcessRateBudget implements RateBudget {
     // raise ours, which the integrator may have lowered on purpose to share the key.
     if (limit !== undefined && Number.isFinite(limit) && limit > 0) this.serverLimit = limit;
     if (remaining !== undefined && resetAt !== undefined && resetAt > now) {
-      // Requests still in flight that were sent after the one that brought this answer may
-      // not be counted in `remaining` yet: assume they are about to be. (Those sent before
-      // it were; counting them too would hold calls the platform has room for.) Without
-      // the call, every other request in flight.
-      const pending = call !== undefined && this.flight.has(call) ? this.sentAfter(call) : Math.max(0, this.inFlight - 1);
+      // Requests sent after the one that brought this answer, in flight or answered since
+      // (answers arrive out of order), were not counted in `remaining`: count them. (Those
+      // sent before it were; counting them too would hold calls the platform has room
+      // for.) Without the call, every other request in flight.
+      const sentAt = call === undefined ? undefined : this.sendNumber.get(call);
+      const pending = sentAt === undefined ? Math.max(0, this.inFlight - 1) : this.totalSent - sentAt;
       // The reset is in whole seconds, so it may lie up to 1 s past the window's end; one
       // further away is clock skew or nonsense, and we do not wait on it longer than that.
       const usable = this.remainingShare === 1 ? remaining : Math.floor(remaining * this.remainingShare);
@@ -312,22 +313,11 @@ export class InProcessRateBudget implements RateBudget {
       released = true;
       if (probe) this.probing = false;
       this.inFlight -= 1;
-      this.flight.delete(release);
       this.done.push(Math.max(now, this.now()));
       this.pump();
     };
-    this.flight.add(release);
+    this.sendNumber.set(release, this.totalSent);
     return release;
-  }
-
-  /** How many requests in flight were sent after `call` (the set keeps send order). */
-  private sentAfter(call: ReleaseFn): number {
-    let after = -1;
-    for (const other of this.flight) {
-      if (after >= 0) after += 1;
-      else if (other === call) after = 0;
-    }
-    return Math.max(0, after);
   }
 
   private wakeAt(at: number): void {

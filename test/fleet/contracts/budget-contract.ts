@@ -148,7 +148,7 @@ export function describeBudgetContract(name: string, make: (limit: number, optio
       expect(waited).toBeLessThan(2000);
     });
 
-    it("a Remaining counts against it only the calls in flight sent after the call that brought it", async () => {
+    it("a Remaining counts against it only the calls sent after the call that brought it", async () => {
       const { a, b, sync } = await open(100);
       const first = await a.acquire("normal");
       await sleep(10);
@@ -170,6 +170,44 @@ export function describeBudgetContract(name: string, make: (limit: number, optio
       const fifth = await b.acquire("normal");
       expect(Date.now() - started).toBeGreaterThanOrEqual(500);
       [first, second, last, fourth, fifth].forEach((r) => r());
+    });
+
+    it("a call sent before the one that brought a Remaining and answered since is not counted against it", async () => {
+      // A 3 s window: counting the earlier call would hold the next one until it leaves the
+      // window, about 3 s after its answer; the bound below keeps a second to spare both ways.
+      const { a, b, sync } = await open(100, { windowMs: 3000 });
+      const earlier = await a.acquire("normal");
+      await sleep(10);
+      const later = await a.acquire("normal");
+      await sleep(10);
+      earlier(); // answered first (its answer time is after the later call's send time)
+      // The later call's answer: the platform counted the earlier call in it. One slot left.
+      a.observe({ limit: 100, remaining: 1, resetAt: Date.now() + 2500 }, later);
+      await sync();
+      const started = Date.now();
+      const next = await b.acquire("normal");
+      expect(Date.now() - started).toBeLessThan(2000);
+      later();
+      next();
+    });
+
+    it("a call sent after the one that brought a Remaining and answered before it is counted against it", async () => {
+      const { a, b, sync } = await open(100, { windowMs: 3000 });
+      const earlier = await a.acquire("normal");
+      await sleep(10);
+      const later = await a.acquire("normal");
+      await sleep(10);
+      later(); // answers arrive out of order
+      // The earlier call's answer: the platform had not counted the later call yet, so the
+      // one slot it reports is the later call's: the next call waits (for the later call
+      // to leave the window, about 3 s; checked from below).
+      a.observe({ limit: 100, remaining: 1, resetAt: Date.now() + 2500 }, earlier);
+      await sync();
+      const started = Date.now();
+      const next = await b.acquire("normal");
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+      earlier();
+      next();
     });
 
     it("stats report the window, the limit and what was sent", async () => {
