@@ -132,6 +132,8 @@ export async function runFleet(emulator, { instances: count = 4, students = 600,
         students,
         ratio: round(onDemand.lastMs / boundMs),
         ratioToPhysical: round(ratioToPhysical(onDemand.lastMs, physical)),
+        lastRedirectMs: round(onDemand.lastMs, 1),
+        lastSignInCallMs: onDemand.lastCallMs,
         failed: onDemand.failed,
         platform429: onDemand.platform.filter((r) => r.status === 429).length,
         signInCalls: onDemand.platform.length,
@@ -175,6 +177,9 @@ async function storm(emulator, base, agent, examId, students, arrivalMs, retries
   const { failed, platform } = await settleStorm(agent, emulator, walks, wallStart);
   return {
     lastMs,
+    // When the platform received the storm's last sign-in call: what is left after it is
+    // the call's answer and the student's next look (a held request, or a waiting page's refresh).
+    lastCallMs: platform.length > 0 ? Math.max(...platform.map((r) => r.at)) - wallStart : undefined,
     times: walks.filter((w) => w.status === 303).map((w) => w.ms),
     locations: walks.map((w) => w.location),
     failed,

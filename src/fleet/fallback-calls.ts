@@ -22,10 +22,10 @@ for i = 3, #ARGV, 3 do
   if answeredAgo < 0 then
     redis.call('ZADD', KEYS[2], now + lease, id)
     redis.call('ZADD', KEYS[1], now - sentAgo, id)
-    redis.call('ZADD', KEYS[11], now - sentAgo, id)
+    redis.call('ZADD', KEYS[11], (now - sentAgo) * 1000, id)
   elseif answeredAgo < W then
     redis.call('ZADD', KEYS[1], 'GT', now - answeredAgo, id)
-    redis.call('ZADD', KEYS[11], now - sentAgo, id)
+    redis.call('ZADD', KEYS[11], (now - sentAgo) * 1000, id)
   end
 end
 -- Nothing idle lives forever (a window Redis lost comes back without a lifetime): at most

@@ -28,10 +28,12 @@
  *                    others may still run on their fallback, their share is kept for them).
  *  10 probe    string the one call sent, fleet-wide, to learn the platform's Remaining
  *                    while the window is taken to be full and none is known.
- *  11 sends    zset  calls sent (member = call id, score = send time), as long as they
- *                    count in the window: a Remaining is lowered by the calls sent after
- *                    the one that brought it, in flight or answered since (the window's
- *                    own score moves to the answer time, so it cannot tell them apart).
+ *  11 sends    zset  calls sent (member = call id, score = send time in µs), as long as
+ *                    they count in the window: a Remaining is lowered by the calls sent
+ *                    after the one that brought it, in flight or answered since (the
+ *                    window's own score moves to the answer time, so it cannot tell them
+ *                    apart). Microseconds: the scripts run one at a time, so two sends
+ *                    never share a time, and "after" is the order the fleet admitted them.
  *
  * Every key expires when idle: `pause`, `server`, `meta` and `probe` by their own lifetimes
  * (`meta` ten configured windows), the others two configured windows after the last call
@@ -41,6 +43,7 @@
 const PRELUDE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local function num(v, d) if v then return tonumber(v) end return d end
 local W = tonumber(ARGV[4])
 local detected = num(redis.call('HGET', KEYS[6], 'window'), 0)
@@ -189,7 +192,7 @@ if lane ~= 'launch' and redis.call('ZCARD', KEYS[3]) > 0 then cap = math.floor(L
 local function admit()
   redis.call('ZADD', KEYS[1], now, id)
   redis.call('ZADD', KEYS[2], now + lease, id)
-  redis.call('ZADD', KEYS[11], now, id)
+  redis.call('ZADD', KEYS[11], nowUs, id)
   redis.call('ZREM', KEYS[3], id)
   redis.call('ZREM', KEYS[7], id)
   if priority ~= 'launch' then redis.call('ZADD', KEYS[8], now, id) end
@@ -319,8 +322,8 @@ if remaining >= 0 and resetIn > 0 then
     -- platform had not counted them when it answered this one. Not those sent before it,
     -- even if answered since: it had counted those, and counting them again held a
     -- storm's calls back by up to the calls in flight (the fleet bench's ratio went from
-    -- about 0.95 to 1.28). A call sent in the same millisecond counts as after it.
-    pending = math.max(0, redis.call('ZCOUNT', KEYS[11], sentAt, '+inf') - 1)
+    -- about 0.95 to 1.28).
+    pending = redis.call('ZCOUNT', KEYS[11], '(' .. sentAt, '+inf')
   end
   redis.call('HSET', KEYS[5], 'remaining', remaining - pending, 'resetAt', now + resetIn)
   redis.call('PEXPIRE', KEYS[5], resetIn)
