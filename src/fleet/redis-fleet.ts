@@ -23,7 +23,8 @@ import { redisSingleUse } from "./redis-single-use.js";
 import { redisRecentCounts } from "./redis-recent-counts.js";
 import { refusals } from "./refused.js";
 import { readFleetOptions, type RedisFleetOptions } from "./options.js";
-import { defineBudgetScripts, SharedRateBudget } from "./redis-rate-budget.js";
+import { defineBudgetScripts } from "./rate-budget-commands.js";
+import { SharedRateBudget } from "./redis-rate-budget.js";
 
 export interface RedisFleet extends Fleet {
   readonly kind: "redis";

@@ -69,7 +69,7 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
 /**
  * The in-process budget with what a shared budget's fallback needs beyond the interface:
  * `assumeFull` (Redis went away: the window it kept is out of reach, see fallback use in
- * src/fleet/redis-rate-budget.ts).
+ * src/fleet/budget-fallback.ts).
  */
 export function createFallbackRateBudget(options: FallbackBudgetOptions): InProcessRateBudget {
   return new InProcessRateBudget(options);
