@@ -53,6 +53,27 @@ export function observePlatformCalls(client: PlatformClient, key: object, observ
   };
 }
 
+/** An observation of a live client: `rewire` after the client behind it changed (a rotated key), `close` to stop. */
+export interface FollowedCalls {
+  rewire(): void;
+  close(): void;
+}
+
+/** `observePlatformCalls` on a live client, observed anew on each `rewire`. */
+export function followPlatformCalls(client: PlatformClient, key: object, observer: PlatformCallObserver): FollowedCalls {
+  let unobserve = observePlatformCalls(client, key, observer);
+  return {
+    rewire() {
+      unobserve?.();
+      unobserve = observePlatformCalls(client, key, observer);
+    },
+    close() {
+      unobserve?.();
+      unobserve = undefined;
+    },
+  };
+}
+
 /** Tells every observer; an observer that throws is its own bug and must not fail the call. */
 export function notifyObservers(observers: CallObservers, event: PlatformCallEvent): void {
   for (const { observer } of observers.values()) {

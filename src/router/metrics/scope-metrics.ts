@@ -2,7 +2,7 @@
  * One organization's part of the metrics: counts its launches, observes its platform
  * client's requests and reports its gauges at scrape time, until its scope closes.
  */
-import { observePlatformCalls, type PlatformCallEvent } from "../../platform/call-observer.js";
+import { followPlatformCalls, type PlatformCallEvent } from "../../platform/call-observer.js";
 import type { PlatformClient } from "../../platform/types.js";
 import type { ExamKind, LaunchServedBy, LaunchVia } from "../../store/types.js";
 import type { GaugeSnapshot, Instruments } from "./instruments.js";
@@ -31,7 +31,7 @@ export function scopeMetrics(instruments: Instruments, { organization, platform,
     if (event.status === 429) instruments.platformRateLimited.inc(org);
   };
   // Keyed by the instruments: two routers counting on one registry with one client count its requests once.
-  let unobserve = observePlatformCalls(platform, instruments, observer);
+  const calls = followPlatformCalls(platform, instruments, observer);
   const source = () => ({ organization, ...snapshot() });
   instruments.sources.add(source);
   return {
@@ -39,13 +39,9 @@ export function scopeMetrics(instruments: Instruments, { organization, platform,
       instruments.launches.inc({ kind, via, outcome, served_by: servedBy, ...org });
       instruments.launchSeconds.observe({ served_by: servedBy, ...org }, seconds);
     },
-    rewire() {
-      unobserve?.();
-      unobserve = observePlatformCalls(platform, instruments, observer);
-    },
+    rewire: () => calls.rewire(),
     close() {
-      unobserve?.();
-      unobserve = undefined;
+      calls.close();
       instruments.sources.delete(source);
     },
   };

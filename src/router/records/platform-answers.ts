@@ -6,7 +6,7 @@
  * network); a 4xx other than 429 is the request's fault, not the platform's.
  */
 import type { RecentCounts } from "../../fleet/recent-counts.js";
-import { observePlatformCalls, type PlatformCallEvent } from "../../platform/call-observer.js";
+import { followPlatformCalls, type PlatformCallEvent } from "../../platform/call-observer.js";
 import type { PlatformClient } from "../../platform/types.js";
 
 export interface PlatformAnswers {
@@ -25,19 +25,13 @@ export function platformAnswers(platform: PlatformClient, counts: RecentCounts, 
     const what = event.status === 429 ? "platform429" : event.status === undefined ? (event.failure === "aborted" ? undefined : "platformErrors") : event.status >= 500 ? "platformErrors" : undefined;
     if (what) void counts.add(name(what)).catch(() => undefined);
   };
-  let unobserve = observePlatformCalls(platform, key, observer);
+  const calls = followPlatformCalls(platform, key, observer);
   return {
     async recent(windowMs) {
       const [platform429, platformErrors] = await Promise.all([counts.sum(name("platform429"), windowMs), counts.sum(name("platformErrors"), windowMs)]);
       return { platform429, platformErrors };
     },
-    rewire() {
-      unobserve?.();
-      unobserve = observePlatformCalls(platform, key, observer);
-    },
-    close() {
-      unobserve?.();
-      unobserve = undefined;
-    },
+    rewire: () => calls.rewire(),
+    close: () => calls.close(),
   };
 }
