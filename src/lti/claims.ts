@@ -1,4 +1,4 @@
-/** LTI 1.3 claim names (LTI Core §5.3-5.4, Deep Linking 2.0) and role normalisation. */
+/** LTI 1.3 claim names (LTI Core §5.3-5.4, Deep Linking 2.0) and the course role of a launch. */
 
 export const LTI = "https://purl.imsglobal.org/spec/lti/claim/";
 export const CLAIM = {
@@ -12,19 +12,53 @@ export const CLAIM = {
   custom: `${LTI}custom`,
   lis: `${LTI}lis`,
   launchPresentation: `${LTI}launch_presentation`,
+  toolPlatform: `${LTI}tool_platform`,
   deepLinkingSettings: "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings",
 } as const;
 
 export const MESSAGE_TYPES = ["LtiResourceLinkRequest", "LtiDeepLinkingRequest"] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
-const INSTRUCTOR_ROLES = new Set(["Instructor", "Administrator", "ContentDeveloper", "TeachingAssistant", "Faculty"]);
+/**
+ * What a launch without any context role is (`lti.rolesWithoutContext`): `"learner"`, or
+ * `"institution-instructor"`, an instructor when an institution role is Instructor,
+ * Faculty or Administrator (Open edX sends only institution roles).
+ */
+export type RolesWithoutContext = "learner" | "institution-instructor";
+
+/** Context roles (and their sub-roles) that make the user staff of the course. */
+const STAFF = new Set(["Instructor", "TeachingAssistant", "ContentDeveloper", "Administrator"]);
+const INSTITUTION_STAFF = new Set(["Instructor", "Faculty", "Administrator"]);
+
+const MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership";
+const INSTITUTION = "http://purl.imsglobal.org/vocab/lis/v2/institution/person#";
+const LTI11_CONTEXT = "urn:lti:role:ims/lis/";
+/** Simple names (LTI Core §A.2.3: allowed for context roles only). */
+const SIMPLE = /^[A-Za-z]+$/;
 
 /**
- * Whether the roles make the user staff of this context. Full URIs
- * (`http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor`, institution roles) and
- * the short forms some platforms send (`"Instructor"`) both count.
+ * The context role a role string names (its principal role: `Instructor` for
+ * `membership/Instructor#TeachingAssistant`, `TeachingAssistant` for the simple name), or
+ * undefined when it is an institution, system or unknown role.
  */
-export function isInstructorRole(roles: readonly unknown[]): boolean {
-  return roles.some((role) => typeof role === "string" && INSTRUCTOR_ROLES.has(role.split(/[#/]/).pop() ?? ""));
+export function contextRole(role: unknown): string | undefined {
+  if (typeof role !== "string") return undefined;
+  if (role.startsWith(`${MEMBERSHIP}#`)) return role.slice(MEMBERSHIP.length + 1) || undefined;
+  if (role.startsWith(`${MEMBERSHIP}/`)) return role.slice(MEMBERSHIP.length + 1).split("#")[0] || undefined;
+  if (role.startsWith(LTI11_CONTEXT)) return role.slice(LTI11_CONTEXT.length).split("/")[0] || undefined;
+  return SIMPLE.test(role) ? role : undefined;
+}
+
+/**
+ * Whether the roles make the user staff of this course: a context role Instructor (and its
+ * sub-roles, TeachingAssistant among them), TeachingAssistant, ContentDeveloper or
+ * Administrator, as a membership URI, an LTI 1.1 URN or a simple name. Institution and
+ * system roles never do (a course Learner who teaches elsewhere is a learner here), except,
+ * with `"institution-instructor"`, when the launch carries no context role at all.
+ */
+export function isInstructorRole(roles: readonly unknown[], withoutContext: RolesWithoutContext = "learner"): boolean {
+  const context = roles.map(contextRole).filter((r): r is string => r !== undefined);
+  if (context.length > 0) return context.some((r) => STAFF.has(r));
+  if (withoutContext === "learner") return false;
+  return roles.some((r) => typeof r === "string" && r.startsWith(INSTITUTION) && INSTITUTION_STAFF.has(r.slice(INSTITUTION.length)));
 }

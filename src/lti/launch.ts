@@ -25,7 +25,7 @@ import { refuse } from "./refusal.js";
 import type { RemoteKeySets } from "./remote-keys.js";
 import type { RegistrationSource } from "./registration-source.js";
 import type { LtiSettings } from "./settings.js";
-import { studentFromClaims } from "./student.js";
+import { studentOfLaunch } from "./launch-student.js";
 import { launchUrl } from "./tool-url.js";
 import { verifyLaunch, type VerifiedLaunch } from "./verify-launch.js";
 
@@ -41,6 +41,9 @@ export interface LaunchRouteDeps {
   catalog: LtiCatalog;
   deepLinking: ReturnType<typeof deepLinking>;
 }
+
+/** The longest id_token read (a link with many custom parameters makes 20+ KB tokens). */
+export const MAX_ID_TOKEN = 65_536;
 
 const field = (body: unknown, name: string): string | undefined => {
   const v = (body as Record<string, unknown> | undefined)?.[name];
@@ -70,6 +73,10 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     const cookie = cookieOf(req, stateCookie(state));
     const continuation = field(req.body, "continuation");
     if (cookie === known.browserSecret) return takeOnce(res, state);
+    if (cookie !== undefined) {
+      refuseWith(res, "state_cookie_mismatch", "The launch's state cookie holds another value than this login set: the launch did not come from the browser that logged in.", 401);
+      return undefined;
+    }
     if (continuation !== undefined) {
       const expected = await states.takeContinuation(state);
       if (expected === continuation && field(req.body, "platform_value") === known.browserSecret) return takeOnce(res, state);
@@ -116,19 +123,13 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     if (typeof examId !== "string" || !deps.examIdPattern.test(examId)) {
       return refuseWith(res, "custom_exam_id", "This link names no exam: give the resource link the custom parameter exam_id=<exam id> (or roleplay_id), or place it with Deep Linking.", 400, { resourceLink: (launch.claims[CLAIM.resourceLink] as { id?: string })?.id });
     }
-    const student = (settings.student ?? studentFromClaims)(launch.claims) ?? {};
-    if (!student.email) {
-      return refuse(res, logger, frameAncestors, {
-        status: 400, check: "email_missing", title: "Your LMS did not share your e-mail address",
-        message: "The exam service needs your e-mail address to sign you in, and your LMS did not send it. Please tell your LMS administrator.",
-        forAdministrator: "Launches must include the user's email. In Canvas, set the developer key's Privacy Level to \"Public\" (or \"Email Only\" with names); in other LMSs, allow the tool to receive the user's name and e-mail.",
-      });
-    }
     const deploymentOrg = launch.registration.deployments.get(launch.deploymentId);
     const organization = await settings.organizationFor(deploymentOrg, req);
     if (organization === null) return refuseWith(res, "organization", `Deployment ${launch.deploymentId} names organization "${deploymentOrg}", which this app does not know.`);
+    const student = await studentOfLaunch(settings, launch.claims, organization, logger);
+    if ("refusal" in student) return refuse(res, logger, frameAncestors, student.refusal);
     const linkId = randomId(24);
-    await putLink(deps.links, linkId, { kind, examId, student, organization });
+    await putLink(deps.links, linkId, { kind, examId, student: student.student, organization });
     const href = linkPath(req.baseUrl, kind, examId, linkId);
     const presentation = launch.claims[CLAIM.launchPresentation] as { document_target?: unknown } | undefined;
     logger.info({ event: "lti_launch", outcome: "learner", examId, kind, deploymentId: launch.deploymentId }, "LTI learner launch");
@@ -144,9 +145,13 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
   }
 
   return async (req: Request, res: Response): Promise<void> => {
-    const idToken = field(req.body, "id_token");
+    const posted = (req.body as Record<string, unknown> | undefined)?.id_token;
+    if (typeof posted === "string" && posted.length > MAX_ID_TOKEN) {
+      return refuseWith(res, "id_token_too_large", `The LMS posted an id_token of ${posted.length} characters; this tool reads at most ${MAX_ID_TOKEN}. Shorten the link's custom parameters.`, 413);
+    }
+    const idToken = typeof posted === "string" && posted.length > 0 ? posted : undefined;
     const state = field(req.body, "state");
-    if (!idToken || !state) return refuseWith(res, idToken ? "state" : "id_token", "The LMS posted no id_token or state to the tool's redirect URL.");
+    if (!idToken || !state) return refuseWith(res, idToken ? "state" : "id_token", `The LMS posted no ${idToken ? "state" : "id_token"} to the tool's redirect URL.`);
     const known = await boundState(req, res, state, idToken);
     if (!known) return;
     const found = await deps.source.find(known.issuer, known.clientId);
@@ -168,7 +173,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     const { launch } = result;
     if (!launch.registration.deployments.has(launch.deploymentId)) await deps.source.recordDeployment(launch.registration, launch.deploymentId);
     if (launch.messageType === "LtiDeepLinkingRequest") return deps.deepLinking.picker(req, res, launch);
-    if (isInstructorRole(launch.roles)) return instructorPage(req, res, launch, { settings, catalog: deps.catalog, logger, frameAncestors });
+    if (isInstructorRole(launch.roles, settings.rolesWithoutContext)) return instructorPage(req, res, launch, { settings, catalog: deps.catalog, logger, frameAncestors });
     return learner(req, res, launch);
   };
 }

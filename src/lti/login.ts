@@ -31,6 +31,9 @@ export function loginRoute(settings: LtiSettings, registrations: RegistrationSou
       const v = source?.[name];
       if (typeof v === "string" && v.length > 0 && v.length <= 4096) params[name] = v;
     }
+    // Canvas sends the deployment as `deployment_id` (canvas-lms#2201): the same parameter.
+    const canvasDeployment = source?.deployment_id;
+    if (params.lti_deployment_id === undefined && typeof canvasDeployment === "string" && canvasDeployment.length > 0 && canvasDeployment.length <= 4096) params.lti_deployment_id = canvasDeployment;
     const missing = REQUIRED.filter((n) => params[n] === undefined);
     if (missing.length > 0) {
       return refuse(res, logger, frameAncestors, { status: 400, check: "login_parameters", detail: { missing },

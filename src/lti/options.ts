@@ -69,6 +69,9 @@ export interface LtiDynamicRegistrationOptions {
   toolName?: string;
 }
 
+/** `lti.email`: the e-mail of a launch's learner, from the app (undefined: not known). */
+export type LtiEmailLookup = (claims: Record<string, unknown>, context: { organization: string | undefined }) => string | undefined | Promise<string | undefined>;
+
 /** The student a launch signs in, as the LMS's verified claims give it. */
 export interface LtiStudentFields {
   email?: string;
@@ -112,9 +115,38 @@ export interface LtiOptions {
   stateTtlSec?: number;
   /**
    * Maps the verified claims to the student. Default: `email`, `given_name`,
-   * `family_name`; `orgInternalId` from the `lis.person_sourcedid` claim, else `sub`.
+   * `family_name`, else `name` split into first and last name (docs/lti.md, "The
+   * student's name"); `orgInternalId` from the `lis.person_sourcedid` claim, else `sub`.
+   * Whatever it answers is checked at the launch: a learner missing a field the platform
+   * requires is refused there, naming the LMS setting.
    */
   student?: (claims: Record<string, unknown>) => LtiStudentFields | undefined;
+  /**
+   * The learner's e-mail when the launch carries none (the LMS hides it): the app looks it
+   * up, e.g. in its own directory by `sub` or `lis.person_sourcedid`. Called only when the
+   * student mapping gave no e-mail, with the verified claims and the organization the
+   * launch acts for (undefined: the router's own); `undefined` means "not known". Default:
+   * none, and a launch without an e-mail is refused at `POST /lti/launch` with a page
+   * naming the LMS setting that shares it.
+   */
+  email?: LtiEmailLookup;
+  /**
+   * Opt-in: when neither the launch nor `email` gives an e-mail, sign the learner in with
+   * a stand-in address made from the LMS user and the issuer,
+   * `lti-<8 hex of sha256(iss)>-<sub>@<domain>` (`sub` lower-cased; a `sub` of other
+   * characters than letters, digits, `_` and `-`, or longer than 40, is replaced by
+   * `h-` and 24 hex of its sha256). The domain should be one you control and that
+   * receives no mail (the platform may write to it). Default: off.
+   */
+  emailStandIn?: { domain: string };
+  /**
+   * Whether a launch that carries no context (course) role at all (Open edX sends only
+   * institution roles) is a learner (`"learner"`), or an instructor when one of its
+   * institution roles is Instructor, Faculty or Administrator (`"institution-instructor"`).
+   * Context roles, when present, always decide; institution and system roles never make a
+   * course Learner an instructor. Default `"learner"`.
+   */
+  rolesWithoutContext?: "learner" | "institution-instructor";
   /**
    * Where a learner's launch from inside a frame goes: `"new-window"` answers a page
    * whose *Open the exam* button opens the exam in a new window; `"frame"` opens it in

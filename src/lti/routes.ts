@@ -46,6 +46,8 @@ export interface LtiRouteDeps {
 }
 
 const FORM_LIMIT = "64kb";
+/** The launch's form: an id_token of up to 64 KiB (launch.ts refuses a longer one with a page that says so) and its state. */
+const LAUNCH_FORM_LIMIT = "256kb";
 
 export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
   const router = express.Router();
@@ -71,7 +73,7 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
   router.get("/lti/login", login);
   router.post("/lti/login", form, login);
   const linking = deepLinking({ settings, catalog: deps.catalog, store: singleUse, logger, frameAncestors });
-  router.post("/lti/launch", form, safely(launchRoute(settings, { states, source, links: singleUse, keySets, logger, frameAncestors, examIdPattern: deps.examIdPattern, catalog: deps.catalog, deepLinking: linking })));
+  router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, source, links: singleUse, keySets, logger, frameAncestors, examIdPattern: deps.examIdPattern, catalog: deps.catalog, deepLinking: linking })));
   router.post("/lti/deep-link", form, safely(linking.choose));
   router.get("/lti/open/roleplay/:roleplayId/:linkId", openLinkRoute("roleplay", singleUse, deps.openExam.roleplay, deps.followedTtlMs, logger, frameAncestors));
   router.get("/lti/open/:examId/:linkId", openLinkRoute("oral", singleUse, deps.openExam.oral, deps.followedTtlMs, logger, frameAncestors));

@@ -4,8 +4,10 @@
  */
 import type { ProblemList } from "../core/configuration-error.js";
 import type { LtiOptions, LtiStudentFields, OrganizationFor } from "./options.js";
+import type { RolesWithoutContext } from "./claims.js";
 import { readDynamicRegistration, type DynamicRegistrationSettings } from "./dynamic-registration-settings.js";
 import { readRegistrations, type Registrations } from "./registrations.js";
+import { readEmailSettings, type EmailSettings } from "./student-email.js";
 import { readToolKeys, type ToolKeys } from "./tool-keys.js";
 
 export interface LtiSettings {
@@ -19,6 +21,9 @@ export interface LtiSettings {
   stateTtlSec: number;
   keySetCooldownSec: number;
   student: ((claims: Record<string, unknown>) => LtiStudentFields | undefined) | undefined;
+  /** `lti.email` and `lti.emailStandIn`: the e-mail of a launch without one. */
+  email: EmailSettings;
+  rolesWithoutContext: RolesWithoutContext;
   framedLaunch: "new-window" | "frame";
   organizationFor: OrganizationFor;
 }
@@ -57,9 +62,15 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   if (o.organizationFor !== undefined && typeof o.organizationFor !== "function") problems.add("lti.organizationFor", "must be a function.", "Pass a function or leave it out for the router's platform.");
   const framedLaunch = o.framedLaunch ?? "new-window";
   if (framedLaunch !== "new-window" && framedLaunch !== "frame") problems.add("lti.framedLaunch", 'must be "new-window" or "frame".', 'Leave it out for "new-window".');
+  const email = readEmailSettings(o.email, o.emailStandIn, problems);
+  const rolesWithoutContext = o.rolesWithoutContext ?? "learner";
+  if (rolesWithoutContext !== "learner" && rolesWithoutContext !== "institution-instructor") {
+    problems.add("lti.rolesWithoutContext", 'must be "learner" or "institution-instructor".', 'Leave it out for "learner".');
+  }
   if (!keys || !registrations) return undefined;
   return {
-    keys, registrations, dynamicRegistration, toolUrl, clockToleranceSec, stateTtlSec, keySetCooldownSec, framedLaunch,
+    keys, registrations, dynamicRegistration, toolUrl, clockToleranceSec, stateTtlSec, keySetCooldownSec, framedLaunch, email,
+    rolesWithoutContext: rolesWithoutContext === "institution-instructor" ? rolesWithoutContext : "learner",
     student: typeof o.student === "function" ? o.student : undefined,
     organizationFor: typeof o.organizationFor === "function" ? o.organizationFor : () => undefined,
   };

@@ -2,11 +2,13 @@
  * The launch's `id_token`, checked with `jose` against everything of the 1EdTech Security
  * Framework §5.1.3 and LTI Core §5.3, for the registration the login's state names:
  * signature by the LMS's key set (RS256 only: never `none`, never HS*), `iss`, `aud` (a
- * string, or an array with `azp` equal to our client id), `exp`/`iat`/`nbf` with the
+ * string; a one-entry array; several entries with `azp` equal to our client id; an `azp`
+ * always equal to it), `exp`/`iat`/`nbf` with the
  * clock tolerance and `iat` no older than a state lives, the nonce sent at login,
  * a deployment known for the registration (and the login's `lti_deployment_id`),
- * `version` 1.3.0, a known `message_type`, `roles` present, the resource link, and a
- * `target_link_uri` that is this tool's own launch URL. The first failure is the answer.
+ * `version` 1.3.0, a known `message_type`, `roles` present (empty is fine), the resource link, and a
+ * `target_link_uri` that is this tool's own launch URL. Claims it does not know are
+ * ignored. The first failure is the answer, each with its own check name (logged).
  */
 import { errors, jwtVerify, type JWTPayload } from "jose";
 import { CLAIM, MESSAGE_TYPES, type MessageType } from "./claims.js";
@@ -58,19 +60,23 @@ export async function verifyLaunch(input: VerifyInput): Promise<{ launch: Verifi
   if (input.now === undefined && typeof claims.iat === "number" && claims.iat > Date.now() / 1000 + input.clockToleranceSec) {
     return fail("iat", "The token was issued in the future: check the LMS server's clock.");
   }
-  if (Array.isArray(claims.aud) && claims.azp !== reg.clientId) {
+  // Security Framework §5.1.3: a one-entry array needs no azp; with several audiences, azp must name us.
+  if (Array.isArray(claims.aud) && claims.aud.length > 1 && claims.azp !== reg.clientId) {
     return fail("azp", `The token names several audiences; its azp must be this tool's client id ${reg.clientId}.`);
   }
   if (claims.azp !== undefined && claims.azp !== reg.clientId) return fail("azp", `The token's azp is not this tool's client id ${reg.clientId}.`);
   if (claims.nonce !== input.state.nonce) return fail("nonce", "The token's nonce is not the one this tool sent at login (a replayed or mixed-up launch).");
   const deploymentId = claims[CLAIM.deploymentId];
+  if (typeof deploymentId !== "string" || deploymentId.length === 0) {
+    return fail("deployment_id_missing", "The launch carries no deployment_id claim (LTI Core §5.3.3 requires it): check the LMS's LTI 1.3 configuration of the tool.", 400);
+  }
+  // Any shape: "3" (Moodle), "189:8865aa…" (Canvas), an upper-case GUID (Brightspace), a UUID (Blackboard).
   // A stored registration that accepts new deployments takes an unknown id of 1-255 characters (the launch records it).
-  const known = typeof deploymentId === "string" && (reg.deployments.has(deploymentId) || (reg.acceptNewDeployments && deploymentId.length > 0 && deploymentId.length <= 255));
-  if (typeof deploymentId !== "string" || !known) {
-    return fail("deployment_id", `Deployment ${typeof deploymentId === "string" ? JSON.stringify(deploymentId) : "(none)"} is not registered with this tool for client id ${reg.clientId}. Add it to the registration's deployments.`, 400);
+  if (!reg.deployments.has(deploymentId) && !(reg.acceptNewDeployments && deploymentId.length <= 255)) {
+    return fail("deployment_id", `Deployment ${JSON.stringify(deploymentId.slice(0, 255))} is not registered with this tool for client id ${reg.clientId}. Add it to the registration's deployments.`, 400);
   }
   if (input.state.deploymentId !== undefined && input.state.deploymentId !== deploymentId) {
-    return fail("deployment_id", "The token's deployment id differs from the lti_deployment_id the LMS sent at login.", 400);
+    return fail("deployment_id_login_mismatch", "The token's deployment id differs from the lti_deployment_id (Canvas: deployment_id) the LMS sent at login.", 400);
   }
   if (claims[CLAIM.version] !== "1.3.0") return fail("version", "The launch is not LTI 1.3.0: configure the tool as an LTI 1.3 tool.", 400);
   const messageType = claims[CLAIM.messageType];
@@ -91,9 +97,14 @@ export async function verifyLaunch(input: VerifyInput): Promise<{ launch: Verifi
 
 function joseFailure(error: unknown, reg: Registration): FailedCheck {
   const at = (check: string, forAdministrator: string, status: FailedCheck["status"] = 401): FailedCheck => ({ check, status, forAdministrator });
-  if (error instanceof errors.JWTExpired) return at("exp", "The launch token had expired when it arrived: check the LMS server's clock.");
+  if (error instanceof errors.JWTExpired) {
+    return error.claim === "iat"
+      ? at("iat_too_old", "The token was issued longer ago than a login lives (stateTtlSec): check the LMS server's clock.")
+      : at("exp", "The launch token had expired when it arrived: check the LMS server's clock.");
+  }
   if (error instanceof errors.JWTClaimValidationFailed) {
     const claim = error.claim;
+    if (error.reason === "missing") return at(`${claim}_missing`, `The token has no ${claim} claim, which an LTI 1.3 launch must carry.`);
     if (claim === "iss") return at("iss", `The token's issuer is not ${reg.issuer}, the registered issuer.`);
     if (claim === "aud") return at("aud", `The token's audience does not include this tool's client id ${reg.clientId}.`);
     if (claim === "iat") return at("iat", "The token is too old or issued in the future: check the LMS server's clock.");

@@ -1,0 +1,50 @@
+/**
+ * The learner's e-mail when the launch carries none: `lti.email` (the app's lookup), then,
+ * only when the app opted in with `lti.emailStandIn`, a stand-in address built from the
+ * LMS user (`sub`) and the issuer. Nothing else is invented: with neither, the launch is
+ * refused (launch.ts).
+ */
+import { createHash } from "node:crypto";
+import type { ProblemList } from "../core/configuration-error.js";
+import type { LtiEmailLookup } from "./options.js";
+
+export interface EmailSettings {
+  lookup: LtiEmailLookup | undefined;
+  /** `lti.emailStandIn.domain`, lower-cased; undefined: off. */
+  standInDomain: string | undefined;
+}
+
+const hex = (text: string, length: number) => createHash("sha256").update(text).digest("hex").slice(0, length);
+/** A host name with a letters-only top-level domain (what the platform's e-mail check accepts). */
+const DOMAIN = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+/** `lti-<8 hex of sha256(iss)>-<sub>@<domain>`: the same LMS user always gets the same address. */
+export function standInEmail(issuer: string, sub: string, domain: string): string {
+  const user = /^[A-Za-z0-9_-]{1,40}$/.test(sub) ? sub.toLowerCase() : `h-${hex(sub, 24)}`;
+  return `lti-${hex(issuer, 8)}-${user}@${domain}`;
+}
+
+/** The e-mail for a launch without one: the app's, else the stand-in, else undefined. */
+export async function fallbackEmail(settings: EmailSettings, claims: Record<string, unknown>, organization: string | undefined): Promise<{ email: string | undefined; from: "lookup" | "stand_in" | "none" }> {
+  if (settings.lookup) {
+    const found = await settings.lookup(claims, { organization });
+    if (typeof found === "string" && found.trim().length > 0) return { email: found.trim(), from: "lookup" };
+  }
+  if (settings.standInDomain !== undefined && typeof claims.iss === "string" && typeof claims.sub === "string") {
+    return { email: standInEmail(claims.iss, claims.sub, settings.standInDomain), from: "stand_in" };
+  }
+  return { email: undefined, from: "none" };
+}
+
+export function readEmailSettings(email: unknown, standIn: unknown, problems: ProblemList): EmailSettings {
+  if (email !== undefined && typeof email !== "function") {
+    problems.add("lti.email", "must be a function (claims, { organization }) => e-mail | undefined (may be async).", "Pass a function, or leave it out to refuse launches without an e-mail.");
+  }
+  let standInDomain: string | undefined;
+  if (standIn !== undefined) {
+    const domain = (standIn as { domain?: unknown } | null)?.domain;
+    if (typeof domain === "string" && DOMAIN.test(domain.toLowerCase())) standInDomain = domain.toLowerCase();
+    else problems.add("lti.emailStandIn", "must be { domain } with a host name such as \"lms-users.example.edu\".", "Use a domain you control that receives no mail, or leave it out (launches without an e-mail are then refused).");
+  }
+  return { lookup: typeof email === "function" ? (email as LtiEmailLookup) : undefined, standInDomain };
+}
