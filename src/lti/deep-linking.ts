@@ -55,7 +55,7 @@ export function deepLinking(deps: DeepLinkingDeps) {
 
   /** `POST /lti/launch` with an `LtiDeepLinkingRequest`, verified. */
   async function picker(req: Request, res: Response, launch: VerifiedLaunch): Promise<void> {
-    if (!isInstructorRole(launch.roles)) {
+    if (!isInstructorRole(launch.roles, settings.rolesWithoutContext)) {
       return refuse(res, logger, frameAncestors, { status: 403, check: "deep_linking_role", title: "Only instructors add exams", message: "Adding an exam to a course is for its instructors.", forAdministrator: "A deep-linking request came from a user without an instructor role." });
     }
     const read = readDeepLinkSettings(launch.claims);

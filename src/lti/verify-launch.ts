@@ -57,9 +57,6 @@ export async function verifyLaunch(input: VerifyInput): Promise<{ launch: Verifi
     return { failed: joseFailure(error, reg) };
   }
   const claims = payload as JWTPayload & Record<string, unknown>;
-  if (input.now === undefined && typeof claims.iat === "number" && claims.iat > Date.now() / 1000 + input.clockToleranceSec) {
-    return fail("iat", "The token was issued in the future: check the LMS server's clock.");
-  }
   // Security Framework §5.1.3: a one-entry array needs no azp; with several audiences, azp must name us.
   if (Array.isArray(claims.aud) && claims.aud.length > 1 && claims.azp !== reg.clientId) {
     return fail("azp", `The token names several audiences; its azp must be this tool's client id ${reg.clientId}.`);
@@ -107,7 +104,8 @@ function joseFailure(error: unknown, reg: Registration): FailedCheck {
     if (error.reason === "missing") return at(`${claim}_missing`, `The token has no ${claim} claim, which an LTI 1.3 launch must carry.`);
     if (claim === "iss") return at("iss", `The token's issuer is not ${reg.issuer}, the registered issuer.`);
     if (claim === "aud") return at("aud", `The token's audience does not include this tool's client id ${reg.clientId}.`);
-    if (claim === "iat") return at("iat", "The token is too old or issued in the future: check the LMS server's clock.");
+    // maxTokenAge makes jose refuse an iat beyond the clock tolerance in the future too.
+    if (claim === "iat") return at("iat", "The token was issued in the future: check the LMS server's clock.");
     if (claim === "nbf") return at("nbf", "The token is not valid yet: check the LMS server's clock.");
     return at(claim, `The token lacks or has a wrong ${claim} claim.`);
   }

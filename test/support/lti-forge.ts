@@ -27,7 +27,7 @@ export const C = {
   resourceLink: `${L}resource_link`, roles: `${L}roles`, custom: `${L}custom`, context: `${L}context`, toolPlatform: `${L}tool_platform`,
 } as const;
 
-type Key = { kid: string; privateKey: CryptoKey; publicJwk: JWK };
+type Key = { kid: string; privateKey: Awaited<ReturnType<typeof generateKeyPair>>["privateKey"]; publicJwk: JWK };
 async function newKey(kid: string): Promise<Key> {
   const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
   return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" } };
