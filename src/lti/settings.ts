@@ -5,6 +5,7 @@
 import type { ProblemList } from "../core/configuration-error.js";
 import type { LtiOptions, LtiStudentFields, OrganizationFor } from "./options.js";
 import { readDynamicRegistration, type DynamicRegistrationSettings } from "./dynamic-registration-settings.js";
+import { readLoginLimit, type LoginLimitSettings } from "./login-limit.js";
 import { readRegistrations, type Registrations } from "./registrations.js";
 import { readToolKeys, type ToolKeys } from "./tool-keys.js";
 
@@ -17,6 +18,7 @@ export interface LtiSettings {
   toolUrl: string | undefined;
   clockToleranceSec: number;
   stateTtlSec: number;
+  loginLimit: LoginLimitSettings;
   keySetCooldownSec: number;
   student: ((claims: Record<string, unknown>) => LtiStudentFields | undefined) | undefined;
   framedLaunch: "new-window" | "frame";
@@ -53,13 +55,14 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   const clockToleranceSec = seconds("clockToleranceSec", 60, 0, 300);
   const stateTtlSec = seconds("stateTtlSec", 600, 60, 3600);
   const keySetCooldownSec = seconds("keySetCooldownSec", 30, 0, 300);
+  const loginLimit = readLoginLimit(o.loginLimit, problems);
   if (o.student !== undefined && typeof o.student !== "function") problems.add("lti.student", "must be a function (claims) => student.", "Pass a function or leave it out for the default.");
   if (o.organizationFor !== undefined && typeof o.organizationFor !== "function") problems.add("lti.organizationFor", "must be a function.", "Pass a function or leave it out for the router's platform.");
   const framedLaunch = o.framedLaunch ?? "new-window";
   if (framedLaunch !== "new-window" && framedLaunch !== "frame") problems.add("lti.framedLaunch", 'must be "new-window" or "frame".', 'Leave it out for "new-window".');
   if (!keys || !registrations) return undefined;
   return {
-    keys, registrations, dynamicRegistration, toolUrl, clockToleranceSec, stateTtlSec, keySetCooldownSec, framedLaunch,
+    keys, registrations, dynamicRegistration, toolUrl, clockToleranceSec, stateTtlSec, loginLimit, keySetCooldownSec, framedLaunch,
     student: typeof o.student === "function" ? o.student : undefined,
     organizationFor: typeof o.organizationFor === "function" ? o.organizationFor : () => undefined,
   };
