@@ -45,6 +45,12 @@ export interface Fleet {
   readonly preparedTokens: PreparedTokenStore;
   readonly planLeases: PlanLeaseStore;
   readonly launchLimiter: LaunchLimiter;
+  /**
+   * A token-bucket limiter of its own (the same arithmetic as `launchLimiter`, with these
+   * settings; `name` keeps its keys apart from every other's), fleet-wide in fleet mode: the
+   * LTI login's limits per client address and per registration. Call it once per name.
+   */
+  limiter(name: string, settings: LaunchLimitSettings): LaunchLimiter;
   /** The platform's circuit breakers (one per key and endpoint): open, no call is sent. */
   readonly breaker: CircuitBreakerStore;
   /** Single-use values with a life of their own (LTI login states, "open the exam" links). */
@@ -77,6 +83,9 @@ export interface InProcessFleetOptions {
   circuitBreaker?: Partial<CircuitBreakerSettings>;
 }
 
+/** Buckets a named limiter (`Fleet.limiter`) keeps in process at most: its keys come from requests (client addresses). */
+const NAMED_LIMITER_KEYS = 50_000;
+
 /** `defaults` with every field of `given` that is set. */
 function withDefaults<T extends object>(defaults: Readonly<T>, given: Partial<T> | undefined): T {
   const result = { ...defaults };
@@ -97,6 +106,7 @@ export function inProcessFleet(options: InProcessFleetOptions = {}, instanceId =
     preparedTokens: inProcessPreparedTokens(),
     planLeases: inProcessPlanLeases({ leaseMs: planLeaseMs, progressTtlMs: FLEET_DEFAULTS.planProgressTtlMs }),
     launchLimiter: inProcessLaunchLimiter(withDefaults(DEFAULT_LAUNCH_LIMIT, options.launchLimit)),
+    limiter: (_name, settings) => inProcessLaunchLimiter(settings, Date.now, NAMED_LIMITER_KEYS),
     breaker: inProcessCircuitBreaker(withDefaults(DEFAULT_BREAKER_SETTINGS, options.circuitBreaker)),
     singleUse: inProcessSingleUse(),
     recentCounts: inProcessRecentCounts(),

@@ -81,7 +81,12 @@ interface Bucket {
   lastFailure: string | undefined;
 }
 
-export function inProcessLaunchLimiter(settings: LaunchLimitSettings, now: () => number = Date.now): LaunchLimiter {
+/**
+ * `maxKeys`: buckets kept at most (default: no limit; the router's per-student limiter is
+ * bounded by the students). Past it, the least recently touched goes: it starts full again
+ * if that key comes back, so a limiter short of memory errs on letting a request through.
+ */
+export function inProcessLaunchLimiter(settings: LaunchLimitSettings, now: () => number = Date.now, maxKeys = Infinity): LaunchLimiter {
   const buckets = new Map<string, Bucket>();
   const bucket = (examId: string, userKey: string) => {
     const key = `${examId}\u0000${userKey}`;
@@ -92,15 +97,21 @@ export function inProcessLaunchLimiter(settings: LaunchLimitSettings, now: () =>
     // A failure streak is remembered for a longest backoff past its end, then starts afresh.
     if (b.failures > 0 && t >= b.backoffUntil + settings.maxFailureBackoffMs) Object.assign(b, { failures: 0, backoffUntil: 0, lastFailure: undefined });
     // A full bucket with no streak needs no memory.
-    if (b.tokens >= settings.burst && b.failures === 0) buckets.delete(key);
-    else buckets.set(key, b);
+    if (b.tokens < settings.burst || b.failures > 0) keep(key, b);
+    else buckets.delete(key);
     return { b, key, t };
+  };
+  /** Last in the map's order (least recently touched first), within `maxKeys`. */
+  const keep = (key: string, b: Bucket) => {
+    buckets.delete(key);
+    buckets.set(key, b);
+    if (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value!);
   };
   const decide = (b: Bucket, t: number) => decision(b.tokens, settings, Math.max(0, b.backoffUntil - t), b.failures > 0 ? b.lastFailure : undefined);
   const take = (examId: string, userKey: string) => {
     const taken = bucket(examId, userKey);
     taken.b.tokens = Math.max(-settings.burst, taken.b.tokens - 1);
-    buckets.set(taken.key, taken.b);
+    keep(taken.key, taken.b);
     return taken;
   };
   return {

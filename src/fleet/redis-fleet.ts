@@ -63,6 +63,7 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
     preparedTokens: withFallback(redisPreparedTokens(connection, cipher, refused, prefix), local.preparedTokens, connection),
     planLeases: withFallback(redisPlanLeases(connection, cipher, refused, prefix, { leaseMs: settings.planLeaseMs, progressTtlMs: settings.planProgressTtlMs }), local.planLeases, connection),
     launchLimiter: withFallback(redisLaunchLimiter(connection, cipher, prefix, settings.launchLimit), local.launchLimiter, connection),
+    limiter: (name, limits) => withFallback(redisLaunchLimiter(connection, cipher, `${prefix}:${name}`, limits), local.limiter(name, limits), connection),
     breaker: withFallback(redisCircuitBreaker(connection, cipher, prefix, settings.circuitBreaker), local.breaker, connection),
     // No fallback: a state put in Redis must be found by whichever instance the launch
     // reaches, and a local copy would let one value be taken twice.

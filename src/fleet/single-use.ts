@@ -16,29 +16,64 @@ export interface SingleUseStore {
   peek(key: string): Promise<string | undefined>;
 }
 
-/** Expired entries are swept whenever this many puts happened since the last sweep. */
-const SWEEP_EVERY = 256;
+/**
+ * How many values of one kind (a key's prefix up to its first `:`, e.g. `lti-state`) the
+ * in-process store keeps: past it, the least recently used of that kind goes. Per kind, so
+ * a flood of one (anonymous logins) never pushes out another (a learner's exam link).
+ */
+export const IN_PROCESS_CAP_PER_KIND = 10_000;
 
-export function inProcessSingleUse(now: () => number = Date.now): SingleUseStore {
-  const values = new Map<string, { value: string; until: number }>();
-  let puts = 0;
-  const live = (key: string) => {
+/** Expired values looked at from the oldest end on each put (no full scan, ever). */
+const EXPIRED_CHECKED_PER_PUT = 4;
+
+interface Entry { value: string; until: number }
+
+/**
+ * In process: one `Map` per kind, in least-recently-used order (a put or a peek moves the
+ * key to the end), capped at `capPerKind`. An expired value is dropped when it is read, or
+ * when it reaches the oldest end (each put checks a few there): what a kind holds is never
+ * more than its cap, whatever the TTLs.
+ */
+export function inProcessSingleUse(now: () => number = Date.now, capPerKind = IN_PROCESS_CAP_PER_KIND): SingleUseStore {
+  const kinds = new Map<string, Map<string, Entry>>();
+  const kindOf = (key: string): Map<string, Entry> => {
+    const kind = key.slice(0, Math.max(0, key.indexOf(":")));
+    let values = kinds.get(kind);
+    if (!values) kinds.set(kind, (values = new Map()));
+    return values;
+  };
+  const live = (values: Map<string, Entry>, key: string): Entry | undefined => {
     const entry = values.get(key);
     if (entry && entry.until <= now()) values.delete(key);
-    return entry && entry.until > now() ? entry.value : undefined;
+    return entry && entry.until > now() ? entry : undefined;
   };
   return {
     async put(key, value, ttlMs) {
-      if (++puts % SWEEP_EVERY === 0) for (const k of [...values.keys()]) live(k);
-      if (ttlMs > 0) values.set(key, { value, until: now() + ttlMs });
+      const values = kindOf(key);
+      values.delete(key);
+      let checked = 0;
+      for (const [oldest, entry] of values) {
+        if (checked++ >= EXPIRED_CHECKED_PER_PUT || entry.until > now()) break;
+        values.delete(oldest);
+      }
+      if (ttlMs <= 0) return;
+      while (values.size >= capPerKind) values.delete(values.keys().next().value!);
+      values.set(key, { value, until: now() + ttlMs });
     },
     async take(key) {
-      const value = live(key);
+      const values = kindOf(key);
+      const entry = live(values, key);
       values.delete(key);
-      return value;
+      return entry?.value;
     },
     async peek(key) {
-      return live(key);
+      const values = kindOf(key);
+      const entry = live(values, key);
+      if (entry) {
+        values.delete(key);
+        values.set(key, entry);
+      }
+      return entry?.value;
     },
   };
 }

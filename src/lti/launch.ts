@@ -16,11 +16,11 @@ import type { LtiCatalog } from "./catalog.js";
 import { CLAIM, isInstructorRole } from "./claims.js";
 import type { deepLinking } from "./deep-linking.js";
 import { instructorPage } from "./instructor-page.js";
-import type { LoginState, LoginStates } from "./login-state.js";
-import { stateCookie } from "./login.js";
+import { browserIdOf, shortHash } from "./browser-id.js";
+import { boundRelogin, readStateParam, samePart, type LoginState, type LoginStates } from "./login-state.js";
 import { linkPath, putLink, type LinkKind } from "./open-link.js";
 import { escapeHtml, jsonBlock, ltiHeaders, sendLtiPage } from "./pages.js";
-import { storageKey, storageScript } from "./platform-storage.js";
+import { forgetAfterwards, storageKey, storageScript, type StorageSpot } from "./platform-storage.js";
 import { refuse } from "./refusal.js";
 import type { RemoteKeySets } from "./remote-keys.js";
 import type { RegistrationSource } from "./registration-source.js";
@@ -50,12 +50,17 @@ const field = (body: unknown, name: string): string | undefined => {
   return typeof v === "string" && v.length > 0 && v.length <= 16_384 ? v : undefined;
 };
 
-function cookieOf(req: Request, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return undefined;
+/**
+ * Whether a post came from this tool's own page (the Platform Storage check page posts
+ * its continuation same-origin): `Sec-Fetch-Site`, which a page cannot set, says so in
+ * every current browser. Without it (an old browser), an `Origin` naming another site is
+ * refused; none, or `null` (our pages' `no-referrer` policy), is let through.
+ */
+function sameOriginPost(req: Request, own: string): boolean {
+  const site = req.headers["sec-fetch-site"];
+  if (typeof site === "string") return site === "same-origin";
+  const origin = req.headers.origin;
+  return origin === undefined || origin === "null" || origin === own;
 }
 
 export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
@@ -63,56 +68,85 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
   const refuseWith = (res: Response, check: string, forAdministrator: string, status = 400, detail?: Record<string, unknown>) =>
     refuse(res, logger, frameAncestors, { status, check, title: "This launch could not be accepted", forAdministrator, detail });
 
-  /** The state, taken once it is proven to be this browser's; undefined when a page was answered instead. */
+  /**
+   * The state, taken once it is proven to be this browser's; undefined when a page was
+   * answered instead. Proof: the browser's cookie (browser-id.ts) hashes to the state's
+   * browser hash; else, only when the login offered Platform Storage, the value read back
+   * from it in this browser by a check page, posted back same-origin with the page's
+   * one-time continuation; else a page offering a new window.
+   */
   async function boundState(req: Request, res: Response, state: string, idToken: string): Promise<LoginState | undefined> {
-    const known = await states.peek(state);
-    if (!known) {
+    const posted = readStateParam(state);
+    const known = posted && await states.peek(posted.id);
+    if (!posted || !known || !samePart(known, posted.part)) {
       refuseWith(res, "state", "The launch's state is unknown, used or expired: the launch must follow this tool's login within the state's lifetime, once. Ask the learner to open the link again.");
       return undefined;
     }
-    const cookie = cookieOf(req, stateCookie(state));
+    const browserId = browserIdOf(req);
+    const spot = async (): Promise<StorageSpot | undefined> => {
+      if (known.storageTarget === undefined) return undefined;
+      const lookup = await deps.source.find(known.issuer, known.clientId);
+      return { target: known.storageTarget, origin: "found" in lookup ? new URL(lookup.found.authorizationUrl).origin : "null", key: storageKey(posted.id) };
+    };
+    if (browserId !== undefined && shortHash(browserId) === known.browserHash) {
+      const taken = await takeOnce(res, posted.id);
+      // The cookie came back: the value the login put in Platform Storage is not needed.
+      const where = taken && await spot();
+      if (where) forgetAfterwards(res, where);
+      return taken;
+    }
     const continuation = field(req.body, "continuation");
-    if (cookie === known.browserSecret) return takeOnce(res, state);
-    if (cookie !== undefined) {
-      refuseWith(res, "state_cookie_mismatch", "The launch's state cookie holds another value than this login set: the launch did not come from the browser that logged in.", 401);
+    if (browserId !== undefined && known.storageTarget === undefined) {
+      // This browser has an id, and it is not the login's: the launch came from another
+      // browser than the one that logged in (login CSRF), or two first logins raced in one
+      // browser; opening the link again from the LMS works in the second case.
+      refuseWith(res, "state_cookie_mismatch", "The launch's browser cookie holds another value than this login set: the launch did not come from the browser that logged in. Ask the learner to open the link again from the LMS.", 401);
       return undefined;
     }
     if (continuation !== undefined) {
-      const expected = await states.takeContinuation(state);
-      if (expected === continuation && field(req.body, "platform_value") === known.browserSecret) return takeOnce(res, state);
+      // Only a continuation of this login's own Platform Storage check, posted by that page (same origin), in this browser.
+      const expected = known.storageTarget !== undefined && sameOriginPost(req, new URL(launchUrl(req, settings.toolUrl)).origin) ? await states.takeContinuation(posted.id) : undefined;
+      const value = field(req.body, "platform_value");
+      if (expected !== undefined && expected === continuation && value !== undefined && shortHash(value) === known.browserHash) return takeOnce(res, posted.id);
       refuseWith(res, "state_binding", "The launch's state was not found in this browser (no cookie, and the LMS's Platform Storage did not hold it): the launch did not come from the browser that logged in.", 401);
       return undefined;
     }
-    const target = known.storageTarget ?? field(req.body, "lti_storage_target");
-    if (target !== undefined) {
-      // Read the state back from the LMS's Platform Storage, in this browser, then post again.
+    const where = await spot();
+    if (where !== undefined) {
+      // Read the state back from the LMS's Platform Storage, in this browser, remove it there, then post again.
       const secret = randomId(24);
       logger.debug({ event: "lti_platform_storage_check" }, "LTI launch without its state cookie: reading the state from Platform Storage");
-      await states.putContinuation(state, secret);
-      const lookup = await deps.source.find(known.issuer, known.clientId);
-      const origin = "found" in lookup ? new URL(lookup.found.authorizationUrl).origin : "null";
-      const cfg = { target, origin, subject: "lti.get_data", key: storageKey(state), timeoutMs: 3000 };
+      await states.putContinuation(posted.id, secret);
+      const cfg = { ...where, subject: "lti.get_data", timeoutMs: 3000 };
       const hidden = { id_token: idToken, state, continuation: secret };
       const inputs = Object.entries(hidden).map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`).join("");
       sendLtiPage(res, frameAncestors, {
         status: 200, title: "Opening…", message: "Checking your launch with your LMS…",
         body: `<script type="application/json" id="lti-storage">${jsonBlock(cfg)}</script><form id="go" method="post" action="${escapeHtml(launchUrl(req, settings.toolUrl))}">${inputs}<input type="hidden" name="platform_value" value=""></form>`,
-        script: storageScript(`var f=document.getElementById("go");f.platform_value.value=typeof answer==="string"?answer:"";f.submit();`),
+        script: storageScript(`forget();var f=document.getElementById("go");f.platform_value.value=typeof answer==="string"?answer:"";f.submit();`),
       });
       return undefined;
     }
     // No cookie and no Platform Storage: start over at the top level, where the cookie travels.
-    const again = new URLSearchParams(known.login);
-    logger.info({ event: "lti_state_cookie_missing" }, "LTI launch without its state cookie: offered a new window");
+    const relogin = boundRelogin(known, posted.part);
+    logger.info({ event: "lti_state_cookie_missing", relogin: relogin !== undefined }, "LTI launch without its state cookie: offered a new window");
+    const again = relogin && new URLSearchParams({
+      iss: known.issuer, client_id: known.clientId, login_hint: relogin.loginHint, target_link_uri: launchUrl(req, settings.toolUrl),
+      ...(relogin.messageHint !== undefined ? { lti_message_hint: relogin.messageHint } : {}),
+      ...(known.deploymentId !== undefined ? { lti_deployment_id: known.deploymentId } : {}),
+    });
     sendLtiPage(res, frameAncestors, {
-      status: 401, title: "Open this in a new window", message: "Your browser kept this tool from remembering the launch inside the LMS page. Open it in a new window to continue.",
-      body: `<p><a href="${escapeHtml(`${req.baseUrl}/lti/login?${again}`)}" target="_blank" rel="noopener noreferrer">Open in a new window</a></p>`,
+      status: 401, title: "Open this in a new window",
+      message: again
+        ? "Your browser kept this tool from remembering the launch inside the LMS page. Open it in a new window to continue."
+        : "Your browser kept this tool from remembering the launch inside the LMS page. Open the link from your course in a new window (or a new tab) to continue.",
+      body: again ? `<p><a href="${escapeHtml(`${req.baseUrl}/lti/login?${again}`)}" target="_blank" rel="noopener noreferrer">Open in a new window</a></p>` : undefined,
     });
     return undefined;
   }
 
-  async function takeOnce(res: Response, state: string): Promise<LoginState | undefined> {
-    const taken = await states.take(state);
+  async function takeOnce(res: Response, id: string): Promise<LoginState | undefined> {
+    const taken = await states.take(id);
     if (!taken) refuseWith(res, "state", "The launch's state was already used (a replayed launch).");
     return taken;
   }

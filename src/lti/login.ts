@@ -1,14 +1,17 @@
 /**
  * `GET` and `POST /lti/login`: OIDC third-party-initiated login (1EdTech Security
- * Framework §5.1.1.1-2). Finds the registration by (iss, client_id), keeps a fresh state
- * and nonce server-side, binds them to this browser (a `SameSite=None; Secure` cookie,
- * and Platform Storage when the LMS offers `lti_storage_target`) and sends the browser to
+ * Framework §5.1.1.1-2). Counts the login against its limits (login-limit.ts), finds the
+ * registration by (iss, client_id), keeps a fresh state and nonce server-side (bounded:
+ * login-state.ts), binds them to this browser (its one LTI cookie, browser-id.ts, and
+ * Platform Storage when the LMS offers `lti_storage_target`) and sends the browser to
  * the registration's authorization URL with the exact registered `redirect_uri`.
  */
 import type { Request, Response } from "express";
 import { randomId } from "../core/random-id.js";
 import type { Logger } from "../core/logger.js";
-import type { LoginStates } from "./login-state.js";
+import { shortHash, useBrowserId } from "./browser-id.js";
+import type { LoginLimitDecision, LoginLimits } from "./login-limit.js";
+import { stateParam, type LoginStates } from "./login-state.js";
 import { originsOf } from "./registrations.js";
 import type { RegistrationSource } from "./registration-source.js";
 import { escapeHtml, jsonBlock, ltiHeaders, sendLtiPage } from "./pages.js";
@@ -17,13 +20,27 @@ import type { LtiSettings } from "./settings.js";
 import { launchUrl } from "./tool-url.js";
 import { refuse } from "./refusal.js";
 
-/** The cookie of a login's state (one per state, so two launches in two tabs do not collide). */
-export const stateCookie = (state: string) => `eoa_lti_${state}`;
+export interface LoginRouteOptions {
+  limits: LoginLimits;
+  /** The browser cookie's life, ms (browser-id.ts). */
+  cookieMaxAgeMs: number;
+}
+
+/** LTI Core §3.1.3: a deployment id is at most 255 ASCII characters. */
+const MAX_DEPLOYMENT_ID = 255;
+/** A Platform Storage frame name longer than this is not used (LMSs send `post_message_forwarding` or `_parent`). */
+const MAX_STORAGE_TARGET = 64;
 
 const REQUIRED = ["iss", "login_hint", "target_link_uri"] as const;
 const OPTIONAL = ["lti_message_hint", "client_id", "lti_deployment_id", "lti_storage_target"] as const;
 
-export function loginRoute(settings: LtiSettings, registrations: RegistrationSource, states: LoginStates, logger: Logger, frameAncestors: readonly string[]) {
+export function loginRoute(settings: LtiSettings, registrations: RegistrationSource, states: LoginStates, logger: Logger, frameAncestors: readonly string[], options: LoginRouteOptions) {
+  const tooMany = (res: Response, decision: LoginLimitDecision) => {
+    res.setHeader("Retry-After", String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))));
+    refuse(res, logger, frameAncestors, { status: 429, check: "login_rate", detail: { scope: decision.scope },
+      title: "Too many launches just now", message: "Your LMS sent more launches to this tool than it accepts at once. Please open the link again in a minute.",
+      forAdministrator: `The tool's login limit per ${decision.scope === "address" ? "client address" : "LMS registration"} was reached (lti.loginLimit in docs/lti.md). Raise it if a whole school shares one address or launches at once.` });
+  };
   return async (req: Request, res: Response): Promise<void> => {
     const source = (req.method === "POST" ? req.body : req.query) as Record<string, unknown> | undefined;
     const params: Record<string, string> = {};
@@ -40,6 +57,9 @@ export function loginRoute(settings: LtiSettings, registrations: RegistrationSou
         title: "This launch could not start",
         forAdministrator: `The LMS's login request lacks ${missing.join(", ")}. Check that the tool's login URL is configured as its OIDC login (initiation) URL.` });
     }
+    const ip = req.ip ?? "unknown";
+    const byAddress = await options.limits.address(ip);
+    if (!byAddress.allowed) return tooMany(res, byAddress);
     const lookup = await registrations.find(params.iss!, params.client_id);
     if ("problem" in lookup) {
       const why = lookup.problem === "ambiguous_issuer"
@@ -54,12 +74,21 @@ export function loginRoute(settings: LtiSettings, registrations: RegistrationSou
         title: "This tool is not activated for your LMS yet",
         forAdministrator: `The tool's registration for issuer ${registration.issuer}, client id ${registration.clientId} waits for activation by the tool's administrator (docs/lti.md, "Dynamic Registration").` });
     }
-    const state = randomId(24);
+    if (params.lti_deployment_id !== undefined && params.lti_deployment_id.length > MAX_DEPLOYMENT_ID) {
+      return refuse(res, logger, frameAncestors, { status: 400, check: "login_parameters", detail: { tooLong: "lti_deployment_id" },
+        title: "This launch could not start",
+        forAdministrator: `The LMS's login sent a deployment id longer than ${MAX_DEPLOYMENT_ID} characters, which LTI 1.3 does not allow.` });
+    }
+    const byRegistration = await options.limits.registrationAndCount(ip, registration.issuer, registration.clientId);
+    if (!byRegistration.allowed) return tooMany(res, byRegistration);
+    const id = randomId(24);
     const nonce = randomId(24);
-    const browserSecret = randomId(24);
-    const storageTarget = params.lti_storage_target;
-    const { lti_storage_target: _, ...login } = params;
-    await states.put(state, { nonce, issuer: registration.issuer, clientId: registration.clientId, deploymentId: params.lti_deployment_id, browserSecret, storageTarget, login });
+    const offered = params.lti_storage_target;
+    const storageTarget = offered !== undefined && offered.length <= MAX_STORAGE_TARGET ? offered : undefined;
+    // Only a login without Platform Storage can fall back to a new window: only it carries what that needs.
+    const { state, reloginHash } = stateParam(id, storageTarget === undefined ? { loginHint: params.login_hint!, messageHint: params.lti_message_hint } : undefined);
+    const browserId = useBrowserId(req, res, options.cookieMaxAgeMs);
+    await states.put(id, { nonce, issuer: registration.issuer, clientId: registration.clientId, deploymentId: params.lti_deployment_id, browserHash: shortHash(browserId), storageTarget, reloginHash });
 
     const auth = new URL(registration.authorizationUrl);
     const query: Record<string, string> = {
@@ -69,9 +98,6 @@ export function loginRoute(settings: LtiSettings, registrations: RegistrationSou
     if (params.lti_message_hint !== undefined) query.lti_message_hint = params.lti_message_hint;
     for (const [k, v] of Object.entries(query)) auth.searchParams.set(k, v);
 
-    res.cookie(stateCookie(state), browserSecret, {
-      httpOnly: true, secure: true, sameSite: "none", maxAge: settings.stateTtlSec * 1000, path: `${req.baseUrl}/lti/`,
-    });
     logger.debug({ event: "lti_login", iss: registration.issuer, clientId: registration.clientId, storage: storageTarget !== undefined }, "LTI login");
     if (storageTarget === undefined) {
       ltiHeaders(res);
@@ -79,7 +105,7 @@ export function loginRoute(settings: LtiSettings, registrations: RegistrationSou
       return;
     }
     // Platform Storage first, then on to the LMS: the launch may come back without the cookie.
-    const cfg = { target: storageTarget, origin: auth.origin, subject: "lti.put_data", key: storageKey(state), value: browserSecret, timeoutMs: 3000 };
+    const cfg = { target: storageTarget, origin: auth.origin, subject: "lti.put_data", key: storageKey(id), value: browserId, timeoutMs: 3000 };
     sendLtiPage(res, frameAncestors, {
       status: 200, title: "Opening…", message: "Connecting to your LMS…",
       body: `<script type="application/json" id="lti-storage">${jsonBlock(cfg)}</script><p><a id="next" href="${escapeHtml(auth.href)}">Continue</a></p>`,

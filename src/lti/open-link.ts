@@ -8,12 +8,20 @@
  *
  * Single use: the first follow takes the link. A launch that answers the waiting page
  * refreshes to the same path with `?wait=`: that is honoured (the launch checks the wait
- * id belongs to this student) while the followed link lives, but the plain link does
- * not open a second time.
+ * id belongs to this student) while the followed link lives, and only in the browser
+ * that followed it (its LTI cookie, browser-id.ts, whose hash the followed link records):
+ * a copied `?wait=` URL opened anywhere else gets the "used" page, not the student's
+ * sign-in. The plain link does not open a second time.
+ *
+ * A HEAD or a prefetch is answered as the router's launch answers one (core/speculative.ts:
+ * 204 to a HEAD, 503 to a prefetch, `no-store`), spending nothing: the student's click
+ * still finds the link.
  */
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Logger } from "../core/logger.js";
+import { answerSpeculative, isSpeculative } from "../core/speculative.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
+import { browserIdOf, shortHash, useBrowserId } from "./browser-id.js";
 import type { LtiStudentFields } from "./options.js";
 import { sendLtiPage } from "./pages.js";
 
@@ -53,32 +61,52 @@ export async function putLink(store: SingleUseStore, id: string, record: LinkRec
   await store.put(linkKey(id), JSON.stringify(record), LINK_TTL_MS);
 }
 
-/** `openExam`: the router's launch for that kind; `followedTtlMs`: how long a waiting page may refresh. */
-export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: RequestHandler, followedTtlMs: number, logger: Logger, frameAncestors: readonly string[]): RequestHandler {
+/** A followed link: its record, and the hash of the browser that followed it. */
+interface Followed extends LinkRecord {
+  browserHash: string;
+}
+
+export interface OpenLinkTimes {
+  /** How long a followed link's waiting page may refresh, ms. */
+  followedTtlMs: number;
+  /** The browser cookie's life, ms (browser-id.ts). */
+  cookieMaxAgeMs: number;
+}
+
+/** `openExam`: the router's launch for that kind. */
+export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: RequestHandler, times: OpenLinkTimes, logger: Logger, frameAncestors: readonly string[]): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     void (async () => {
-      // A HEAD or a prefetch must not spend the link (the student's click would find it used).
-      if (req.method === "HEAD" || /prefetch|prerender/i.test(String(req.get("sec-purpose") ?? req.get("purpose") ?? ""))) {
-        res.setHeader("Cache-Control", "no-store");
-        res.status(204).end();
+      if (isSpeculative(req)) {
+        const answer = answerSpeculative(req, res);
+        logger.debug({ event: "lti_link", outcome: answer.outcome, status: answer.status, method: req.method }, "an LTI exam link was prefetched or checked: nothing spent");
         return;
       }
       const linkId = String(req.params.linkId ?? "");
       const examId = String(req.params.examId ?? req.params.roleplayId ?? "");
       const resuming = req.query.wait !== undefined;
-      let text: string | undefined;
-      if (resuming) text = await store.peek(followedKey(linkId));
-      else {
-        text = await store.take(linkKey(linkId));
-        if (text !== undefined) await store.put(followedKey(linkId), text, followedTtlMs);
+      let record: Followed | undefined;
+      let why = "used, expired or altered";
+      if (resuming) {
+        const text = await store.peek(followedKey(linkId));
+        const followed = text === undefined ? undefined : (JSON.parse(text) as Followed);
+        const browserId = browserIdOf(req);
+        if (followed && (browserId === undefined || shortHash(browserId) !== followed.browserHash)) why = "resumed in another browser";
+        else record = followed;
+      } else {
+        const text = await store.take(linkKey(linkId));
+        if (text !== undefined) {
+          const browserId = useBrowserId(req, res, times.cookieMaxAgeMs);
+          record = { ...(JSON.parse(text) as LinkRecord), browserHash: shortHash(browserId) };
+          await store.put(followedKey(linkId), JSON.stringify(record), times.followedTtlMs);
+        }
       }
-      const record = text === undefined ? undefined : (JSON.parse(text) as LinkRecord);
       if (!record || record.kind !== kind || record.examId !== examId) {
-        logger.info({ event: "lti_link_refused", resuming }, "an LTI exam link was used, expired or altered");
+        logger.info({ event: "lti_link_refused", resuming, why }, `an LTI exam link was ${why}`);
         res.setHeader("X-Robots-Tag", "noindex");
         return sendLtiPage(res, frameAncestors, {
           status: 410, title: "This exam link has been used",
-          message: "Exam links from your LMS work once and for a few minutes. Go back to your course in the LMS and open the exam again.",
+          message: "Exam links from your LMS work once, for a few minutes, in the browser that first opened them. Go back to your course in the LMS and open the exam again.",
         });
       }
       launched.set(req, { student: record.student, organization: record.organization });

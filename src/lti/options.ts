@@ -109,10 +109,17 @@ export interface LtiOptions {
   /** Leeway on `exp`, `iat` and `nbf` for the LMS's clock, seconds (0-300). Default 60. */
   clockToleranceSec?: number;
   /**
-   * How long a login's state and nonce wait for the launch, seconds (60-3600): also the
-   * oldest `iat` accepted. Default 600.
+   * The oldest `iat` accepted, seconds (60-3600). A login's state and nonce wait for the
+   * launch this long, but at most 300 s (an LMS answers within seconds). Default 600.
    */
   stateTtlSec?: number;
+  /**
+   * Logins accepted per client address (`req.ip`: set Express's `trust proxy` behind a
+   * proxy; IPv6 by /64) and per registration, fleet-wide in fleet mode: each a burst, then
+   * one more every `refillMs`. A login past either gets a 429 page and keeps nothing.
+   * Default `{ perAddress: { burst: 600, refillMs: 100 }, perRegistration: { burst: 3000, refillMs: 20 } }`.
+   */
+  loginLimit?: { perAddress?: { burst?: number; refillMs?: number }; perRegistration?: { burst?: number; refillMs?: number } };
   /**
    * Maps the verified claims to the student. Default: `email`, `given_name`,
    * `family_name`, else `name` split into first and last name (docs/lti.md, "The

@@ -34,6 +34,18 @@ export interface LtiPage {
   formTargets?: string[];
 }
 
+const added = new WeakMap<Response, { html: string; script: string }>();
+
+/**
+ * Trusted HTML and a script for the page this response will answer with, whichever
+ * handler sends it: a step asked for by an earlier one (launch.ts's state check asks for
+ * Platform Storage's removal, platform-storage.ts).
+ */
+export function addToPage(res: Response, html: string, script: string): void {
+  const before = added.get(res);
+  added.set(res, { html: `${before?.html ?? ""}${html}`, script: `${before?.script ?? ""}${script}` });
+}
+
 export function sendLtiPage(res: Response, frameAncestors: readonly string[], page: LtiPage): void {
   const nonce = randomId(18);
   const ancestors = frameAncestors.length > 0 ? frameAncestors.join(" ") : "'none'";
@@ -45,12 +57,13 @@ export function sendLtiPage(res: Response, frameAncestors: readonly string[], pa
   ltiHeaders(res);
   res.setHeader("Content-Type", "text/html; charset=utf-8");
   const admin = page.forAdministrator ? `<p class="admin"><strong>For your LMS administrator:</strong> ${escapeHtml(page.forAdministrator)}</p>` : "";
-  const script = page.script ? `<script nonce="${nonce}">${page.script}</script>` : "";
+  const extra = added.get(res);
+  const script = [page.script, extra?.script].filter((s) => s).map((s) => `<script nonce="${nonce}">${s}</script>`).join("");
   res.send(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${escapeHtml(page.title)}</title>
 <style nonce="${nonce}">${STYLE}</style>
-</head><body><main><h1>${escapeHtml(page.title)}</h1><p id="message">${escapeHtml(page.message)}</p>${admin}${page.body ?? ""}</main>${script}</body></html>`);
+</head><body><main><h1>${escapeHtml(page.title)}</h1><p id="message">${escapeHtml(page.message)}</p>${admin}${page.body ?? ""}${extra?.html ?? ""}</main>${script}</body></html>`);
 }
 
 /** The headers every LTI answer carries (pages and redirects alike). */

@@ -14,6 +14,7 @@
  */
 import express, { type ErrorRequestHandler, type RequestHandler, type Router } from "express";
 import type { Logger } from "../core/logger.js";
+import type { Fleet } from "../fleet/fleet.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
 import type { OralStoreLti } from "../store/lti-types.js";
 import type { LtiCatalog } from "./catalog.js";
@@ -21,7 +22,8 @@ import { deepLinking } from "./deep-linking.js";
 import { registerRoute } from "./dynamic-registration.js";
 import { launchRoute } from "./launch.js";
 import { loginRoute } from "./login.js";
-import { LoginStates } from "./login-state.js";
+import { LoginLimits } from "./login-limit.js";
+import { LoginStates, MAX_STATE_WAIT_MS } from "./login-state.js";
 import { openLinkRoute } from "./open-link.js";
 import { sendLtiPage } from "./pages.js";
 import { RegistrationSource, type RegistrationSourceOptions } from "./registration-source.js";
@@ -31,6 +33,8 @@ import type { LtiSettings } from "./settings.js";
 export interface LtiRouteDeps {
   /** The fleet's single-use store: states, nonces and exam links, seen by every instance. */
   singleUse: SingleUseStore;
+  /** The fleet's own token buckets: the login's limits, fleet-wide in fleet mode. */
+  limiter: Fleet["limiter"];
   logger: Logger;
   /** The router's launch (`GET /launch/:examId` or the role-play one), with the student taken from the LTI link. */
   openExam: { oral: RequestHandler; roleplay: RequestHandler };
@@ -55,7 +59,10 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
   const source = new RegistrationSource(settings.registrations, deps.registrationStore, logger, deps.registrationCache);
   // One live array: refreshed with the store's registrations before each LTI request below.
   const frameAncestors = source.frameAncestors;
-  const states = new LoginStates(singleUse, settings.stateTtlSec * 1000);
+  const states = new LoginStates(singleUse, Math.min(settings.stateTtlSec * 1000, MAX_STATE_WAIT_MS));
+  // The browser cookie binds a login's state and a followed exam link: it lives as long as the longer.
+  const cookieMaxAgeMs = Math.max(states.waitMs, deps.followedTtlMs);
+  const limits = new LoginLimits({ limiter: deps.limiter }, settings.loginLimit);
   const keySets = new RemoteKeySets({ cooldownMs: settings.keySetCooldownSec * 1000, ...deps.keySets });
   const form = express.urlencoded({ extended: false, limit: FORM_LIMIT });
   const safely = (handler: (req: express.Request, res: express.Response) => Promise<void>): RequestHandler =>
@@ -69,14 +76,14 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
   // Every page below carries the LMS origins of the registrations as of at most the cache's
   // age. A store that fails here fails the lookups that need it (a 503 page), not an exam link.
   router.use("/lti/", (_req, _res, next) => void source.current().then(() => next(), () => next()));
-  const login = safely(loginRoute(settings, source, states, logger, frameAncestors));
+  const login = safely(loginRoute(settings, source, states, logger, frameAncestors, { limits, cookieMaxAgeMs }));
   router.get("/lti/login", login);
   router.post("/lti/login", form, login);
   const linking = deepLinking({ settings, catalog: deps.catalog, store: singleUse, logger, frameAncestors });
   router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, source, links: singleUse, keySets, logger, frameAncestors, examIdPattern: deps.examIdPattern, catalog: deps.catalog, deepLinking: linking })));
   router.post("/lti/deep-link", form, safely(linking.choose));
-  router.get("/lti/open/roleplay/:roleplayId/:linkId", openLinkRoute("roleplay", singleUse, deps.openExam.roleplay, deps.followedTtlMs, logger, frameAncestors));
-  router.get("/lti/open/:examId/:linkId", openLinkRoute("oral", singleUse, deps.openExam.oral, deps.followedTtlMs, logger, frameAncestors));
+  router.get("/lti/open/roleplay/:roleplayId/:linkId", openLinkRoute("roleplay", singleUse, deps.openExam.roleplay, { followedTtlMs: deps.followedTtlMs, cookieMaxAgeMs }, logger, frameAncestors));
+  router.get("/lti/open/:examId/:linkId", openLinkRoute("oral", singleUse, deps.openExam.oral, { followedTtlMs: deps.followedTtlMs, cookieMaxAgeMs }, logger, frameAncestors));
 
   const failed: ErrorRequestHandler = (error, req, res, next) => {
     if (!req.path.startsWith("/lti/") || res.headersSent) return next(error);

@@ -6,6 +6,7 @@ import type { ProblemList } from "../core/configuration-error.js";
 import type { LtiOptions, LtiStudentFields, OrganizationFor } from "./options.js";
 import type { RolesWithoutContext } from "./claims.js";
 import { readDynamicRegistration, type DynamicRegistrationSettings } from "./dynamic-registration-settings.js";
+import { readLoginLimit, type LoginLimitSettings } from "./login-limit.js";
 import { readRegistrations, type Registrations } from "./registrations.js";
 import { readEmailSettings, type EmailSettings } from "./student-email.js";
 import { readToolKeys, type ToolKeys } from "./tool-keys.js";
@@ -19,6 +20,7 @@ export interface LtiSettings {
   toolUrl: string | undefined;
   clockToleranceSec: number;
   stateTtlSec: number;
+  loginLimit: LoginLimitSettings;
   keySetCooldownSec: number;
   student: ((claims: Record<string, unknown>) => LtiStudentFields | undefined) | undefined;
   /** `lti.email` and `lti.emailStandIn`: the e-mail of a launch without one. */
@@ -58,6 +60,7 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   const clockToleranceSec = seconds("clockToleranceSec", 60, 0, 300);
   const stateTtlSec = seconds("stateTtlSec", 600, 60, 3600);
   const keySetCooldownSec = seconds("keySetCooldownSec", 30, 0, 300);
+  const loginLimit = readLoginLimit(o.loginLimit, problems);
   if (o.student !== undefined && typeof o.student !== "function") problems.add("lti.student", "must be a function (claims) => student.", "Pass a function or leave it out for the default.");
   if (o.organizationFor !== undefined && typeof o.organizationFor !== "function") problems.add("lti.organizationFor", "must be a function.", "Pass a function or leave it out for the router's platform.");
   const framedLaunch = o.framedLaunch ?? "new-window";
@@ -69,7 +72,7 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   }
   if (!keys || !registrations) return undefined;
   return {
-    keys, registrations, dynamicRegistration, toolUrl, clockToleranceSec, stateTtlSec, keySetCooldownSec, framedLaunch, email,
+    keys, registrations, dynamicRegistration, toolUrl, clockToleranceSec, stateTtlSec, loginLimit, keySetCooldownSec, framedLaunch, email,
     rolesWithoutContext: rolesWithoutContext === "institution-instructor" ? rolesWithoutContext : "learner",
     student: typeof o.student === "function" ? o.student : undefined,
     organizationFor: typeof o.organizationFor === "function" ? o.organizationFor : () => undefined,

@@ -53,6 +53,7 @@ export function ltiMount({ lti, launch, logger, fleet, store, openExam, organiza
   return ltiRoutes(lti, {
     catalog: ltiCatalog(store, organizationOf),
     singleUse: fleet.singleUse,
+    limiter: fleet.limiter,
     logger,
     openExam,
     followedTtlMs: launch.launchWaitMs + FOLLOWED_MARGIN_MS,

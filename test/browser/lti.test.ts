@@ -37,6 +37,9 @@ describe.runIf(existsSync(CHROMIUM))("an LTI launch in a browser", { retry: 1 },
       // The state came back through Platform Storage, not the cookie.
       expect(bench.stack.logger.lines.some((l) => l.obj.event === "lti_platform_storage_check")).toBe(true);
       expect(bench.stack.logger.lines.filter((l) => l.obj.event === "lti_refused")).toEqual([]);
+      // Read back, the login's value was removed from the LMS's Platform Storage (its allowance is small).
+      const forwarding = page.frames().find((f) => f.name() === "post_message_forwarding")!;
+      await expect.poll(() => forwarding.evaluate("Object.keys(window.store)")).toEqual([]);
 
       const [exam] = await Promise.all([context.waitForEvent("page"), tool.locator("#open").click()]);
       await exam.waitForURL((url) => url.pathname === `/exam/${bench.examId}`);

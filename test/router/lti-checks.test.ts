@@ -48,7 +48,8 @@ describe("LTI launch checks, one rule at a time", () => {
     ["alg", { signing: "HS256" }, 401],
     ["kid", { signing: "unknown_kid" }, 401],
     ["signature", { signing: "stranger" }, 401],
-    ["state_cookie_mismatch", { cookie: "not-the-browser-secret" }, 401],
+    // A well-formed browser id that is not the one the login recorded.
+    ["state_cookie_mismatch", { cookie: "z".repeat(32) }, 401],
     ["id_token_too_large", { idToken: (t) => `${t}${"A".repeat(70_000)}` }, 413],
   ];
   it.each(RULES)("refuses the token breaking %s with that check alone, a page for the administrator and no platform call", async (check, forged, status) => {

@@ -31,9 +31,10 @@ describe("LTI 1.3 launches", () => {
       scope: "openid", response_type: "id_token", response_mode: "form_post", prompt: "none", client_id: bench.lms.clientId,
       redirect_uri: `${bench.stack.app.url}/oral/lti/launch`, login_hint: "student-1", lti_message_hint: bench.linkId,
     });
-    expect(auth.searchParams.get("state")).toMatch(/^[\w-]{32}$/);
+    // The state's id, then (no Platform Storage offered) the new-window fallback's login_hint and lti_message_hint.
+    expect(auth.searchParams.get("state")).toMatch(/^[\w-]{32}\.[\w-]+$/);
     expect(auth.searchParams.get("nonce")).toMatch(/^[\w-]{32}$/);
-    expect(res.headers["set-cookie"]?.[0]).toMatch(/HttpOnly; Secure; SameSite=None/i);
+    expect(res.headers["set-cookie"]?.[0]).toMatch(/^eoa_lti_browser=[\w-]{32}; .*HttpOnly; Secure; Partitioned; SameSite=None/i);
   });
 
   it("refuses a login from an unknown issuer with a 400 page", async () => {

@@ -24,7 +24,7 @@ ${inWindow ? `<p><a id="launch" href="${esc(launchSrc)}" target="_blank">${esc(t
 </body></html>`;
 }
 
-/** Platform Storage, answered from the LMS's own frame; values live as long as the course page. */
+/** Platform Storage, answered from the LMS's own frame; values live as long as the course page. A put without a value removes the key (as Canvas and Brightspace do). */
 export function forwardingPage(toolOrigin: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"></head><body><script>
 var store={};var tool=${JSON.stringify(toolOrigin).replace(/</g, "\\u003c")};
@@ -32,7 +32,7 @@ window.addEventListener("message",function(e){
 if(e.origin!==tool||!e.data||typeof e.data.subject!=="string")return;
 var s=e.data.subject.replace(/^org\\.imsglobal\\./,""),legacy=e.data.subject!==s;
 var reply={message_id:e.data.message_id,key:e.data.key};
-if(s==="lti.put_data"){store[e.data.key]=e.data.value;reply.value=e.data.value;}
+if(s==="lti.put_data"){if(e.data.value)store[e.data.key]=e.data.value;else delete store[e.data.key];reply.value=e.data.value;}
 else if(s==="lti.get_data"){if(e.data.key in store)reply.value=store[e.data.key];else reply.error={code:"bad_request",message:"no such key"};}
 else if(s==="lti.capabilities"){reply.supported_messages=[{subject:"lti.put_data"},{subject:"lti.get_data"}];}
 else return;

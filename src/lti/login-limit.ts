@@ -1,0 +1,114 @@
+/**
+ * The LTI login's rate limits: `GET`/`POST /lti/login` needs no sign-in (only a public
+ * issuer), and each accepted login keeps a state until its launch, so logins are counted
+ * per client address (`req.ip`: set Express's `trust proxy` behind a proxy) and per
+ * registration, fleet-wide in fleet mode (the fleet's token buckets, `Fleet.limiter`).
+ * A login past either limit keeps nothing and gets a 429 page with `Retry-After`.
+ *
+ * What the limits bound: the states a registration can hold at once are at most
+ * `perRegistration.burst + stateWait / perRegistration.refillMs` (defaults: 3,000 + 300 s at
+ * 50 a second = 18,000, about 15 MB of Redis at their largest; see docs/lti.md).
+ */
+import type { ProblemList } from "../core/configuration-error.js";
+import type { Fleet } from "../fleet/fleet.js";
+import type { LaunchLimiter, LaunchLimitSettings } from "../fleet/launch-limiter.js";
+
+/** A token bucket: `burst` logins at once, then one more every `refillMs`. */
+export interface LoginBucket {
+  burst: number;
+  refillMs: number;
+}
+
+export interface LoginLimitSettings {
+  perAddress: LoginBucket;
+  perRegistration: LoginBucket;
+}
+
+/**
+ * Per address: a school behind one NAT address launching a whole year group at once
+ * (600 students, then 600 a minute) passes. Per registration (one LMS, usually one
+ * school): 3,000 at once, then 50 a second (3,000 a minute).
+ */
+export const DEFAULT_LOGIN_LIMIT: Readonly<LoginLimitSettings> = Object.freeze({
+  perAddress: Object.freeze({ burst: 600, refillMs: 100 }),
+  perRegistration: Object.freeze({ burst: 3000, refillMs: 20 }),
+});
+
+const whole = (v: unknown, min: number): v is number => typeof v === "number" && Number.isInteger(v) && v >= min;
+
+/** `lti.loginLimit`, every mistake added to `problems`. */
+export function readLoginLimit(value: unknown, problems: ProblemList): LoginLimitSettings {
+  const d = DEFAULT_LOGIN_LIMIT;
+  const settings: LoginLimitSettings = { perAddress: { ...d.perAddress }, perRegistration: { ...d.perRegistration } };
+  if (value === undefined) return settings;
+  if (typeof value !== "object" || value === null) {
+    problems.add("lti.loginLimit", "must be an object { perAddress, perRegistration }.", `Leave it out for { perAddress: { burst: ${d.perAddress.burst}, refillMs: ${d.perAddress.refillMs} }, perRegistration: { burst: ${d.perRegistration.burst}, refillMs: ${d.perRegistration.refillMs} } }.`);
+    return settings;
+  }
+  for (const scope of ["perAddress", "perRegistration"] as const) {
+    const given = (value as Record<string, unknown>)[scope];
+    if (given === undefined) continue;
+    if (typeof given !== "object" || given === null) {
+      problems.add(`lti.loginLimit.${scope}`, "must be an object { burst, refillMs }.", `Leave it out for { burst: ${d[scope].burst}, refillMs: ${d[scope].refillMs} }.`);
+      continue;
+    }
+    for (const field of ["burst", "refillMs"] as const) {
+      const v = (given as Record<string, unknown>)[field];
+      if (v === undefined) continue;
+      if (whole(v, 1)) settings[scope][field] = v;
+      else problems.add(`lti.loginLimit.${scope}.${field}`, "must be a whole number of at least 1.", `Leave it out for ${d[scope][field]}.`);
+    }
+  }
+  return settings;
+}
+
+export interface LoginLimitDecision {
+  allowed: boolean;
+  /** When refused: which limit, and ms until the next login would pass. */
+  scope?: "address" | "registration";
+  retryAfterMs: number;
+}
+
+const bucket = (b: LoginBucket): LaunchLimitSettings => ({ ...b, failureBackoffMs: 0, maxFailureBackoffMs: 0 });
+
+/** The two limits, on the fleet's buckets. A refused login counts against neither. */
+export class LoginLimits {
+  private readonly byAddress: LaunchLimiter;
+  private readonly byRegistration: LaunchLimiter;
+
+  constructor(fleet: Pick<Fleet, "limiter">, settings: LoginLimitSettings) {
+    this.byAddress = fleet.limiter("lti-login-address", bucket(settings.perAddress));
+    this.byRegistration = fleet.limiter("lti-login-registration", bucket(settings.perRegistration));
+  }
+
+  /** Before the registration is looked up: this address's bucket only. */
+  async address(ip: string): Promise<LoginLimitDecision> {
+    const d = await this.byAddress.check("address", addressKey(ip));
+    return d.allowed ? { allowed: true, retryAfterMs: 0 } : { allowed: false, scope: "address", retryAfterMs: d.retryAfterMs };
+  }
+
+  /** The registration's bucket; when it passes, the login counts against both. */
+  async registrationAndCount(ip: string, issuer: string, clientId: string): Promise<LoginLimitDecision> {
+    const who = `${issuer}\u0000${clientId}`;
+    const d = await this.byRegistration.check("registration", who);
+    if (!d.allowed) return { allowed: false, scope: "registration", retryAfterMs: d.retryAfterMs };
+    await Promise.all([this.byAddress.record("address", addressKey(ip)), this.byRegistration.record("registration", who)]);
+    return { allowed: true, retryAfterMs: 0 };
+  }
+}
+
+/**
+ * The bucket an address counts against: an IPv4 address itself (an IPv4-mapped IPv6 one
+ * too); an IPv6 address by its /64, the block one host or home network usually gets, so
+ * rotating addresses within it gains nothing.
+ */
+export function addressKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!ip.includes(":")) return ip;
+  const [head = "", tail = ""] = ip.split("%")[0]!.split("::");
+  const left = head ? head.split(":") : [];
+  const right = ip.includes("::") ? (tail ? tail.split(":") : []) : [];
+  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, "")).join(":")}::/64`;
+}
