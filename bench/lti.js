@@ -121,7 +121,9 @@ async function walk(agent, lms, userId, linkId) {
   }
 }
 
-export async function runLtiStorm(emulator, { students = 600, arrivalMs = 60_000, preset = "canvas", log }) {
+export async function runLtiStorm(emulator, { students = 600, arrivalMs = 60_000, preset = "canvas", limit = 100, windowMs = 1_000, log }) {
+  // The platform's per-key limit scaled as the exam-day storm's (storm.js), so the prepare takes seconds.
+  await emulator.setRateLimits({ dev: limit, windowMs });
   const instructor = { id: "instructor-1", name: "Ines Instructor", givenName: "Ines", familyName: "Instructor", email: "ins@bench.example", role: "Instructor", sourcedId: "ins" };
   const learnerOf = (s) => ({ id: s.id, name: `${s.firstName} ${s.lastName}`, givenName: s.firstName, familyName: s.lastName, email: s.email, role: "Learner", sourcedId: s.orgInternalId });
   const learners = Array.from({ length: students }, (_, i) => learnerOf(studentOf(i)));
@@ -129,7 +131,7 @@ export async function runLtiStorm(emulator, { students = 600, arrivalMs = 60_000
   const warmers = Array.from({ length: WARM_UP }, (_, i) => learnerOf(studentOf(`w${i}`)));
   const lms = await startLms({ preset, users: [instructor, ...learners, ...warmers] });
   const privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "pem", type: "pkcs8" }).toString();
-  const host = await startHost(emulator, { router: { lti: { keys: [{ kid: "bench-tool-1", privateKey }], registrations: [lms.registration] } } });
+  const host = await startHost(emulator, { client: { rateLimitPerMinute: limit, rateWindowMs: windowMs, timeoutMs: 10_000 }, router: { lti: { keys: [{ kid: "bench-tool-1", privateKey }], registrations: [lms.registration] } } });
   await lms.ask({ registerTool: `${host.url}/oral` });
   const agent = createBrowserPool();
   try {
