@@ -6,7 +6,7 @@
  */
 import { generateKeyPairSync } from "node:crypto";
 import request from "supertest";
-import { createLmsEmulator, type LmsEmulator, type LmsPreset } from "../../src/emulator/index.js";
+import { createLmsEmulator, type LmsEmulator } from "../../src/emulator/index.js";
 import type { LtiOptions } from "../../src/lti/options.js";
 import { startStack, type Stack, type StackOptions } from "./stack.js";
 
@@ -65,22 +65,6 @@ export function formFields(html: string): Record<string, string> {
 
 export function linkOf(html: string): string | undefined {
   return /href="([^"]*\/lti\/open\/[^"]+)"/.exec(html)?.[1];
-}
-
-/** A bench whose LMS mints launches as one real LMS sends them (the LMS emulator's presets), with no link placed yet. */
-export interface PresetBench {
-  stack: Stack;
-  lms: LmsEmulator;
-  examId: string;
-  close(): Promise<void>;
-}
-
-export async function startPresetBench(preset: LmsPreset, lti: Partial<LtiOptions> = {}, options: StackOptions = {}): Promise<PresetBench> {
-  const lms = await createLmsEmulator({ preset });
-  const stack = await startStack({ ...options, router: { ...options.router, lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], ...lti } } });
-  lms.registerTool(`${stack.app.url}/oral`);
-  const { examId } = await stack.seedExam();
-  return { stack, lms, examId, close: async () => { await stack.close(); await lms.close(); } };
 }
 
 /** What a click on a course link sent and got back: the login's parameters, the id_token, and the tool's answer to the launch post. */
