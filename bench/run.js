@@ -183,6 +183,7 @@ if (fleet) {
 if (lti) {
   rows.push(
     ["lti storm: learners (preset, arrival ms)", `${lti.students} (${lti.preset}, ${lti.arrivalMs})`],
+    ["lti storm: load average before / after", `${lti.loadAverage.before} / ${lti.loadAverage.after}`],
     ["lti storm: login p50 / p99 (ms)", `${lti.login.p50Ms} / ${lti.login.p99Ms}`, "p99 < 50", lti.login.p99Ms < 50],
     ["lti storm: launch p50 / p99 (ms)", `${lti.launch.p50Ms} / ${lti.launch.p99Ms}`, "p99 < 50", lti.launch.p99Ms < 50],
     ["lti storm: open p50 / p99 (ms)", `${lti.open.p50Ms} / ${lti.open.p99Ms}`, "p99 < 50", lti.open.p99Ms < 50],
