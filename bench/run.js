@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- --json] [--only storm,overhead,memory,organizations,record] [--breakdown] [--fleet]
- *   [--students 600] [--launches 100000] [--rounds 2000] [--record-rounds 6000]`
+ * `npm run bench [-- --json] [--only storm,overhead,memory,organizations,record,lti] [--breakdown] [--fleet]
+ *   [--students 600] [--launches 100000] [--rounds 2000] [--record-rounds 6000] [--lti-arrival-ms 60000] [--lti-preset canvas]`
  *
  * Builds nothing itself (`npm run bench` runs the build first) and imports the package by
  * its name, as an integrator would. The emulator runs in a child process. Prints a table,
@@ -14,6 +14,8 @@
  * `--fleet-organizations 200` organizations each touched once and left idle: no Redis key
  * of theirs may outlive the expiry (fleet-organizations.js). `record`: the
  * launch p99 with and without the launch record, in the same run (launch-record.js).
+ * `lti`: the LTI storm, learners launching from the LMS emulator within a minute on a
+ * pre-warmed exam, p99 per step and sign-in calls per student (lti.js).
  */
 import { parseArgs } from "node:util";
 import { runBreakdown } from "./breakdown.js";
@@ -25,6 +27,7 @@ import { runMemory } from "./memory.js";
 import { runOrganizations } from "./organizations.js";
 import { runOverhead } from "./overhead.js";
 import { runLaunchRecord } from "./launch-record.js";
+import { runLtiStorm } from "./lti.js";
 import { runStorms } from "./storm.js";
 
 const { values } = parseArgs({
@@ -36,7 +39,10 @@ const { values } = parseArgs({
     // The record's p99 is the 1 % tail: it needs more samples than the overhead's medians.
     "record-rounds": { type: "string", default: "6000" },
     // A comma-separated subset of the parts below.
-    only: { type: "string", default: "storm,overhead,memory,organizations,record" },
+    only: { type: "string", default: "storm,overhead,memory,organizations,record,lti" },
+    // The LTI storm's arrival window (600 learners "within a minute") and the LMS preset it launches from.
+    "lti-arrival-ms": { type: "string", default: "60000" },
+    "lti-preset": { type: "string", default: "canvas" },
     breakdown: { type: "boolean", default: false },
     fleet: { type: "boolean", default: false },
     // Where the noisy-neighbour part's router runs: "child" (its own process) or "process" (the bench's).
@@ -52,7 +58,7 @@ const started = performance.now();
 const only = new Set(values.only.split(",").map((s) => s.trim()));
 if (values.breakdown) only.add("breakdown");
 if (values.fleet) only.add("fleet");
-const PARTS = ["storm", "overhead", "memory", "organizations", "record", "breakdown", "fleet"];
+const PARTS = ["storm", "overhead", "memory", "organizations", "record", "lti", "breakdown", "fleet"];
 const unknown = [...only].filter((s) => !PARTS.includes(s));
 if (unknown.length > 0) {
   process.stderr.write(`--only: unknown part(s) ${unknown.join(", ")}; choose from ${PARTS.join(", ")}\n`);
@@ -68,6 +74,7 @@ try {
   if (only.has("overhead")) result.overhead = await runOverhead(emulator, { rounds: Number(values.rounds), log });
   if (only.has("organizations")) result.organizations = await runOrganizations({ students: Number(values.students), hostIn: values["organizations-host"], stormIn: values["organizations-storm"], log });
   if (only.has("record")) result.launchRecord = await runLaunchRecord(emulator, { rounds: Number(values["record-rounds"]), log });
+  if (only.has("lti")) result.lti = await runLtiStorm(emulator, { students: Number(values.students), arrivalMs: Number(values["lti-arrival-ms"]), preset: values["lti-preset"], log });
   if (only.has("breakdown")) result.breakdown = await runBreakdown(emulator, { log });
   if (only.has("fleet")) {
     const redisUrl = process.env.EOA_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -81,7 +88,7 @@ result.durationMs = Math.round(performance.now() - started);
 
 /** [metric, value, target, met] rows; a row with a target counts towards the exit code. */
 const rows = [];
-const { storm, overhead, memory, breakdown, fleet, organizations, launchRecord } = result;
+const { storm, overhead, memory, breakdown, fleet, organizations, launchRecord, lti } = result;
 if (storm) {
   const d = storm.onDemand;
   const w = storm.preWarmed;
@@ -171,6 +178,18 @@ if (fleet) {
     ["fleet organizations: keys left after the idle expiry", fleet.organizations.keysLeftAfterExpiry, "0", fleet.organizations.keysLeftAfterExpiry === 0],
     ["fleet organizations: keys left without a lifetime", fleet.organizations.keysWithoutTtl, "0", fleet.organizations.keysWithoutTtl === 0],
     ["fleet organizations: of which pre-warm plans' / others'", `${fleet.organizations.planKeysLeft} / ${fleet.organizations.otherKeysLeft}`],
+  );
+}
+if (lti) {
+  rows.push(
+    ["lti storm: learners (preset, arrival ms)", `${lti.students} (${lti.preset}, ${lti.arrivalMs})`],
+    ["lti storm: load average before / after", `${lti.loadAverage.before} / ${lti.loadAverage.after}`],
+    ["lti storm: login p50 / p99 (ms)", `${lti.login.p50Ms} / ${lti.login.p99Ms}`, "p99 < 50", lti.login.p99Ms < 50],
+    ["lti storm: launch p50 / p99 (ms)", `${lti.launch.p50Ms} / ${lti.launch.p99Ms}`, "p99 < 50", lti.launch.p99Ms < 50],
+    ["lti storm: open p50 / p99 (ms)", `${lti.open.p50Ms} / ${lti.open.p99Ms}`, "p99 < 50", lti.open.p99Ms < 50],
+    ["lti storm: failed", lti.failed, "0", lti.failed === 0],
+    ["lti storm: sign-in calls per student", lti.signInCallsPerStudent, "1", lti.signInCallsPerStudent === 1],
+    ["lti storm: sign-in calls during the storm", lti.signInCallsInStorm, "0 (pre-warmed)", lti.signInCallsInStorm === 0],
   );
 }
 if (breakdown) {

@@ -6,7 +6,7 @@
  * (Deep Linking) and then opens it as a student. Stops cleanly on SIGINT or SIGTERM.
  */
 import { parseArgs } from "node:util";
-import { createLmsEmulator } from "./emulator/index.js";
+import { createLmsEmulator, LMS_PRESETS, type LmsPreset } from "./emulator/index.js";
 
 export const LMS_USAGE = `Usage: express-oral-assessments lms --tool URL [options]
 
@@ -15,13 +15,15 @@ Runs a local LMS (an LTI 1.3 platform) for a tool mounted at URL.
 Options:
   --tool URL     the router's public mount URL, e.g. http://127.0.0.1:3000/oral (required)
   --port N       port to listen on (default 4020; 0 picks a free one)
+  --preset NAME  mint launches as this LMS sends them: ${LMS_PRESETS.join(", ")}
+                 (default emulator; see docs/lti.md, "What each LMS sends")
   -h, --help     show this help
 `;
 
 const DEFAULT_PORT = 4020;
 
 export async function runLms(args: string[], usage: (message: string) => Error): Promise<void> {
-  const { values } = parseArgs({ args, options: { tool: { type: "string" }, port: { type: "string" }, help: { type: "boolean", short: "h" } } });
+  const { values } = parseArgs({ args, options: { tool: { type: "string" }, port: { type: "string" }, preset: { type: "string" }, help: { type: "boolean", short: "h" } } });
   if (values.help) {
     process.stdout.write(LMS_USAGE);
     return;
@@ -30,11 +32,13 @@ export async function runLms(args: string[], usage: (message: string) => Error):
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw usage("--port must be a whole number from 0 to 65535.");
   const tool = values.tool;
   if (!tool || !URL.canParse(tool) || !/^https?:$/.test(new URL(tool).protocol)) throw usage("--tool must be the tool's mount URL, e.g. http://127.0.0.1:3000/oral.");
-  const lms = await createLmsEmulator({ port });
+  const preset = values.preset ?? "emulator";
+  if (!(LMS_PRESETS as readonly string[]).includes(preset)) throw usage(`--preset must be one of ${LMS_PRESETS.join(", ")}.`);
+  const lms = await createLmsEmulator({ port, preset: preset as LmsPreset });
   lms.registerTool(tool);
   const root = tool.replace(/\/+$/, "");
   const registration = JSON.stringify(lms.registration(), null, 2).replace(/\n/g, "\n  ");
-  process.stdout.write(`LMS emulator listening on ${lms.url}
+  process.stdout.write(`LMS emulator listening on ${lms.url} (launches shaped as ${lms.product} sends them)
 
   Registration (the tool's lti.registrations entry):
   ${registration}

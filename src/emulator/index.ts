@@ -6,4 +6,4 @@ export { FaultSpecError } from "./faults.js";
 export type {
   Emulator, EmulatorOptions, EmulatorOrganization, EmulatorOrganizationOptions, EmulatorStateSnapshot, FaultSpec, ReceivedRequest,
 } from "./types.js";
-export { createLmsEmulator, LMS_FAULTS, type LmsEmulator, type LmsEmulatorOptions, type LmsFault, type LmsUser, type ResourceLink, type DeepLinkingRequestOptions, type DeepLinkReturn } from "./lms/index.js";
+export { createLmsEmulator, LMS_FAULTS, LMS_PRESETS, type LmsPreset, type LmsEmulator, type LmsEmulatorOptions, type LmsFault, type LmsUser, type ResourceLink, type DeepLinkingRequestOptions, type DeepLinkReturn } from "./lms/index.js";

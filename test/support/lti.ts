@@ -66,3 +66,84 @@ export function formFields(html: string): Record<string, string> {
 export function linkOf(html: string): string | undefined {
   return /href="([^"]*\/lti\/open\/[^"]+)"/.exec(html)?.[1];
 }
+
+/** What a click on a course link sent and got back: the login's parameters, the id_token, and the tool's answer to the launch post. */
+export interface CourseLaunch {
+  login: Record<string, string>;
+  /** Whether the tool's login answered the Platform Storage page (the LMS offered it) rather than a redirect. */
+  platformStorage: boolean;
+  idToken: string;
+  launch: request.Response;
+  /** The URL the launch was posted to (relative links of its answer resolve against it). */
+  launchUrl: string;
+}
+
+const htmlDecode = (text: string) => text.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))).replace(/&amp;/g, "&");
+
+async function getUrl(url: string, cookie?: string) {
+  const u = new URL(url);
+  const r = request(u.origin).get(u.pathname + u.search);
+  return cookie ? r.set("Cookie", cookie) : r;
+}
+
+/**
+ * A click on link `linkId` as `userId` in the LMS, as a browser with cookies walks it: the
+ * LMS's frame document auto-posts the login (with the preset's parameters) to the tool,
+ * which answers a redirect (or, when the LMS offers Platform Storage, a page whose
+ * *Continue* link goes on) to the LMS's authorization endpoint, whose page auto-posts the
+ * id_token to the tool's launch with the login's state cookie.
+ */
+export async function launchFromCourse(bench: { lms: LmsEmulator }, userId: string, linkId: string): Promise<CourseLaunch> {
+  const frameUrl = `${bench.lms.url}/launch/${encodeURIComponent(linkId)}?user=${encodeURIComponent(userId)}`;
+  const frame = await getUrl(frameUrl);
+  if (frame.status !== 200) throw new Error(`the LMS's launch frame answered ${frame.status}: ${frame.text}`);
+  const loginAction = htmlDecode(/<form[^>]*action="([^"]+)"/.exec(frame.text)?.[1] ?? "");
+  const login = formFields(frame.text);
+  const at = new URL(loginAction);
+  const loggedIn = await request(at.origin).post(at.pathname).type("form").send(login);
+  const cookie = (loggedIn.headers["set-cookie"] as unknown as string[] | undefined)?.[0]?.split(";")[0];
+  const next = loggedIn.status === 302 ? loggedIn.headers.location : /id="next" href="([^"]+)"/.exec(loggedIn.text)?.[1];
+  if (!next) throw new Error(`the tool's login answered ${loggedIn.status}: ${loggedIn.text.slice(0, 300)}`);
+  const auth = await getUrl(htmlDecode(next));
+  if (auth.status !== 200) throw new Error(`LMS auth answered ${auth.status}: ${auth.text}`);
+  const launchUrl = htmlDecode(/<form[^>]*action="([^"]+)"/.exec(auth.text)?.[1] ?? "");
+  const fields = formFields(auth.text);
+  const to = new URL(launchUrl);
+  const post = request(to.origin).post(to.pathname).type("form").send(fields);
+  const launch = await (cookie ? post.set("Cookie", cookie) : post);
+  return { login, platformStorage: loggedIn.status === 200, idToken: fields.id_token!, launch, launchUrl };
+}
+
+/**
+ * The instructor places exam `examId` in the course through Deep Linking (*Add an oral
+ * exam* → the tool's picker → its signed response posted back to the LMS), as course
+ * binding requires before a learner's launch; answers the placed link's id.
+ */
+export async function placeExam(bench: { lms: LmsEmulator }, examId: string, instructor = "instructor-1"): Promise<string> {
+  const request_ = bench.lms.openDeepLinking({});
+  const { launch, launchUrl } = await launchFromCourse(bench, instructor, request_);
+  if (launch.status !== 200) throw new Error(`the instructor's deep-linking launch answered ${launch.status}: ${launch.text.slice(0, 600)}`);
+  const pick = /name="pick" value="([^"]+)"/.exec(launch.text)?.[1];
+  const action = new URL(htmlDecode(/<form method="post" action="([^"]+)"/.exec(launch.text)?.[1] ?? ""), launchUrl);
+  const chosen = await request(action.origin).post(action.pathname).type("form").send({ pick, examId });
+  if (chosen.status !== 200) throw new Error(`the pick answered ${chosen.status}: ${chosen.text.slice(0, 300)}`);
+  const back = new URL(htmlDecode(/<form[^>]*action="([^"]+)"/.exec(chosen.text)?.[1] ?? ""));
+  const returned = await request(back.origin).post(back.pathname).type("form").send(formFields(chosen.text));
+  const last = bench.lms.deepLinkReturns.at(-1);
+  if (returned.status !== 200 || !last?.ok) throw new Error(`the LMS refused the deep-linking response: ${returned.text}`);
+  return last.links[0]!.id;
+}
+
+/**
+ * A learner's launch answer to the exam page: the framed page's *Open the exam* link (or
+ * the window launch's redirect), the single-use link's redirect to the exam host, and
+ * the exam page itself. Answers each hop, for assertions.
+ */
+export async function followToExam(launch: CourseLaunch) {
+  const href = launch.launch.status === 303 ? launch.launch.headers.location : linkOf(launch.launch.text);
+  if (!href) throw new Error(`the launch offered no exam link (${launch.launch.status}): ${launch.launch.text.slice(0, 600)}`);
+  const opened = await getUrl(new URL(htmlDecode(href), launch.launchUrl).href);
+  if (opened.status !== 303) return { opened, examUrl: undefined, page: undefined };
+  const examUrl = new URL(opened.headers.location!);
+  return { opened, examUrl, page: await getUrl(examUrl.href) };
+}

@@ -46,6 +46,8 @@ export interface DeepLinkingSide {
 
 export function deepLinkingSide(ctx: {
   base: () => string; clientId: string; deploymentId: string; toolRoot: () => string | undefined;
+  /** The LMS's issuer, the response's `aud` (a preset's fixed issuer, or the LMS's URL). Default `base()`. */
+  issuer?: () => string;
   addLink: (link: Omit<ResourceLink, "id">) => ResourceLink;
   /** The course page of a link for a user (the return page links each placed exam as a student sees it). */
   coursePage: (userId: string, linkId: string) => string;
@@ -63,7 +65,7 @@ export function deepLinkingSide(ctx: {
     if (!ctx.toolRoot()) return { ok: false, error: "no tool registered" };
     let claims: JWTPayload & Record<string, unknown>;
     try {
-      ({ payload: claims } = await jwtVerify(jwt, toolKeys(), { algorithms: ["RS256"], issuer: ctx.clientId, audience: ctx.base(), requiredClaims: ["iat", "exp", "nonce"] }) as { payload: JWTPayload & Record<string, unknown> });
+      ({ payload: claims } = await jwtVerify(jwt, toolKeys(), { algorithms: ["RS256"], issuer: ctx.clientId, audience: (ctx.issuer ?? ctx.base)(), requiredClaims: ["iat", "exp", "nonce"] }) as { payload: JWTPayload & Record<string, unknown> });
     } catch (error) {
       return { ok: false, error: `the JWT does not verify: ${(error as Error).message}` };
     }

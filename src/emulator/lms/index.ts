@@ -19,26 +19,44 @@ import { autoPostPage, courseHomePage, coursePage, forwardingPage } from "./cour
 import { deepLinkingSide, type DeepLinkingRequestOptions, type DeepLinkReturn } from "./deep-linking.js";
 import { LMS_FAULTS, type LmsFault } from "./faults.js";
 import { mintLaunch, type LmsKey, type LmsUser, type ResourceLink } from "./mint.js";
+import { lmsShape, type LmsPreset } from "./presets.js";
 import { registrationSide, type RegistrationFault, type ToolRegistration } from "./registration.js";
 
 export { LMS_FAULTS, type LmsFault } from "./faults.js";
 export type { LmsUser, ResourceLink } from "./mint.js";
 export type { DeepLinkingRequestOptions, DeepLinkReturn } from "./deep-linking.js";
 export type { RegistrationFault, ToolRegistration } from "./registration.js";
+export { LMS_PRESETS, type LmsPreset } from "./presets.js";
 
 export interface LmsEmulatorOptions {
   /** Port on 127.0.0.1's `host`. Default 0 (any free port). */
   port?: number;
   /** Host the LMS listens on and names itself by. Default `localhost` (a site other than the tool's 127.0.0.1 in tests). */
   host?: string;
-  /** Default `"lms-client-1"`. */
+  /**
+   * Which LMS's launches to mint (presets.ts, docs/lti.md's table per LMS): its issuer,
+   * client and deployment id formats, login parameters, token lifetime, `aud`, user claims
+   * and roles. Default `"emulator"` (the plain shape: its URL as issuer, `lms-client-1`,
+   * `deployment-1`, every user claim, membership roles).
+   */
+  preset?: LmsPreset;
+  /** Default the preset's (`"lms-client-1"` for `emulator`). */
   clientId?: string;
-  /** Default `"deployment-1"`. */
+  /** Default the preset's (`"deployment-1"` for `emulator`). */
   deploymentId?: string;
+  /**
+   * The course's users. Default an instructor (`instructor-1`) and two learners
+   * (`student-1`, `student-2`); a benchmark passes hundreds of learners.
+   */
+  users?: readonly LmsUser[];
 }
 
 export interface LmsEmulator {
   readonly url: string;
+  /** The preset whose launches it mints (`emulator` by default). */
+  readonly preset: LmsPreset;
+  /** The LMS's product name (`Canvas`, `Moodle`, …; `LMS emulator` for the plain shape). */
+  readonly product: string;
   readonly issuer: string;
   /** The client id launches carry: the constructor's, or the latest one Dynamic Registration issued. */
   readonly clientId: string;
@@ -91,7 +109,7 @@ export interface LmsEmulator {
   close(): Promise<void>;
 }
 
-const USERS: LmsUser[] = [
+const DEFAULT_USERS: LmsUser[] = [
   { id: "instructor-1", name: "Ines Instructor", givenName: "Ines", familyName: "Instructor", email: "ines@lms.example", role: "Instructor", sourcedId: "SIS-I-1" },
   { id: "student-1", name: "Sam Student", givenName: "Sam", familyName: "Student", email: "sam@lms.example", role: "Learner", sourcedId: "SIS-S-1" },
   { id: "student-2", name: "Ada Student", givenName: "Ada", familyName: "Student", email: "ada@lms.example", role: "Learner", sourcedId: "SIS-S-2" },
@@ -105,8 +123,11 @@ async function newKey(): Promise<LmsKey> {
 
 export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promise<LmsEmulator> {
   const host = options.host ?? "localhost";
-  let clientId = options.clientId ?? "lms-client-1";
-  const deploymentId = options.deploymentId ?? "deployment-1";
+  const shape = lmsShape(options.preset ?? "emulator");
+  const USERS = options.users ?? DEFAULT_USERS;
+  let clientId = options.clientId ?? shape.clientId;
+  const deploymentId = options.deploymentId ?? shape.deploymentId;
+  const issuer = () => shape.issuer ?? base;
   let keys: LmsKey[] = [await newKey()];
   const stranger = await newKey();
   let fault: LmsFault | undefined;
@@ -116,7 +137,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   const links = new Map<string, ResourceLink>();
   let base = "";
   const linking = deepLinkingSide({
-    base: () => base, get clientId() { return clientId; }, deploymentId, toolRoot: () => tool?.root,
+    base: () => base, issuer, get clientId() { return clientId; }, deploymentId, toolRoot: () => tool?.root,
     addLink: (link) => addResourceLink(link),
     coursePage: (userId, linkId) => `${base}/course/${encodeURIComponent(linkId)}?user=${encodeURIComponent(userId)}`,
   });
@@ -165,11 +186,11 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
       return;
     }
     const idToken = await mintLaunch({
-      issuer: base, clientId, deploymentId, user, link, nonce: p.nonce!, targetLinkUri: tool.redirect,
-      key: keys[0]!, stranger, fault, extraClaims,
+      issuer: issuer(), clientId, deploymentId, user, link, nonce: p.nonce!, targetLinkUri: tool.redirect,
+      key: keys[0]!, stranger, fault, extraClaims, shape, base,
     });
     res.setHeader("Cache-Control", "no-store");
-    res.type("html").send(autoPostPage(tool.redirect, { id_token: idToken, state: p.state!, lti_storage_target: "post_message_forwarding" }));
+    res.type("html").send(autoPostPage(tool.redirect, { id_token: idToken, state: p.state!, ...(shape.platformStorage ? { lti_storage_target: "post_message_forwarding" } : {}) }));
   };
   app.get("/auth", auth);
   app.post("/auth", express.urlencoded({ extended: false }), auth);
@@ -188,7 +209,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     const link = placement(req.params.linkId);
     if (!link || !tool) return void res.status(404).send("no such link");
     const user = String(req.query.user ?? "student-1");
-    const inWindow = "documentTarget" in link && link.documentTarget === "window";
+    const inWindow = shape.documentTarget ? shape.documentTarget === "window" : "documentTarget" in link && link.documentTarget === "window";
     res.type("html").send(coursePage(`Course: ${"title" in link ? link.title : "Add an oral exam"}`, `/launch/${encodeURIComponent(req.params.linkId)}?user=${encodeURIComponent(user)}`, tool.origin, inWindow));
   });
   // The first document of the tool's frame: the login, auto-posted, as Canvas does.
@@ -196,8 +217,8 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     const link = placement(req.params.linkId);
     if (!tool || !link) return void res.status(404).send("no such link");
     // A window has no forwarding frame beside it (and its cookie travels): no Platform Storage.
-    const inWindow = "documentTarget" in link && link.documentTarget === "window";
-    res.type("html").send(autoPostPage(tool.login, loginParams(String(req.query.user ?? "student-1"), req.params.linkId, inWindow ? {} : { lti_storage_target: "post_message_forwarding" })));
+    const inWindow = shape.documentTarget ? shape.documentTarget === "window" : "documentTarget" in link && link.documentTarget === "window";
+    res.type("html").send(autoPostPage(tool.login, loginParams(String(req.query.user ?? "student-1"), req.params.linkId, inWindow || !shape.platformStorage ? {} : { lti_storage_target: "post_message_forwarding" })));
   });
   app.get("/add-exam", (req, res) => {
     res.redirect(303, `/course/${encodeURIComponent(linking.open({}))}?user=${encodeURIComponent(String(req.query.user ?? "instructor-1"))}`);
@@ -208,7 +229,8 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   });
 
   const loginParams = (userId: string, linkId: string, extra: Record<string, string> = {}): Record<string, string> => ({
-    iss: base, login_hint: userId, target_link_uri: tool?.redirect ?? "", lti_message_hint: linkId, client_id: clientId, lti_deployment_id: deploymentId, ...extra,
+    iss: issuer(), login_hint: userId, target_link_uri: tool?.redirect ?? "", lti_message_hint: linkId, client_id: clientId,
+    [shape.loginDeploymentParam]: deploymentId, ...shape.loginExtras, ...extra,
   });
 
   const server: Server = await new Promise((resolve) => {
@@ -218,7 +240,9 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
 
   return {
     get url() { return base; },
-    get issuer() { return base; },
+    preset: shape.preset,
+    product: shape.product,
+    get issuer() { return issuer(); },
     get clientId() { return clientId; },
     deploymentId,
     get authorizationUrl() { return `${base}/auth`; },
@@ -226,7 +250,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     users: USERS,
     get jwksFetches() { return jwksFetches; },
     registration(deployments = [deploymentId]) {
-      return { issuer: base, clientId, authorizationUrl: `${base}/auth`, jwksUrl: `${base}/jwks`, tokenUrl: `${base}/token`, deployments };
+      return { issuer: issuer(), clientId, authorizationUrl: `${base}/auth`, jwksUrl: `${base}/jwks`, tokenUrl: `${base}/token`, deployments };
     },
     registerTool(toolUrl) {
       const root = toolUrl.replace(/\/+$/, "");

@@ -11,6 +11,7 @@ import type { JsonWebKey, webcrypto } from "node:crypto";
 type CryptoKey = webcrypto.CryptoKey;
 type JWK = JsonWebKey;
 import type { LmsFault } from "./faults.js";
+import type { LmsShape } from "./presets.js";
 
 export interface LmsKey {
   kid: string;
@@ -51,6 +52,10 @@ export interface MintInput {
   stranger: LmsKey;
   fault: LmsFault | undefined;
   extraClaims: Record<string, unknown>;
+  /** The LMS whose shape the token takes (presets.ts); undefined: the emulator's plain shape. */
+  shape?: LmsShape;
+  /** The LMS's own URL (return URLs and service endpoints in shaped claims). */
+  base?: string;
 }
 
 const L = "https://purl.imsglobal.org/spec/lti/claim/";
@@ -77,17 +82,26 @@ export async function mintLaunch(m: MintInput): Promise<string> {
     ...(f === "no_roles" ? {} : { [`${L}roles`]: [ROLE[m.user.role]] }),
     [`${L}context`]: { id: "course-1", label: "ORAL-101", title: "Oral exams 101", type: ["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"] },
     [`${L}lis`]: { person_sourcedid: m.user.sourcedId },
-    [`${L}launch_presentation`]: { document_target: link?.documentTarget ?? "iframe", locale: "en" },
+    [`${L}launch_presentation`]: { document_target: m.shape?.documentTarget ?? link?.documentTarget ?? "iframe", locale: "en" },
     [`${L}tool_platform`]: { guid: "lms-emulator", name: "LMS emulator", product_family_code: "emulator" },
   };
-  if (f === "azp_mismatch") claims.azp = "another-client";
-  if (f === "aud_array_no_azp") claims.aud = [m.clientId, "another-client"];
+  const shaped = m.shape ? m.shape.claims(claims, { issuer: m.issuer, clientId: m.clientId, deploymentId: m.deploymentId, user: m.user, link, base: m.base ?? m.issuer }) : claims;
+  const audience = m.shape?.audience(m.clientId);
+  if (Array.isArray(audience) && f !== "wrong_aud") shaped.aud = audience;
+  if (f === "azp_mismatch") shaped.azp = "another-client";
+  if (f === "aud_array_no_azp") { shaped.aud = [m.clientId, "another-client"]; delete shaped.azp; }
+  if (f === "no_roles") delete shaped[`${L}roles`];
+  return sign(m, shaped, now);
+}
+
+async function sign(m: MintInput, claims: Record<string, unknown>, now: number): Promise<string> {
+  const f = m.fault;
   for (const [k, v] of Object.entries(m.extraClaims)) {
     if (v === undefined) delete claims[k];
     else claims[k] = v;
   }
   const iat = f === "future_iat" ? now + 3600 : f === "expired" ? now - 7200 : now;
-  const exp = f === "expired" ? now - 3600 : iat + 300;
+  const exp = f === "expired" ? now - 3600 : iat + (m.shape?.lifetimeSec ?? 300);
   const iss = f === "wrong_iss" ? "https://other-lms.example" : m.issuer;
   const aud = f === "wrong_aud" ? "another-client" : m.clientId;
 

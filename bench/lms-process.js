@@ -1,0 +1,25 @@
+/**
+ * The LMS emulator (`createLmsEmulator`) in a process of its own, so the LTI storm's
+ * RS256 signing of 600 id_tokens does not share the router's event loop (a real LMS is
+ * another machine). Started by lti.js with LMS_OPTIONS (JSON: `preset`, `users`); sends
+ * `{ url, registration }` once listening; answers IPC messages `{ registerTool: url }`
+ * `{ openDeepLinking: true }` (→ the request's link id) and `{ addResourceLink: link }`
+(→ its id); stops when the parent
+ * disconnects.
+ */
+import { createLmsEmulator } from "express-oral-assessments/emulator";
+
+const lms = await createLmsEmulator(JSON.parse(process.env.LMS_OPTIONS ?? "{}"));
+process.on("message", ({ id, registerTool, openDeepLinking, addResourceLink }) => {
+  try {
+    if (registerTool !== undefined) process.send({ id, result: (lms.registerTool(registerTool), true) });
+    else if (openDeepLinking) process.send({ id, result: lms.openDeepLinking({}) });
+    else if (addResourceLink !== undefined) process.send({ id, result: lms.addResourceLink(addResourceLink).id });
+  } catch (error) {
+    process.send({ id, error: String(error) });
+  }
+});
+process.on("disconnect", () => {
+  lms.close().then(() => process.exit(0));
+});
+process.send({ url: lms.url, registration: lms.registration() });
