@@ -5,8 +5,11 @@
  * with Deep Linking (course binding requires it), then a learner clicks the link: the LMS's
  * frame posts the login, the LMS authorizes, the tool takes the launch, the learner follows
  * the single-use link and lands on the exam page of the platform's custom domain, signed
- * in under the name the LMS sent. With the default options. Brightspace, whose deployment
- * hides e-mail (`"email": ""`), gets the refusal at the launch, naming its setting.
+ * in under the name the LMS sent. With the default options, but one: Open edX sends no
+ * context role, so its instructor places exams only with `rolesWithoutContext:
+ * "institution-instructor"` (the other five send context roles, which that option never
+ * overrides; its learners reach the exam either way). Brightspace, whose deployment hides
+ * e-mail (`"email": ""`), gets the refusal at the launch, naming its setting.
  */
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,25 +24,27 @@ const PRESETS = LMS_PRESETS.filter((p): p is Exclude<LmsPreset, "emulator"> => p
 describe("launches from real LMSs' shapes reach the exam with the default options", () => {
   let stack: Stack;
   const lmss = new Map<LmsPreset, LmsEmulator>();
-  let examId: string;
   beforeAll(async () => {
     for (const preset of PRESETS) lmss.set(preset, await createLmsEmulator({ preset }));
-    stack = await startStack({ router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [...lmss.values()].map((lms) => lms.registration()) } } });
+    stack = await startStack({ router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [...lmss.values()].map((lms) => lms.registration()), rolesWithoutContext: "institution-instructor" } } });
     for (const lms of lmss.values()) lms.registerTool(`${stack.app.url}/oral`);
-    ({ examId } = await stack.seedExam());
   });
   afterAll(async () => {
     await stack?.close();
     for (const lms of lmss.values()) await lms.close();
   });
 
-  /** The instructor places the exam, then student-1 clicks it: the launch, and the platform calls it made. */
+  /**
+   * The instructor places a new exam of its own (one per LMS: the router limits how often
+   * one student opens one exam), then student-1 clicks it: the launch, and the platform calls it made.
+   */
   async function learnerLaunch(preset: LmsPreset) {
     const lms = lmss.get(preset)!;
+    const { examId } = await stack.seedExam();
     const linkId = await placeExam({ lms }, examId);
     const track = stack.track();
     const launched = await launchFromCourse({ lms }, "student-1", linkId);
-    return { lms, launched, claims: decodeJwt(launched.idToken) as Record<string, unknown>, track };
+    return { lms, examId, launched, claims: decodeJwt(launched.idToken) as Record<string, unknown>, track };
   }
 
   /** Follows the launch to the exam page: one sign-in call, Sam Student signed in on the exam host. */
@@ -48,7 +53,7 @@ describe("launches from real LMSs' shapes reach the exam with the default option
     expect([200, 303], launch.text).toContain(launch.status);
     const { opened, examUrl, page } = await followToExam(launched.launched);
     expect(opened.status, opened.text).toBe(303);
-    expect(examUrl!.origin + examUrl!.pathname).toBe(`${stack.emulator.examHost}/exam/${examId}`);
+    expect(examUrl!.origin + examUrl!.pathname).toBe(`${stack.emulator.examHost}/exam/${launched.examId}`);
     expect(page!.status).toBe(200);
     expect(page!.text).toContain("Signed in as Sam Student");
     expect(launched.track().filter((r) => r.path === "/students/sign-in-token")).toHaveLength(1);
@@ -63,7 +68,7 @@ describe("launches from real LMSs' shapes reach the exam with the default option
     expect(platformStorage).toBe(true);
     expect(launched.claims).toMatchObject({
       iss: "https://canvas.instructure.com", aud: launched.lms.clientId, azp: launched.lms.clientId,
-      [`${L}deployment_id`]: login.deployment_id, [`${L}custom`]: { exam_id: examId },
+      [`${L}deployment_id`]: login.deployment_id, [`${L}custom`]: { exam_id: launched.examId },
       "https://www.instructure.com/placement": "link_selection",
       [`${L}launch_presentation`]: expect.objectContaining({ document_target: "iframe" }),
     });
