@@ -19,10 +19,32 @@ const ARTIFACTS = "test-artifacts";
 // One retry: about one run in four, the cross-site frame never reached the picker or the
 // launch page within 30 s (an open finding; the error lists what each frame showed).
 describe.runIf(existsSync(CHROMIUM))("an LTI launch in a browser", { retry: 1 }, () => {
-  it("reaches the exam from the LMS's frame with no third-party cookie, through Platform Storage", async () => {
+  it("keeps its one partitioned cookie in the LMS's frame with third-party cookies blocked (CHIPS): the launch needs no Platform Storage, and removes the stored value", async () => {
+    const bench = await startLtiBench();
+    const { browser, page } = await openBrowser();
+    try {
+      await page.goto(bench.lms.coursePageUrl("student-1", bench.linkId));
+      await frameShowing(page, "#open");
+      expect(bench.stack.logger.lines.some((l) => l.obj.event === "lti_platform_storage_check")).toBe(false);
+      expect(bench.stack.logger.lines.filter((l) => l.obj.event === "lti_refused")).toEqual([]);
+      const forwarding = page.frames().find((f) => f.name() === "post_message_forwarding")!;
+      await expect.poll(() => forwarding.evaluate("Object.keys(window.store)")).toEqual([]);
+    } finally {
+      await browser.close();
+      await bench.close();
+    }
+  }, 90_000);
+
+  it("reaches the exam from the LMS's frame with no cookie at all (as Safari, without CHIPS), through Platform Storage", async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const bench = await startLtiBench();
     const { browser, context, page } = await openBrowser();
+    // The cookie is gone before the launch is posted, as in a browser that keeps no
+    // third-party cookie, partitioned or not.
+    await context.route((url) => url.pathname === "/oral/lti/launch", async (route) => {
+      await context.clearCookies();
+      await route.continue();
+    });
     try {
       expect(new URL(bench.lms.url).hostname).toBe("localhost");
       expect(new URL(bench.stack.app.url).hostname).toBe("127.0.0.1");
@@ -101,10 +123,10 @@ async function frameShowing(page: Page, selector: string, text?: string): Promis
 }
 
 /** Debian's Chromium with third-party cookies phased out (the state cookie cannot travel), one page. */
-async function openBrowser(): Promise<{ browser: Browser; context: BrowserContext; page: Page }> {
+async function openBrowser(extraArgs: string[] = []): Promise<{ browser: Browser; context: BrowserContext; page: Page }> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--test-third-party-cookie-phaseout", "--disable-quic", "--no-first-run", "--disable-background-networking"],
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--test-third-party-cookie-phaseout", "--disable-quic", "--no-first-run", "--disable-background-networking", ...extraArgs],
   });
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
   context.setDefaultTimeout(15_000);

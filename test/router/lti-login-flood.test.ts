@@ -87,7 +87,8 @@ describe.runIf(redisAvailable)("LTI login flood, fleet mode (Redis)", () => {
   let bench: LtiBench;
   let raw: Redis;
   beforeAll(async () => {
-    fleet = redisFleet({ url: REDIS_URL, secret: SECRET, prefix });
+    // A generous command timeout: on a busy shared machine a slow SET is not what this measures.
+    fleet = redisFleet({ url: REDIS_URL, secret: SECRET, prefix, commandTimeoutMs: 5_000 });
     await fleetReady(fleet);
     bench = await startLtiBench({ loginLimit: NO_LIMIT }, { router: { fleet } });
     raw = new Redis(REDIS_URL);
