@@ -1,21 +1,18 @@
 /**
  * The router under soak, in its own process so that a crash is counted, not fatal: the
- * bench host app (built package) with a client tuned for a fault storm, on the router's
- * default store, SQLite (a file in a fresh temporary folder, deleted at exit): RSS then
- * measures what the router keeps, not the thousands of courses, classes and exams the run
- * creates, which a user's store keeps in its database, not in the process's heap.
+ * bench host app (built package) with a client tuned for a fault storm, on a bounded
+ * memory store (`maxRecords: 1000`: the run creates some 2 000 courses, classes and
+ * exams, which a user's store keeps in its database, not in the router's heap; the
+ * launch records are bounded by `maxLaunchRecords`, idempotency records expire).
  * Every log line of the router and client goes to stdout as JSON, where the parent looks
  * for the key. Talks to the parent over IPC:
  *   → { type: "ready", url, ids }        once listening and seeded
  *   → { type: "unhandledRejection" }    each time one happens
  *   ← { type: "rss" } → { type: "rss", rss, heapUsed }   resident set size and JS heap after a full GC
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import v8 from "node:v8";
 import vm from "node:vm";
-import { sqliteStore } from "express-oral-assessments";
+import { memoryStore } from "express-oral-assessments";
 import { startHost } from "../lib/host.js";
 
 const { EMULATOR_URL, EMULATOR_KEY } = process.env;
@@ -43,10 +40,7 @@ const line = (level) => (obj, msg) => {
 const logger = { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
 
 if (process.argv[2] === "child") {
-  const dir = mkdtempSync(join(tmpdir(), "eoa-soak-"));
-  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-  const store = sqliteStore({ filename: join(dir, "soak.sqlite") });
-  const host = await startHost({ url: EMULATOR_URL, testKey: EMULATOR_KEY }, { client: { ...CLIENT, logger }, router: { ...ROUTER, logger, store } });
+  const host = await startHost({ url: EMULATOR_URL, testKey: EMULATOR_KEY }, { client: { ...CLIENT, logger }, router: { ...ROUTER, logger, store: memoryStore({ maxRecords: 1_000 }) } });
   const ids = await host.seedExam("Soak");
   v8.setFlagsFromString("--expose-gc");
   const gc = vm.runInNewContext("gc");
