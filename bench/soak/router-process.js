@@ -1,9 +1,6 @@
 /**
  * The router under soak, in its own process so that a crash is counted, not fatal: the
- * bench host app (built package) with a client tuned for a fault storm, on a bounded
- * memory store (`maxRecords: 1000`: the run creates some 2 000 courses, classes and
- * exams, which a user's store keeps in its database, not in the router's heap; the
- * launch records are bounded by `maxLaunchRecords`, idempotency records expire).
+ * bench host app (built package, memory store) with a client tuned for a fault storm.
  * Every log line of the router and client goes to stdout as JSON, where the parent looks
  * for the key. Talks to the parent over IPC:
  *   → { type: "ready", url, ids }        once listening and seeded
@@ -12,7 +9,6 @@
  */
 import v8 from "node:v8";
 import vm from "node:vm";
-import { memoryStore } from "express-oral-assessments";
 import { startHost } from "../lib/host.js";
 
 const { EMULATOR_URL, EMULATOR_KEY } = process.env;
@@ -40,7 +36,7 @@ const line = (level) => (obj, msg) => {
 const logger = { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
 
 if (process.argv[2] === "child") {
-  const host = await startHost({ url: EMULATOR_URL, testKey: EMULATOR_KEY }, { client: { ...CLIENT, logger }, router: { ...ROUTER, logger, store: memoryStore({ maxRecords: 1_000 }) } });
+  const host = await startHost({ url: EMULATOR_URL, testKey: EMULATOR_KEY }, { client: { ...CLIENT, logger }, router: { ...ROUTER, logger } });
   const ids = await host.seedExam("Soak");
   v8.setFlagsFromString("--expose-gc");
   const gc = vm.runInNewContext("gc");

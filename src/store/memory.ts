@@ -18,11 +18,7 @@ interface Row<R> {
   createdMs: number;
   /** ISO time the row's course was deleted; deletion is final, a later put does not undo it. */
   deletedAt?: string;
-  /** When it was last written or read by id (a counter): `maxRecords` drops the least used first. */
-  used: number;
 }
-
-let uses = 0;
 
 /** Map iteration follows first insertion, and an upsert keeps its key's place: that is the tiebreak. */
 type Table<R> = Map<string, Row<R>>;
@@ -34,7 +30,6 @@ function copy<R extends { data: Record<string, unknown> }>(record: R): R {
 
 function found<R extends { data: Record<string, unknown> }>(table: Table<R>, id: string): R | undefined {
   const row = table.get(id);
-  if (row) row.used = ++uses;
   return row && row.deletedAt === undefined ? copy(row.record) : undefined;
 }
 
@@ -48,7 +43,7 @@ function listed<R extends { data: Record<string, unknown> }>(table: Table<R>, ke
 
 function upsert<R extends { id: string; createdAt: string }>(table: Table<R>, record: R, deletedAt: string | undefined): void {
   const previous = table.get(record.id);
-  const row: Row<R> = { record, createdMs: createdMs(record.createdAt), used: ++uses };
+  const row: Row<R> = { record, createdMs: createdMs(record.createdAt) };
   const gone = previous?.deletedAt ?? deletedAt;
   if (gone !== undefined) row.deletedAt = gone;
   table.set(record.id, row);
@@ -74,40 +69,14 @@ export interface MemoryStoreOptions {
    * memory stays bounded however long the process runs. Default 10 000.
    */
   maxLaunchRecords?: number;
-  /**
-   * The most courses, classes and assessments (together) kept per organization, for a
-   * long-running demo; past it a tenth of them go, deleted ones first, then the least
-   * recently written or read by id (an exam being launched stays).
-   * Default: no limit.
-   */
-  maxRecords?: number;
 }
 
 export const DEFAULT_MAX_LAUNCH_RECORDS = 10_000;
-
-/**
- * Past `max` records (courses, classes and assessments together) an organization's
- * tables lose a tenth of `max`: deleted rows first, then the least recently written or
- * read by id (an exam being launched stays).
- */
-function trim(t: Tables, max: number | undefined): void {
-  if (max === undefined) return;
-  const tables = [t.courses, t.classes, t.assessments] as Table<{ id: string }>[];
-  const total = tables.reduce((n, table) => n + table.size, 0);
-  if (total <= max) return;
-  const rows = tables.flatMap((table) => [...table.entries()].map(([id, row]) => ({ table, id, gone: row.deletedAt !== undefined, used: row.used })));
-  rows.sort((a, b) => Number(b.gone) - Number(a.gone) || a.used - b.used);
-  for (const row of rows.slice(0, total - max + Math.floor(max / 10))) row.table.delete(row.id);
-}
 
 export function memoryStore(options: MemoryStoreOptions = {}): OralStore {
   const maxLaunchRecords = options.maxLaunchRecords ?? DEFAULT_MAX_LAUNCH_RECORDS;
   if (!Number.isInteger(maxLaunchRecords) || maxLaunchRecords < 1) {
     throw new ConfigurationError("memoryStore", [{ option: "maxLaunchRecords", message: "must be a whole number ≥ 1.", fix: "Pass e.g. 10000, or leave it out." }]);
-  }
-  const maxRecords = options.maxRecords;
-  if (maxRecords !== undefined && (!Number.isInteger(maxRecords) || maxRecords < 10)) {
-    throw new ConfigurationError("memoryStore", [{ option: "maxRecords", message: "must be a whole number ≥ 10.", fix: "Pass e.g. 5000, or leave it out for no limit." }]);
   }
   const organizations = new Map<string, Tables>();
   const state = lifecycle("memoryStore", async () => undefined, () => undefined);
@@ -130,9 +99,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): OralStore {
 
     async putCourse(org, record) {
       checkRecord("course", org, record);
-      const t = await tables(org, true);
-      upsert(t.courses, courseFields(record), undefined);
-      trim(t, maxRecords);
+      const { courses } = await tables(org, true);
+      upsert(courses, courseFields(record), undefined);
     },
     async getCourse(org, id) {
       return found((await tables(org)).courses, id);
@@ -158,10 +126,9 @@ export function memoryStore(options: MemoryStoreOptions = {}): OralStore {
 
     async putClass(org, record) {
       checkRecord("class", org, record);
-      const t = await tables(org, true);
+      const { courses, classes } = await tables(org, true);
       // A class written after its course was deleted (a request racing the DELETE) is born gone.
-      upsert(t.classes, classFields(record), t.courses.get(record.courseId)?.deletedAt);
-      trim(t, maxRecords);
+      upsert(classes, classFields(record), courses.get(record.courseId)?.deletedAt);
     },
     async getClass(org, id) {
       return found((await tables(org)).classes, id);
@@ -178,14 +145,12 @@ export function memoryStore(options: MemoryStoreOptions = {}): OralStore {
 
     async putAssessment(org, record) {
       checkRecord("assessment", org, record);
-      const t = await tables(org, true);
-      const { courses, classes, assessments } = t;
+      const { courses, classes, assessments } = await tables(org, true);
       const parent = classes.get(record.classId);
       // Denormalise now, so a launch reads one record instead of two.
       const courseId = record.courseId ?? parent?.record.courseId;
       const deletedAt = parent?.deletedAt ?? (courseId === undefined ? undefined : courses.get(courseId)?.deletedAt);
       upsert(assessments, assessmentFields({ ...record, courseId }), deletedAt);
-      trim(t, maxRecords);
     },
     async getAssessment(org, id) {
       return found((await tables(org)).assessments, id);

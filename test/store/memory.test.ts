@@ -25,29 +25,3 @@ describe("memoryStore: launch records", () => {
     expect(() => memoryStore({ maxLaunchRecords: 0 })).toThrow(ConfigurationError);
   });
 });
-
-describe("memoryStore: maxRecords", () => {
-  const course = (i: number) => ({ id: `c${i}`, name: `Course ${i}`, data: {}, createdAt: new Date(Date.UTC(2026, 0, 1, 9, 0, i)).toISOString() });
-
-  it("keeps at most maxRecords per organization: deleted records go first, then the least used, a tenth at a time", async () => {
-    const store = memoryStore({ maxRecords: 10 });
-    for (let i = 0; i < 10; i++) await store.putCourse("north", course(i));
-    await store.deleteCourse("north", "c5");
-    await store.putCourse("south", course(0));
-    // Read: c0 is used now (an exam being launched), so c1 is the least used.
-    expect(await store.getCourse("north", "c0")).toMatchObject({ id: "c0" });
-    expect((await store.listCourses("north")).map((c) => c.id)).toEqual(["c0", "c1", "c2", "c3", "c4", "c6", "c7", "c8", "c9"]);
-    // The 11th: the deleted one and the least used go (down to 9), the newest stays.
-    await store.putCourse("north", course(10));
-    expect((await store.listCourses("north")).map((c) => c.id)).toEqual(["c0", "c2", "c3", "c4", "c6", "c7", "c8", "c9", "c10"]);
-    expect(await store.getCourse("north", "c1")).toBeUndefined();
-    expect(await store.listCourses("south")).toHaveLength(1);
-  });
-
-  it("has no limit by default, and refuses a bound below 10", async () => {
-    const store = memoryStore();
-    for (let i = 0; i < 50; i++) await store.putCourse("north", course(i));
-    expect(await store.listCourses("north")).toHaveLength(50);
-    expect(() => memoryStore({ maxRecords: 5 })).toThrow(ConfigurationError);
-  });
-});
