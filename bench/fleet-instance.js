@@ -15,7 +15,7 @@ const windowMs = Number(env.FLEET_WINDOW_MS);
 const exams = JSON.parse(env.FLEET_EXAMS);
 const fleet = redisFleet({
   url: env.FLEET_REDIS_URL, secret: env.FLEET_SECRET, prefix: env.FLEET_PREFIX,
-  rateLimit: limit, rateWindowMs: windowMs, attemptLeaseMs: 2_000, commandTimeoutMs: 1_000,
+  rateLimitPerMinute: limit, rateWindowMs: windowMs, attemptLeaseMs: 2_000, commandTimeoutMs: 1_000,
 });
 const platform = createPlatformClient({
   apiKey: env.FLEET_API_KEY, baseUrl: env.FLEET_EMULATOR_URL, rateLimitPerMinute: limit, rateWindowMs: windowMs,

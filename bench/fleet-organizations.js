@@ -47,7 +47,7 @@ export async function runFleetOrganizations({ count = 200, redisUrl, log }) {
   const redis = new Redis(redisUrl);
   const fleet = redisFleet({
     url: redisUrl, secret: randomBytes(32).toString("base64url"), prefix, commandTimeoutMs: 2_000,
-    rateLimit: 1_000, rateWindowMs: TIMINGS.rateWindowMs, outcomeTtlMs: TIMINGS.outcomeTtlMs, attemptLeaseMs: TIMINGS.attemptLeaseMs,
+    rateLimitPerMinute: 1_000, rateWindowMs: TIMINGS.rateWindowMs, outcomeTtlMs: TIMINGS.outcomeTtlMs, attemptLeaseMs: TIMINGS.attemptLeaseMs,
     claimGraceMs: TIMINGS.claimGraceMs, planLeaseMs: TIMINGS.planLeaseMs, planProgressTtlMs: TIMINGS.planProgressTtlMs, launchLimit: TIMINGS.launchLimit, circuitBreaker: TIMINGS.circuitBreaker,
   });
   const byId = new Map(emulator.organizations.map((o) => [o.id, { apiKey: o.testKey, examHost: o.examHost }]));

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --json] [--only storm,overhead,memory,organizations,record,lti] [--breakdown] [--fleet]
+ * `npm run bench [-- --json] [--only storm,overhead,memory,organizations,record,lti,liveView,exports] [--breakdown] [--fleet]
  *   [--students 600] [--launches 100000] [--rounds 2000] [--record-rounds 6000] [--lti-arrival-ms 60000] [--lti-preset canvas]`
  *
  * Builds nothing itself (`npm run bench` runs the build first) and imports the package by
@@ -16,6 +16,9 @@
  * launch p99 with and without the launch record, in the same run (launch-record.js).
  * `lti`: the LTI storm, learners launching from the LMS emulator within a minute on a
  * pre-warmed exam, p99 per step and sign-in calls per student (lti.js).
+ * `liveView`: another school's launch p95 beside 100 live streams on an exam of 60 000
+ * records (live-view.js). `exports`: RSS growth with 30 clients that never read a 6 MB
+ * CSV export (exports.js).
  */
 import { parseArgs } from "node:util";
 import { runBreakdown } from "./breakdown.js";
@@ -29,6 +32,8 @@ import { runOverhead } from "./overhead.js";
 import { runLaunchRecord } from "./launch-record.js";
 import { runLtiStorm } from "./lti.js";
 import { runStorms } from "./storm.js";
+import { runLiveView } from "./live-view.js";
+import { runExports } from "./exports.js";
 
 const { values } = parseArgs({
   options: {
@@ -39,7 +44,7 @@ const { values } = parseArgs({
     // The record's p99 is the 1 % tail: it needs more samples than the overhead's medians.
     "record-rounds": { type: "string", default: "6000" },
     // A comma-separated subset of the parts below.
-    only: { type: "string", default: "storm,overhead,memory,organizations,record,lti" },
+    only: { type: "string", default: "storm,overhead,memory,organizations,record,lti,liveView,exports" },
     // The LTI storm's arrival window (600 learners "within a minute") and the LMS preset it launches from.
     "lti-arrival-ms": { type: "string", default: "60000" },
     "lti-preset": { type: "string", default: "canvas" },
@@ -58,7 +63,7 @@ const started = performance.now();
 const only = new Set(values.only.split(",").map((s) => s.trim()));
 if (values.breakdown) only.add("breakdown");
 if (values.fleet) only.add("fleet");
-const PARTS = ["storm", "overhead", "memory", "organizations", "record", "lti", "breakdown", "fleet"];
+const PARTS = ["storm", "overhead", "memory", "organizations", "record", "lti", "liveView", "exports", "breakdown", "fleet"];
 const unknown = [...only].filter((s) => !PARTS.includes(s));
 if (unknown.length > 0) {
   process.stderr.write(`--only: unknown part(s) ${unknown.join(", ")}; choose from ${PARTS.join(", ")}\n`);
@@ -75,6 +80,8 @@ try {
   if (only.has("organizations")) result.organizations = await runOrganizations({ students: Number(values.students), hostIn: values["organizations-host"], stormIn: values["organizations-storm"], log });
   if (only.has("record")) result.launchRecord = await runLaunchRecord(emulator, { rounds: Number(values["record-rounds"]), log });
   if (only.has("lti")) result.lti = await runLtiStorm(emulator, { students: Number(values.students), arrivalMs: Number(values["lti-arrival-ms"]), preset: values["lti-preset"], log });
+  if (only.has("liveView")) result.liveView = await runLiveView({ log });
+  if (only.has("exports")) result.exports = await runExports(emulator, { log });
   if (only.has("breakdown")) result.breakdown = await runBreakdown(emulator, { log });
   if (only.has("fleet")) {
     const redisUrl = process.env.EOA_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -88,7 +95,7 @@ result.durationMs = Math.round(performance.now() - started);
 
 /** [metric, value, target, met] rows; a row with a target counts towards the exit code. */
 const rows = [];
-const { storm, overhead, memory, breakdown, fleet, organizations, launchRecord, lti } = result;
+const { storm, overhead, memory, breakdown, fleet, organizations, launchRecord, lti, liveView, exports } = result;
 if (storm) {
   const d = storm.onDemand;
   const w = storm.preWarmed;
@@ -155,6 +162,22 @@ if (organizations) {
     ["organizations: storm school redirected", n.stormRedirected],
     ["organizations: heap per cached organization (KB)", i.heldPerOrganizationKb],
     ["organizations: heap per idle organization (KB)", i.heapPerOrganizationKb, "< 5", i.heapPerOrganizationKb < 5],
+  );
+}
+if (liveView) {
+  const v = liveView;
+  rows.push(
+    [`live view: quiet school p95 alone (ms)`, v.quietBaselineP95Ms],
+    [`live view: quiet school p95 beside ${v.streams} streams on ${v.records} records (ms)`, v.quietP95Ms, "< 2 × alone", v.quietP95Ms < 2 * v.quietBaselineP95Ms],
+    ["live view: quiet school failed", v.quietFailed, "0", v.quietFailed === 0],
+    ["live view: streams fed / snapshots per stream per s", `${v.streamsFed} / ${v.snapshotsPerStreamPerSecond}`],
+  );
+}
+if (exports) {
+  const e = exports;
+  rows.push(
+    [`exports: ${e.exportMb} MB CSV, one reading client (ms)`, e.readingClientMs],
+    [`exports: RSS growth, ${e.clients} clients that never read (MB)`, e.rssGrowthMb, "< 60", e.rssGrowthMb < 60],
   );
 }
 if (fleet) {

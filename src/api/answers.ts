@@ -78,7 +78,7 @@ function instructorAnswers(route: RouteSpec): AnswerSpec[] {
   const statuses = [
     ...(body || route.params ? [400] : []), 401, 403,
     ...(route.notFound ? [404] : []), ...(route.conflict || idempotent ? [409] : []),
-    ...(body ? [413, 415] : []), ...(idempotent ? [422] : []), 500, ...(upstream ? [502, 503, 504] : []),
+    ...(body ? [413, 415] : []), ...(idempotent ? [422] : []), ...(route.capped ? [429] : []), 500, ...(upstream ? [502, 503, 504] : []),
   ];
   const success: AnswerSpec = {
     status: route.status,
@@ -98,7 +98,7 @@ function instructorAnswers(route: RouteSpec): AnswerSpec[] {
     headers: {
       ...PRIVATE,
       // 503 is only ever the platform's rate limit, which always says when; a 409 says it only when in progress.
-      ...(status === 503 ? { "Retry-After": RETRY_AFTER } : status === 409 && idempotent ? { "Retry-After": { ...RETRY_AFTER, required: false } } : {}),
+      ...(status === 503 || status === 429 ? { "Retry-After": RETRY_AFTER } : status === 409 && idempotent ? { "Retry-After": { ...RETRY_AFTER, required: false } } : {}),
     },
   }))];
 }

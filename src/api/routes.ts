@@ -42,6 +42,8 @@ export interface RouteSpec {
   notFound?: boolean;
   /** The platform can answer 409 (a conflict). */
   conflict?: boolean;
+  /** The router can answer 429 with `Retry-After` (a cap of its own, described in `descriptions`). */
+  capped?: boolean;
   /** Route-specific meaning of a status, where the generic one would mislead. */
   descriptions?: Partial<Record<number, string>>;
 }
@@ -207,11 +209,15 @@ export const ROUTES = [
       "60 s of the end of their usable life); `budget.used`/`limit` the key's rate budget now (per `windowMs`); " +
       "`platform429` and `platformErrors` the requests on the organization's key the platform answered 429, or 5xx " +
       "or not at all, in the last 5 minutes, fleet-wide (each retry counts; a 429 a launch waited out too). With `Accept: text/event-stream`: the same snapshot " +
-      "every 2 s as Server-Sent Events (`event: snapshot`), until the client closes.",
+      "every 2 s as Server-Sent Events (`event: snapshot`), until the client closes; computed once per exam for every stream, the streams capped by the router's `live` option.",
     params: ["examId"], status: 200,
     returns: { kind: "record", schema: "LiveSnapshot", events: true, description: "The snapshot." },
     notFound: true,
-    descriptions: { 404: "With `organization`: an exam this organization does not know (`not_found`)." },
+    capped: true,
+    descriptions: {
+      404: "With `organization`: an exam this organization does not know (`not_found`).",
+      429: "An event stream beyond the router's `live` caps (per user, per organization, per router: `too_many_streams`, naming the cap); see `Retry-After`.",
+    },
   },
   {
     operationId: "listOralAssessments", upstream: "listOralAssessments", method: "get", path: "/classes/{classId}/oral-assessments", feature: "instructor", tag: "oral assessments",

@@ -12,12 +12,14 @@ import { createFallbackRateBudget, type InProcessRateBudget, type RateBudgetStat
 import type { RequestPriority } from "../platform/types.js";
 import type { FleetConnection } from "./connection.js";
 import { FallbackCalls } from "./fallback-calls.js";
-import type { BudgetScript } from "./rate-budget-commands.js";
+import { scriptLimit, type BudgetScript } from "./rate-budget-commands.js";
 import { FLIGHT_LEASE_MS, LOOK_FOR_REDIS_MS, META_TTL_WINDOWS } from "./rate-budget-timings.js";
 
 /** What the fallback takes of the shared budget's settings: `limit` and `windowMs` are the fleet's, not its share. */
 export interface FallbackSettings {
   limit: number;
+  /** `limit` is the key environment's default: the platform's stated limit replaces it (see scriptLimit). */
+  learnLimit?: boolean;
   windowMs: number;
   maxConcurrency: number;
   normalShare: number;
@@ -119,7 +121,7 @@ export class BudgetFallback {
   answered(id: string): void {
     // A fallback call the shared window took in (Redis came back meanwhile): answered there too.
     if (this.fallbackSent.answered(id) && this.connection.up) {
-      this.script("eoaRelease", id, "", this.settings.limit, this.windowMs(), this.settings.windowMs).catch(() => {});
+      this.script("eoaRelease", id, "", scriptLimit(this.settings), this.windowMs(), this.settings.windowMs).catch(() => {});
     }
   }
 
@@ -172,7 +174,7 @@ export class BudgetFallback {
     try {
       if (args.length > 0) await this.script("eoaAdopt", FLIGHT_LEASE_MS, this.windowMs(), ...args);
       for (const id of this.fallbackSent.written(ids, inFlight)) {
-        this.script("eoaRelease", id, "", this.settings.limit, this.windowMs(), this.settings.windowMs).catch(() => {});
+        this.script("eoaRelease", id, "", scriptLimit(this.settings), this.windowMs(), this.settings.windowMs).catch(() => {});
       }
       this.shareWhatFallbackLearnt();
       this.wasReturned = true;

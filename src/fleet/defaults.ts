@@ -16,8 +16,6 @@ export const FLEET_DEFAULTS = Object.freeze({
   planProgressTtlMs: 6 * 60 * 60_000,
   /** `redisFleet`: how many instances share the key (the fallback budget is the limit divided by it). */
   expectedInstances: 4,
-  /** `redisFleet`: the platform's requests per window. */
-  rateLimit: 60,
   /** `redisFleet`: the platform's window, ms. */
   rateWindowMs: 60_000,
   /** `redisFleet`: calls in flight at once per instance. */

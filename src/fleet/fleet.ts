@@ -3,7 +3,7 @@
  * the zero-configuration default (one instance); `redisFleet()` shares it through Redis.
  * Both return the same shape, so the router takes either.
  */
-import type { RateBudget, RateBudgetStats } from "../platform/rate-budget.js";
+import type { KeyLimit, RateBudget, RateBudgetStats } from "../platform/rate-budget.js";
 import { inProcessLaunchAttempts, type LaunchAttemptStore } from "./launch-attempts.js";
 import { DEFAULT_BREAKER_SETTINGS, type CircuitBreakerSettings, type CircuitBreakerStore } from "./circuit-breaker.js";
 import { inProcessCircuitBreaker } from "./in-process-circuit-breaker.js";
@@ -21,8 +21,8 @@ export interface FleetRateBudgetStats extends RateBudgetStats {
 
 /** The shared budget's public face (no Redis client types, so apps without ioredis type-check). */
 export interface SharedBudget extends RateBudget {
-  /** The budget of one API key, by its hash: what `createPlatformClient` asks for. */
-  forKey(keyHash: string): SharedBudget;
+  /** The budget of one API key, by its hash, with the limit its client resolved: what `createPlatformClient` asks for. */
+  forKey(keyHash: string, keyLimit?: KeyLimit): SharedBudget;
   stats(): FleetRateBudgetStats;
   /** Fleet-wide figures read from Redis now (throws while Redis is unreachable). */
   sharedStats(): Promise<{ sentInWindow: number; reserved: number; inFlight: number; pausedForMs: number; serverRemaining: number | undefined; windowMs: number; limit: number; launchesWaiting: number }>;

@@ -4,7 +4,7 @@
  * (with a thousand organizations the map would otherwise only grow). A budget collected
  * leaves the map and stops listening for Redis coming back.
  */
-export class KeyBudgets<Budget extends object> {
+export class KeyBudgets<Budget extends object, Hint = undefined> {
   private readonly perKey = new Map<string, WeakRef<Budget>>();
   private readonly forgotten = new FinalizationRegistry<{ keyHash: string; stopListening: () => void }>(({ keyHash, stopListening }) => {
     stopListening();
@@ -15,13 +15,13 @@ export class KeyBudgets<Budget extends object> {
    * `create` makes a key's budget, with what stops its listener for Redis coming back (it
    * must hold the budget weakly, or the budget is never collected).
    */
-  constructor(private readonly create: (keyHash: string) => { budget: Budget; stopListening: () => void }) {}
+  constructor(private readonly create: (keyHash: string, hint: Hint | undefined) => { budget: Budget; stopListening: () => void }) {}
 
-  /** The budget of one API key, by its hash: the one a client still holds, or a new one. */
-  forKey(keyHash: string): Budget {
+  /** The budget of one API key, by its hash: the one a client still holds, or a new one (made with `hint`). */
+  forKey(keyHash: string, hint?: Hint): Budget {
     let budget = this.perKey.get(keyHash)?.deref();
     if (!budget) {
-      const made = this.create(keyHash);
+      const made = this.create(keyHash, hint);
       budget = made.budget;
       this.perKey.set(keyHash, new WeakRef(budget));
       this.forgotten.register(budget, { keyHash, stopListening: made.stopListening });

@@ -28,10 +28,22 @@ export interface RedisFleetOptions {
   prefix?: string;
   /**
    * How many instances share the key. While Redis is unreachable each instance falls back
-   * to an in-process budget of `rateLimit ÷ expectedInstances` requests per window. Default 4.
+   * to an in-process budget of `rateLimitPerMinute ÷ expectedInstances` requests per window. Default 4.
    */
   expectedInstances?: number;
-  /** Requests per window the shared budget allows per API key (a lower platform-reported limit wins). Default 60 (the dev key's limit). */
+  /**
+   * Requests per window the shared budget allows per API key: the same option, and the
+   * same default, as the client's. Default: each key's own, by its environment (60 for a
+   * `svc_test_`/`ct_test_` key, 600 for `svc_live_`/`ct_live_`), or the client's
+   * `rateLimitPerMinute` when the app set it there; a default is replaced by the limit
+   * the platform states in `X-RateLimit-Limit` (higher or lower), a value set here is
+   * only narrowed by a lower one.
+   */
+  rateLimitPerMinute?: number;
+  /**
+   * @deprecated Use `rateLimitPerMinute` (the client's name for the same limit). Still
+   * read, with one warning at start-up; giving both is a configuration error.
+   */
   rateLimit?: number;
   /** The budget's window, ms. Default 60 000. A shorter real window shown by the platform's headers wins. */
   rateWindowMs?: number;
@@ -41,7 +53,7 @@ export interface RedisFleetOptions {
   launchShare?: number;
   /**
    * Share of the window kept for normal-priority (instructor) calls during a launch storm,
-   * fleet-wide: while fewer than ⌈normalShare × rateLimit⌉ normal calls were sent (or hold
+   * fleet-wide: while fewer than ⌈normalShare × rateLimitPerMinute⌉ normal calls were sent (or hold
    * a slot) in the last window, a normal call queues ahead of the launches waiting, so it
    * waits for one freed slot at most. From 0 (launches always first) up to 1. Default 0.1.
    */
@@ -91,7 +103,10 @@ export interface FleetSettings {
   keys: FleetKey[];
   prefix: string;
   expectedInstances: number;
-  rateLimit: number;
+  /** Undefined: each key's limit comes from its client (by the key's environment). */
+  rateLimitPerMinute: number | undefined;
+  /** The deprecated `rateLimit` was given (the fleet warns once). */
+  deprecatedRateLimit: boolean;
   rateWindowMs: number;
   maxConcurrency: number;
   launchShare: number;
@@ -123,12 +138,17 @@ export function readFleetOptions(options: RedisFleetOptions): FleetSettings {
   const prefix = o.prefix ?? d.prefix;
   if (typeof prefix !== "string" || !PREFIX.test(prefix)) problems.add("prefix", "must be 1-40 letters, digits, _ . or -.", 'Omit it for "eoa".');
   const numbers: [keyof RedisFleetOptions, unknown, number][] = [
-    ["expectedInstances", o.expectedInstances ?? d.expectedInstances, 1], ["rateLimit", o.rateLimit ?? d.rateLimit, 1],
+    ["expectedInstances", o.expectedInstances ?? d.expectedInstances, 1], 
     ["rateWindowMs", o.rateWindowMs ?? d.rateWindowMs, 1000], ["maxConcurrency", o.maxConcurrency ?? d.maxConcurrency, 1],
     ["commandTimeoutMs", o.commandTimeoutMs ?? d.commandTimeoutMs, 10], ["attemptLeaseMs", o.attemptLeaseMs ?? d.attemptLeaseMs, 100],
     ["outcomeTtlMs", o.outcomeTtlMs ?? d.outcomeTtlMs, 1000], ["claimGraceMs", o.claimGraceMs ?? d.claimGraceMs, 0], ["planLeaseMs", o.planLeaseMs ?? d.planLeaseMs, 100],
     ["planProgressTtlMs", o.planProgressTtlMs ?? d.planProgressTtlMs, 1000],
   ];
+  if (o.rateLimit !== undefined && o.rateLimitPerMinute !== undefined) {
+    problems.add("rateLimit", "is the old name of rateLimitPerMinute, and both are given.", "Remove rateLimit and keep rateLimitPerMinute.");
+  }
+  const rateLimitPerMinute = o.rateLimitPerMinute ?? o.rateLimit;
+  if (rateLimitPerMinute !== undefined) numbers.push([o.rateLimitPerMinute === undefined ? "rateLimit" : "rateLimitPerMinute", rateLimitPerMinute, 1]);
   for (const [name, value, min] of numbers) {
     if (!whole(value, min)) problems.add(name, `must be a whole number of at least ${min}.`, "Omit it for the default.");
   }
@@ -141,7 +161,7 @@ export function readFleetOptions(options: RedisFleetOptions): FleetSettings {
   problems.throwIfAny("redisFleet");
   return {
     url: o.url as string, keys, prefix,
-    expectedInstances: o.expectedInstances ?? d.expectedInstances, rateLimit: o.rateLimit ?? d.rateLimit, rateWindowMs: o.rateWindowMs ?? d.rateWindowMs,
+    expectedInstances: o.expectedInstances ?? d.expectedInstances, rateLimitPerMinute, deprecatedRateLimit: o.rateLimit !== undefined, rateWindowMs: o.rateWindowMs ?? d.rateWindowMs,
     maxConcurrency: o.maxConcurrency ?? d.maxConcurrency, launchShare: share, normalShare, commandTimeoutMs: o.commandTimeoutMs ?? d.commandTimeoutMs,
     attemptLeaseMs: o.attemptLeaseMs ?? d.attemptLeaseMs, outcomeTtlMs: o.outcomeTtlMs ?? d.outcomeTtlMs, claimGraceMs: o.claimGraceMs ?? d.claimGraceMs, planLeaseMs: o.planLeaseMs ?? d.planLeaseMs,
     planProgressTtlMs: o.planProgressTtlMs ?? d.planProgressTtlMs, launchLimit, circuitBreaker,

@@ -28,3 +28,13 @@ export function budgetScript(connection: FleetConnection, prefix: string, budget
   const keys = ["window", "flight", "launches", "pause", "server", "meta", "normals", "kept", "epoch", "probe", "sends"].map((k) => `${base}:${k}`);
   return (name, ...args) => connection.run((redis) => (redis as Scripted)[name](...keys, ...args));
 }
+
+/**
+ * The scripts' `limit` argument: a limit the platform's stated `X-RateLimit-Limit`
+ * replaces (a key environment's default, `learnLimit`) goes negative, so the scripts take
+ * the stated one higher or lower; a limit the integrator set goes as is, and a lower
+ * stated one only narrows it.
+ */
+export function scriptLimit(settings: { limit: number; learnLimit?: boolean }): number {
+  return settings.learnLimit ? -settings.limit : settings.limit;
+}

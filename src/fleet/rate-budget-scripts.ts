@@ -50,7 +50,11 @@ local detected = num(redis.call('HGET', KEYS[6], 'window'), 0)
 if detected > 0 and detected < W then W = detected end
 local L = tonumber(ARGV[3])
 local platformLimit = num(redis.call('HGET', KEYS[6], 'limit'), 0)
-if platformLimit > 0 and platformLimit < L then L = platformLimit end
+-- A negative limit is a default the platform's stated limit replaces (scriptLimit).
+if L < 0 then
+  L = -L
+  if platformLimit > 0 then L = platformLimit end
+elseif platformLimit > 0 and platformLimit < L then L = platformLimit end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - W)
 local left = 0

@@ -8,7 +8,7 @@
  * until Redis answers. `close()` disconnects.
  */
 import { randomBytes } from "node:crypto";
-import { toLogger } from "../core/logger.js";
+import { toLogger, type Logger } from "../core/logger.js";
 import { createCipher } from "./cipher.js";
 import { connect } from "./connection.js";
 import { attemptsWithFallback } from "./attempts-fallback.js";
@@ -24,7 +24,7 @@ import { redisRecentCounts } from "./redis-recent-counts.js";
 import { refusals } from "./refused.js";
 import { readFleetOptions, type RedisFleetOptions } from "./options.js";
 import { defineBudgetScripts } from "./rate-budget-commands.js";
-import { SharedRateBudget } from "./redis-rate-budget.js";
+import { keyLimitSettings, SharedRateBudget } from "./redis-rate-budget.js";
 
 export interface RedisFleet extends Fleet {
   readonly kind: "redis";
@@ -37,6 +37,7 @@ const UNBOUND = "unbound";
 export function redisFleet(options: RedisFleetOptions): RedisFleet {
   const settings = readFleetOptions(options);
   const logger = toLogger(options.logger);
+  if (settings.deprecatedRateLimit) warnRateLimitRenamed(logger);
   const cipher = createCipher(settings.keys);
   const refused = refusals(logger, cipher);
   const instanceId = randomBytes(9).toString("base64url");
@@ -54,7 +55,7 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
   return {
     kind: "redis",
     rateBudget: new SharedRateBudget(connection, {
-      prefix, limit: settings.rateLimit, windowMs: settings.rateWindowMs, maxConcurrency: settings.maxConcurrency,
+      prefix, ...keyLimitSettings(settings.rateLimitPerMinute, undefined), fleetLimit: settings.rateLimitPerMinute, windowMs: settings.rateWindowMs, maxConcurrency: settings.maxConcurrency,
       launchShare: settings.launchShare, normalShare: settings.normalShare, expectedInstances: settings.expectedInstances,
       nameKey: (keyHash) => cipher.windowName(keyHash), renamed: settings.keys.length > 1,
     }, UNBOUND),
@@ -75,6 +76,17 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
     get shared() { return connection.up; },
     close: () => connection.close(),
   };
+}
+
+let warnedRateLimit = false;
+
+/** Once per process: the old option name still works, and says what to write instead. */
+function warnRateLimitRenamed(logger: Logger): void {
+  const message = "redisFleet's rateLimit is deprecated: call it rateLimitPerMinute, the platform client's name for the same limit.";
+  logger.warn({ event: "fleet_option_deprecated", option: "rateLimit", use: "rateLimitPerMinute" }, message);
+  if (warnedRateLimit) return;
+  warnedRateLimit = true;
+  process.emitWarning(message, { type: "DeprecationWarning", code: "EOA_FLEET_RATE_LIMIT" });
 }
 
 /** Resolves true once the fleet reaches Redis, false after `timeoutMs`. For readiness probes and tests. */

@@ -22,13 +22,14 @@
  * through rate-budget-commands.ts; a reservation's sleep: reservation-sleep.ts.
  */
 import { randomBytes } from "node:crypto";
-import { createRateBudget, type RateBudget, type RateLimitObservation, type ReleaseFn } from "../platform/rate-budget.js";
+import { createRateBudget, type KeyLimit, type RateBudget, type RateLimitObservation, type ReleaseFn } from "../platform/rate-budget.js";
+import { DEFAULT_RATE_LIMITS } from "../platform/options.js";
 import type { RequestPriority } from "../platform/types.js";
 import { WindowDetector } from "../platform/window-detector.js";
 import { BudgetFallback } from "./budget-fallback.js";
 import type { FleetConnection } from "./connection.js";
 import { KeyBudgets } from "./key-budgets.js";
-import { budgetScript, type BudgetScript, type Reply } from "./rate-budget-commands.js";
+import { budgetScript, scriptLimit, type BudgetScript, type Reply } from "./rate-budget-commands.js";
 import { sleepOnReservation } from "./reservation-sleep.js";
 import { FLIGHT_LEASE_MS, LAUNCH_GRACE_MS, META_TTL_WINDOWS, PROBE_LEASE_MS, RECHECK_EVERY_MS, RETURN_WITHIN_MS } from "./rate-budget-timings.js";
 import type { FleetRateBudgetStats, SharedBudget } from "./fleet.js";
@@ -45,7 +46,12 @@ const RENAMED = "renamed";
 
 export interface SharedBudgetSettings {
   prefix: string;
+  /** Requests per window for this budget's key. */
   limit: number;
+  /** `limit` is a default (the key environment's): the platform's stated limit replaces it, higher or lower. */
+  learnLimit?: boolean;
+  /** `redisFleet`'s `rateLimitPerMinute` when set: every key's limit, whatever its client says. */
+  fleetLimit?: number | undefined;
   windowMs: number;
   maxConcurrency: number;
   launchShare: number;
@@ -71,8 +77,8 @@ export class SharedRateBudget implements SharedBudget {
   private lastScriptAt = 0;
   private readonly detector: WindowDetector;
   /** The budget of each API key a client holds (weakly, see key-budgets.ts). */
-  private readonly perKey = new KeyBudgets<SharedRateBudget>((keyHash) => {
-    const budget = new SharedRateBudget(this.connection, this.settings, this.settings.nameKey(keyHash));
+  private readonly perKey = new KeyBudgets<SharedRateBudget, KeyLimit>((keyHash, keyLimit) => {
+    const budget = new SharedRateBudget(this.connection, { ...this.settings, ...keyLimitSettings(this.settings.fleetLimit, keyLimit) }, this.settings.nameKey(keyHash));
     return { budget, stopListening: budget.stopListening };
   });
   /** Stops this budget's listener for Redis coming back (it holds the budget weakly). */
@@ -106,9 +112,12 @@ export class SharedRateBudget implements SharedBudget {
     return connection.onUp(() => { void self.deref()?.fallback.returnToRedis(); });
   }
 
-  /** The budget of one API key, by its hash: what `createPlatformClient` asks for. */
-  forKey(keyHash: string): SharedRateBudget {
-    return this.perKey.forKey(keyHash);
+  /**
+   * The budget of one API key, by its hash: what `createPlatformClient` asks for, with the
+   * limit it resolved for the key (the first client of a key sets it).
+   */
+  forKey(keyHash: string, keyLimit?: KeyLimit): SharedRateBudget {
+    return this.perKey.forKey(keyHash, keyLimit);
   }
 
   /** How many keys' budgets this one holds (collected ones leave). */
@@ -174,7 +183,7 @@ export class SharedRateBudget implements SharedBudget {
       try {
         if (this.epoch !== RENAMED && Date.now() - this.lastScriptAt > FORGET_EPOCH_WINDOWS * this.settings.windowMs) this.epoch = "";
         const sentAt = Date.now();
-        reply = await this.script("eoaAcquire", id, priority, this.settings.limit, this.windowMs, this.settings.launchShare, FLIGHT_LEASE_MS, LAUNCH_GRACE_MS, mode, reservedOn,
+        reply = await this.script("eoaAcquire", id, priority, scriptLimit(this.settings), this.windowMs, this.settings.launchShare, FLIGHT_LEASE_MS, LAUNCH_GRACE_MS, mode, reservedOn,
           this.settings.normalShare, this.epoch, PROBE_LEASE_MS, this.instance, this.settings.expectedInstances, RETURN_WITHIN_MS, this.settings.windowMs) as Reply;
         this.lastScriptAt = sentAt;
       } catch {
@@ -183,7 +192,7 @@ export class SharedRateBudget implements SharedBudget {
       this.remember(reply);
       const [waitMs, status] = reply;
       if (status === 1) {
-        return { id, release: () => { this.lastScriptAt = Date.now(); this.script("eoaRelease", id, "", this.settings.limit, this.windowMs, this.settings.windowMs).catch(() => {}); } };
+        return { id, release: () => { this.lastScriptAt = Date.now(); this.script("eoaRelease", id, "", scriptLimit(this.settings), this.windowMs, this.settings.windowMs).catch(() => {}); } };
       }
       reserved = status === 2;
       mode = reserved ? "due" : "new";
@@ -252,7 +261,7 @@ export class SharedRateBudget implements SharedBudget {
 
   /** Fleet-wide figures read from Redis now. */
   async sharedStats(): Promise<{ sentInWindow: number; reserved: number; inFlight: number; pausedForMs: number; serverRemaining: number | undefined; windowMs: number; limit: number; launchesWaiting: number }> {
-    const [sent, total, inFlight, pausedForMs, remaining, windowMs, limit, launches] = await this.script("eoaStats", "", "", this.settings.limit, this.windowMs) as number[];
+    const [sent, total, inFlight, pausedForMs, remaining, windowMs, limit, launches] = await this.script("eoaStats", "", "", scriptLimit(this.settings), this.windowMs) as number[];
     return { sentInWindow: sent!, reserved: total! - sent!, inFlight: inFlight!, pausedForMs: pausedForMs!, serverRemaining: remaining! < 0 ? undefined : remaining, windowMs: windowMs!, limit: limit!, launchesWaiting: launches! };
   }
 
@@ -275,6 +284,7 @@ export class SharedRateBudget implements SharedBudget {
   }
 
   private get limit(): number {
+    if (this.settings.learnLimit && this.shared.platformLimit !== Infinity) return this.shared.platformLimit;
     return Math.min(this.settings.limit, this.shared.platformLimit);
   }
 
@@ -290,4 +300,15 @@ export class SharedRateBudget implements SharedBudget {
     if (pausedForMs > 0) this.shared.pausedUntil = Math.max(this.shared.pausedUntil, Date.now() + pausedForMs);
     this.shared.serverRemaining = serverRemaining < 0 ? undefined : serverRemaining;
   }
+}
+
+/**
+ * One key's limit: the fleet's `rateLimitPerMinute` when set; else the one its client
+ * resolved (the client's `rateLimitPerMinute`, or its key environment's default, which
+ * the platform's stated limit replaces); else the dev key's default, learnt the same way.
+ */
+export function keyLimitSettings(fleetLimit: number | undefined, keyLimit: KeyLimit | undefined): { limit: number; learnLimit: boolean } {
+  if (fleetLimit !== undefined) return { limit: fleetLimit, learnLimit: false };
+  if (keyLimit !== undefined) return { limit: keyLimit.perWindow, learnLimit: !keyLimit.stated };
+  return { limit: DEFAULT_RATE_LIMITS.dev, learnLimit: true };
 }

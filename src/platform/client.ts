@@ -28,8 +28,10 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const transport = createTransport({ apiKey: settings.apiKey, maxSockets: settings.maxConcurrency, userAgent: USER_AGENT });
   // A shared budget keys its window by a hash of the key (never the key itself).
   const shared = settings.rateBudget;
-  const budget = shared ? (shared.forKey?.(keyHash(settings.apiKey)) ?? shared) : createRateBudget({
+  const keyLimit = { perWindow: settings.rateLimitPerMinute, stated: settings.rateLimitGiven };
+  const budget = shared ? (shared.forKey?.(keyHash(settings.apiKey), keyLimit) ?? shared) : createRateBudget({
     limit: settings.rateLimitPerMinute,
+    learnLimit: !settings.rateLimitGiven,
     windowMs: settings.rateWindowMs,
     normalShare: settings.normalShare,
     maxConcurrency: settings.maxConcurrency,

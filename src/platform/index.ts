@@ -6,7 +6,7 @@
 export { createPlatformClient } from "./client.js";
 export { pathOf } from "./paths.js";
 export { createRateBudget } from "./rate-budget.js";
-export type { RateBudget, RateBudgetOptions, RateBudgetStats, RateLimitObservation, ReleaseFn } from "./rate-budget.js";
+export type { KeyLimit, RateBudget, RateBudgetOptions, RateBudgetStats, RateLimitObservation, ReleaseFn } from "./rate-budget.js";
 export type { HttpMethod } from "./retry.js";
 export type {
   ExamResource, PlatformClient, PlatformClientOptions, PlatformEnv, RequestOptions, RequestPriority, WithMeta,

@@ -23,6 +23,8 @@ export interface PlatformSettings {
   maxRetryAfterMs: number;
   maxConcurrency: number;
   rateLimitPerMinute: number;
+  /** Whether `rateLimitPerMinute` was given (else the key environment's default, which the platform's stated limit replaces). */
+  rateLimitGiven: boolean;
   rateWindowMs: number;
   normalShare: number;
   retryBaseDelayMs: number;
@@ -114,7 +116,7 @@ export function resolveOptions(input: PlatformClientOptions): PlatformSettings {
     platformOrigin: origin.origin,
     apiBase: `${origin.origin}${origin.prefix}/api/v1/${resolvedEnv}`,
     timeoutMs, maxRetries, deadlineMs, maxRetryAfterMs, maxConcurrency,
-    rateLimitPerMinute, rateWindowMs, normalShare, retryBaseDelayMs, retryMaxDelayMs,
+    rateLimitPerMinute, rateLimitGiven: options.rateLimitPerMinute !== undefined, rateWindowMs, normalShare, retryBaseDelayMs, retryMaxDelayMs,
     rateBudget: options.rateBudget,
     logger: toLogger(options.logger),
   };

@@ -71,8 +71,17 @@ export interface RateBudget {
    */
   pacingIntervalMs(share: number): number;
   /**
-   * Optional: the budget for one API key, given the key's hash (`keyHash`). A shared
-   * (fleet) budget keys its window by it; `createPlatformClient` calls it once.
+   * Optional: the budget for one API key, given the key's hash (`keyHash`) and the limit
+   * the client resolved for it (`rateLimitPerMinute`, defaulted by the key's environment).
+   * A shared (fleet) budget keys its window by the hash; `createPlatformClient` calls it once.
    */
-  forKey?(keyHash: string): RateBudget;
+  forKey?(keyHash: string, limit?: KeyLimit): RateBudget;
+}
+
+/** The limit a client resolved for its key, handed to a shared budget's `forKey`. */
+export interface KeyLimit {
+  /** Requests per window. */
+  perWindow: number;
+  /** True when the integrator set it (`rateLimitPerMinute`); false when it is the key environment's default (dev 60, prod 600). */
+  stated: boolean;
 }

@@ -27,7 +27,7 @@ import type { RateBudget, RateBudgetStats, RateLimitObservation, ReleaseFn } fro
 import type { RequestPriority } from "./types.js";
 import { WindowDetector } from "./window-detector.js";
 
-export type { RateBudget, RateBudgetStats, RateLimitObservation, ReleaseFn } from "./rate-budget-interface.js";
+export type { KeyLimit, RateBudget, RateBudgetStats, RateLimitObservation, ReleaseFn } from "./rate-budget-interface.js";
 
 export interface RateBudgetOptions {
   /** Requests per window. */
@@ -43,6 +43,12 @@ export interface RateBudgetOptions {
    * always first) up to 1. Default 0.1.
    */
   normalShare?: number;
+  /**
+   * Whether `limit` is a default the platform's stated `X-RateLimit-Limit` replaces, higher
+   * or lower (true), or a limit the integrator chose, which a lower stated limit only
+   * narrows (false: it may have been lowered on purpose to share the key). Default false.
+   */
+  learnLimit?: boolean;
   /** Clock, for tests. Default `Date.now`. */
   now?: () => number;
 }
@@ -77,6 +83,7 @@ export function createFallbackRateBudget(options: FallbackBudgetOptions): InProc
 
 export class InProcessRateBudget implements RateBudget {
   private readonly configuredLimit: number;
+  private readonly learnLimit: boolean;
   private serverLimit = Infinity;
   /** Paces at the platform's real window when its headers show a shorter one. */
   private readonly detector: WindowDetector;
@@ -112,6 +119,7 @@ export class InProcessRateBudget implements RateBudget {
 
   constructor(options: FallbackBudgetOptions) {
     this.configuredLimit = options.limit;
+    this.learnLimit = options.learnLimit ?? false;
     this.detector = new WindowDetector(options.windowMs ?? 60_000);
     this.maxConcurrency = options.maxConcurrency ?? 16;
     this.now = options.now ?? Date.now;
@@ -146,6 +154,7 @@ export class InProcessRateBudget implements RateBudget {
   }
 
   private get limit(): number {
+    if (this.learnLimit && this.serverLimit !== Infinity) return this.serverLimit;
     return Math.min(this.configuredLimit, this.serverLimit);
   }
 
@@ -182,8 +191,8 @@ export class InProcessRateBudget implements RateBudget {
     const now = this.now();
     const { limit, remaining, resetAt } = observation;
     this.detector.observe(observation, now);
-    // A lower limit from the platform wins (the key's real limit); a higher one does not
-    // raise ours, which the integrator may have lowered on purpose to share the key.
+    // A lower limit from the platform wins (the key's real limit); a higher one raises ours
+    // only when ours is a default (`learnLimit`), not one the integrator chose.
     if (limit !== undefined && Number.isFinite(limit) && limit > 0) this.serverLimit = limit;
     if (remaining !== undefined && resetAt !== undefined && resetAt > now) {
       // Requests sent after the one that brought this answer, in flight or answered since

@@ -25,6 +25,7 @@ import type { PrepareProgress } from "./prepare/plan.js";
 import type { PrepareInput } from "./prepare/preparation.js";
 import { prepareBodyLimit } from "./prepare/routes.js";
 import { LaunchRecorder } from "./records/recorder.js";
+import { LiveStreamLimits } from "./records/live-limits.js";
 import { resolveRouterOptions } from "./settings.js";
 import { bodyParseErrors, jsonBody } from "./shared/body.js";
 import { chain } from "./shared/chain.js";
@@ -102,8 +103,10 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // with a constant answer. Each organization gets its own scope (organization/scope.ts).
   // One recorder for every organization: one buffer, one writer, one purge.
   const recorder = settings.launchRecord && new LaunchRecorder(store, settings.launchRecord, logger);
+  // One count of open live streams for every organization (the per-router cap).
+  const liveLimits = new LiveStreamLimits(settings.live);
   const organizations = new Organizations<OrganizationScope>(settings.organizations, () => fleet.rateBudget, logger, {
-    make: (org) => organizationScope({ org, store, fleet, settings, logger, recorder }),
+    make: (org) => organizationScope({ org, store, fleet, settings, logger, recorder, liveLimits }),
     busy: (scope) => scope.busy(),
     close: (scope) => scope.close(),
     clientChanged: (scope) => scope.clientChanged(),

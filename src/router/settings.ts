@@ -23,7 +23,8 @@ import { resolveOrganizationSource } from "./organization/settings.js";
 import type { CircuitBreakerSettings } from "../fleet/circuit-breaker.js";
 import type { LaunchLimitSettings } from "../fleet/launch-limiter.js";
 import { resolveLtiSettings, type LtiSettings } from "../lti/settings.js";
-import { resolveLaunchRecordSettings, type LaunchRecordSettings } from "./records/settings.js";
+import { resolveLaunchRecordSettings, resolveLiveSettings, type LaunchRecordSettings } from "./records/settings.js";
+import type { LiveLimitSettings } from "./records/live-limits.js";
 import { resolveMetricsSettings } from "./metrics/settings.js";
 import type { Instruments } from "./metrics/instruments.js";
 
@@ -39,6 +40,8 @@ export interface RouterSettings {
   launch: LaunchSettings;
   prepare: PrepareSettings;
   pages: PageSettings;
+  /** The caps on the live view's open event streams. */
+  live: LiveLimitSettings;
   /** The fleet the app passed, or undefined (the router makes an in-process one). */
   fleet: Fleet | undefined;
   /** The default in-process fleet's launch limit and circuit breaker (a fleet passed brings its own). */
@@ -97,6 +100,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   // With many organizations, a deployment's `organization` is the id of the one it launches for.
   if (lti && o.lti?.organizationFor === undefined && organizations?.kind === "resolver") lti.organizationFor = (named) => named;
   const launchRecord = resolveLaunchRecordSettings(o.launchRecord, problems);
+  const live = resolveLiveSettings(o.live, problems);
   const metrics = resolveMetricsSettings(o.metrics, problems);
 
   problems.throwIfAny("oralAssessments()");
@@ -115,6 +119,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     circuitBreaker,
     lti,
     launchRecord,
+    live,
     // Registered only now: a router whose options are wrong registers nothing.
     metrics: metrics?.(),
   };

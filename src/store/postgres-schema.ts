@@ -15,6 +15,7 @@ export interface Names {
   assessments: string;
   idempotency: string;
   launches: string;
+  launchLatest: string;
   ltiRegistrations: string;
   ltiDeployments: string;
   /** An index name: unqualified, since an index lives in its table's schema. */
@@ -31,6 +32,7 @@ export function names(schema: string, prefix: string): Names {
     assessments: table("assessments"),
     idempotency: table("idempotency"),
     launches: table("launches"),
+    launchLatest: table("launch_latest"),
     ltiRegistrations: table("lti_registrations"),
     ltiDeployments: table("lti_deployments"),
     index: (name) => `"${prefix}${name}"`,
@@ -172,6 +174,27 @@ export const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
         FOREIGN KEY (issuer, client_id) REFERENCES ${n.ltiRegistrations} (issuer, client_id) ON DELETE CASCADE
       );`,
   },
+  {
+    version: 7,
+    description: "each student's latest launch outcome per exam, kept as launches are written (the live view counts it instead of grouping the history)",
+    // Filled from the launch history once; then each write upserts it (addLaunches).
+    up: (n) => `
+      CREATE TABLE IF NOT EXISTS ${n.launchLatest} (
+        organization TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        exam_id TEXT NOT NULL,
+        student_id TEXT NOT NULL,
+        at_ms BIGINT NOT NULL,
+        seq BIGINT NOT NULL,
+        outcome TEXT NOT NULL,
+        PRIMARY KEY (organization, kind, exam_id, student_id)
+      );
+      CREATE INDEX IF NOT EXISTS ${n.index("launch_latest_expiry")} ON ${n.launchLatest} (at_ms);
+      INSERT INTO ${n.launchLatest} (organization, kind, exam_id, student_id, at_ms, seq, outcome)
+        SELECT DISTINCT ON (organization, kind, exam_id, student_id) organization, kind, exam_id, student_id, at_ms, seq, outcome
+        FROM ${n.launches} ORDER BY organization, kind, exam_id, student_id, at_ms DESC, seq DESC
+      ON CONFLICT DO NOTHING;`,
+  },
 ];
 
 /**
@@ -240,8 +263,17 @@ export function queries(n: Names) {
       WHERE organization = $1 AND user_id = $2 AND key = $3 AND state = 'pending'`,
     abandonIdempotent: `DELETE FROM ${n.idempotency} WHERE organization = $1 AND user_id = $2 AND key = $3 AND state = 'pending'`,
     // One statement per batch: each column as an array, zipped back into rows by unnest.
-    addLaunches: `INSERT INTO ${n.launches} (organization, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email, instance)
-      SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`,
+    // With each student's latest record upserted from what was inserted: a record replaces
+    // it unless a later one (by at_ms, then seq) is there already (another instance's).
+    addLaunches: `WITH added AS (
+        INSERT INTO ${n.launches} (organization, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email, instance)
+        SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+        RETURNING organization, kind, exam_id, student_id, at_ms, seq, outcome)
+      INSERT INTO ${n.launchLatest} AS latest (organization, kind, exam_id, student_id, at_ms, seq, outcome)
+        SELECT DISTINCT ON (kind, exam_id, student_id) organization, kind, exam_id, student_id, at_ms, seq, outcome
+        FROM added ORDER BY kind, exam_id, student_id, at_ms DESC, seq DESC
+      ON CONFLICT (organization, kind, exam_id, student_id) DO UPDATE SET at_ms = excluded.at_ms, seq = excluded.seq, outcome = excluded.outcome
+        WHERE (excluded.at_ms, excluded.seq) > (latest.at_ms, latest.seq)`,
     // $2 kind, $3 exam, $4 outcome or NULL, $5 student or NULL, $6/$7 the cursor's (at_ms, seq) or NULL, $8 rows.
     listLaunches: `SELECT seq::float8 AS seq, kind, exam_id, at_ms::float8 AS at_ms, outcome, status, served_by, via, student_id, student_email, instance
       FROM ${n.launches} WHERE organization = $1 AND kind = $2 AND exam_id = $3
@@ -251,11 +283,12 @@ export function queries(n: Names) {
     // $2 kind, $3 exam, $4 since (ms).
     countLaunches: `SELECT outcome, count(*)::int AS n FROM ${n.launches}
       WHERE organization = $1 AND kind = $2 AND exam_id = $3 AND at_ms >= $4 GROUP BY outcome`,
-    countLatestLaunches: `SELECT outcome, count(*)::int AS n FROM (
-        SELECT DISTINCT ON (student_id) outcome FROM ${n.launches}
-        WHERE organization = $1 AND kind = $2 AND exam_id = $3 AND at_ms >= $4 ORDER BY student_id, at_ms DESC, seq DESC) AS latest
-      GROUP BY outcome`,
-    purgeLaunches: `DELETE FROM ${n.launches} WHERE at_ms < $1`,
+    // One row per student: a student whose latest record is older than `since` has none since.
+    countLatestLaunches: `SELECT outcome, count(*)::int AS n FROM ${n.launchLatest}
+      WHERE organization = $1 AND kind = $2 AND exam_id = $3 AND at_ms >= $4 GROUP BY outcome`,
+    // A latest record past the retention: every record of that student and exam is too.
+    purgeLaunches: `WITH latest AS (DELETE FROM ${n.launchLatest} WHERE at_ms < $1)
+      DELETE FROM ${n.launches} WHERE at_ms < $1`,
   };
 }
 
@@ -284,7 +317,7 @@ export async function migrate(pool: PostgresPool, n: Names, component: string): 
     if (found.rowCount === 0) await client.query(`CREATE SCHEMA "${n.schema}"`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${n.version} (
       version INTEGER PRIMARY KEY, description TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-    const rows = (await client.query(`SELECT coalesce(max(version), 0)::int AS version FROM ${n.version}`)).rows as { version: number }[];
+    const rows = (await client.query(`SELECT coalesce(max(version), 0)::int AS version FROM ${n.version}`)).rows as { version: number }[]
     for (const step of pendingMigrations(component, "schema", rows[0]?.version ?? 0, MIGRATIONS)) {
       await client.query(step.up(n));
       await client.query(`INSERT INTO ${n.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);

@@ -215,6 +215,28 @@ export const MIGRATIONS: readonly Migration<string>[] = [
       );
     `,
   },
+  {
+    version: 7,
+    description: "each student's latest launch outcome per exam, kept as launches are written (the live view counts it instead of grouping the history)",
+    // Filled from the launch history once; then each write upserts it (addLatestLaunch).
+    up: `
+      CREATE TABLE launch_latest (
+        organization TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        exam_id TEXT NOT NULL,
+        student_id TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        PRIMARY KEY (organization, kind, exam_id, student_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX launch_latest_expiry ON launch_latest (at_ms);
+      INSERT INTO launch_latest (organization, kind, exam_id, student_id, at_ms, seq, outcome)
+        SELECT organization, kind, exam_id, student_id, at_ms, seq, outcome FROM (
+          SELECT organization, kind, exam_id, student_id, at_ms, seq, outcome, max(at_ms * 1000000 + seq % 1000000)
+          FROM launches GROUP BY organization, kind, exam_id, student_id);
+    `,
+  },
 ];
 
 // Deletion is final: an upsert never clears deleted_at, and a child written under a
@@ -279,10 +301,15 @@ export const SQL = {
     ORDER BY at_ms DESC, seq DESC LIMIT @limit`,
   countLaunches: `SELECT outcome, count(*) AS n FROM launches
     WHERE organization = @org AND kind = @kind AND exam_id = @examId AND at_ms >= @since GROUP BY outcome`,
-  // SQLite takes a bare column from the row max() picked: each student's latest record.
-  countLatestLaunches: `SELECT outcome, count(*) AS n FROM (
-      SELECT outcome, max(at_ms * 1000000 + seq % 1000000) FROM launches
-      WHERE organization = @org AND kind = @kind AND exam_id = @examId AND at_ms >= @since GROUP BY student_id)
-    GROUP BY outcome`,
+  // A record replaces the student's latest unless an already written one is later (by at_ms, then seq).
+  addLatestLaunch: `INSERT INTO launch_latest (organization, kind, exam_id, student_id, at_ms, seq, outcome)
+    VALUES (@org, @kind, @examId, @studentId, @atMs, @seq, @outcome)
+    ON CONFLICT (organization, kind, exam_id, student_id) DO UPDATE SET at_ms = excluded.at_ms, seq = excluded.seq, outcome = excluded.outcome
+    WHERE excluded.at_ms > launch_latest.at_ms OR (excluded.at_ms = launch_latest.at_ms AND excluded.seq > launch_latest.seq)`,
+  // One row per student: a student whose latest record is older than `since` has none since.
+  countLatestLaunches: `SELECT outcome, count(*) AS n FROM launch_latest
+    WHERE organization = @org AND kind = @kind AND exam_id = @examId AND at_ms >= @since GROUP BY outcome`,
   purgeLaunches: "DELETE FROM launches WHERE at_ms < @before",
+  // A latest record past the retention: every record of that student and exam is too.
+  purgeLatestLaunches: "DELETE FROM launch_latest WHERE at_ms < @before",
 } as const;

@@ -127,12 +127,20 @@ async function open(filename: string, busyTimeoutMs: number) {
       return answerFor(statements.readIdempotent.get(input) as IdempotencyRow, input.bodyHash);
     });
     const addLaunches = db.transaction((rows: ReturnType<typeof launchColumns>[]) => {
-      for (const row of rows) statements.addLaunch.run(row);
+      for (const row of rows) {
+        const seq = statements.addLaunch.run(row).lastInsertRowid;
+        statements.addLatestLaunch.run({ org: row.org, kind: row.kind, examId: row.examId, studentId: row.studentId, atMs: row.atMs, seq, outcome: row.outcome });
+      }
+    });
+    const purgeLaunches = db.transaction((before: number) => {
+      statements.purgeLatestLaunches.run({ before });
+      return statements.purgeLaunches.run({ before }).changes;
     });
     return {
       db,
       statements,
       addLaunches: (rows: ReturnType<typeof launchColumns>[]) => addLaunches.immediate(rows),
+      purgeLaunches: (before: number) => purgeLaunches.immediate(before),
       deleteCourse: (org: string, id: string, now: string) => deleteCourse.immediate(org, id, now),
       deleteClass: (org: string, id: string, now: string) => deleteClass.immediate(org, id, now),
       beginIdempotent: (input: IdempotencyParams & { bodyHash: string; now: number }) => beginIdempotent.immediate(input),
@@ -244,7 +252,7 @@ export function sqliteStore(options?: SqliteStoreOptions): SqliteStore {
       return Object.fromEntries(rows.map((r) => [r.outcome, r.n]));
     }),
     async purgeLaunches(before) {
-      return (await state.ready()).statements.purgeLaunches.run({ before }).changes;
+      return (await state.ready()).purgeLaunches(before);
     },
     ...sqliteLti(() => state.ready()),
 

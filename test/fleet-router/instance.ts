@@ -27,7 +27,7 @@ const logger = { warn: line("warn"), error: line("error") };
 
 const fleet = redisFleet({
   url: env("FLEET_REDIS_URL"), secret: env("FLEET_SECRET"), prefix: env("FLEET_PREFIX"),
-  rateLimit: number("FLEET_RATE_LIMIT", 600), attemptLeaseMs: number("FLEET_ATTEMPT_LEASE_MS", 1_000),
+  rateLimitPerMinute: number("FLEET_RATE_LIMIT", 600), attemptLeaseMs: number("FLEET_ATTEMPT_LEASE_MS", 1_000),
   planLeaseMs: number("FLEET_PLAN_LEASE_MS", 1_000), commandTimeoutMs: 1_000, logger,
 });
 const rosterTable = process.env.FLEET_ROSTER_TABLE;

@@ -64,7 +64,7 @@ if (available) {
   describeBudgetContract("Redis", async (limit, { windowMs = 1000, normalShare } = {}) => {
     // Each test its own API key (hash), as two clients of one key would bind it.
     const hash = keyHash(`contract-key-${++budgets}-${prefix}`);
-    const pair = await onRedis((f) => f.rateBudget.forKey(hash), { rateLimit: limit, rateWindowMs: windowMs, ...(normalShare === undefined ? {} : { normalShare }) })();
+    const pair = await onRedis((f) => f.rateBudget.forKey(hash), { rateLimitPerMinute: limit, rateWindowMs: windowMs, ...(normalShare === undefined ? {} : { normalShare }) })();
     // One connection answers in order: once `a` hears back from Redis, what it wrote before is there for `b`.
     return { ...pair, sync: async () => { await pair.a.sharedStats(); } };
   });

@@ -22,7 +22,7 @@ const WINDOW_MS = 1_000;
 
 describe.runIf(available)("the shared rate budget's keys, idle", () => {
   const raw = new Redis(REDIS_URL);
-  const fleet = redisFleet({ url: REDIS_URL, secret: SECRET, prefix, rateLimit: 3, rateWindowMs: WINDOW_MS, commandTimeoutMs: 3_000 });
+  const fleet = redisFleet({ url: REDIS_URL, secret: SECRET, prefix, rateLimitPerMinute: 3, rateWindowMs: WINDOW_MS, commandTimeoutMs: 3_000 });
   afterAll(async () => {
     await fleet.close();
     await dropPrefix(prefix);

@@ -33,7 +33,7 @@ function client(emulator: Emulator, extra: Partial<PlatformClientOptions>): Plat
   return platform;
 }
 async function fleet(): Promise<RedisFleet> {
-  const made = redisFleet({ url: REDIS_URL, secret: SECRET, prefix, rateLimit: LIMIT, rateWindowMs: 60_000 });
+  const made = redisFleet({ url: REDIS_URL, secret: SECRET, prefix, rateLimitPerMinute: LIMIT, rateWindowMs: 60_000 });
   cleanups.push(() => made.close());
   await fleetReady(made);
   return made;

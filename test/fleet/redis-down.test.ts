@@ -24,7 +24,7 @@ describe.runIf(available)("when Redis goes away", () => {
   afterAll(async () => { for (const c of cleanups.reverse()) await c(); });
 
   function fleetOn(url: string, logger: ReturnType<typeof captureLogger>): RedisFleet {
-    const fleet = redisFleet({ url, secret: SECRET, prefix: randomPrefix("down"), rateLimit: LIMIT, rateWindowMs: WINDOW_MS, expectedInstances: INSTANCES, commandTimeoutMs: 200, logger });
+    const fleet = redisFleet({ url, secret: SECRET, prefix: randomPrefix("down"), rateLimitPerMinute: LIMIT, rateWindowMs: WINDOW_MS, expectedInstances: INSTANCES, commandTimeoutMs: 200, logger });
     cleanups.push(() => fleet.close());
     return fleet;
   }

@@ -31,7 +31,7 @@ describe.runIf(available)("when Redis loses the window", () => {
     const fleets: RedisFleet[] = [];
     const clients: PlatformClient[] = [];
     for (let i = 0; i < instances; i++) {
-      const fleet = redisFleet({ url: redis.server.url, secret: SECRET, prefix, rateLimit: LIMIT, rateWindowMs: WINDOW_MS, expectedInstances: instances, commandTimeoutMs: 200 });
+      const fleet = redisFleet({ url: redis.server.url, secret: SECRET, prefix, rateLimitPerMinute: LIMIT, rateWindowMs: WINDOW_MS, expectedInstances: instances, commandTimeoutMs: 200 });
       const client = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, rateBudget: fleet.rateBudget, maxRetries: 5, deadlineMs: 60_000 });
       cleanups.push(() => fleet.close(), () => client.close());
       expect(await fleetReady(fleet)).toBe(true);

@@ -66,7 +66,7 @@ describe.runIf(available)("right after Redis comes back empty", () => {
     return { port, redis, emulator, prefix: randomPrefix("races") };
   }
   function fleetAt(url: string, prefix: string): RedisFleet {
-    const fleet = redisFleet({ url, secret: SECRET, prefix, rateLimit: LIMIT, rateWindowMs: WINDOW_MS, expectedInstances: 2, commandTimeoutMs: 200, logger: quiet });
+    const fleet = redisFleet({ url, secret: SECRET, prefix, rateLimitPerMinute: LIMIT, rateWindowMs: WINDOW_MS, expectedInstances: 2, commandTimeoutMs: 200, logger: quiet });
     cleanups.push(() => fleet.close());
     return fleet;
   }

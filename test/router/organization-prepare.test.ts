@@ -34,7 +34,7 @@ const until = async (check: () => boolean | undefined | Promise<boolean | undefi
 
 const fleets: [string, () => Fleet, boolean][] = [
   ["in process", () => inProcessFleet(), true],
-  ["on Redis", () => redisFleet({ url: REDIS_URL, secret: SECRET, prefix, rateLimit: 600, commandTimeoutMs: 3_000 }), redisUp],
+  ["on Redis", () => redisFleet({ url: REDIS_URL, secret: SECRET, prefix, rateLimitPerMinute: 600, commandTimeoutMs: 3_000 }), redisUp],
 ];
 
 describe.each(fleets)("router.prepare for many organizations, the fleet %s", (_name, makeFleet, runs) => {

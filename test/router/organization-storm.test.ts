@@ -37,7 +37,7 @@ const EXAM = "exam-day-1";
 const launchLimit = { burst: 1 };
 const fleets: [string, () => Fleet, boolean][] = [
   ["in process", () => inProcessFleet({ launchLimit }), true],
-  ["on Redis", () => redisFleet({ url: REDIS_URL, secret: SECRET, prefix, launchLimit, rateLimit: BUDGET, rateWindowMs: 60_000, commandTimeoutMs: 3_000 }), redisUp],
+  ["on Redis", () => redisFleet({ url: REDIS_URL, secret: SECRET, prefix, launchLimit, rateLimitPerMinute: BUDGET, rateWindowMs: 60_000, commandTimeoutMs: 3_000 }), redisUp],
 ];
 
 describe.each(fleets)("a storm in one organization, the fleet %s", (_name, makeFleet, runs) => {
@@ -62,7 +62,7 @@ describe.each(fleets)("a storm in one organization, the fleet %s", (_name, makeF
         const org = req.get("x-school") === "north" ? north : req.get("x-school") === "south" ? south : undefined;
         return org && { id: org.id, apiKey: org.testKey, baseUrl: emulator.url, examHost: org.examHost };
       },
-      // In process each client keeps its own budget; on Redis the fleet's (rateLimit) is shared per key.
+      // In process each client keeps its own budget; on Redis the fleet's (rateLimitPerMinute) is shared per key.
       organizationClient: { maxRetries: 0, ...(fleet.kind === "redis" ? {} : { rateLimitPerMinute: BUDGET }) },
       fleet,
       store: memoryStore(),

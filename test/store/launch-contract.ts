@@ -80,6 +80,23 @@ export function describeLaunchContract(open: () => OralStore): void {
     expect(await count({ kind: "roleplay" })).toEqual({});
   });
 
+  it("launch records: each student's latest outcome kept as records are written, whatever their order, across batches and purges", async () => {
+    const store = open();
+    const latest = (since?: number) => store.countLaunches(ORG, { kind: "oral", examId: "e1", latestPerStudent: true, ...(since === undefined ? {} : { since }) });
+    await store.addLaunches(ORG, [launch(5, "ana", { outcome: "waiting", status: 202, servedBy: "none" }), launch(1, "ben")]);
+    // An older record written later (another instance's late batch) does not replace a later one.
+    await store.addLaunches(ORG, [launch(3, "ana"), launch(7, "ben", { outcome: "forbidden", status: 403, servedBy: "none" })]);
+    expect(await latest()).toEqual({ waiting: 1, forbidden: 1 });
+    // The same instant: the later written wins.
+    await store.addLaunches(ORG, [launch(7, "ben", { examId: "e2" }), launch(7, "ben")]);
+    expect(await latest()).toEqual({ waiting: 1, redirected: 1 });
+    expect(await latest(Date.parse(at(6)))).toEqual({ redirected: 1 });
+    // Purged past ana's latest: ana is gone; ben's latest (at 7) stays.
+    await store.purgeLaunches(Date.parse(at(6)));
+    expect(await latest()).toEqual({ redirected: 1 });
+    expect(await store.countLaunches(ORG, { kind: "oral", examId: "e2", latestPerStudent: true })).toEqual({ redirected: 1 });
+  });
+
   it("launch records: purged before an instant, in every organization", async () => {
     const store = open();
     await store.addLaunches(ORG, [launch(0, "old"), launch(10, "new")]);

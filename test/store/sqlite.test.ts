@@ -35,9 +35,9 @@ describe("sqliteStore: the file", () => {
     const db = new Database(filename, { readonly: true });
     try {
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-      expect(db.pragma("user_version", { simple: true })).toBe(6);
+      expect(db.pragma("user_version", { simple: true })).toBe(7);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").pluck().all();
-      expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry", "launches_by_exam", "launches_expiry"]);
+      expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry", "launch_latest_expiry", "launches_by_exam", "launches_expiry"]);
     } finally {
       db.close();
     }
@@ -118,7 +118,7 @@ describe("sqliteStore: the file", () => {
     expect(await upgraded.beginIdempotent({ org, user: "u", key: "k", bodyHash: "h" })).toEqual({ state: "new" });
     await upgraded.close();
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(6);
+    expect(check.pragma("user_version", { simple: true })).toBe(7);
     check.close();
   });
 
@@ -140,8 +140,28 @@ describe("sqliteStore: the file", () => {
       await store.close();
     }
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(6);
+    expect(check.pragma("user_version", { simple: true })).toBe(7);
     check.close();
+  });
+
+  it("upgrades a version-6 file in place: each student's latest launch outcome taken from the history", async () => {
+    const filename = join(dir, "v6.sqlite");
+    const db = new Database(filename);
+    for (const step of MIGRATIONS.filter((m) => m.version <= 6)) db.exec(step.up);
+    db.pragma("user_version = 6");
+    const add = db.prepare(`INSERT INTO launches (organization, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email)
+      VALUES ('north', 'oral', 'e1', ?, ?, 303, 'none', 'link', ?, 'x@x.test')`);
+    add.run(3, "redirected", "u1");
+    add.run(1, "waiting", "u1");
+    add.run(2, "waiting", "u2");
+    add.run(2, "forbidden", "u2");
+    db.close();
+    const store = sqliteStore({ filename });
+    try {
+      expect(await store.countLaunches(ORG, { kind: "oral", examId: "e1", latestPerStudent: true })).toEqual({ redirected: 1, forbidden: 1 });
+    } finally {
+      await store.close();
+    }
   });
 
   it("upgrades a version-5 file in place: launch records kept, LTI registrations written and read", async () => {
@@ -165,7 +185,7 @@ describe("sqliteStore: the file", () => {
       await store.close();
     }
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(6);
+    expect(check.pragma("user_version", { simple: true })).toBe(7);
     check.close();
   });
 
@@ -235,9 +255,9 @@ describe("sqliteStore: the file", () => {
     }
     const check = new Database(filename, { readonly: true });
     try {
-      expect(check.pragma("user_version", { simple: true })).toBe(6);
+      expect(check.pragma("user_version", { simple: true })).toBe(7);
       const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
-      expect(tables).toEqual(["assessments", "classes", "courses", "idempotency", "launches", "lti_deployments", "lti_registrations"]);
+      expect(tables).toEqual(["assessments", "classes", "courses", "idempotency", "launch_latest", "launches", "lti_deployments", "lti_registrations"]);
     } finally {
       check.close();
     }

@@ -29,7 +29,8 @@ import { ltiLaunchSettings } from "../lti-mount.js";
 import type { OrganizationIdOf } from "./request-organization.js";
 import type { LaunchRecorder } from "../records/recorder.js";
 import { platformAnswers } from "../records/platform-answers.js";
-import { liveHandler } from "../records/live.js";
+import { liveView } from "../records/live.js";
+import type { LiveStreamLimits } from "../records/live-limits.js";
 import { scopeMetrics } from "../metrics/scope-metrics.js";
 
 /** What an organization's requests run on. */
@@ -61,11 +62,13 @@ export interface ScopeInput {
   logger: Logger;
   /** The router's launch recorder (one for every organization); undefined with `launchRecord: false`. */
   recorder?: LaunchRecorder | undefined;
+  /** The router's caps on the live view's open streams (every organization). */
+  liveLimits: LiveStreamLimits;
 }
 
 const SIGN_IN = "students/sign-in-token";
 
-export function organizationScope({ org, store, fleet: shared, settings, logger, recorder }: ScopeInput): OrganizationScope {
+export function organizationScope({ org, store, fleet: shared, settings, logger, recorder, liveLimits }: ScopeInput): OrganizationScope {
   const { id: organization, platform } = org;
   const launch = { ...settings.launch };
   Object.defineProperty(launch, "examHost", { get: () => org.examHost, enumerable: true });
@@ -105,8 +108,8 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
   };
   const ltiDeps = { ...launchDeps, via: "lti" as const };
   const answers = platformAnswers(platform, fleet.recentCounts, organization);
-  const live = liveHandler({ store, recorder, organizationOf, platform, preparation, answers });
-  const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationOf, logger, () => directory.forget(), recorder, live);
+  const live = liveView({ store, recorder, organizationOf, platform, preparation, answers, limits: liveLimits });
+  const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationOf, logger, () => directory.forget(), recorder, live.handler);
   return {
     launchOral: launchRoute(launch, launchDeps),
     launchRoleplay: launchRoute(launch, launchDeps, "roleplay"),
@@ -115,12 +118,14 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
     prepare: prepareRoutes(preparation, idempotent, organizationOf),
     instructor,
     preparation,
-    busy: () => preparer.planCount > 0,
+    // An open live stream keeps its organization too: closing it would end the stream.
+    busy: () => preparer.planCount > 0 || live.streams > 0,
     clientChanged: () => {
       metrics?.rewire();
       answers.rewire();
     },
     async close() {
+      live.close();
       metrics?.close();
       answers.close();
       attempts.close();

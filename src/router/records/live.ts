@@ -6,7 +6,9 @@
  * `redisFleet`), and the platform's 429s and errors of the last five minutes from every
  * request on the organization's key, for every exam (the key's, not the exam's: fleet-wide
  * with `redisFleet`, see platform-answers.ts). With `Accept: text/event-stream` the same snapshot is sent every
- * `LIVE_EVERY_MS` as Server-Sent Events, until the client goes.
+ * `LIVE_EVERY_MS` as Server-Sent Events, until the client goes: computed once per exam
+ * per period for every stream that follows it (live-feed.ts), streams capped per user,
+ * organization and router (live-limits.ts), ended when the router closes.
  */
 import type { Request, Response } from "express";
 import type { PlatformClient } from "../../platform/types.js";
@@ -15,8 +17,11 @@ import type { OrganizationIdOf } from "../organization/request-organization.js";
 import type { Preparation } from "../prepare/preparation.js";
 import { param, type Handler } from "../instructor/http.js";
 import { privateAnswerHeaders, sendJson } from "../shared/json-answer.js";
+import { sendProblem } from "../shared/problem.js";
 import type { LaunchRecorder } from "./recorder.js";
 import type { PlatformAnswers } from "./platform-answers.js";
+import { LiveFeeds } from "./live-feed.js";
+import type { LiveStreamLimits } from "./live-limits.js";
 
 /** How often the event stream sends a snapshot. */
 export const LIVE_EVERY_MS = 2_000;
@@ -34,11 +39,21 @@ export interface LiveDeps {
   preparation: Preparation;
   /** The platform's 429s and errors on this organization's key, fleet-wide. */
   answers: PlatformAnswers;
+  /** The router's caps on open streams (every organization). */
+  limits: LiveStreamLimits;
+}
+
+export interface LiveView {
+  handler: Handler;
+  /** Streams open now on this organization. */
+  readonly streams: number;
+  /** Ends every stream (the router is closing). */
+  close(): void;
 }
 
 const sum = (counts: Record<string, number>, outcomes: string[]) => outcomes.reduce((n, o) => n + (counts[o] ?? 0), 0);
 
-export function liveHandler({ store, recorder, organizationOf, platform, preparation, answers }: LiveDeps): Handler {
+export function liveView({ store, recorder, organizationOf, platform, preparation, answers, limits }: LiveDeps): LiveView {
   async function snapshot(org: string, examId: string) {
     await recorder?.flush();
     const [latest, recent, progress] = await Promise.all([
@@ -61,7 +76,18 @@ export function liveHandler({ store, recorder, organizationOf, platform, prepara
     };
   }
 
-  return async (req: Request, res: Response) => {
+  // This scope is one organization's: the organization of every request it answers.
+  let organization: string | undefined;
+  const feeds = new LiveFeeds(async (examId) => {
+    try {
+      return `event: snapshot\ndata: ${JSON.stringify(await snapshot(organization!, examId))}\n\n`;
+    } catch {
+      // The store failed this once: say so, the streams go on.
+      return "event: unavailable\ndata: {}\n\n";
+    }
+  }, LIVE_EVERY_MS);
+
+  const handler: Handler = async (req: Request, res: Response) => {
     const examId = param(req, res, "examId");
     if (examId === undefined) return;
     const org = organizationOf(req);
@@ -69,29 +95,30 @@ export function liveHandler({ store, recorder, organizationOf, platform, prepara
       sendJson(res, 200, { data: await snapshot(org, examId) });
       return;
     }
+    const place = limits.take(org, req);
+    if (typeof place !== "function") {
+      sendProblem(res, place);
+      return;
+    }
+    organization = org;
     res.statusCode = 200;
     res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
     privateAnswerHeaders(res);
     // Proxies (nginx) must pass each event on at once, not buffer the stream.
     res.setHeader("X-Accel-Buffering", "no");
     res.flushHeaders();
-    let timer: NodeJS.Timeout | undefined;
-    const send = async () => {
-      if (res.destroyed || res.writableEnded) return;
-      try {
-        res.write(`event: snapshot\ndata: ${JSON.stringify(await snapshot(org, examId))}\n\n`);
-      } catch {
-        // The store failed this once: say so, the stream goes on.
-        res.write("event: unavailable\ndata: {}\n\n");
-      }
-      if (!res.destroyed) timer = setTimeout(() => void send(), LIVE_EVERY_MS);
-    };
     await new Promise<void>((resolve) => {
+      const leave = feeds.follow(examId, {
+        get unread() { return res.writableLength; },
+        write: (event) => { if (!res.destroyed && !res.writableEnded) res.write(event); },
+        end: () => res.end(),
+      });
       res.once("close", () => {
-        clearTimeout(timer);
+        leave();
+        place();
         resolve();
       });
-      void send();
     });
   };
+  return { handler, get streams() { return feeds.streams; }, close: () => feeds.close() };
 }

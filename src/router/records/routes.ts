@@ -7,7 +7,8 @@
  * Newest first; `?cursor=` (the previous page's `nextCursor`), `?student=` (an
  * `orgInternalId` or e-mail), `?outcome=`, `?limit=` (1–1000, default 100). With
  * `Accept: text/csv`, every matching record as CSV with one header row (the gradebook
- * crowd's spreadsheet), read page by page so a large exam never sits in memory whole.
+ * crowd's spreadsheet), read page by page at the client's pace (see sendCsv), so a large
+ * exam never sits in memory whole. A JSON answer is one page (at most 1000 records).
  */
 import type { Request, Response } from "express";
 import { z } from "zod";
@@ -18,6 +19,7 @@ import { param, parseOr400, type Handler } from "../instructor/http.js";
 import { privateAnswerHeaders, sendJson } from "../shared/json-answer.js";
 import type { LaunchRecorder } from "./recorder.js";
 import { csvHeader, csvRow } from "./csv.js";
+import { writeAtClientPace } from "./backpressure.js";
 
 const LaunchListQuery = z.object({
   cursor: z.string().refine((c) => decodeCursor(c) !== undefined, "must be the nextCursor of a previous page").optional(),
@@ -48,18 +50,24 @@ export function launchRecordHandlers(store: OralStore, recorder: LaunchRecorder 
   return { listExamLaunches: list("oral", "examId"), listRoleplayLaunches: list("roleplay", "roleplayId") };
 }
 
+/**
+ * Page by page (1000 records a read), each page written at the client's pace
+ * (backpressure.ts): the next page is read only once the last one left the socket's
+ * buffer, and none once the client went. So a client that stops reading holds one page
+ * in memory, not the export.
+ */
 async function sendCsv(res: Response, store: OralStore, org: string, query: LaunchQuery): Promise<void> {
   res.statusCode = 200;
   res.setHeader("Content-Type", "text/csv; charset=utf-8");
   res.setHeader("Content-Disposition", `attachment; filename="launches-${query.examId}.csv"`);
   privateAnswerHeaders(res);
-  res.write(csvHeader());
+  if (!(await writeAtClientPace(res, csvHeader()))) return;
   let cursor = query.cursor;
   do {
     const page = await store.listLaunches(org, { ...query, ...(cursor === undefined ? {} : { cursor }) });
-    if (page.records.length > 0) res.write(page.records.map(csvRow).join(""));
+    if (page.records.length > 0 && !(await writeAtClientPace(res, page.records.map(csvRow).join("")))) return;
     cursor = page.nextCursor;
-  } while (cursor !== undefined && !res.destroyed);
+  } while (cursor !== undefined);
   res.end();
 }
 

@@ -4,7 +4,8 @@
  */
 import type { ProblemList } from "../../core/configuration-error.js";
 import { wholeMs } from "../shared/checks.js";
-import type { LaunchRecordOptions } from "../shared/options.js";
+import type { LaunchRecordOptions, LiveViewOptions } from "../shared/options.js";
+import type { LiveLimitSettings } from "./live-limits.js";
 
 export interface LaunchRecordSettings {
   retentionMs: number;
@@ -37,5 +38,18 @@ export function resolveLaunchRecordSettings(value: LaunchRecordOptions | false |
     flushMs: wholeMs(problems, "launchRecord.flushMs", o.flushMs, 1_000, 1),
     batchSize,
     bufferSize,
+  };
+}
+
+/** The `live` option resolved: the caps on open event streams. */
+export function resolveLiveSettings(value: LiveViewOptions | undefined, problems: ProblemList): LiveLimitSettings {
+  if (value !== undefined && (typeof value !== "object" || value === null)) {
+    problems.add("live", "must be an object.", "Pass e.g. { maxStreamsPerUser: 5 }, or leave it out.");
+  }
+  const o = typeof value === "object" && value !== null ? value : {};
+  return {
+    perUser: wholeMs(problems, "live.maxStreamsPerUser", o.maxStreamsPerUser, 5, 1),
+    perOrganization: wholeMs(problems, "live.maxStreamsPerOrganization", o.maxStreamsPerOrganization, 100, 1),
+    perProcess: wholeMs(problems, "live.maxStreams", o.maxStreams, 1000, 1),
   };
 }

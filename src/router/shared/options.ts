@@ -195,6 +195,13 @@ export interface OralAssessmentsOptions {
    */
   launchRecord?: LaunchRecordOptions | false;
   /**
+   * The live view's event streams (`GET /oral-assessments/:examId/live` with `Accept:
+   * text/event-stream`): how many may be open at once. A stream beyond a cap gets 429
+   * problem+json with `Retry-After`. Default `{ maxStreamsPerUser: 5,
+   * maxStreamsPerOrganization: 100, maxStreams: 1000 }`.
+   */
+  live?: LiveViewOptions;
+  /**
    * Prometheus metrics (`oral_assessments_…`) on the app's own `prom-client` registry:
    * `metrics: { registry }`. Needs `prom-client` installed (an optional peer dependency).
    * See docs/ops.md, "Metrics". Default: unset, nothing counted.
@@ -264,6 +271,16 @@ export interface LaunchRecordOptions {
    * dropped (and counted in the one log line the outage gets). Default 10 000.
    */
   bufferSize?: number;
+}
+
+/** The live view's event streams (`live`). Each snapshot is computed once per exam per period, whoever watches. */
+export interface LiveViewOptions {
+  /** Streams one signed-in user may hold open at once (every exam). Default 5. */
+  maxStreamsPerUser?: number;
+  /** Streams one organization's users may hold open at once. Default 100. */
+  maxStreamsPerOrganization?: number;
+  /** Streams this router holds open at once, every organization (one router per process: per process). Default 1000. */
+  maxStreams?: number;
 }
 
 /** @deprecated The earlier name of `PrepareOptions`. */
