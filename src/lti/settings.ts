@@ -3,7 +3,7 @@
  * (one ConfigurationError for the whole router).
  */
 import type { ProblemList } from "../core/configuration-error.js";
-import type { LtiOptions, LtiStudentFields, OrganizationFor } from "./options.js";
+import type { CanLink, LtiOptions, LtiStudentFields, OrganizationFor } from "./options.js";
 import { readDynamicRegistration, type DynamicRegistrationSettings } from "./dynamic-registration-settings.js";
 import { readRegistrations, type Registrations } from "./registrations.js";
 import { readToolKeys, type ToolKeys } from "./tool-keys.js";
@@ -21,6 +21,8 @@ export interface LtiSettings {
   student: ((claims: Record<string, unknown>) => LtiStudentFields | undefined) | undefined;
   framedLaunch: "new-window" | "frame";
   organizationFor: OrganizationFor;
+  /** Undefined: the default (a class linked to this course or to none). */
+  canLink: CanLink | undefined;
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -55,6 +57,7 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   const keySetCooldownSec = seconds("keySetCooldownSec", 30, 0, 300);
   if (o.student !== undefined && typeof o.student !== "function") problems.add("lti.student", "must be a function (claims) => student.", "Pass a function or leave it out for the default.");
   if (o.organizationFor !== undefined && typeof o.organizationFor !== "function") problems.add("lti.organizationFor", "must be a function.", "Pass a function or leave it out for the router's platform.");
+  if (o.canLink !== undefined && typeof o.canLink !== "function") problems.add("lti.canLink", "must be a function (claims, { examId, classId, organization, linkedTo }) => boolean.", "Pass a function or leave it out for the default (a class linked to this course or to none yet).");
   const framedLaunch = o.framedLaunch ?? "new-window";
   if (framedLaunch !== "new-window" && framedLaunch !== "frame") problems.add("lti.framedLaunch", 'must be "new-window" or "frame".', 'Leave it out for "new-window".');
   if (!keys || !registrations) return undefined;
@@ -62,5 +65,6 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
     keys, registrations, dynamicRegistration, toolUrl, clockToleranceSec, stateTtlSec, keySetCooldownSec, framedLaunch,
     student: typeof o.student === "function" ? o.student : undefined,
     organizationFor: typeof o.organizationFor === "function" ? o.organizationFor : () => undefined,
+    canLink: typeof o.canLink === "function" ? o.canLink : undefined,
   };
 }
