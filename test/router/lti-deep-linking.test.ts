@@ -45,7 +45,7 @@ describe("LTI Deep Linking and the instructor page", () => {
     expect(picker.pick).toMatch(/^[\w-]{32}$/);
     expect(picker.choices).toEqual([{ name: "examId", value: bench.examId }]);
     expect(launch.text).toContain("Cells");
-    expect(launch.text).toContain("Create a new oral assessment");
+    expect(launch.text).toContain("A new class and exam for this course");
     expect(launch.headers["content-security-policy"]).toContain(`frame-ancestors ${bench.lms.url}`);
     expect(launch.headers["cache-control"]).toBe("no-store");
     expect(track()).toEqual([]);
@@ -130,6 +130,8 @@ describe("LTI Deep Linking and the instructor page", () => {
   });
 
   it("lists the class the LMS course was linked to first, once an exam of it was placed", async () => {
+    // Another LMS course, linked to nothing yet (this bench's course-1 was linked by the tests above).
+    bench.lms.setClaims({ [`${L}context`]: { id: "course-ordering", title: "Ordering" } });
     const ines = await bench.stack.login("ines");
     const course = (await ines.post("/oral/courses").send({ name: "Chemistry" }).expect(201)).body.data._id;
     const cls = (await ines.post(`/oral/courses/${course}/classes`).send({ name: "Spring", startDate: "2027-01-10", endDate: "2027-05-30" }).expect(201)).body.data._id;
@@ -140,6 +142,7 @@ describe("LTI Deep Linking and the instructor page", () => {
     const after = await openPicker();
     expect(pickerOf(after.text).choices.map((c) => c.value)).toEqual([chem, bench.examId]);
     expect(after.text).toContain("this course's class");
+    bench.lms.setClaims({});
   });
 
   it("shows an instructor's launch of a link: the exam, its class, its student link status and the preparation status link", async () => {
