@@ -1,7 +1,7 @@
 /**
  * What the LTI pages need to know of the router's exams (the deep-linking picker, the
- * instructor page), as a seam the router fills from its store: src/lti knows nothing of
- * stores or organizations beyond their ids.
+ * instructor page), as a seam the router fills from its store and its platform clients:
+ * src/lti knows nothing of stores, clients or organizations beyond their ids.
  */
 import type { Request } from "express";
 import type { LinkKind } from "./open-link.js";
@@ -15,6 +15,25 @@ export interface CatalogExam {
   courseName: string;
 }
 
+/** A class and an oral exam made from inside the LMS (the picker's "a new class and exam for this course"). */
+export interface NewExamInput {
+  /** A course of the organization's store; undefined: a new course named `courseName`. */
+  courseId: string | undefined;
+  courseName: string;
+  className: string;
+  examName: string;
+  /** Question texts; empty: the platform generates its fallback question. */
+  questions: string[];
+}
+
+/** Thrown by `create` and `copy` when the request's platform client is not the organization's, or the platform refused. */
+export class CatalogWriteFailed extends Error {
+  constructor(message: string, readonly status?: number) {
+    super(message);
+    this.name = "CatalogWriteFailed";
+  }
+}
+
 export interface LtiCatalog {
   /**
    * The organization a launch request acts for when its deployment names none: the
@@ -25,4 +44,10 @@ export interface LtiCatalog {
   list(org: string): Promise<CatalogExam[]>;
   /** One exam of the organization's store; undefined when it does not know it (or it is of the other kind). */
   exam(org: string, kind: LinkKind, id: string): Promise<CatalogExam | undefined>;
+  /** The organization's courses its store knows, oldest first (where a new class may go). */
+  courses(org: string): Promise<{ id: string; name: string }[]>;
+  /** Creates the class (and course, if asked) and the oral exam on the organization's platform, and records them. */
+  create(req: Request, org: string, input: NewExamInput): Promise<CatalogExam>;
+  /** Copies the exam (its settings and questions) into a new class named `className` in the same course, and records both. */
+  copy(req: Request, org: string, exam: CatalogExam, className: string): Promise<CatalogExam>;
 }

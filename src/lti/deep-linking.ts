@@ -1,25 +1,32 @@
 /**
  * Deep Linking 2.0: an instructor's `LtiDeepLinkingRequest` answers a picker of the
- * organization's exams and role-plays (the LMS course's linked class first); the choice,
- * `POST /lti/deep-link` with `examId` or `roleplayId`, answers a page that auto-posts the
- * signed `LtiDeepLinkingResponse` (field `JWT`) to the LMS's `deep_link_return_url`.
+ * organization's exams and role-plays that `lti.canLink` lets them link to this LMS
+ * course (the course's linked classes first), and a form making a new class and exam for
+ * the course on the platform. The choice, `POST /lti/deep-link` with `examId` or
+ * `roleplayId` (or `create` and the form's fields), links the exam's class to the course
+ * (course-binding.ts) and answers a page that auto-posts the signed
+ * `LtiDeepLinkingResponse` (field `JWT`) to the LMS's `deep_link_return_url`.
  *
  * The picker is bound to the launch that opened it by a random id in the page, kept in the
  * fleet's single-use store with what the response needs (registration, deployment, return
- * URL, `data`, organization): peeked while the choice is checked (a wrong choice may be
- * corrected), then taken, once.
+ * URL, `data`, organization, course, the few claims `canLink` is asked with again): peeked
+ * while the choice is checked (a wrong choice may be corrected), then taken, once.
  */
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
 import { randomId } from "../core/random-id.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
-import type { LtiCatalog } from "./catalog.js";
+import type { LtiCourseKey } from "../store/lti-course-types.js";
+import { CatalogWriteFailed, type CatalogExam, type LtiCatalog } from "./catalog.js";
 import { CLAIM, isInstructorRole } from "./claims.js";
-import { CourseLinks } from "./course-links.js";
+import { courseOf, type CourseBinding } from "./course-binding.js";
 import { signDeepLinkResponse } from "./deep-link-response.js";
 import { readDeepLinkSettings, type DeepLinkSettings } from "./deep-link-settings.js";
+import { keptClaims } from "./launch-claims.js";
 import { launchOrganization } from "./launch-organization.js";
+import { readNewExamForm } from "./new-exam-form.js";
 import type { LinkKind } from "./open-link.js";
+import type { LinkedTo } from "./options.js";
 import { escapeHtml, sendLtiPage } from "./pages.js";
 import { pickerBody } from "./picker-page.js";
 import { refuse } from "./refusal.js";
@@ -32,7 +39,9 @@ interface Pick {
   clientId: string;
   deploymentId: string;
   org: string;
-  contextId: string | undefined;
+  course: LtiCourseKey;
+  courseTitle: string;
+  claims: Record<string, unknown>;
   settings: DeepLinkSettings;
 }
 
@@ -43,15 +52,29 @@ export interface DeepLinkingDeps {
   settings: LtiSettings;
   catalog: LtiCatalog;
   store: SingleUseStore;
+  binding: CourseBinding;
   logger: Logger;
   frameAncestors: readonly string[];
 }
 
 export function deepLinking(deps: DeepLinkingDeps) {
-  const { settings, catalog, store, logger, frameAncestors } = deps;
-  const courses = new CourseLinks(store);
+  const { settings, catalog, store, binding, logger, frameAncestors } = deps;
   const refuseWith = (res: Response, status: number, check: string, forAdministrator: string, title = "Exams cannot be added here") =>
     refuse(res, logger, frameAncestors, { status, check, title, forAdministrator });
+
+  /** The exams this instructor may link to the course, the course's own classes first; and those classes. */
+  async function linkable(claims: Record<string, unknown>, org: string, course: LtiCourseKey): Promise<{ exams: CatalogExam[]; linkedClasses: Set<string> }> {
+    const byClass = new Map<string, LinkedTo>();
+    const mine: CatalogExam[] = [];
+    const others: CatalogExam[] = [];
+    for (const exam of await catalog.list(org)) {
+      let linked = byClass.get(exam.classId);
+      if (linked === undefined) byClass.set(exam.classId, (linked = await binding.linkedTo(org, course, exam.classId)));
+      if (!(await binding.mayLink(claims, org, exam, linked))) continue;
+      (linked === "this-course" ? mine : others).push(exam);
+    }
+    return { exams: [...mine, ...others], linkedClasses: new Set([...byClass].filter(([, l]) => l === "this-course").map(([c]) => c)) };
+  }
 
   /** `POST /lti/launch` with an `LtiDeepLinkingRequest`, verified. */
   async function picker(req: Request, res: Response, launch: VerifiedLaunch): Promise<void> {
@@ -60,23 +83,24 @@ export function deepLinking(deps: DeepLinkingDeps) {
     }
     const read = readDeepLinkSettings(launch.claims);
     if ("refused" in read) return refuseWith(res, 400, read.refused.check, read.refused.forAdministrator);
+    const course = courseOf(launch);
+    if (!course) return refuseWith(res, 400, "context", "The deep-linking request names no course (no context claim with an id): exams are placed in a course, and open only there.");
     const org = await launchOrganization(req, res, launch, { settings, catalog, logger, frameAncestors });
     if (org === undefined) return;
-    const contextId = (launch.claims[CLAIM.context] as { id?: unknown } | undefined)?.id;
-    const context = typeof contextId === "string" && contextId.length <= 255 ? contextId : undefined;
-    const [exams, linkedClass] = await Promise.all([
-      catalog.list(org),
-      context === undefined ? undefined : courses.classOf(org, launch.registration.issuer, context),
-    ]);
-    const ordered = linkedClass === undefined ? exams : [...exams.filter((e) => e.classId === linkedClass), ...exams.filter((e) => e.classId !== linkedClass)];
+    const context = launch.claims[CLAIM.context] as { title?: unknown; label?: unknown };
+    const courseTitle = ([context.title, context.label].find((v) => typeof v === "string" && v.trim().length > 0) as string | undefined ?? course.contextId).trim().slice(0, 200);
+    const [{ exams, linkedClasses }, courses] = await Promise.all([linkable(launch.claims, org, course), catalog.courses(org)]);
     const id = randomId(24);
-    const pick: Pick = { issuer: launch.registration.issuer, clientId: launch.registration.clientId, deploymentId: launch.deploymentId, org, contextId: context, settings: read.settings };
+    const pick: Pick = {
+      issuer: launch.registration.issuer, clientId: launch.registration.clientId, deploymentId: launch.deploymentId, org, course, courseTitle,
+      claims: keptClaims(launch.claims), settings: read.settings,
+    };
     await store.put(pickKey(id), JSON.stringify(pick), settings.stateTtlSec * 1000);
-    logger.info({ event: "lti_deep_linking", outcome: "picker", exams: ordered.length }, "LTI deep-linking picker");
+    logger.info({ event: "lti_deep_linking", outcome: "picker", exams: exams.length }, "LTI deep-linking picker");
     sendLtiPage(res, frameAncestors, {
       status: 200, title: "Add an oral exam",
-      message: ordered.length > 0 ? "Choose the exam students will open from this link." : "Your school has no exam in this tool yet.",
-      body: pickerBody({ action: `${toolBase(req, settings.toolUrl)}/lti/deep-link`, pick: id, exams: ordered, linkedClass, instructorApi: `${toolBase(req, settings.toolUrl)}/oral-assessments` }),
+      message: exams.length > 0 ? "Choose the exam students will open from this link." : "There is no exam you can add to this course yet: create one below.",
+      body: pickerBody({ action: `${toolBase(req, settings.toolUrl)}/lti/deep-link`, pick: id, exams, linkedClasses, courses, courseTitle }),
     });
   }
 
@@ -87,19 +111,48 @@ export function deepLinking(deps: DeepLinkingDeps) {
     const text = id === undefined ? undefined : await store.peek(pickKey(id));
     if (id === undefined || text === undefined) return used(res);
     const pick = JSON.parse(text) as Pick;
+    if (body.create !== undefined) return create(req, res, id, pick, body);
     const [kind, examId]: [LinkKind, unknown] = body.roleplayId !== undefined ? ["roleplay", body.roleplayId] : ["oral", body.examId];
     const exam = typeof examId === "string" && ID.test(examId) ? await catalog.exam(pick.org, kind, examId) : undefined;
     if (!exam) {
       logger.info({ event: "lti_deep_linking", outcome: "unknown_exam", kind }, "LTI deep-linking choice names no exam of the organization");
       return sendLtiPage(res, frameAncestors, { status: 400, title: "Choose an exam", message: `Choose one of the listed exams (field ${kind === "roleplay" ? "roleplayId" : "examId"}). Go back and choose again.` });
     }
+    // The page lists only what canLink allows; a hand-made post is asked again.
+    if (!(await binding.mayLink(pick.claims, pick.org, exam, await binding.linkedTo(pick.org, pick.course, exam.classId)))) {
+      logger.warn({ event: "lti_refused", check: "can_link", status: 403, examId: exam.id }, "LTI launch refused: can_link");
+      return sendLtiPage(res, frameAncestors, { status: 403, title: "This exam cannot be added here", message: `This app does not let your account link ${exam.className} to this course. Choose another exam, or create one.` });
+    }
     if ((await store.take(pickKey(id))) === undefined) return used(res);
-    if (pick.contextId !== undefined) await courses.remember(pick.org, pick.issuer, pick.contextId, exam.classId);
+    await place(req, res, pick, exam);
+  }
+
+  /** The form's new class and exam: checked, made on the platform, then placed. */
+  async function create(req: Request, res: Response, id: string, pick: Pick, body: Record<string, unknown>): Promise<void> {
+    const form = readNewExamForm(body, pick.courseTitle);
+    if ("field" in form) return sendLtiPage(res, frameAncestors, { status: 400, title: "Check the new exam", message: `The field ${form.field} ${form.problem}. Go back and correct it.` });
+    if ((await store.take(pickKey(id))) === undefined) return used(res);
+    let exam: CatalogExam;
+    try {
+      exam = await catalog.create(req, pick.org, form.input);
+    } catch (error) {
+      if (!(error instanceof CatalogWriteFailed)) throw error;
+      logger.warn({ event: "lti_deep_linking", outcome: "create_failed", error: error.message }, "LTI deep-linking: the new class and exam could not be created");
+      const status = error.status === 400 ? 400 : error.status === 404 ? 404 : 502;
+      return sendLtiPage(res, frameAncestors, { status, title: "The exam could not be created", message: status === 400 ? "Choose one of the listed courses (field courseId), from your course's Add content menu again." : "The exam service did not create it. Start again from your course's Add content menu." });
+    }
+    logger.info({ event: "lti_deep_linking", outcome: "created", examId: exam.id, classId: exam.classId }, "LTI deep-linking: a new class and exam for the course");
+    await place(req, res, pick, exam);
+  }
+
+  /** Links the exam's class to the course, then answers the form posting the signed response. */
+  async function place(req: Request, res: Response, pick: Pick, exam: CatalogExam): Promise<void> {
+    await binding.link(pick.org, pick.course, exam.classId, String(pick.claims.sub ?? ""));
     const jwt = await signDeepLinkResponse({
       keys: settings.keys, issuer: pick.issuer, clientId: pick.clientId, deploymentId: pick.deploymentId,
       settings: pick.settings, exam, launchUrl: launchUrl(req, settings.toolUrl),
     });
-    logger.info({ event: "lti_deep_linking", outcome: "placed", kind, examId: exam.id }, "LTI deep-linking response sent");
+    logger.info({ event: "lti_deep_linking", outcome: "placed", kind: exam.kind, examId: exam.id }, "LTI deep-linking response sent");
     sendLtiPage(res, frameAncestors, {
       status: 200, title: "Adding the exam…", message: `Adding “${exam.name}” to your course…`,
       formTargets: [new URL(pick.settings.returnUrl).origin],

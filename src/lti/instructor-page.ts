@@ -1,50 +1,97 @@
 /**
  * An instructor's launch of a resource link (issue point 7): a page naming the exam, its
- * class and course, whether students who follow the link reach it (the organization's
- * store knows the exam: the launch will find its class), and where the instructor API
- * reports its preparation (`GET <mount>/oral-assessments/:examId/prepare`, behind the
- * app's instructor sign-in). Nothing is asked of the platform.
+ * class and course, whether the course's students who follow the link reach it, and where
+ * the instructor API reports its preparation (`GET <mount>/oral-assessments/:examId/prepare`,
+ * behind the app's instructor sign-in).
+ *
+ * Course binding (course-binding.ts): opening the link links the exam's class to this
+ * LMS course when `lti.canLink` allows and the class is linked to no course yet (or
+ * already to this one). A class linked to another course (a copied course, a term
+ * rollover) gets the course offer instead (course-offer.ts): copy the exam into a new
+ * class for this course, or use it as it is where `canLink` allows. Nothing is asked of
+ * the platform here.
  */
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
-import type { LtiCatalog } from "./catalog.js";
+import type { SingleUseStore } from "../fleet/single-use.js";
+import type { CatalogExam, LtiCatalog } from "./catalog.js";
 import { CLAIM } from "./claims.js";
+import { courseOf, examOfLink, type CourseBinding } from "./course-binding.js";
+import { offerCourseChoice } from "./course-offer.js";
 import { launchOrganization } from "./launch-organization.js";
 import { escapeHtml, sendLtiPage } from "./pages.js";
 import type { LtiSettings } from "./settings.js";
 import { toolBase } from "./tool-url.js";
 import type { VerifiedLaunch } from "./verify-launch.js";
 
-const ID = /^[A-Za-z0-9_-]{1,128}$/;
+export interface InstructorPageDeps {
+  settings: LtiSettings;
+  catalog: LtiCatalog;
+  logger: Logger;
+  frameAncestors: readonly string[];
+  binding: CourseBinding;
+  /** The fleet's single-use store: a pending course offer. */
+  offers: SingleUseStore;
+}
 
-export async function instructorPage(req: Request, res: Response, launch: VerifiedLaunch, deps: {
-  settings: LtiSettings; catalog: LtiCatalog; logger: Logger; frameAncestors: readonly string[];
-}): Promise<void> {
-  const { frameAncestors } = deps;
-  const custom = (launch.claims[CLAIM.custom] ?? {}) as Record<string, unknown>;
-  const kind = custom.roleplay_id !== undefined ? "roleplay" : "oral";
-  const id = kind === "roleplay" ? custom.roleplay_id : custom.exam_id;
-  const param = kind === "roleplay" ? "roleplay_id" : "exam_id";
-  if (typeof id !== "string" || !ID.test(id)) {
-    deps.logger.info({ event: "lti_launch", outcome: "instructor", status: "no_exam" }, "LTI instructor launch of a link naming no exam");
+const whatOf = (kind: string) => (kind === "roleplay" ? "role-play" : "oral exam");
+
+export async function instructorPage(req: Request, res: Response, launch: VerifiedLaunch, deps: InstructorPageDeps): Promise<void> {
+  const { frameAncestors, binding, logger } = deps;
+  const named = examOfLink(launch);
+  if (!named) {
+    logger.info({ event: "lti_launch", outcome: "instructor", status: "no_exam" }, "LTI instructor launch of a link naming no exam");
+    const param = ((launch.claims[CLAIM.custom] ?? {}) as Record<string, unknown>).roleplay_id !== undefined ? "roleplay_id" : "exam_id";
     return sendLtiPage(res, frameAncestors, { status: 200, title: "This link names no exam", message: `Students who open it are refused. Give the link the custom parameter ${param}=<id>, or add the exam again with the tool's Deep Linking (the exam picker).` });
   }
   const org = await launchOrganization(req, res, launch, deps);
   if (org === undefined) return;
-  const exam = await deps.catalog.exam(org, kind, id);
-  deps.logger.info({ event: "lti_launch", outcome: "instructor", examId: id, status: exam ? "ready" : "unknown" }, "LTI instructor launch");
-  const what = kind === "roleplay" ? "role-play" : "oral exam";
+  const course = courseOf(launch);
+  const followed = course ? await binding.followed(org, course, named.kind, named.id) : { ...named, copied: false };
+  const exam = await deps.catalog.exam(org, followed.kind, followed.id);
+  const what = whatOf(named.kind);
   if (!exam) {
+    logger.info({ event: "lti_launch", outcome: "instructor", examId: named.id, status: "unknown" }, "LTI instructor launch");
     return sendLtiPage(res, frameAncestors, {
-      status: 200, title: `Unknown ${what} ${id}`,
-      message: `This tool's exams for your school include no ${what} ${id}: students who open this link see "Exam not found". Add the link again with the exam picker, or fix its ${param}.`,
+      status: 200, title: `Unknown ${what} ${named.id}`,
+      message: `This tool's exams for your school include no ${what} ${named.id}: students who open this link see "Exam not found". Add the link again with the exam picker, or fix its ${named.kind === "roleplay" ? "roleplay_id" : "exam_id"}.`,
     });
   }
-  const prepare = `${toolBase(req, deps.settings.toolUrl)}/oral-assessments/${encodeURIComponent(exam.id)}/prepare`;
+  if (!course) {
+    logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "no_course" }, "LTI instructor launch outside a course");
+    return examPage(req, res, exam, deps, "Not open to students: this launch names no LMS course (no context), and exams open only in the course they were placed in.");
+  }
+  const linked = await binding.linkedTo(org, course, exam.classId);
+  const sub = String(launch.claims.sub);
+  if (linked === "this-course") {
+    logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "ready" }, "LTI instructor launch");
+    return examPage(req, res, exam, deps, `Ready: students of this course who open this link start this ${what}, signed in as themselves.`);
+  }
+  const allowed = await binding.mayLink(launch.claims, org, exam, linked);
+  if (linked === "none" && allowed) {
+    await binding.link(org, course, exam.classId, sub);
+    logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "linked" }, "LTI instructor launch linked the course");
+    return examPage(req, res, exam, deps, `Ready: this course is now linked to ${exam.className}; its students who open this link start this ${what}, signed in as themselves.`);
+  }
+  if (linked === "another-course") {
+    logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "offer" }, "LTI instructor launch in a course copied from another");
+    return offerCourseChoice(req, res, { launch, org, course, exam, fromExamId: named.id, canUse: allowed }, deps);
+  }
+  logger.warn({ event: "lti_refused", check: "can_link", status: 403, examId: exam.id, contextId: course.contextId }, "LTI launch refused: can_link");
   sendLtiPage(res, frameAncestors, {
+    status: 403, title: exam.name,
+    message: `You may not open this ${what} in this course: this app does not let your account link ${exam.className} to it. Students who open the link are refused.`,
+  });
+}
+
+/** The exam's page, with its student-link status. */
+function examPage(req: Request, res: Response, exam: CatalogExam, deps: InstructorPageDeps, status: string): void {
+  const what = whatOf(exam.kind);
+  const prepare = `${toolBase(req, deps.settings.toolUrl)}/oral-assessments/${encodeURIComponent(exam.id)}/prepare`;
+  sendLtiPage(res, deps.frameAncestors, {
     status: 200, title: exam.name, message: `The ${what} of ${exam.className} (${exam.courseName}).`,
     body: `<dl><dt>Class</dt><dd id="class">${escapeHtml(exam.className)}</dd><dt>Course</dt><dd>${escapeHtml(exam.courseName)}</dd>`
-      + `<dt>Student link</dt><dd id="status">Ready: students who open this link start this ${what}, signed in as themselves.</dd></dl>`
-      + (kind === "oral" ? `<p><a id="prepare" href="${escapeHtml(prepare)}" target="_blank" rel="noopener noreferrer">Preparation status</a> (the instructor API; sign in to the app as an instructor).</p>` : ""),
+      + `<dt>Student link</dt><dd id="status">${escapeHtml(status)}</dd></dl>`
+      + (exam.kind === "oral" ? `<p><a id="prepare" href="${escapeHtml(prepare)}" target="_blank" rel="noopener noreferrer">Preparation status</a> (the instructor API; sign in to the app as an instructor).</p>` : ""),
   });
 }

@@ -14,10 +14,12 @@ import { randomId } from "../core/random-id.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
 import type { LtiCatalog } from "./catalog.js";
 import { CLAIM, isInstructorRole } from "./claims.js";
+import type { CourseBinding } from "./course-binding.js";
 import type { deepLinking } from "./deep-linking.js";
 import { instructorPage } from "./instructor-page.js";
 import { browserIdOf, shortHash } from "./browser-id.js";
 import { boundRelogin, readStateParam, samePart, type LoginState, type LoginStates } from "./login-state.js";
+import { keptClaims } from "./launch-claims.js";
 import { linkPath, putLink, type LinkKind } from "./open-link.js";
 import { escapeHtml, jsonBlock, ltiHeaders, sendLtiPage } from "./pages.js";
 import { forgetAfterwards, storageKey, storageScript, type StorageSpot } from "./platform-storage.js";
@@ -40,6 +42,8 @@ export interface LaunchRouteDeps {
   examIdPattern: RegExp;
   catalog: LtiCatalog;
   deepLinking: ReturnType<typeof deepLinking>;
+  /** Course binding: the learner's check, the instructor's links (course-binding.ts). */
+  courseBinding: CourseBinding;
 }
 
 /** The longest id_token read (a link with many custom parameters makes 20+ KB tokens). */
@@ -151,7 +155,9 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     return taken;
   }
 
-  async function learner(req: Request, res: Response, launch: VerifiedLaunch): Promise<void> {
+  async function learner(req: Request, res: Response, verified: VerifiedLaunch): Promise<void> {
+    const launch = await deps.courseBinding.check(req, res, verified);
+    if (!launch) return;
     const custom = (launch.claims[CLAIM.custom] ?? {}) as Record<string, unknown>;
     const [kind, examId]: [LinkKind, unknown] = custom.roleplay_id !== undefined ? ["roleplay", custom.roleplay_id] : ["oral", custom.exam_id];
     if (typeof examId !== "string" || !deps.examIdPattern.test(examId)) {
@@ -163,7 +169,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     const student = await studentOfLaunch(settings, launch.claims, organization, logger);
     if ("refusal" in student) return refuse(res, logger, frameAncestors, student.refusal);
     const linkId = randomId(24);
-    await putLink(deps.links, linkId, { kind, examId, student: student.student, organization });
+    await putLink(deps.links, linkId, { kind, examId, student: student.student, organization, claims: keptClaims(launch.claims) });
     const href = linkPath(req.baseUrl, kind, examId, linkId);
     const presentation = launch.claims[CLAIM.launchPresentation] as { document_target?: unknown } | undefined;
     logger.info({ event: "lti_launch", outcome: "learner", examId, kind, deploymentId: launch.deploymentId }, "LTI learner launch");
@@ -207,7 +213,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     const { launch } = result;
     if (!launch.registration.deployments.has(launch.deploymentId)) await deps.source.recordDeployment(launch.registration, launch.deploymentId);
     if (launch.messageType === "LtiDeepLinkingRequest") return deps.deepLinking.picker(req, res, launch);
-    if (isInstructorRole(launch.roles, settings.rolesWithoutContext)) return instructorPage(req, res, launch, { settings, catalog: deps.catalog, logger, frameAncestors });
+    if (isInstructorRole(launch.roles, settings.rolesWithoutContext)) return instructorPage(req, res, launch, { settings, catalog: deps.catalog, logger, frameAncestors, binding: deps.courseBinding, offers: deps.links });
     return learner(req, res, launch);
   };
 }

@@ -33,12 +33,15 @@ export interface LinkRecord {
   student: LtiStudentFields;
   /** What `organizationFor` answered (undefined: the router's own). */
   organization: string | undefined;
+  /** The launch's verified claims kept for `canLaunch` (launch-claims.ts). */
+  claims?: Record<string, unknown>;
 }
 
 /** What the router's launch reads from an LTI link's request. */
 export interface LtiLaunchOf {
   student: LtiStudentFields;
   organization: string | undefined;
+  claims?: Record<string, unknown>;
 }
 
 const launched = new WeakMap<Request, LtiLaunchOf>();
@@ -109,7 +112,7 @@ export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: R
           message: "Exam links from your LMS work once, for a few minutes, in the browser that first opened them. Go back to your course in the LMS and open the exam again.",
         });
       }
-      launched.set(req, { student: record.student, organization: record.organization });
+      launched.set(req, { student: record.student, organization: record.organization, claims: record.claims });
       openExam(req, res, next);
     })().catch(next);
   };

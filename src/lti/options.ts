@@ -169,7 +169,30 @@ export interface LtiOptions {
    * (see `OrganizationFor`).
    */
   organizationFor?: OrganizationFor;
+  /**
+   * Whether this instructor may link the exam's class to their LMS course (course
+   * binding: a learner's launch opens an exam only in a course its class is linked to).
+   * Asked for every exam the picker would list, at the choice, and at an instructor's
+   * launch of a link naming an exam. `claims`: the verified launch's. Default: a class
+   * linked to this course or to none yet (`linkedTo !== "another-course"`): an app whose
+   * sections share one class allows `"another-course"` on purpose. See docs/lti.md.
+   */
+  canLink?: CanLink;
 }
+
+/** Where the exam's class is linked now, from this course's point of view. */
+export type LinkedTo = "none" | "this-course" | "another-course";
+
+/** What `canLink` is asked about. */
+export interface CanLinkContext {
+  examId: string;
+  classId: string;
+  /** The organization the launch acts for. */
+  organization: string;
+  linkedTo: LinkedTo;
+}
+
+export type CanLink = (claims: Record<string, unknown>, ctx: CanLinkContext) => boolean | Promise<boolean>;
 
 /**
  * The seam between LTI and the router's organizations. The router (many organizations)

@@ -5,6 +5,7 @@
  * | `GET`/`POST /lti/login` | OIDC login initiation (login.ts) |
  * | `POST /lti/launch` | the LMS's id_token + state (launch.ts) |
  * | `POST /lti/deep-link` | the deep-linking picker's choice (deep-linking.ts) |
+ * | `POST /lti/course` | an instructor's choice in a copied course: copy the exam, or use it (course-offer.ts) |
  * | `GET /lti/register` | LTI Dynamic Registration (dynamic-registration.ts) |
  * | `GET /lti/open/:examId/:linkId`, `/lti/open/roleplay/:roleplayId/:linkId` | a learner's single-use exam link (open-link.ts) |
  *
@@ -18,6 +19,8 @@ import type { Fleet } from "../fleet/fleet.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
 import type { OralStoreLti } from "../store/lti-types.js";
 import type { LtiCatalog } from "./catalog.js";
+import { courseBinding } from "./course-binding.js";
+import { courseChoiceRoute } from "./course-offer.js";
 import { deepLinking } from "./deep-linking.js";
 import { registerRoute } from "./dynamic-registration.js";
 import { launchRoute } from "./launch.js";
@@ -44,7 +47,7 @@ export interface LtiRouteDeps {
   /** The organization's exams, from the router's store: the picker and the instructor page. */
   catalog: LtiCatalog;
   keySets?: RemoteKeySetOptions;
-  /** The router's store: registrations kept there (Dynamic Registration writes them). */
+  /** The router's store: registrations kept there (Dynamic Registration writes them), and course links. */
   registrationStore: OralStoreLti;
   registrationCache?: RegistrationSourceOptions;
 }
@@ -79,9 +82,11 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
   const login = safely(loginRoute(settings, source, states, logger, frameAncestors, { limits, cookieMaxAgeMs }));
   router.get("/lti/login", login);
   router.post("/lti/login", form, login);
-  const linking = deepLinking({ settings, catalog: deps.catalog, store: singleUse, logger, frameAncestors });
-  router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, source, links: singleUse, keySets, logger, frameAncestors, examIdPattern: deps.examIdPattern, catalog: deps.catalog, deepLinking: linking })));
+  const binding = courseBinding({ settings, store: deps.registrationStore, catalog: deps.catalog, logger, frameAncestors });
+  const linking = deepLinking({ settings, catalog: deps.catalog, store: singleUse, binding, logger, frameAncestors });
+  router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, source, links: singleUse, keySets, logger, frameAncestors, examIdPattern: deps.examIdPattern, catalog: deps.catalog, deepLinking: linking, courseBinding: binding })));
   router.post("/lti/deep-link", form, safely(linking.choose));
+  router.post("/lti/course", form, safely(courseChoiceRoute({ settings, catalog: deps.catalog, binding, offers: singleUse, logger, frameAncestors })));
   router.get("/lti/open/roleplay/:roleplayId/:linkId", openLinkRoute("roleplay", singleUse, deps.openExam.roleplay, { followedTtlMs: deps.followedTtlMs, cookieMaxAgeMs }, logger, frameAncestors));
   router.get("/lti/open/:examId/:linkId", openLinkRoute("oral", singleUse, deps.openExam.oral, { followedTtlMs: deps.followedTtlMs, cookieMaxAgeMs }, logger, frameAncestors));
 

@@ -3,7 +3,7 @@
  * (one ConfigurationError for the whole router).
  */
 import type { ProblemList } from "../core/configuration-error.js";
-import type { LtiOptions, LtiStudentFields, OrganizationFor } from "./options.js";
+import type { CanLink, LtiOptions, LtiStudentFields, OrganizationFor } from "./options.js";
 import type { RolesWithoutContext } from "./claims.js";
 import { readDynamicRegistration, type DynamicRegistrationSettings } from "./dynamic-registration-settings.js";
 import { readLoginLimit, type LoginLimitSettings } from "./login-limit.js";
@@ -28,6 +28,8 @@ export interface LtiSettings {
   rolesWithoutContext: RolesWithoutContext;
   framedLaunch: "new-window" | "frame";
   organizationFor: OrganizationFor;
+  /** Undefined: the default (a class linked to this course or to none). */
+  canLink: CanLink | undefined;
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -63,6 +65,7 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   const loginLimit = readLoginLimit(o.loginLimit, problems);
   if (o.student !== undefined && typeof o.student !== "function") problems.add("lti.student", "must be a function (claims) => student.", "Pass a function or leave it out for the default.");
   if (o.organizationFor !== undefined && typeof o.organizationFor !== "function") problems.add("lti.organizationFor", "must be a function.", "Pass a function or leave it out for the router's platform.");
+  if (o.canLink !== undefined && typeof o.canLink !== "function") problems.add("lti.canLink", "must be a function (claims, { examId, classId, organization, linkedTo }) => boolean.", "Pass a function or leave it out for the default (a class linked to this course or to none yet).");
   const framedLaunch = o.framedLaunch ?? "new-window";
   if (framedLaunch !== "new-window" && framedLaunch !== "frame") problems.add("lti.framedLaunch", 'must be "new-window" or "frame".', 'Leave it out for "new-window".');
   const email = readEmailSettings(o.email, o.emailStandIn, problems);
@@ -76,5 +79,6 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
     rolesWithoutContext: rolesWithoutContext === "institution-instructor" ? rolesWithoutContext : "learner",
     student: typeof o.student === "function" ? o.student : undefined,
     organizationFor: typeof o.organizationFor === "function" ? o.organizationFor : () => undefined,
+    canLink: typeof o.canLink === "function" ? o.canLink : undefined,
   };
 }

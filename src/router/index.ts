@@ -145,6 +145,10 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
         roleplay: chain([asPage, linkOrganization, (req, res, next) => scope(res).ltiRoleplay(req, res, next)]),
       },
       organizationOf: async (req) => (await organizations.of(req))?.id,
+      platformOf: async (req, id) => {
+        const org = await organizations.of(req);
+        return org?.id === id ? org.platform : undefined;
+      },
     }));
   }
   // Before the generic instructor middleware: a roster needs its own body limit. The

@@ -2,19 +2,25 @@
  * The LTI pages' view of the router's exams (`LtiCatalog`), from the store, per
  * organization: the deep-linking picker lists every exam and role-play of the
  * organization's courses and classes (at most `MAX_LISTED`, classes oldest first), the
- * instructor page looks one up. The organization of a launch whose deployment names none
+ * instructor page looks one up; new classes and copies are made on the organization's
+ * platform (lti-platform-exams.ts). The organization of a launch whose deployment names none
  * is the router's own resolver's answer for the request.
  */
 import type { Request } from "express";
 import type { CatalogExam, LtiCatalog } from "../lti/catalog.js";
 import type { ExamKind, OralStore } from "../store/types.js";
+import { platformExams, type PlatformOf } from "./lti-platform-exams.js";
 
 /** A picker longer than this is no use in an LMS frame; the instructor API lists the rest. */
 const MAX_LISTED = 500;
 
-export function ltiCatalog(store: OralStore, organizationOf: (req: Request) => Promise<string | undefined>): LtiCatalog {
+export function ltiCatalog(store: OralStore, organizationOf: (req: Request) => Promise<string | undefined>, platformOf: PlatformOf): LtiCatalog {
   return {
     organizationOf,
+    ...platformExams(store, platformOf),
+    async courses(org) {
+      return (await store.listCourses(org)).slice(0, MAX_LISTED).map((c) => ({ id: c.id, name: c.name }));
+    },
     async list(org) {
       const out: CatalogExam[] = [];
       for (const course of await store.listCourses(org)) {

@@ -3,8 +3,9 @@
  * router's own launch plugged in. An LTI learner's exam link runs the same launch as
  * `GET /launch/:examId` (prepared tokens, fair share, waiting page, coalescing, fleet);
  * only where the student comes from differs: the verified LTI launch stored with the
- * link, instead of `req.user`. The LMS enrolled the student in the course that holds the
- * link, so `canLaunch` (the app's roster check) is not asked; `loginUrl` never applies.
+ * link, instead of `req.user`. `canLaunch` (the app's roster check) is asked as for any
+ * launch, its context saying `via: "lti"` with the verified claims kept with the link
+ * (launch-claims.ts), so a roster check applies to every door; `loginUrl` never applies.
  *
  * Organizations: the link carries what `lti.organizationFor` answered for the launch's
  * deployment (`ltiLaunchOf(req).organization`). The router's organization step runs as
@@ -20,6 +21,7 @@ import type { Fleet } from "../fleet/fleet.js";
 import type { OralStore } from "../store/types.js";
 import type { LaunchSettings } from "./launch/settings.js";
 import { ltiCatalog } from "./lti-catalog.js";
+import type { PlatformOf } from "./lti-platform-exams.js";
 import { EXAM_ID_PATTERN } from "./shared/exam-directory.js";
 
 /** A followed link's waiting page may refresh this long past the launch's longest wait. */
@@ -30,7 +32,7 @@ export function ltiLaunchSettings(launch: LaunchSettings): LaunchSettings {
   return {
     ...launch,
     student: (req) => ltiLaunchOf(req)?.student,
-    canLaunch: undefined,
+    canLaunch: launch.canLaunch && ((req, ctx) => launch.canLaunch!(req, { ...ctx, via: "lti", claims: ltiLaunchOf(req)?.claims ?? {} })),
     loginUrl: undefined,
     signedIn: (req) => ltiLaunchOf(req) !== undefined,
     launchHref: (req) => `${req.baseUrl}${req.path}`,
@@ -47,11 +49,13 @@ export interface LtiMountInput {
   openExam: Record<"oral" | "roleplay", RequestHandler>;
   /** The request's organization id by the router's resolver (undefined: none). */
   organizationOf: (req: Request) => Promise<string | undefined>;
+  /** The organization's client, when the request acts for that organization (the picker's new class, a course copy). */
+  platformOf: PlatformOf;
 }
 
-export function ltiMount({ lti, launch, logger, fleet, store, openExam, organizationOf }: LtiMountInput): Router {
+export function ltiMount({ lti, launch, logger, fleet, store, openExam, organizationOf, platformOf }: LtiMountInput): Router {
   return ltiRoutes(lti, {
-    catalog: ltiCatalog(store, organizationOf),
+    catalog: ltiCatalog(store, organizationOf, platformOf),
     singleUse: fleet.singleUse,
     limiter: fleet.limiter,
     logger,

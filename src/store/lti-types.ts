@@ -43,7 +43,9 @@ export interface LtiRegistrationRecord extends LtiRegistrationInput {
   deployments: LtiDeploymentRecord[];
 }
 
-export interface OralStoreLti {
+import type { OralStoreLtiCourses } from "./lti-course-types.js";
+
+export interface OralStoreLti extends OralStoreLtiCourses {
   /**
    * Inserts or replaces the registration of (issuer, clientId): latest wins, its
    * deployments are kept.

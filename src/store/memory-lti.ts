@@ -6,6 +6,7 @@ import {
   checkLtiDeployment, checkLtiKey, checkLtiRegistration, ltiRegistrationFields,
   type LtiRegistrationInput, type LtiRegistrationRecord, type OralStoreLti,
 } from "./lti-types.js";
+import { memoryLtiCourses } from "./memory-lti-courses.js";
 
 interface Entry { registration: LtiRegistrationInput; deployments: Map<string, string | undefined> }
 
@@ -21,6 +22,7 @@ function toRecord(entry: Entry): LtiRegistrationRecord {
 export function memoryLti(ready: () => Promise<unknown>): OralStoreLti {
   const entries = new Map<string, Entry>();
   return {
+    ...memoryLtiCourses(ready),
     async putLtiRegistration(record) {
       checkLtiRegistration(record);
       await ready();

@@ -9,6 +9,7 @@ import {
   checkLtiDeployment, checkLtiKey, checkLtiRegistration, ltiRegistrationColumns, toLtiRegistrations,
   type LtiDeploymentRow, type LtiRegistrationRecord, type LtiRegistrationRow, type OralStoreLti,
 } from "./lti-types.js";
+import { postgresLtiCourses } from "./postgres-lti-courses.js";
 
 const REGISTRATION = "issuer, client_id, authorization_url, jwks_url, token_url, active, accept_new_deployments, organization, data, created_at";
 
@@ -53,6 +54,7 @@ export function postgresLti(n: Names, ready: () => Promise<{ pool: PostgresPool 
   };
   const run = async (text: string, values: unknown[]) => (await (await ready()).pool.query(text, values)).rowCount ?? 0;
   return {
+    ...postgresLtiCourses(n, ready),
     async putLtiRegistration(record) {
       checkLtiRegistration(record);
       const c = ltiRegistrationColumns(record);

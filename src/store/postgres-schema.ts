@@ -18,6 +18,8 @@ export interface Names {
   launchLatest: string;
   ltiRegistrations: string;
   ltiDeployments: string;
+  ltiCourseLinks: string;
+  ltiExamCopies: string;
   /** An index name: unqualified, since an index lives in its table's schema. */
   index(name: string): string;
 }
@@ -35,6 +37,8 @@ export function names(schema: string, prefix: string): Names {
     launchLatest: table("launch_latest"),
     ltiRegistrations: table("lti_registrations"),
     ltiDeployments: table("lti_deployments"),
+    ltiCourseLinks: table("lti_course_links"),
+    ltiExamCopies: table("lti_exam_copies"),
     index: (name) => `"${prefix}${name}"`,
   };
 }
@@ -194,6 +198,36 @@ export const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
         SELECT DISTINCT ON (organization, kind, exam_id, student_id) organization, kind, exam_id, student_id, at_ms, seq, outcome
         FROM ${n.launches} ORDER BY organization, kind, exam_id, student_id, at_ms DESC, seq DESC
       ON CONFLICT DO NOTHING;`,
+  },
+  {
+    version: 8,
+    description: "LTI course binding: the classes each LMS course is linked to, and the exams a copied course's links open",
+    // A course is (issuer, client_id, deployment_id, context_id) within an organization.
+    // The learner's check reads one link by its whole key (the primary key); canLink reads a class's links.
+    up: (n) => `
+      CREATE TABLE IF NOT EXISTS ${n.ltiCourseLinks} (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        organization TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        class_id TEXT NOT NULL,
+        linked_by TEXT NOT NULL,
+        linked_at TEXT NOT NULL,
+        PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id, class_id)
+      );
+      CREATE INDEX IF NOT EXISTS ${n.index("lti_course_links_by_class")} ON ${n.ltiCourseLinks} (organization, class_id, seq);
+      CREATE TABLE IF NOT EXISTS ${n.ltiExamCopies} (
+        organization TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        from_exam_id TEXT NOT NULL,
+        to_exam_id TEXT NOT NULL,
+        PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id, from_exam_id)
+      );`,
   },
 ];
 

@@ -7,6 +7,7 @@ import {
   checkLtiDeployment, checkLtiKey, checkLtiRegistration, ltiRegistrationColumns, toLtiRegistrations,
   type LtiDeploymentRow, type LtiRegistrationRow, type OralStoreLti,
 } from "./lti-types.js";
+import { sqliteLtiCourses } from "./sqlite-lti-courses.js";
 
 const REGISTRATION = "issuer, client_id, authorization_url, jwks_url, token_url, active, accept_new_deployments, organization, data, created_at";
 
@@ -53,6 +54,7 @@ export function sqliteLti(ready: () => Promise<{ db: BetterSqlite3.Database }>):
     return found;
   };
   return {
+    ...sqliteLtiCourses(ready),
     async putLtiRegistration(record) {
       checkLtiRegistration(record);
       (await handle()).s.put.run(ltiRegistrationColumns(record));

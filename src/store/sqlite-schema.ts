@@ -237,6 +237,37 @@ export const MIGRATIONS: readonly Migration<string>[] = [
           FROM launches GROUP BY organization, kind, exam_id, student_id);
     `,
   },
+  {
+    version: 8,
+    description: "LTI course binding: the classes each LMS course is linked to, and the exams a copied course's links open",
+    // A course is (issuer, client_id, deployment_id, context_id) within an organization.
+    // The learner's check reads one link by its whole key; canLink reads a class's links.
+    up: `
+      CREATE TABLE lti_course_links (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        organization TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        class_id TEXT NOT NULL,
+        linked_by TEXT NOT NULL,
+        linked_at TEXT NOT NULL,
+        UNIQUE (organization, issuer, client_id, deployment_id, context_id, class_id)
+      );
+      CREATE INDEX lti_course_links_by_class ON lti_course_links (organization, class_id, seq);
+      CREATE TABLE lti_exam_copies (
+        organization TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        from_exam_id TEXT NOT NULL,
+        to_exam_id TEXT NOT NULL,
+        PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id, from_exam_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 // Deletion is final: an upsert never clears deleted_at, and a child written under a

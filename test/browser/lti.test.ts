@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { startLtiBench } from "../support/lti.js";
+import { linkCourse, startLtiBench } from "../support/lti.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = "test-artifacts";
@@ -38,6 +38,8 @@ describe.runIf(existsSync(CHROMIUM))("an LTI launch in a browser", { retry: 1 },
   it("reaches the exam from the LMS's frame with no cookie at all (as Safari, without CHIPS), through Platform Storage", async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const bench = await startLtiBench();
+    // Course binding: the course's instructor opened the link once, so its learners may launch.
+    await linkCourse(bench);
     const { browser, context, page } = await openBrowser();
     // The cookie is gone before the launch is posted, as in a browser that keeps no
     // third-party cookie, partitioned or not.

@@ -45,7 +45,7 @@ describe("LTI Deep Linking and the instructor page", () => {
     expect(picker.pick).toMatch(/^[\w-]{32}$/);
     expect(picker.choices).toEqual([{ name: "examId", value: bench.examId }]);
     expect(launch.text).toContain("Cells");
-    expect(launch.text).toContain("Create a new oral assessment");
+    expect(launch.text).toContain("A new class and exam for this course");
     expect(launch.headers["content-security-policy"]).toContain(`frame-ancestors ${bench.lms.url}`);
     expect(launch.headers["cache-control"]).toBe("no-store");
     expect(track()).toEqual([]);
@@ -129,17 +129,27 @@ describe("LTI Deep Linking and the instructor page", () => {
     expect(launch.text).not.toContain('name="pick"');
   });
 
-  it("lists the class the LMS course was linked to first, once an exam of it was placed", async () => {
-    const ines = await bench.stack.login("ines");
-    const course = (await ines.post("/oral/courses").send({ name: "Chemistry" }).expect(201)).body.data._id;
-    const cls = (await ines.post(`/oral/courses/${course}/classes`).send({ name: "Spring", startDate: "2027-01-10", endDate: "2027-05-30" }).expect(201)).body.data._id;
-    const chem = (await ines.post("/oral/oral-assessments").send({ name: "Acids", classId: cls, questions: [{ text: "What is an acid?" }] }).expect(201)).body.data._id;
-    const before = pickerOf((await openPicker()).text);
-    expect(before.choices.map((c) => c.value)).toEqual([bench.examId, chem]);
-    await request(tool).post("/oral/lti/deep-link").type("form").send({ pick: before.pick, examId: chem }).expect(200);
-    const after = await openPicker();
-    expect(pickerOf(after.text).choices.map((c) => c.value)).toEqual([chem, bench.examId]);
-    expect(after.text).toContain("this course's class");
+  it("lists the classes linked to this LMS course first, and hides a class linked to another course", async () => {
+    // Another LMS course, linked to nothing yet (this bench's course-1 was linked by the tests above).
+    bench.lms.setClaims({ [`${L}context`]: { id: "course-ordering", title: "Ordering" } });
+    try {
+      const ines = await bench.stack.login("ines");
+      const course = (await ines.post("/oral/courses").send({ name: "Chemistry" }).expect(201)).body.data._id;
+      const exams: string[] = [];
+      for (const name of ["Spring", "Summer"]) {
+        const cls = (await ines.post(`/oral/courses/${course}/classes`).send({ name, startDate: "2027-01-10", endDate: "2027-05-30" }).expect(201)).body.data._id;
+        exams.push((await ines.post("/oral/oral-assessments").send({ name: `Acids ${name}`, classId: cls, questions: [{ text: "What is an acid?" }] }).expect(201)).body.data._id);
+      }
+      // Autumn (bench.examId's class) is course-1's: canLink's default hides it here.
+      const before = pickerOf((await openPicker()).text);
+      expect(before.choices.map((c) => c.value)).toEqual(exams);
+      await request(tool).post("/oral/lti/deep-link").type("form").send({ pick: before.pick, examId: exams[1] }).expect(200);
+      const after = await openPicker();
+      expect(pickerOf(after.text).choices.map((c) => c.value)).toEqual([exams[1], exams[0]]);
+      expect(after.text).toContain("this course's class");
+    } finally {
+      bench.lms.setClaims({});
+    }
   });
 
   it("shows an instructor's launch of a link: the exam, its class, its student link status and the preparation status link", async () => {

@@ -11,7 +11,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryStore } from "../../src/index.js";
 import type { OralStore } from "../../src/store/types.js";
-import { linkOf, startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
+import { linkCourse, linkOf, startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const refusals = (bench: LtiBench, event = "lti_register_refused") => bench.stack.logger.lines.filter((l) => l.obj.event === event).map((l) => l.obj.check);
@@ -61,6 +61,7 @@ describe("LTI Dynamic Registration", () => {
     // The administrator's step; a second later the stored registration is read again.
     expect(await store.setLtiRegistrationActive(bench.lms.issuer, clientId, true)).toBe(true);
     await sleep(1100);
+    await linkCourse(bench); // course binding: the instructor opened the link once
     const { launch } = await walkLaunch(bench);
     expect(launch.status).toBe(200);
     expect(launch.headers["content-security-policy"]).toContain(`frame-ancestors ${bench.lms.url}`);
@@ -168,6 +169,7 @@ describe("LTI registrations from the store", () => {
     expect(refusals(bench, "lti_refused").at(-1)).toBe("deployment_id");
     await store.putLtiDeployment(bench.lms.issuer, bench.lms.clientId, { id: bench.lms.deploymentId });
     await sleep(1100);
+    await linkCourse(bench); // course binding: the instructor opened the link once
     const { launch } = await walkLaunch(bench);
     expect(launch.status).toBe(200);
     expect(launch.text).toContain("Open the exam");
@@ -194,6 +196,7 @@ describe("LTI Dynamic Registration with autoActivate and allowedHosts", () => {
   it("stores an allowed LMS's registration active: the first launch works at once", async () => {
     expect((await register(bench)).status).toBe(200);
     expect(await store.getLtiRegistration(bench.lms.issuer, bench.lms.clientId)).toMatchObject({ active: true });
+    await linkCourse(bench); // course binding: the instructor opened the link once
     const { launch } = await walkLaunch(bench);
     expect(launch.status).toBe(200);
     expect(launch.text).toContain("Open the exam");

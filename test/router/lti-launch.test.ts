@@ -7,11 +7,15 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LMS_FAULTS } from "../../src/emulator/index.js";
-import { linkOf, startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
+import { linkCourse, linkOf, startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
 
 describe("LTI 1.3 launches", () => {
   let bench: LtiBench;
-  beforeAll(async () => { bench = await startLtiBench(); });
+  beforeAll(async () => {
+    bench = await startLtiBench();
+    // Course binding: the course's instructor opened the link once, so its learners may launch.
+    await linkCourse(bench);
+  });
   afterAll(async () => { await bench.close(); });
 
   it("publishes the tool's public key with kid, alg and use, and no private member", async () => {

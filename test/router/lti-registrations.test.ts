@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigurationError, createPlatformClient, memoryStore, oralAssessments } from "../../src/index.js";
 import { createLmsEmulator, type LmsEmulator } from "../../src/emulator/index.js";
 import { TEST_KEY } from "../support/keys.js";
-import { startLtiBench, TOOL_KEY_PEM, walkLaunch, type LtiBench } from "../support/lti.js";
+import { linkCourse, startLtiBench, TOOL_KEY_PEM, walkLaunch, type LtiBench } from "../support/lti.js";
 
 describe("LTI registrations and key sets", () => {
   let bench: LtiBench;
@@ -29,6 +29,7 @@ describe("LTI registrations and key sets", () => {
   });
 
   it("caches the LMS's key set, and refetches it once when a rotated key's kid appears", async () => {
+    await linkCourse(bench); // course binding: the course's instructor opened the link once
     const before = bench.lms.jwksFetches;
     expect((await walkLaunch(bench)).launch.status).toBe(200);
     expect((await walkLaunch(bench)).launch.status).toBe(200);

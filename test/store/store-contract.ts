@@ -11,6 +11,7 @@ import {
 import { describeScopingContract } from "./scoping-contract.js";
 import { describeLaunchContract } from "./launch-contract.js";
 import { describeLtiContract } from "./lti-contract.js";
+import { describeLtiCourseContract } from "./lti-course-contract.js";
 
 /** Not the default organization: nothing here may work only because of a fallback to it. */
 const ORG = "north";
@@ -58,6 +59,9 @@ export function describeStoreContract(
     describeScopingContract(() => open(), { course, klass, exam, ids });
     describeLaunchContract(() => open());
     describeLtiContract(() => open());
+    // Persistent backends: a store opened again on the same place sees the links.
+    const placed = new WeakMap<OralStore, string>();
+    describeLtiCourseContract(() => { const where = place(); const s = open(where); placed.set(s, where); return s; }, options.persistent ? (s) => open(placed.get(s)) : undefined);
 
     it("gives back what was put, with unknown fields of data kept", async () => {
       const store = open();

@@ -147,3 +147,13 @@ export async function followToExam(launch: CourseLaunch) {
   const examUrl = new URL(opened.headers.location!);
   return { opened, examUrl, page: await getUrl(examUrl.href) };
 }
+
+/**
+ * Course binding: an instructor of the LMS course opens the link once, which links the
+ * exam's class to the course (`lti.canLink`'s default), so the course's learners may
+ * launch it. Throws when the instructor page did not say the link is ready.
+ */
+export async function linkCourse(bench: LtiBench, linkId = bench.linkId, userId = "instructor-1"): Promise<void> {
+  const { launch } = await walkLaunch(bench, userId, { linkId });
+  if (launch.status !== 200 || !/id="status">Ready/.test(launch.text)) throw new Error(`the instructor's launch did not link the course: ${launch.status} ${launch.text.slice(0, 400)}`);
+}

@@ -28,6 +28,13 @@ export interface LaunchContext {
   classId: string;
   courseId: string | undefined;
   student: StudentIdentity;
+  /** `"lti"`: the launch came from an LMS (an LTI exam link); unset for the router's own launch link. */
+  via?: "lti";
+  /**
+   * With `via: "lti"`: the LMS launch's verified claims that are kept with the exam link
+   * (`sub`, `iss`, `aud`, deployment, context, resource link, roles, `lis`; docs/lti.md).
+   */
+  claims?: Record<string, unknown>;
 }
 
 export interface OralAssessmentsOptions {

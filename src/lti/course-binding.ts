@@ -1,0 +1,118 @@
+/**
+ * Course binding (DESIGN.md v3): an exam opens for a learner only in an LMS course its
+ * class is linked to. An LMS course is the launch's (issuer, client id, deployment,
+ * `context.id`); the links live in the router's store, per organization. They are made by
+ * an instructor of the course (deep-linking.ts, instructor-page.ts, course-offer.ts) when
+ * `lti.canLink` allows, and read here at every learner launch, before anything else is
+ * done for it: a learner of a course the exam's class is not linked to gets a 403 page
+ * and a log line, and nothing is sent to the platform.
+ *
+ * In a copied course (a term rollover: a new `context.id`, links naming the old exam) the
+ * instructor's first launch may copy the exam into a class of the course's own; the
+ * course then records old exam → copy, and its learners' launches follow it.
+ */
+import type { Request, Response } from "express";
+import type { Logger } from "../core/logger.js";
+import type { LtiCourseKey } from "../store/lti-course-types.js";
+import type { OralStoreLti } from "../store/lti-types.js";
+import type { CatalogExam, LtiCatalog } from "./catalog.js";
+import { CLAIM } from "./claims.js";
+import { launchOrganization } from "./launch-organization.js";
+import type { LinkKind } from "./open-link.js";
+import type { LinkedTo } from "./options.js";
+import { refuse } from "./refusal.js";
+import type { LtiSettings } from "./settings.js";
+import type { VerifiedLaunch } from "./verify-launch.js";
+
+const ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** The launch's LMS course; undefined when it names no context (a launch outside any course). */
+export function courseOf(launch: VerifiedLaunch): LtiCourseKey | undefined {
+  const id = (launch.claims[CLAIM.context] as { id?: unknown } | undefined)?.id;
+  if (typeof id !== "string" || id.length === 0 || id.length > 255) return undefined;
+  return { issuer: launch.registration.issuer, clientId: launch.registration.clientId, deploymentId: launch.deploymentId, contextId: id };
+}
+
+/** The exam a resource link names (custom `exam_id` or `roleplay_id`), when well formed. */
+export function examOfLink(launch: VerifiedLaunch): { kind: LinkKind; id: string } | undefined {
+  const custom = (launch.claims[CLAIM.custom] ?? {}) as Record<string, unknown>;
+  const [kind, id]: [LinkKind, unknown] = custom.roleplay_id !== undefined ? ["roleplay", custom.roleplay_id] : ["oral", custom.exam_id];
+  return typeof id === "string" && ID.test(id) ? { kind, id } : undefined;
+}
+
+/** The default `canLink`: a class linked to this course, or to none yet. */
+export const defaultCanLink = (linkedTo: LinkedTo): boolean => linkedTo !== "another-course";
+
+export interface CourseBindingDeps {
+  settings: LtiSettings;
+  store: OralStoreLti;
+  catalog: LtiCatalog;
+  logger: Logger;
+  frameAncestors: readonly string[];
+}
+
+export type CourseBinding = ReturnType<typeof courseBinding>;
+
+export function courseBinding(deps: CourseBindingDeps) {
+  const { store, settings, logger } = deps;
+
+  async function linkedTo(org: string, course: LtiCourseKey, classId: string): Promise<LinkedTo> {
+    const links = await store.listLtiCourseLinks(org, { classId });
+    if (links.length === 0) return "none";
+    const here = links.some((l) => l.issuer === course.issuer && l.clientId === course.clientId && l.deploymentId === course.deploymentId && l.contextId === course.contextId);
+    return here ? "this-course" : "another-course";
+  }
+
+  /** Whether this instructor may link the exam's class to their course: `lti.canLink`, else the default. */
+  async function mayLink(claims: Record<string, unknown>, org: string, exam: Pick<CatalogExam, "id" | "classId">, linked: LinkedTo): Promise<boolean> {
+    if (!settings.canLink) return defaultCanLink(linked);
+    return (await settings.canLink(claims, { examId: exam.id, classId: exam.classId, organization: org, linkedTo: linked })) === true;
+  }
+
+  async function link(org: string, course: LtiCourseKey, classId: string, sub: string): Promise<void> {
+    await store.putLtiCourseLink(org, { ...course, classId, linkedBy: sub, linkedAt: new Date().toISOString() });
+    logger.info({ event: "lti_course_link", classId, contextId: course.contextId, deploymentId: course.deploymentId }, "LTI course linked to a class");
+  }
+
+  /** The exam this course's links naming `examId` open: its copy for the course, else itself. */
+  async function followed(org: string, course: LtiCourseKey, kind: LinkKind, examId: string): Promise<{ kind: LinkKind; id: string; copied: boolean }> {
+    const copy = await store.getLtiExamCopy(org, course, examId);
+    return copy === undefined ? { kind, id: examId, copied: false } : { kind, id: copy, copied: true };
+  }
+
+  /**
+   * A learner's launch: the launch to go on with (its custom parameter pointing at the
+   * course's copy of the exam, if there is one), or undefined when a page was answered.
+   * A link naming no exam goes on unchanged: the launch refuses it for that.
+   */
+  async function check(req: Request, res: Response, launch: VerifiedLaunch): Promise<VerifiedLaunch | undefined> {
+    const named = examOfLink(launch);
+    if (!named) return launch;
+    const course = courseOf(launch);
+    const org = await launchOrganization(req, res, launch, deps);
+    if (org === undefined) return undefined;
+    const exam = course && (await followed(org, course, named.kind, named.id));
+    const found = exam && (await deps.catalog.exam(org, exam.kind, exam.id));
+    if (!course || !found || !(await store.getLtiCourseLink(org, course, found.classId))) {
+      refuse(res, logger, deps.frameAncestors, {
+        status: 403, check: "course_binding", title: "This exam is not open in your course yet",
+        message: "Your instructor has not opened this exam in this course yet. Please try again later, or tell your instructor.",
+        forAdministrator: course
+          ? "The exam's class is not linked to this LMS course: an instructor of the course links it by placing the exam with the tool's exam picker (Deep Linking), or by opening this link once."
+          : "The launch names no course (no context claim): exams open only in the course they were placed in.",
+        detail: { examId: named.id, contextId: course?.contextId, deploymentId: launch.deploymentId, known: found !== undefined },
+      });
+      return undefined;
+    }
+    if (!exam.copied) return launch;
+    const custom = { ...(launch.claims[CLAIM.custom] as Record<string, unknown>), [exam.kind === "roleplay" ? "roleplay_id" : "exam_id"]: exam.id };
+    return { ...launch, claims: { ...launch.claims, [CLAIM.custom]: custom } };
+  }
+
+  /** In this course, links naming `fromExamId` now open `toExamId` (a course copy). */
+  async function recordCopy(org: string, course: LtiCourseKey, fromExamId: string, toExamId: string): Promise<void> {
+    await store.putLtiExamCopy(org, course, fromExamId, toExamId);
+  }
+
+  return { check, linkedTo, mayLink, link, followed, recordCopy };
+}

@@ -1,0 +1,81 @@
+/**
+ * Course binding (DESIGN.md v3): which classes an LMS course is linked to, per
+ * organization, and which exam a copied course's link now opens. An LMS course is the
+ * launch's (issuer, client id, deployment, `context.id`): the same `context.id` under
+ * another deployment or LMS is another course. A link is written when an instructor of
+ * the course places or opens an exam there; a learner's launch reads it.
+ */
+
+/** One LMS course: the launch's issuer, client id, deployment id and `context.id` (each 1-255 characters). */
+export interface LtiCourseKey {
+  issuer: string;
+  clientId: string;
+  deploymentId: string;
+  contextId: string;
+}
+
+/** A class linked to an LMS course. */
+export interface LtiCourseLink extends LtiCourseKey {
+  classId: string;
+  /** The `sub` of the instructor whose launch made the link. */
+  linkedBy: string;
+  /** ISO 8601. */
+  linkedAt: string;
+}
+
+export interface OralStoreLtiCourses {
+  /** Links the class to the course; a link already there is kept as it was (first linker, first time). */
+  putLtiCourseLink(org: string, link: LtiCourseLink): Promise<void>;
+  /** The link of this class to this course, or undefined. */
+  getLtiCourseLink(org: string, course: LtiCourseKey, classId: string): Promise<LtiCourseLink | undefined>;
+  /** The links of one class (to every course), or of one course (to every class), oldest first. */
+  listLtiCourseLinks(org: string, of: { classId: string } | { course: LtiCourseKey }): Promise<LtiCourseLink[]>;
+  /**
+   * Records that, in this course, links naming exam `fromExamId` open `toExamId` (its copy
+   * in a class of the course's own, made at the instructor's first launch after a course
+   * copy). Latest wins.
+   */
+  putLtiExamCopy(org: string, course: LtiCourseKey, fromExamId: string, toExamId: string): Promise<void>;
+  /** The exam links naming `fromExamId` open in this course, or undefined. */
+  getLtiExamCopy(org: string, course: LtiCourseKey, fromExamId: string): Promise<string | undefined>;
+}
+
+const TEXT = (v: unknown) => typeof v === "string" && v.length > 0 && v.length <= 255;
+
+/** A TypeError, like the other checks: a bad key is a bug in the caller. */
+export function checkLtiCourse(org: unknown, course: LtiCourseKey, ...ids: unknown[]): void {
+  if (!TEXT(org) || typeof course !== "object" || course === null
+    || ![course.issuer, course.clientId, course.deploymentId, course.contextId, ...ids].every(TEXT)) {
+    throw new TypeError("invalid LTI course key: organization, issuer, clientId, deploymentId, contextId and ids must be strings of 1-255 characters");
+  }
+}
+
+export function checkLtiCourseFilter(org: unknown, of: { classId: string } | { course: LtiCourseKey }): void {
+  if (typeof of === "object" && of !== null && "course" in of) return checkLtiCourse(org, of.course);
+  if (!TEXT(org) || !TEXT((of as { classId?: unknown } | null)?.classId)) throw new TypeError("invalid LTI course link filter: give { classId } or { course }");
+}
+
+export function checkLtiCourseLink(org: unknown, link: LtiCourseLink): void {
+  checkLtiCourse(org, link, link?.classId, link?.linkedBy);
+  if (typeof link.linkedAt !== "string" || Number.isNaN(Date.parse(link.linkedAt))) throw new TypeError("invalid LTI course link: linkedAt must be an ISO 8601 timestamp");
+}
+
+/** A SQL row (both dialects). */
+export interface LtiCourseLinkRow {
+  issuer: string;
+  client_id: string;
+  deployment_id: string;
+  context_id: string;
+  class_id: string;
+  linked_by: string;
+  linked_at: string;
+}
+
+export function toLtiCourseLink(r: LtiCourseLinkRow): LtiCourseLink {
+  return { issuer: r.issuer, clientId: r.client_id, deploymentId: r.deployment_id, contextId: r.context_id, classId: r.class_id, linkedBy: r.linked_by, linkedAt: r.linked_at };
+}
+
+/** Own fields only: what every backend gives back. */
+export function ltiCourseLinkFields(l: LtiCourseLink): LtiCourseLink {
+  return { issuer: l.issuer, clientId: l.clientId, deploymentId: l.deploymentId, contextId: l.contextId, classId: l.classId, linkedBy: l.linkedBy, linkedAt: l.linkedAt };
+}

@@ -1,0 +1,46 @@
+/**
+ * The memory store's course binding: the links in insertion order (the lists' order), the
+ * exam copies by course and exam. Copies in and out, as the other tables.
+ */
+import {
+  checkLtiCourse, checkLtiCourseFilter, checkLtiCourseLink, ltiCourseLinkFields, type LtiCourseKey, type LtiCourseLink, type OralStoreLtiCourses,
+} from "./lti-course-types.js";
+
+const courseKey = (org: string, c: LtiCourseKey) => JSON.stringify([org, c.issuer, c.clientId, c.deploymentId, c.contextId]);
+const sameCourse = (a: LtiCourseKey, b: LtiCourseKey) => a.issuer === b.issuer && a.clientId === b.clientId && a.deploymentId === b.deploymentId && a.contextId === b.contextId;
+
+export function memoryLtiCourses(ready: () => Promise<unknown>): OralStoreLtiCourses {
+  /** Organization → its links, oldest first. */
+  const links = new Map<string, LtiCourseLink[]>();
+  const copies = new Map<string, string>();
+  const linksOf = (org: string) => links.get(org) ?? links.set(org, []).get(org)!;
+  return {
+    async putLtiCourseLink(org, link) {
+      checkLtiCourseLink(org, link);
+      await ready();
+      const list = linksOf(org);
+      if (!list.some((l) => l.classId === link.classId && sameCourse(l, link))) list.push(ltiCourseLinkFields(link));
+    },
+    async getLtiCourseLink(org, course, classId) {
+      checkLtiCourse(org, course, classId);
+      await ready();
+      const found = links.get(org)?.find((l) => l.classId === classId && sameCourse(l, course));
+      return found && ltiCourseLinkFields(found);
+    },
+    async listLtiCourseLinks(org, of) {
+      checkLtiCourseFilter(org, of);
+      await ready();
+      return (links.get(org) ?? []).filter((l) => ("course" in of ? sameCourse(l, of.course) : l.classId === of.classId)).map(ltiCourseLinkFields);
+    },
+    async putLtiExamCopy(org, course, fromExamId, toExamId) {
+      checkLtiCourse(org, course, fromExamId, toExamId);
+      await ready();
+      copies.set(`${courseKey(org, course)}\u0000${fromExamId}`, toExamId);
+    },
+    async getLtiExamCopy(org, course, fromExamId) {
+      checkLtiCourse(org, course, fromExamId);
+      await ready();
+      return copies.get(`${courseKey(org, course)}\u0000${fromExamId}`);
+    },
+  };
+}
