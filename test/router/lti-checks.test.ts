@@ -14,6 +14,7 @@ describe("LTI launch checks, one rule at a time", () => {
   beforeAll(async () => {
     forge = await startForge();
     bench = await startLtiBench((lms) => ({ registrations: [lms.registration(), forge.registration([forge.deploymentId, "forge-deployment-2"])] }));
+    await forge.linkCourse(bench, bench.examId);
   });
   afterAll(async () => { await bench?.close(); await forge?.close(); });
 

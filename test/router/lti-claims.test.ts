@@ -23,12 +23,27 @@ let users = 0;
  * learner (`sub` learner-N, e-mail learner-N@forge.example unless the claims say), as the
  * router limits one student's launches.
  */
+/** One exam per (bench, deployment) other than the forge's own, its course linked (course binding: a deployment is part of the course). */
+const examsByDeployment = new Map<string, Promise<string>>();
+function examFor(bench: LtiBench, forge: Forge, f: ForgeLaunch): Promise<string> {
+  const deployment = f.login?.lti_deployment_id ?? f.login?.deployment_id ?? forge.deploymentId;
+  if (deployment === forge.deploymentId) return Promise.resolve(bench.examId);
+  const key = `${bench.stack.app.url} ${deployment}`;
+  let exam = examsByDeployment.get(key);
+  if (!exam) {
+    exam = bench.stack.seedExam().then(async ({ examId }) => { await forge.linkCourse(bench, examId, deployment); return examId; });
+    examsByDeployment.set(key, exam);
+  }
+  return exam;
+}
+
 async function signedIn(bench: LtiBench, forge: Forge, f: ForgeLaunch = {}): Promise<Record<string, unknown>> {
+  const examId = await examFor(bench, forge, f);
   const track = bench.stack.track();
   users += 1;
   const user = { sub: `learner-${users}`, email: `learner-${users}@forge.example` };
   const claims = (now: number) => ({ ...user, ...(typeof f.claims === "function" ? f.claims(now) : f.claims) });
-  const { result, checks } = await refusedDuring(bench, () => forge.launch(bench, bench.examId, { ...f, claims }));
+  const { result, checks } = await refusedDuring(bench, () => forge.launch(bench, examId, { ...f, claims }));
   expect(checks, result.text).toEqual([]);
   expect(result.status).toBe(200);
   await request(bench.stack.app.url).get(linkOf(result.text)!).expect(303);
@@ -52,6 +67,7 @@ describe("LTI claims as LMSs send them (default options)", () => {
   beforeAll(async () => {
     forge = await startForge();
     bench = await startLtiBench((lms) => ({ registrations: [lms.registration(), forge.registration([forge.deploymentId, ...Object.values(SHAPES)])] }));
+    await forge.linkCourse(bench, bench.examId);
   });
   afterAll(async () => { await bench?.close(); await forge?.close(); });
 
@@ -158,6 +174,8 @@ describe("LTI options for what the LMS does not send", () => {
       },
     }));
     standIn = await startLtiBench((lms) => ({ registrations: [lms.registration(), forge.registration()], emailStandIn: { domain: "LMS-Users.example.edu" }, rolesWithoutContext: "institution-instructor" }));
+    await forge.linkCourse(lookup, lookup.examId);
+    await forge.linkCourse(standIn, standIn.examId);
   });
   afterAll(async () => { await lookup?.close(); await standIn?.close(); await forge?.close(); });
 

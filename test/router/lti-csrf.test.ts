@@ -11,7 +11,7 @@
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formFields, linkOf, postLaunch, startLtiBench, type LtiBench } from "../support/lti.js";
+import { formFields, linkCourse, linkOf, postLaunch, startLtiBench, type LtiBench } from "../support/lti.js";
 
 /** The login (as the emulator's course page sends it) and the LMS's auth answer, as a browser would walk them. */
 async function loginAndAuth(bench: LtiBench, userId: string, extra: Record<string, string> = {}) {
@@ -28,7 +28,10 @@ async function loginAndAuth(bench: LtiBench, userId: string, extra: Record<strin
 
 describe("LTI login CSRF", () => {
   let bench: LtiBench;
-  beforeAll(async () => { bench = await startLtiBench(); });
+  beforeAll(async () => {
+    bench = await startLtiBench();
+    await linkCourse(bench);
+  });
   afterAll(async () => { await bench.close(); });
 
   it("a login that offered no Platform Storage never starts it: a posted lti_storage_target gets no check page, and the attacker's own values are refused", async () => {

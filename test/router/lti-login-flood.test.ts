@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisFleet } from "../../src/fleet/redis-fleet.js";
 import { inProcessSingleUse } from "../../src/fleet/single-use.js";
 import { fleetReady, type RedisFleet } from "../../src/fleet/index.js";
-import { formFields, postLaunch, startLtiBench, type LtiBench } from "../support/lti.js";
+import { formFields, linkCourse, postLaunch, startLtiBench, type LtiBench } from "../support/lti.js";
 import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
 import { Redis } from "ioredis";
 
@@ -190,6 +190,7 @@ describe("LTI login limits and cookie", () => {
   it("157 logins from one browser set one cookie, not 157; two tabs' launches both work", async () => {
     const b = await startLtiBench({ loginLimit: NO_LIMIT });
     try {
+      await linkCourse(b);
       // A browser's cookie jar: name → value, sent back with every request.
       const jar = new Map<string, string>();
       const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");

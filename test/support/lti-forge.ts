@@ -52,6 +52,12 @@ export interface Forge {
   readonly deploymentId: string;
   registration(deployments?: string[]): LtiRegistration;
   launch(bench: LtiBench, examId: string, f?: ForgeLaunch): Promise<request.Response>;
+  /**
+   * Course binding: a sound instructor launch of the exam's link in the forge's course
+   * (under `deployment`), which links the exam's class to that course, so learners there
+   * may launch it. Throws unless the instructor page says the link is ready.
+   */
+  linkCourse(bench: LtiBench, examId: string, deployment?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -100,8 +106,13 @@ export async function startForge(): Promise<Forge> {
     return cookie ? post.set("Cookie", cookie) : post;
   }
 
+  async function linkCourse(bench: LtiBench, examId: string, deployment = deploymentId): Promise<void> {
+    const r = await launch(bench, examId, { claims: { sub: "forge-instructor", [C.roles]: [ROLE.instructor], [C.deploymentId]: deployment }, login: { lti_deployment_id: deployment } });
+    if (r.status !== 200 || !/id="status">Ready/.test(r.text)) throw new Error(`the forged instructor launch did not link the course: ${r.status} ${r.text.slice(0, 400)}`);
+  }
+
   return {
-    issuer, clientId, deploymentId,
+    issuer, clientId, deploymentId, linkCourse,
     registration: (deployments = [deploymentId]) => ({ issuer, clientId, authorizationUrl: `${url}/auth`, jwksUrl: `${url}/jwks`, deployments }),
     launch,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
