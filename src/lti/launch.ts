@@ -180,7 +180,10 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     }
     sendLtiPage(res, frameAncestors, {
       status: 200, title: "Your oral exam is ready", message: "The exam opens in a new window, where it can use your microphone.",
-      body: `<p><a id="open" class="button" href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">Open the exam</a></p>`,
+      // Who will be signed in, before the click: a learner sent here by someone else's
+      // launch (login CSRF) sees a name that is not theirs, and can stop.
+      body: `<p id="who">You will be signed in as <strong>${escapeHtml(`${student.student.firstName ?? ""} ${student.student.lastName ?? ""}`.trim())}</strong> (${escapeHtml(student.student.email ?? "")}). Not you? Close this page and open the exam from your own LMS account.</p>`
+        + `<p><a id="open" class="button" href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">Open the exam</a></p>`,
     });
   }
 

@@ -85,6 +85,15 @@ describe("LTI login CSRF", () => {
     expect(launch.text).toContain('subject:"lti.put_data"');
   });
 
+  it("the Open the exam page names who will be signed in (name and e-mail), so a learner sent someone else's launch can stop", async () => {
+    const { cookie, fields } = await loginAndAuth(bench, "student-2");
+    const launch = await postLaunch(bench, { id_token: fields.id_token!, state: fields.state! }, cookie);
+    expect(launch.status).toBe(200);
+    const who = /<p id="who">([\s\S]*?)<\/p>/.exec(launch.text)?.[1];
+    expect(who).toContain("<strong>Ada Student</strong>");
+    expect(who).toContain("ada@lms.example");
+  });
+
   it("the exam link's waiting URL resumes only in the browser that followed the link", async () => {
     const { cookie, fields } = await loginAndAuth(bench, "student-1");
     const launch = await postLaunch(bench, { id_token: fields.id_token!, state: fields.state! }, cookie);
