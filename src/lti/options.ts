@@ -58,12 +58,17 @@ export interface LtiDynamicRegistrationOptions {
   acceptNewDeployments?: boolean;
   /**
    * Host names whose `openid_configuration` URL may register (`*.example.edu` matches
-   * subdomains). Default: any host (https, or http on loopback).
+   * subdomains). Default: any host (https; http on loopback only with `allowLoopbackHttp`).
    */
   allowedHosts?: string[];
+  /**
+   * Accept plain-http LMS URLs on `localhost`/`127.0.0.1`/`[::1]` (a local LMS, such as
+   * the LMS emulator, in development). Default `false`: every URL must be https.
+   */
+  allowLoopbackHttp?: boolean;
   /** Time limit of each request to the LMS (configuration, registration), ms (500-30 000). Default 5 000. */
   timeoutMs?: number;
-  /** Most stored registrations waiting for activation; past it, registering is refused. Default 20. */
+  /** Most stored registrations waiting for activation per LMS host; past it, registering is refused. Default 20. */
   maxPending?: number;
   /** The tool's name in the LMS (`client_name`). Default `"Oral assessments"`. */
   toolName?: string;
