@@ -19,7 +19,8 @@ import { instructorPage } from "./instructor-page.js";
 import type { LoginState, LoginStates } from "./login-state.js";
 import { stateCookie } from "./login.js";
 import { linkPath, putLink, type LinkKind } from "./open-link.js";
-import { escapeHtml, jsonBlock, ltiHeaders, sendLtiPage } from "./pages.js";
+import { escapeHtml, jsonBlock, ltiHeaders, sendLtiPage, useFrameAncestors } from "./pages.js";
+import { originsOf } from "./registrations.js";
 import { storageKey, storageScript } from "./platform-storage.js";
 import { refuse } from "./refusal.js";
 import type { RemoteKeySets } from "./remote-keys.js";
@@ -84,6 +85,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
       await states.putContinuation(state, secret);
       const lookup = await deps.source.find(known.issuer, known.clientId);
       const origin = "found" in lookup ? new URL(lookup.found.authorizationUrl).origin : "null";
+      if ("found" in lookup) useFrameAncestors(res, originsOf(lookup.found));
       const cfg = { target, origin, subject: "lti.get_data", key: storageKey(state), timeoutMs: 3000 };
       const hidden = { id_token: idToken, state, continuation: secret };
       const inputs = Object.entries(hidden).map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`).join("");
@@ -151,6 +153,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     if (!known) return;
     const found = await deps.source.find(known.issuer, known.clientId);
     if (!("found" in found)) return refuseWith(res, "registration", "The registration this login was made for is gone.");
+    useFrameAncestors(res, originsOf(found.found));
     if (!found.found.active) return refuseWith(res, "registration_inactive", "The tool's registration for this LMS was deactivated after the login.", 403);
     const own = launchUrl(req, settings.toolUrl);
     const verify = (registration: typeof found.found) => verifyLaunch({
