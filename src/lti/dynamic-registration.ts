@@ -25,6 +25,7 @@ import { isLmsUrl } from "./lms-url.js";
 import { escapeHtml, sendLtiPage } from "./pages.js";
 import type { RegistrationSource } from "./registration-source.js";
 import { pendingOn, storeRegistration } from "./registration-slot.js";
+import { warnRefusal } from "./refusal.js";
 import type { LtiSettings } from "./settings.js";
 import { readPlatformConfiguration, toolRegistration, TOOL_CONFIGURATION } from "./tool-configuration.js";
 import { toolBase } from "./tool-url.js";
@@ -41,7 +42,7 @@ export function registerRoute(settings: LtiSettings, deps: { source: Registratio
   const dr = settings.dynamicRegistration;
   const { logger } = deps;
   const refuse = (res: Response, status: number, check: string, forAdministrator: string, detail: Record<string, unknown> = {}) => {
-    logger.warn({ event: "lti_register_refused", check, status, ...detail }, `LTI Dynamic Registration refused: ${check}`);
+    warnRefusal(logger, { event: "lti_register_refused", check, status, ...detail }, `LTI Dynamic Registration refused: ${check}`);
     sendLtiPage(res, REGISTER_FRAME_ANCESTORS, {
       status, title: "The tool could not be registered", message: "Nothing was registered. Tell the tool's administrator what is written below.",
       forAdministrator,

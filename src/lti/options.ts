@@ -4,16 +4,16 @@
  * `settings.ts`.
  */
 import type { Request } from "express";
-// Node's own JWK type, not jose's: these declarations are public, and jose is ESM only
-// (a CommonJS consumer could not resolve its types).
-import type { JsonWebKey } from "node:crypto";
+// Our own JWK type, neither jose's (ESM only: a CommonJS consumer could not resolve its
+// types) nor node:crypto's (@types/node 26 no longer exports JsonWebKey).
+import type { LtiJsonWebKey } from "./json-web-key.js";
 
 /** One of the tool's RS256 keys. */
 export interface LtiToolKey {
   /** Published as the key's `kid`; never reuse a kid for another key. 1-64 letters, digits, `.`, `_` or `-`. */
   kid: string;
   /** The private key: a PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`) or an RSA private JWK. Never leaves the process. */
-  privateKey: string | JsonWebKey;
+  privateKey: string | LtiJsonWebKey;
 }
 
 /** A deployment of a registration: its id, or its id and the organization it launches for. */
