@@ -53,6 +53,16 @@ export async function putLink(store: SingleUseStore, id: string, record: LinkRec
   await store.put(linkKey(id), JSON.stringify(record), LINK_TTL_MS);
 }
 
+/**
+ * Whether the router's organization step (run before this route) found another
+ * organization than the one the link was made for: checked before the link is taken.
+ */
+function forAnotherOrganization(res: Response, text: string | undefined): boolean {
+  const current = (res.locals.oralAssessmentsOrganization as { id?: unknown } | undefined)?.id;
+  const wanted = text === undefined ? undefined : (JSON.parse(text) as LinkRecord).organization;
+  return typeof current === "string" && wanted !== undefined && wanted !== current;
+}
+
 /** `openExam`: the router's launch for that kind; `followedTtlMs`: how long a waiting page may refresh. */
 export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: RequestHandler, followedTtlMs: number, logger: Logger, frameAncestors: readonly string[]): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -68,7 +78,10 @@ export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: R
       const resuming = req.query.wait !== undefined;
       let text: string | undefined;
       if (resuming) text = await store.peek(followedKey(linkId));
-      else {
+      else if (forAnotherOrganization(res, await store.peek(linkKey(linkId)))) {
+        // Followed under another school: the launch answers its 404, and the link stays for the right one.
+        text = await store.peek(linkKey(linkId));
+      } else {
         text = await store.take(linkKey(linkId));
         if (text !== undefined) await store.put(followedKey(linkId), text, followedTtlMs);
       }

@@ -77,6 +77,23 @@ const launch = (examId: string, user: string) => request(app.url).get(`/oral/lau
 
 describe("the organization's latest answer", () => {
   // The breaker test runs last: it leaves TEST_KEY's breaker open.
+  it("checks the organization before an exam link is taken: followed under another school it is the 404 page, and still opens under its own", async () => {
+    const examId = await examOf();
+    const link = lms.addResourceLink({ title: "Oral", custom: { exam_id: examId } });
+    const bench = { lms, linkId: link.id, stack: { app: { url: app.url } } } as unknown as LtiBench;
+    const { launch: page } = await walkLaunch(bench, "student-1");
+    const href = linkOf(page.text)!;
+    const north = answer;
+    answer = { ...north, id: "south" };
+    const cross = await request(app.url).get(href);
+    expect(cross.status).toBe(404);
+    expect(cross.text).toContain("another school");
+    answer = north;
+    const own = await request(app.url).get(href);
+    expect(own.status).toBe(303);
+    expect(own.headers.location).toContain(`/exam/${examId}?`);
+  });
+
   it("applies a new baseUrl given with the same key: the next call goes to the new address", async () => {
     await post("/courses", { name: "before the move" });
     answer = { ...answer, baseUrl: second.url };
