@@ -46,7 +46,7 @@ export async function runLms(args: string[], usage: (message: string) => Error):
   What the LMS knows of the tool: login ${root}/lti/login, redirect ${root}/lti/launch,
   key set ${root}/lti/jwks.json
 
-  Or, with lti.dynamicRegistration on: register by URL   ${lms.dynamicRegistrationPageUrl(`${root}/lti/register`)}
+  Or, with lti.dynamicRegistration: { allowLoopbackHttp: true } (this LMS is plain http): register by URL   ${lms.dynamicRegistrationPageUrl(`${root}/lti/register`)}
   (then activate the stored registration; launches use its new client id)
 
   Add an oral exam (instructor)   ${lms.addExamPageUrl()}

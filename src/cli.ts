@@ -12,11 +12,13 @@
  * Stops cleanly (server closed, exit 0) on SIGINT or SIGTERM.
  *
  * `express-oral-assessments lms --tool URL [--port N]`: the LMS emulator (cli-lms.ts).
+ * `express-oral-assessments lti list|activate|… --store …`: stored LTI registrations (cli-lti.ts).
  */
 import { parseArgs } from "node:util";
 import type { Logger } from "./core/logger.js";
 import { startEmulator, type Emulator } from "./emulator/index.js";
 import { LMS_USAGE, runLms } from "./cli-lms.js";
+import { LTI_USAGE, runLti } from "./cli-lti.js";
 
 const EMULATOR_USAGE = `Usage: express-oral-assessments emulator [options]
 
@@ -39,7 +41,7 @@ Environment:
                                                    (the first organization's)
 `;
 
-const USAGE = `${EMULATOR_USAGE}\n${LMS_USAGE}`;
+const USAGE = `${EMULATOR_USAGE}\n${LMS_USAGE}\n${LTI_USAGE}`;
 
 const DEFAULT_PORT = 4010;
 
@@ -149,6 +151,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === "lms") return runLms(rest, (message) => new UsageError(message));
+  if (command === "lti") return runLti(rest, (message) => new UsageError(message));
   if (command !== "emulator") throw new UsageError(`Unknown command "${command}".`);
   await runEmulator(rest);
 }

@@ -14,6 +14,8 @@ export interface DynamicRegistrationSettings {
   acceptNewDeployments: boolean;
   /** Lower-case host names (`*.example.edu` matches any subdomain); undefined: any host. */
   allowedHosts: string[] | undefined;
+  /** Plain http on loopback accepted (development). */
+  allowLoopbackHttp: boolean;
   timeoutMs: number;
   maxPending: number;
   toolName: string;
@@ -29,7 +31,7 @@ export function hostAllowed(hostname: string, allowed: readonly string[] | undef
 
 export function readDynamicRegistration(value: unknown, problems: ProblemList): DynamicRegistrationSettings {
   const off: DynamicRegistrationSettings = {
-    enabled: false, autoActivate: false, organization: undefined, acceptNewDeployments: true, allowedHosts: undefined,
+    enabled: false, autoActivate: false, organization: undefined, acceptNewDeployments: true, allowedHosts: undefined, allowLoopbackHttp: false,
     timeoutMs: 5_000, maxPending: 20, toolName: "Oral assessments",
   };
   if (value === undefined) return off;
@@ -39,7 +41,7 @@ export function readDynamicRegistration(value: unknown, problems: ProblemList): 
     return off;
   }
   const o = value as LtiDynamicRegistrationOptions;
-  const flag = (name: "enabled" | "autoActivate" | "acceptNewDeployments", fallback: boolean): boolean => {
+  const flag = (name: "enabled" | "autoActivate" | "acceptNewDeployments" | "allowLoopbackHttp", fallback: boolean): boolean => {
     const v = o[name];
     if (v === undefined) return fallback;
     if (typeof v === "boolean") return v;
@@ -56,6 +58,7 @@ export function readDynamicRegistration(value: unknown, problems: ProblemList): 
   const enabled = flag("enabled", true);
   const autoActivate = flag("autoActivate", false);
   const acceptNewDeployments = flag("acceptNewDeployments", true);
+  const allowLoopbackHttp = flag("allowLoopbackHttp", false);
   if (o.organization !== undefined && !isOrganizationId(o.organization)) {
     problems.add(at("organization"), "must be an organization id (1-64 letters, digits, _ . or -).", "Name the organization new deployments launch for, or leave it out.");
   }
@@ -72,7 +75,7 @@ export function readDynamicRegistration(value: unknown, problems: ProblemList): 
   const toolName = o.toolName ?? off.toolName;
   if (typeof toolName !== "string" || toolName.length === 0 || toolName.length > 100) problems.add(at("toolName"), "must be a string of 1-100 characters.", `Leave it out for "${off.toolName}".`);
   return {
-    enabled, autoActivate, acceptNewDeployments, allowedHosts,
+    enabled, autoActivate, acceptNewDeployments, allowedHosts, allowLoopbackHttp,
     organization: isOrganizationId(o.organization) ? o.organization : undefined,
     timeoutMs: whole("timeoutMs", off.timeoutMs, 500, 30_000),
     maxPending: whole("maxPending", off.maxPending, 1, 1_000),

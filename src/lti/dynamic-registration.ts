@@ -6,11 +6,15 @@
  * answers a page that tells the LMS to close the frame.
  *
  * The URL is public, so: off unless `lti.dynamicRegistration` is given; only the URL the
- * LMS gave is fetched (https, or http on loopback; `allowedHosts` when set), and only its
- * origin gets the POST; no redirect is followed; each request has a time limit and at most
- * 64 KiB is read; nothing the LMS answered is shown on the page. A stored registration is
- * inactive (launches refused) until the tool's administrator activates it, unless
- * `autoActivate`. Every failure is a page, a log line `lti_register_refused`, and nothing stored.
+ * LMS gave is fetched (https; http on loopback only with `allowLoopbackHttp`; `allowedHosts`
+ * when set), and only its origin gets the POST; no redirect is followed; each request has
+ * a time limit and at most 64 KiB is read; nothing the LMS answered is shown on the page,
+ * and a configuration that cannot be read or used gets one page and status whatever the
+ * reason (refused, timed out, not JSON, an HTTP error, an invalid configuration), so the
+ * page is no port scanner; the reason is in the log. A stored registration is inactive
+ * (launches refused) until the tool's administrator activates it, unless `autoActivate`;
+ * it never replaces an active one (409), and at most `maxPending` per LMS host wait
+ * (registration-slot.ts). Every failure is a page, a log line `lti_register_refused`, and nothing stored.
  */
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
@@ -20,6 +24,8 @@ import { fetchLmsJson, type LmsAnswer } from "./lms-fetch.js";
 import { isLmsUrl } from "./lms-url.js";
 import { escapeHtml, sendLtiPage } from "./pages.js";
 import type { RegistrationSource } from "./registration-source.js";
+import { pendingOn, storeRegistration } from "./registration-slot.js";
+import { warnRefusal } from "./refusal.js";
 import type { LtiSettings } from "./settings.js";
 import { readPlatformConfiguration, toolRegistration, TOOL_CONFIGURATION } from "./tool-configuration.js";
 import { toolBase } from "./tool-url.js";
@@ -36,7 +42,7 @@ export function registerRoute(settings: LtiSettings, deps: { source: Registratio
   const dr = settings.dynamicRegistration;
   const { logger } = deps;
   const refuse = (res: Response, status: number, check: string, forAdministrator: string, detail: Record<string, unknown> = {}) => {
-    logger.warn({ event: "lti_register_refused", check, status, ...detail }, `LTI Dynamic Registration refused: ${check}`);
+    warnRefusal(logger, { event: "lti_register_refused", check, status, ...detail }, `LTI Dynamic Registration refused: ${check}`);
     sendLtiPage(res, REGISTER_FRAME_ANCESTORS, {
       status, title: "The tool could not be registered", message: "Nothing was registered. Tell the tool's administrator what is written below.",
       forAdministrator,
@@ -45,12 +51,16 @@ export function registerRoute(settings: LtiSettings, deps: { source: Registratio
   const failed = (answer: Exclude<LmsAnswer, { ok: true }>) =>
     ({ unreachable: "could not be reached", timeout: `did not answer within ${dr.timeoutMs} ms`, redirect: "answered a redirect (not followed)",
       too_large: "answered more than 64 KiB", not_json: "did not answer JSON", status: `answered HTTP ${answer.status}` })[answer.why];
+  // One page for every configuration that cannot be read or used: the reason only in the log.
+  const unreadable = (res: Response, check: string, url: URL, detail: Record<string, unknown>) => refuse(res, 502, check,
+    `The LMS's OpenID configuration at ${url.origin}${url.pathname} could not be read or used (the tool's log says why, event lti_register_refused). Check the registration token has not expired, and start again.`,
+    { host: url.host, ...detail });
 
   return async (req: Request, res: Response): Promise<void> => {
     if (!dr.enabled) return refuse(res, 404, "disabled", "Dynamic Registration is off in this tool: register it by hand (docs/lti.md), or ask its administrator to set lti.dynamicRegistration.");
     const configurationUrl = text(req.query.openid_configuration, 2048);
     const token = text(req.query.registration_token, 8192);
-    if (configurationUrl === undefined || !isLmsUrl(configurationUrl)) {
+    if (configurationUrl === undefined || !isLmsUrl(configurationUrl, dr.allowLoopbackHttp)) {
       return refuse(res, 400, "openid_configuration", "The registration URL must be opened by the LMS with openid_configuration=<an https URL> (and registration_token).");
     }
     const url = new URL(configurationUrl);
@@ -58,19 +68,19 @@ export function registerRoute(settings: LtiSettings, deps: { source: Registratio
     if (!hostAllowed(url.hostname, dr.allowedHosts)) {
       return refuse(res, 403, "host_not_allowed", `This tool accepts registrations only from ${dr.allowedHosts!.join(", ")}; ${url.hostname} is not one of them.`, where);
     }
-    if (!dr.autoActivate) {
-      const pending = (await deps.store.listLtiRegistrations()).filter((r) => !r.active).length;
-      if (pending >= dr.maxPending) {
-        return refuse(res, 503, "too_many_pending", `${pending} registrations already wait for activation: the tool's administrator must activate or delete them first.`, where);
-      }
-    }
+    const full = () => refuse(res, 503, "too_many_pending", `${dr.maxPending} registrations from ${url.host} already wait for activation: the tool's administrator must activate or delete them first.`, where);
+    // A cheap check before asking the LMS anything; the count that holds is storeRegistration's.
+    if (!dr.autoActivate && (await pendingOn(deps.store, url.host)) >= dr.maxPending) return full();
     const configAnswer = await fetchLmsJson(configurationUrl, { method: "GET", token, timeoutMs: dr.timeoutMs });
     if (!configAnswer.ok) {
-      return refuse(res, 502, "openid_configuration_unreachable", `The LMS's OpenID configuration at ${url.origin}${url.pathname} ${failed(configAnswer)}. Check the registration token has not expired, and start again.`, { ...where, why: configAnswer.why, lmsStatus: configAnswer.status });
+      return unreadable(res, "openid_configuration_unreachable", url, { why: configAnswer.why, lmsStatus: configAnswer.status, reason: failed(configAnswer) });
     }
     const read = readPlatformConfiguration(configAnswer.json, url);
-    if ("problem" in read) return refuse(res, 400, read.problem, read.forAdministrator, where);
+    if ("problem" in read) return unreadable(res, read.problem, url, { reason: read.forAdministrator });
     const config = read.config;
+    const notHttps = dr.allowLoopbackHttp ? [] : [config.issuer, config.authorizationUrl, config.jwksUrl, config.registrationEndpoint, config.tokenUrl]
+      .filter((u) => u !== undefined && !isLmsUrl(u, false));
+    if (notHttps.length > 0) return unreadable(res, "openid_configuration_invalid", url, { reason: "an endpoint is not https (allowLoopbackHttp is off)" });
     const base = toolBase(req, settings.toolUrl);
     const answer = await fetchLmsJson(config.registrationEndpoint, { method: "POST", token, body: toolRegistration(base, dr.toolName, config), timeoutMs: dr.timeoutMs });
     if (!answer.ok) {
@@ -85,12 +95,16 @@ export function registerRoute(settings: LtiSettings, deps: { source: Registratio
       return refuse(res, 409, "registration_in_options", `Issuer ${issuer} with client id ${clientId} is already in the tool's lti.registrations option, which wins over a stored registration.`, { iss: issuer, clientId });
     }
     const deploymentId = text((registered[TOOL_CONFIGURATION] as Record<string, unknown> | undefined)?.deployment_id, 255);
-    await deps.store.putLtiRegistration({
+    const stored = await storeRegistration(deps.store, {
       issuer, clientId, authorizationUrl: config.authorizationUrl, jwksUrl: config.jwksUrl, tokenUrl: config.tokenUrl,
       active: dr.autoActivate, acceptNewDeployments: dr.acceptNewDeployments, organization: dr.organization,
       data: { via: "dynamic_registration", openidConfiguration: `${url.origin}${url.pathname}`, productFamilyCode: config.productFamilyCode, version: config.version, scope: text(registered.scope, 2048) },
       createdAt: new Date().toISOString(),
-    });
+    }, url.host, dr.maxPending);
+    if (stored === "active_exists") {
+      return refuse(res, 409, "registration_active", `Issuer ${issuer} with client id ${clientId} is already registered and active; it was left as it is. Delete it first (express-oral-assessments lti delete) to register it again.`, { iss: issuer, clientId });
+    }
+    if (stored === "too_many_pending") return full();
     if (deploymentId !== undefined) await deps.store.putLtiDeployment(issuer, clientId, dr.organization === undefined ? { id: deploymentId } : { id: deploymentId, organization: dr.organization });
     deps.source.invalidate();
     logger.info({ event: "lti_registered", iss: issuer, clientId, active: dr.autoActivate, organization: dr.organization, deploymentId }, "LTI Dynamic Registration stored a registration");

@@ -21,7 +21,8 @@ import { browserIdOf, shortHash } from "./browser-id.js";
 import { boundRelogin, readStateParam, samePart, type LoginState, type LoginStates } from "./login-state.js";
 import { keptClaims } from "./launch-claims.js";
 import { linkPath, putLink, type LinkKind } from "./open-link.js";
-import { escapeHtml, jsonBlock, ltiHeaders, sendLtiPage } from "./pages.js";
+import { escapeHtml, jsonBlock, ltiHeaders, sendLtiPage, useFrameAncestors } from "./pages.js";
+import { originsOf } from "./registrations.js";
 import { forgetAfterwards, storageKey, storageScript, type StorageSpot } from "./platform-storage.js";
 import { refuse } from "./refusal.js";
 import type { RemoteKeySets } from "./remote-keys.js";
@@ -121,6 +122,8 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
       const secret = randomId(24);
       logger.debug({ event: "lti_platform_storage_check" }, "LTI launch without its state cookie: reading the state from Platform Storage");
       await states.putContinuation(posted.id, secret);
+      const lookup = await deps.source.find(known.issuer, known.clientId);
+      if ("found" in lookup) useFrameAncestors(res, originsOf(lookup.found));
       const cfg = { ...where, subject: "lti.get_data", timeoutMs: 3000 };
       const hidden = { id_token: idToken, state, continuation: secret };
       const inputs = Object.entries(hidden).map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`).join("");
@@ -199,6 +202,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     if (!known) return;
     const found = await deps.source.find(known.issuer, known.clientId);
     if (!("found" in found)) return refuseWith(res, "registration", "The registration this login was made for is gone.");
+    useFrameAncestors(res, originsOf(found.found));
     if (!found.found.active) return refuseWith(res, "registration_inactive", "The tool's registration for this LMS was deactivated after the login.", 403);
     const own = launchUrl(req, settings.toolUrl);
     const verify = (registration: typeof found.found) => verifyLaunch({

@@ -1,11 +1,12 @@
 /**
  * Which URLs an LMS may give the tool: https, or http on the loopback interface only (a
- * local LMS in development). Shared by the registrations option and Dynamic Registration.
+ * local LMS in development). Shared by the registrations option and Dynamic Registration,
+ * which allows the loopback http only with `dynamicRegistration.allowLoopbackHttp`.
  */
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
-export function isLmsUrl(value: unknown): value is string {
+export function isLmsUrl(value: unknown, loopbackHttp = true): value is string {
   if (typeof value !== "string" || value.length > 2048 || !URL.canParse(value)) return false;
   const u = new URL(value);
-  return !u.username && !u.password && (u.protocol === "https:" || (u.protocol === "http:" && LOOPBACK.has(u.hostname)));
+  return !u.username && !u.password && (u.protocol === "https:" || (loopbackHttp && u.protocol === "http:" && LOOPBACK.has(u.hostname)));
 }

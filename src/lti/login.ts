@@ -14,7 +14,7 @@ import type { LoginLimitDecision, LoginLimits } from "./login-limit.js";
 import { stateParam, type LoginStates } from "./login-state.js";
 import { originsOf } from "./registrations.js";
 import type { RegistrationSource } from "./registration-source.js";
-import { escapeHtml, jsonBlock, ltiHeaders, sendLtiPage } from "./pages.js";
+import { escapeHtml, jsonBlock, ltiHeaders, sendLtiPage, useFrameAncestors } from "./pages.js";
 import { storageKey, storageScript } from "./platform-storage.js";
 import type { LtiSettings } from "./settings.js";
 import { launchUrl } from "./tool-url.js";
@@ -68,9 +68,10 @@ export function loginRoute(settings: LtiSettings, registrations: RegistrationSou
       return refuse(res, logger, frameAncestors, { status: 400, check: lookup.problem, detail: { iss: params.iss, clientId: params.client_id }, title: "This tool is not registered for your LMS", forAdministrator: why });
     }
     const registration = lookup.found;
+    // Only this registration's LMS may frame what follows (an inactive one: to show the page below).
+    useFrameAncestors(res, originsOf(registration));
     if (!registration.active) {
-      // Framed by the LMS that registered: let it show this page, though it cannot launch yet.
-      return refuse(res, logger, [...frameAncestors, ...originsOf(registration)], { status: 403, check: "registration_inactive", detail: { iss: registration.issuer, clientId: registration.clientId },
+      return refuse(res, logger, frameAncestors, { status: 403, check: "registration_inactive", detail: { iss: registration.issuer, clientId: registration.clientId },
         title: "This tool is not activated for your LMS yet",
         forAdministrator: `The tool's registration for issuer ${registration.issuer}, client id ${registration.clientId} waits for activation by the tool's administrator (docs/lti.md, "Dynamic Registration").` });
     }

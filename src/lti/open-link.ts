@@ -76,6 +76,16 @@ export interface OpenLinkTimes {
   cookieMaxAgeMs: number;
 }
 
+/**
+ * Whether the router's organization step (run before this route) found another
+ * organization than the one the link was made for: checked before the link is taken.
+ */
+function forAnotherOrganization(res: Response, text: string | undefined): boolean {
+  const current = (res.locals.oralAssessmentsOrganization as { id?: unknown } | undefined)?.id;
+  const wanted = text === undefined ? undefined : (JSON.parse(text) as LinkRecord).organization;
+  return typeof current === "string" && wanted !== undefined && wanted !== current;
+}
+
 /** `openExam`: the router's launch for that kind. */
 export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: RequestHandler, times: OpenLinkTimes, logger: Logger, frameAncestors: readonly string[]): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -97,11 +107,17 @@ export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: R
         if (followed && (browserId === undefined || shortHash(browserId) !== followed.browserHash)) why = "resumed in another browser";
         else record = followed;
       } else {
-        const text = await store.take(linkKey(linkId));
-        if (text !== undefined) {
-          const browserId = useBrowserId(req, res, times.cookieMaxAgeMs);
-          record = { ...(JSON.parse(text) as LinkRecord), browserHash: shortHash(browserId) };
-          await store.put(followedKey(linkId), JSON.stringify(record), times.followedTtlMs);
+        const peeked = await store.peek(linkKey(linkId));
+        if (forAnotherOrganization(res, peeked)) {
+          // Followed under another school: the launch answers its 404, and the link stays for the right one.
+          record = peeked === undefined ? undefined : { ...(JSON.parse(peeked) as LinkRecord), browserHash: "" };
+        } else {
+          const text = await store.take(linkKey(linkId));
+          if (text !== undefined) {
+            const browserId = useBrowserId(req, res, times.cookieMaxAgeMs);
+            record = { ...(JSON.parse(text) as LinkRecord), browserHash: shortHash(browserId) };
+            await store.put(followedKey(linkId), JSON.stringify(record), times.followedTtlMs);
+          }
         }
       }
       if (!record || record.kind !== kind || record.examId !== examId) {

@@ -4,16 +4,16 @@
  * `settings.ts`.
  */
 import type { Request } from "express";
-// Node's own JWK type, not jose's: these declarations are public, and jose is ESM only
-// (a CommonJS consumer could not resolve its types).
-import type { JsonWebKey } from "node:crypto";
+// Our own JWK type, neither jose's (ESM only: a CommonJS consumer could not resolve its
+// types) nor node:crypto's (@types/node 26 no longer exports JsonWebKey).
+import type { LtiJsonWebKey } from "./json-web-key.js";
 
 /** One of the tool's RS256 keys. */
 export interface LtiToolKey {
   /** Published as the key's `kid`; never reuse a kid for another key. 1-64 letters, digits, `.`, `_` or `-`. */
   kid: string;
   /** The private key: a PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`) or an RSA private JWK. Never leaves the process. */
-  privateKey: string | JsonWebKey;
+  privateKey: string | LtiJsonWebKey;
 }
 
 /** A deployment of a registration: its id, or its id and the organization it launches for. */
@@ -58,12 +58,17 @@ export interface LtiDynamicRegistrationOptions {
   acceptNewDeployments?: boolean;
   /**
    * Host names whose `openid_configuration` URL may register (`*.example.edu` matches
-   * subdomains). Default: any host (https, or http on loopback).
+   * subdomains). Default: any host (https; http on loopback only with `allowLoopbackHttp`).
    */
   allowedHosts?: string[];
+  /**
+   * Accept plain-http LMS URLs on `localhost`/`127.0.0.1`/`[::1]` (a local LMS, such as
+   * the LMS emulator, in development). Default `false`: every URL must be https.
+   */
+  allowLoopbackHttp?: boolean;
   /** Time limit of each request to the LMS (configuration, registration), ms (500-30 000). Default 5 000. */
   timeoutMs?: number;
-  /** Most stored registrations waiting for activation; past it, registering is refused. Default 20. */
+  /** Most stored registrations waiting for activation per LMS host; past it, registering is refused. Default 20. */
   maxPending?: number;
   /** The tool's name in the LMS (`client_name`). Default `"Oral assessments"`. */
   toolName?: string;

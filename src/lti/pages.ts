@@ -1,7 +1,9 @@
 /**
  * The LTI routes' HTML: small standalone documents that live inside the LMS's frame. Each
  * answers with the LTI headers (issue point 10): a CSP whose `frame-ancestors` lists the
- * registered LMS origins and nothing else, `Cache-Control: no-store`, `Referrer-Policy:
+ * LMS origins of the registration the request acts for once it is known
+ * (`useFrameAncestors`: a launch from LMS A cannot be framed by LMS B), else the registered
+ * LMS origins (a refusal before the registration is known), `Cache-Control: no-store`, `Referrer-Policy:
  * no-referrer`; scripts run only with this response's nonce, forms post only to this
  * tool (and, for deep linking, to the LMS). No CORS header is ever sent.
  */
@@ -46,9 +48,22 @@ export function addToPage(res: Response, html: string, script: string): void {
   added.set(res, { html: `${before?.html ?? ""}${html}`, script: `${before?.script ?? ""}${script}` });
 }
 
+/** Where `useFrameAncestors` keeps a response's own list. */
+const OWN_FRAME_ANCESTORS = "eoaLtiFrameAncestors";
+
+/**
+ * The origins that may frame this response's page, from now on: the LMS of the
+ * registration the request turned out to act for (`originsOf(registration)`), instead of
+ * every registration's. Pages answered before it is known keep the list they are given.
+ */
+export function useFrameAncestors(res: Response, origins: readonly string[]): void {
+  res.locals[OWN_FRAME_ANCESTORS] = origins;
+}
+
 export function sendLtiPage(res: Response, frameAncestors: readonly string[], page: LtiPage): void {
   const nonce = randomId(18);
-  const ancestors = frameAncestors.length > 0 ? frameAncestors.join(" ") : "'none'";
+  const list = (res.locals[OWN_FRAME_ANCESTORS] as readonly string[] | undefined) ?? frameAncestors;
+  const ancestors = list.length > 0 ? list.join(" ") : "'none'";
   res.status(page.status);
   res.setHeader("Content-Security-Policy", [
     "default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src 'nonce-${nonce}'`, `frame-ancestors ${ancestors}`,

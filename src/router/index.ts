@@ -138,6 +138,8 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
       if (wanted === undefined || wanted === organizationOf(res).id) next();
       else sendPage(res, { status: 404, title: "Exam not found", message: "This exam link was made for another school. Open it again from your course page." });
     };
+    // The organization is found before an exam link is taken (a link followed under the wrong school stays usable).
+    router.get(["/lti/open/roleplay/:roleplayId/:linkId", "/lti/open/:examId/:linkId"], asPage);
     router.use(ltiMount({
       lti: settings.lti, launch: settings.launch, logger, fleet, store,
       openExam: {

@@ -3,7 +3,8 @@
  * ESM build (dist/) and `require()` the CommonJS build (dist/cjs), not require(esm); both
  * entry points work both ways; a CommonJS TypeScript project (module node16) type-checks
  * against the shipped declarations, compiles and runs; consumers without `skipLibCheck`
- * and without the optional peers (`pg`, `ioredis`) type-check too; are-the-types-wrong
+ * and without the optional peers (`pg`, `ioredis`) type-check too, as do consumers with
+ * the latest `@types/node` and `@types/express`; are-the-types-wrong
  * finds no problem in the tarball; and the lab notes (docs/lab/) stay out of it.
  */
 import { execFileSync } from "node:child_process";
@@ -198,6 +199,33 @@ describe("the npm pack tarball", () => {
       run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "."], project);
     }
   }, 180_000);
+
+  it("type-checks without skipLibCheck against the latest @types/node and @types/express (an LTI key given as a JWK, the LMS emulator)", () => {
+    // @types/node 26 dropped node:crypto's JsonWebKey: a shipped .d.ts importing it fails with TS2305.
+    const project = join(dir, "ts-latest-types");
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "ts-latest-types", private: true }));
+    execFileSync("npm", [
+      "install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund",
+      join(dir, tarball), "express@5", "@types/node@latest", "@types/express@latest",
+    ], { cwd: project, stdio: "pipe", timeout: 240_000 });
+    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
+      compilerOptions: { module: "node16", moduleResolution: "node16", target: "es2022", strict: true, skipLibCheck: false, types: ["node"], noEmit: true },
+      include: ["app.ts"],
+    }));
+    writeFileSync(join(project, "app.ts"), `
+      import { generateKeyPairSync } from "node:crypto";
+      import express from "express";
+      import { oralAssessments, memoryStore, type LtiOptions } from "express-oral-assessments";
+      import { createLmsEmulator } from "express-oral-assessments/emulator";
+      const jwk = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
+      const lti: LtiOptions = { keys: [{ kid: "tool-1", privateKey: jwk }], registrations: [] };
+      const app = express();
+      app.use("/oral", oralAssessments({ organization: () => undefined, store: memoryStore(), canLaunch: "any-signed-in-user", lti }));
+      export const used = [createLmsEmulator, app];
+    `);
+    run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "."], project);
+  }, 300_000);
 
   it("links the express-oral-assessments command for an app that installed it (what npx runs there)", () => {
     const out = run(join(dir, "node_modules", ".bin", "express-oral-assessments"), ["--help"]);

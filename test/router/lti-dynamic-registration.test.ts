@@ -28,7 +28,7 @@ describe("LTI Dynamic Registration", () => {
   let store: OralStore;
   beforeAll(async () => {
     store = memoryStore();
-    bench = await startLtiBench({ registrations: [], dynamicRegistration: { timeoutMs: 1000 } }, { router: { store } });
+    bench = await startLtiBench({ registrations: [], dynamicRegistration: { timeoutMs: 1000, allowLoopbackHttp: true } }, { router: { store } });
   });
   afterAll(async () => { await bench.close(); });
 
@@ -76,7 +76,8 @@ describe("LTI Dynamic Registration", () => {
     const before = (await store.listLtiRegistrations()).length;
     const res = await register(bench, { openid_configuration: `${bench.lms.url}/openid-configuration`, registration_token: "made-up" });
     expect(res.status).toBe(502);
-    expect(res.text).toContain("answered HTTP 401");
+    expect(res.text).toContain("could not be read or used");
+    expect(res.text).not.toContain("401");
     expect(refusals(bench).at(-1)).toBe("openid_configuration_unreachable");
     expect(await store.listLtiRegistrations()).toHaveLength(before);
   });
@@ -86,8 +87,8 @@ describe("LTI Dynamic Registration", () => {
     bench.lms.setRegistrationFault("issuer_mismatch");
     try {
       const res = await register(bench);
-      expect(res.status).toBe(400);
-      expect(res.text).toContain("is not on the host of its OpenID configuration URL");
+      expect(res.status).toBe(502);
+      expect(res.text).toContain("could not be read or used");
       expect(refusals(bench).at(-1)).toBe("issuer_mismatch");
     } finally { bench.lms.setRegistrationFault(undefined); }
     expect(bench.lms.toolRegistrations).toHaveLength(before.posted);
@@ -125,11 +126,11 @@ describe("LTI Dynamic Registration", () => {
       const started = Date.now();
       const timedOut = await register(bench, { openid_configuration: at(slow), registration_token: "t" });
       expect(timedOut.status).toBe(502);
-      expect(timedOut.text).toContain("did not answer within 1000 ms");
+      expect(timedOut.text).toContain("could not be read or used");
       expect(Date.now() - started).toBeLessThan(5000);
       const tooLarge = await register(bench, { openid_configuration: at(big), registration_token: "t" });
       expect(tooLarge.status).toBe(502);
-      expect(tooLarge.text).toContain("more than 64 KiB");
+      expect(tooLarge.text).toContain("could not be read or used");
     } finally {
       for (const c of sockets) c.destroy();
       await Promise.all([slow, big].map((s) => new Promise((r) => s.close(r))));
@@ -181,7 +182,7 @@ describe("LTI Dynamic Registration with autoActivate and allowedHosts", () => {
   let store: OralStore;
   beforeAll(async () => {
     store = memoryStore();
-    bench = await startLtiBench({ registrations: [], dynamicRegistration: { autoActivate: true, allowedHosts: ["localhost"], acceptNewDeployments: true } }, { router: { store } });
+    bench = await startLtiBench({ registrations: [], dynamicRegistration: { autoActivate: true, allowedHosts: ["localhost"], acceptNewDeployments: true, allowLoopbackHttp: true } }, { router: { store } });
   });
   afterAll(async () => { await bench.close(); });
 

@@ -5,11 +5,13 @@
  */
 import { createHash } from "node:crypto";
 import { SignJWT, UnsecuredJWT } from "jose";
-// Node's types in these public declarations, not jose's (ESM only: unresolvable from CommonJS).
-import type { JsonWebKey, webcrypto } from "node:crypto";
+// Node's CryptoKey in these public declarations, not jose's (ESM only: unresolvable from
+// CommonJS); our own JWK type (@types/node 26 no longer exports JsonWebKey).
+import type { webcrypto } from "node:crypto";
+import type { LtiJsonWebKey } from "../../lti/json-web-key.js";
 
 type CryptoKey = webcrypto.CryptoKey;
-type JWK = JsonWebKey;
+type JWK = LtiJsonWebKey;
 import type { LmsFault } from "./faults.js";
 import type { LmsShape } from "./presets.js";
 

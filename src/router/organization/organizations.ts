@@ -90,7 +90,7 @@ const CLOSE_AFTER_MS = 150_000;
 class Entry<S> implements Organization<S> {
   scope!: S;
   examHost: string | undefined;
-  /** The HMAC of the key the current client holds. */
+  /** The HMAC of what the current client was built from (key, base URL, environment). */
   fingerprint: string;
   private current: PlatformClient;
   /** Calls go to the current client, so a rotated key reaches every part of the scope at once. */
@@ -251,7 +251,9 @@ export class Organizations<S> {
 
   /** The cached organization of a checked answer, built or given the answer's key. Throws InvalidOrganization (logged). */
   private entry(info: OrganizationInfo): Organization<S> {
-    const fingerprint = createHmac("sha256", this.fingerprintKey).update(info.apiKey).digest("hex").slice(0, 32);
+    // The client is built from the key, the base URL and the environment: any of them
+    // changed is a new client (a new baseUrl with the same key is applied, not ignored).
+    const fingerprint = createHmac("sha256", this.fingerprintKey).update(JSON.stringify([info.apiKey, info.baseUrl, info.env ?? null])).digest("hex").slice(0, 32);
     const examHost = info.examHost === undefined ? undefined : new URL(info.examHost).origin;
     try {
       const entry = this.cache!.get(info.id, () => {
@@ -260,11 +262,15 @@ export class Organizations<S> {
         return made;
       });
       if (entry.fingerprint !== fingerprint) {
-        // A rotated key: used from this request on; the old client finishes what it carries.
-        const old = entry.swap(this.client(info), fingerprint);
+        // A rotated key (or a moved base URL, another environment): used from this request
+        // on; the old client finishes what it carries.
+        const client = this.client(info);
+        const old = entry.swap(client, fingerprint);
         this.scopes.clientChanged?.(entry.scope);
         setTimeout(() => old.close(), CLOSE_AFTER_MS).unref();
-        this.logger.info?.({ event: "organization_key_changed", organization: info.id }, "the organization's API key changed: a new client is in use");
+        const keyChanged = old.keyId !== client.keyId;
+        this.logger.info?.({ event: keyChanged ? "organization_key_changed" : "organization_client_changed", organization: info.id },
+          keyChanged ? "the organization's API key changed: a new client is in use" : "the organization's base URL or environment changed: a new client is in use");
       }
       entry.examHost = examHost;
       return entry;

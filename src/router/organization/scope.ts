@@ -11,7 +11,7 @@ import { routeOf } from "../../api/routes.js";
 import type { Logger } from "../../core/logger.js";
 import { breakerScope } from "../../fleet/circuit-breaker.js";
 import type { Fleet } from "../../fleet/fleet.js";
-import { platformBreaker } from "../../fleet/platform-breaker.js";
+import { platformBreaker, type PlatformBreaker } from "../../fleet/platform-breaker.js";
 import { scopeFleet } from "../../fleet/scoped-fleet.js";
 import type { PlatformClient } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
@@ -83,8 +83,8 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
     leaseMs: fleet.attemptLeaseMs,
     onIssued: ({ examId, userKey }) => void fleet.launchLimiter.record(examId, userKey).catch(() => undefined),
   });
-  // One breaker for the sign-in endpoint of this organization's key, whoever calls it (launches, pre-warming).
-  const signInBreaker = platformBreaker(fleet.breaker, breakerScope({ organization, keyHash: platform.keyId, endpoint: SIGN_IN }), SIGN_IN, logger);
+  // One breaker for the sign-in endpoint of this organization's current key, whoever calls it (launches, pre-warming).
+  const signInBreaker = currentKeyBreaker(platform, (keyHash) => platformBreaker(fleet.breaker, breakerScope({ organization, keyHash, endpoint: SIGN_IN }), SIGN_IN, logger));
   const preparer = new TokenPreparer(platform, settings.prepare, logger, fleet.preparedTokens, signInBreaker);
   // Fleet mode: one instance runs each plan (a lease), whichever received `prepare`.
   const coordinator = fleet.kind === "redis" ? new PlanCoordinator(fleet, preparer, logger) : undefined;
@@ -92,6 +92,8 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
   const idempotent = idempotentPost(store, organizationOf, logger);
 
   const ltiLaunch = ltiLaunchSettings(launch);
+  // The spread in ltiLaunchSettings read the exam host once: LTI links follow the latest answer too.
+  Object.defineProperty(ltiLaunch, "examHost", { get: () => org.examHost, enumerable: true });
   // Fleet mode records which instance answered; one instance has nothing to tell apart.
   const instance = fleet.kind === "redis" ? fleet.instanceId : undefined;
   // The snapshot is read when Prometheus scrapes; a launch only bumps a counter.
@@ -132,6 +134,27 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
       await coordinator?.close();
       preparer.close();
     },
+  };
+}
+
+/**
+ * A breaker that follows the client's current key: `platform` is the organization's live
+ * client, so after a rotation the next call is counted under the new key's scope, and the
+ * old key's open breaker (its 401s, say) no longer refuses anyone.
+ */
+function currentKeyBreaker(platform: PlatformClient, make: (keyHash: string) => PlatformBreaker): PlatformBreaker {
+  let keyHash = platform.keyId;
+  let breaker = make(keyHash);
+  const current = (): PlatformBreaker => {
+    if (platform.keyId !== keyHash) {
+      keyHash = platform.keyId;
+      breaker = make(keyHash);
+    }
+    return breaker;
+  };
+  return {
+    run<T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T> { return current().run(call, signal); },
+    view: () => current().view(),
   };
 }
 
