@@ -47,7 +47,7 @@ function call(agent, method, url, { form, cookie } = {}) {
   });
 }
 
-async function startLms(options) {
+export async function startLms(options) {
   const child = fork(CHILD, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, LMS_OPTIONS: JSON.stringify(options) } });
   const { url, registration } = await new Promise((resolve, reject) => {
     child.once("message", resolve);

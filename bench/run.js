@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- --json] [--only storm,overhead,memory,organizations,record,lti,liveView,exports] [--breakdown] [--fleet]
- *   [--students 600] [--launches 100000] [--rounds 2000] [--record-rounds 6000] [--lti-arrival-ms 60000] [--lti-preset canvas]`
+ * `npm run bench [-- --json] [--only storm,overhead,memory,organizations,record,lti,liveView,exports,loginFlood] [--breakdown] [--fleet]
+ *   [--students 600] [--launches 100000] [--rounds 2000] [--record-rounds 6000] [--lti-arrival-ms 60000] [--lti-preset canvas]
+ *   [--flood-logins 5000]`
  *
  * Builds nothing itself (`npm run bench` runs the build first) and imports the package by
  * its name, as an integrator would. The emulator runs in a child process. Prints a table,
@@ -18,7 +19,9 @@
  * pre-warmed exam, p99 per step and sign-in calls per student (lti.js).
  * `liveView`: another school's launch p95 beside 100 live streams on an exam of 60 000
  * records (live-view.js). `exports`: RSS growth with 30 clients that never read a 6 MB
- * CSV export (exports.js).
+ * CSV export (exports.js). `loginFlood`: 5,000 anonymous maximum-size LTI logins, every one
+ * kept; the router host's retained heap and RSS growth, and with Redis (EOA_BENCH_REDIS_URL)
+ * Redis's growth in bytes and keys (login-flood.js).
  */
 import { parseArgs } from "node:util";
 import { runBreakdown } from "./breakdown.js";
@@ -34,6 +37,7 @@ import { runLtiStorm } from "./lti.js";
 import { runStorms } from "./storm.js";
 import { runLiveView } from "./live-view.js";
 import { runExports } from "./exports.js";
+import { runLoginFlood } from "./login-flood.js";
 
 const { values } = parseArgs({
   options: {
@@ -44,10 +48,12 @@ const { values } = parseArgs({
     // The record's p99 is the 1 % tail: it needs more samples than the overhead's medians.
     "record-rounds": { type: "string", default: "6000" },
     // A comma-separated subset of the parts below.
-    only: { type: "string", default: "storm,overhead,memory,organizations,record,lti,liveView,exports" },
+    only: { type: "string", default: "storm,overhead,memory,organizations,record,lti,liveView,exports,loginFlood" },
     // The LTI storm's arrival window (600 learners "within a minute") and the LMS preset it launches from.
     "lti-arrival-ms": { type: "string", default: "60000" },
     "lti-preset": { type: "string", default: "canvas" },
+    // The login flood's anonymous maximum-size logins (login-flood.js).
+    "flood-logins": { type: "string", default: "5000" },
     breakdown: { type: "boolean", default: false },
     fleet: { type: "boolean", default: false },
     // Where the noisy-neighbour part's router runs: "child" (its own process) or "process" (the bench's).
@@ -63,13 +69,14 @@ const started = performance.now();
 const only = new Set(values.only.split(",").map((s) => s.trim()));
 if (values.breakdown) only.add("breakdown");
 if (values.fleet) only.add("fleet");
-const PARTS = ["storm", "overhead", "memory", "organizations", "record", "lti", "liveView", "exports", "breakdown", "fleet"];
+const PARTS = ["storm", "overhead", "memory", "organizations", "record", "lti", "liveView", "exports", "loginFlood", "breakdown", "fleet"];
 const unknown = [...only].filter((s) => !PARTS.includes(s));
 if (unknown.length > 0) {
   process.stderr.write(`--only: unknown part(s) ${unknown.join(", ")}; choose from ${PARTS.join(", ")}\n`);
   process.exit(2);
 }
 
+const redisUrl = process.env.EOA_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 const emulator = await startEmulatorProcess();
 const result = { node: process.version, durationMs: 0 };
 try {
@@ -82,9 +89,9 @@ try {
   if (only.has("lti")) result.lti = await runLtiStorm(emulator, { students: Number(values.students), arrivalMs: Number(values["lti-arrival-ms"]), preset: values["lti-preset"], log });
   if (only.has("liveView")) result.liveView = await runLiveView({ log });
   if (only.has("exports")) result.exports = await runExports(emulator, { log });
+  if (only.has("loginFlood")) result.loginFlood = await runLoginFlood(emulator, { logins: Number(values["flood-logins"]), redisUrl, log });
   if (only.has("breakdown")) result.breakdown = await runBreakdown(emulator, { log });
   if (only.has("fleet")) {
-    const redisUrl = process.env.EOA_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
     result.fleet = await runFleet(emulator, { students: Number(values.students), redisUrl, log });
     result.fleet.organizations = await runFleetOrganizations({ count: Number(values["fleet-organizations"]), redisUrl, log });
   }
@@ -95,7 +102,7 @@ result.durationMs = Math.round(performance.now() - started);
 
 /** [metric, value, target, met] rows; a row with a target counts towards the exit code. */
 const rows = [];
-const { storm, overhead, memory, breakdown, fleet, organizations, launchRecord, lti, liveView, exports } = result;
+const { storm, overhead, memory, breakdown, fleet, organizations, launchRecord, lti, liveView, exports, loginFlood } = result;
 if (storm) {
   const d = storm.onDemand;
   const w = storm.preWarmed;
@@ -179,6 +186,26 @@ if (exports) {
     [`exports: ${e.exportMb} MB CSV, one reading client (ms)`, e.readingClientMs],
     [`exports: RSS growth, ${e.clients} clients that never read (MB)`, e.rssGrowthMb, "< 60", e.rssGrowthMb < 60],
   );
+}
+if (loginFlood) {
+  const { logins, inProcess: p, fleet: f } = loginFlood;
+  rows.push(
+    ["login flood: load average before / after", `${loginFlood.loadAverage.before} / ${loginFlood.loadAverage.after}`],
+    [`login flood, in process: ${logins} maximum-size logins kept`, p.kept, `= ${logins}`, p.kept === logins],
+    ["login flood, in process: retained heap growth after GC (MB)", p.heapGrowthMb, "< 40", p.heapGrowthMb < 40],
+    ["login flood, in process: retained heap per login (bytes)", p.heapBytesPerLogin],
+    ["login flood, in process: RSS growth (MB, information)", p.rssGrowthMb],
+  );
+  if (f.skipped) rows.push(["login flood, Redis: skipped (no Redis)", f.skipped]);
+  else {
+    rows.push(
+      [`login flood, Redis: ${logins} maximum-size logins kept`, f.kept, `= ${logins}`, f.kept === logins],
+      ["login flood, Redis: growth (MB, MEMORY USAGE of the prefix)", f.redisGrowthMb, "< 5", f.redisGrowthMb < 5],
+      ["login flood, Redis: keys / bytes per login", `${f.redisKeys} / ${f.redisBytesPerLogin}`],
+      ["login flood, Redis: host retained heap growth after GC (MB)", f.heapGrowthMb, "< 40", f.heapGrowthMb < 40],
+      ["login flood, Redis: host RSS growth (MB, information)", f.rssGrowthMb],
+    );
+  }
 }
 if (fleet) {
   const d = fleet.onDemand;
