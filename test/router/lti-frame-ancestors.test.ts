@@ -7,13 +7,14 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLmsEmulator, type LmsEmulator } from "../../src/emulator/index.js";
-import { startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
+import { linkCourse, startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
 
 let bench: LtiBench;
 let other: LmsEmulator;
 beforeAll(async () => {
   other = await createLmsEmulator({ clientId: "other-client", deploymentId: "other-dep" });
   bench = await startLtiBench((lms) => ({ registrations: [lms.registration(), other.registration()] }));
+  await linkCourse(bench);
 });
 afterAll(async () => {
   await bench.close();

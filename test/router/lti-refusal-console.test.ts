@@ -6,12 +6,13 @@
  */
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
+import { linkCourse, startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
 
 let quiet: LtiBench;
 let logged: LtiBench;
 beforeAll(async () => {
   quiet = await startLtiBench({}, { router: { logger: undefined } });
+  await linkCourse(quiet);
   logged = await startLtiBench();
 });
 afterAll(async () => {

@@ -16,7 +16,7 @@ import type { OrganizationInfo } from "../../src/router/shared/organization-info
 import { assertNoKey, captureLogger } from "../support/canary.js";
 import { listen, type Listening } from "../support/http.js";
 import { TEST_KEY } from "../support/keys.js";
-import { linkOf, TOOL_KEY_PEM, walkLaunch, type LtiBench } from "../support/lti.js";
+import { linkCourse, linkOf, TOOL_KEY_PEM, walkLaunch, type LtiBench } from "../support/lti.js";
 
 const ROTATED = `svc_test_${randomBytes(24).toString("hex")}`;
 const SIGN_IN = "/students/sign-in-token";
@@ -81,6 +81,7 @@ describe("the organization's latest answer", () => {
     const examId = await examOf();
     const link = lms.addResourceLink({ title: "Oral", custom: { exam_id: examId } });
     const bench = { lms, linkId: link.id, stack: { app: { url: app.url } } } as unknown as LtiBench;
+    await linkCourse(bench);
     const { launch: page } = await walkLaunch(bench, "student-1");
     const href = linkOf(page.text)!;
     const north = answer;
@@ -109,6 +110,7 @@ describe("the organization's latest answer", () => {
     const examId = await examOf();
     const link = lms.addResourceLink({ title: "Oral", custom: { exam_id: examId } });
     const bench = { lms, linkId: link.id, stack: { app: { url: app.url } } } as unknown as LtiBench;
+    await linkCourse(bench);
     const open = async (user: string) => {
       const { launch: page } = await walkLaunch(bench, user);
       expect(page.status).toBe(200);
