@@ -16,12 +16,12 @@
  * 2^20 bytes, as in the test. The prefix's keys are deleted afterwards. Without Redis the
  * fleet half is skipped with a warning, except under CI, where it is an error.
  */
-import { fork } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import { fileURLToPath, URLSearchParams } from "node:url";
 import { Redis } from "ioredis";
 import { startLms } from "./lti.js";
+import { forkChild } from "./lib/child.js";
 import { round } from "./lib/stats.js";
 
 const CHILD = fileURLToPath(new URL("./login-flood-host.js", import.meta.url));
@@ -54,33 +54,8 @@ async function flood(url, registration, count, from, concurrency = 16) {
 }
 
 async function startFloodHost(options) {
-  const child = fork(CHILD, [], { execArgv: ["--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, FLOOD_OPTIONS: JSON.stringify(options) } });
-  const { url } = await new Promise((resolve, reject) => {
-    child.once("message", resolve);
-    child.once("exit", (code) => reject(new Error(`the login flood's host exited (${code}) before listening`)));
-  });
-  let next = 0;
-  const memory = () => new Promise((resolve, reject) => {
-    const id = ++next;
-    const onMessage = (m) => {
-      if (m.id !== id) return;
-      child.off("message", onMessage);
-      if (m.error) reject(new Error(m.error));
-      else resolve(m.result);
-    };
-    child.on("message", onMessage);
-    child.send({ id, memory: true });
-  });
-  return {
-    url, memory,
-    close: async () => {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.disconnect();
-      const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  const { ready, ask, close } = await forkChild(CHILD, { execArgv: ["--expose-gc"], env: { FLOOD_OPTIONS: JSON.stringify(options) }, what: "the login flood's host" });
+  return { url: ready.url, memory: () => ask({ memory: true }), close };
 }
 
 /** The bytes Redis uses for every key under `prefix` (MEMORY USAGE, summed), and their number. */

@@ -15,12 +15,12 @@
  * failed unless its token signs the student in at the exam page (redeemed after the
  * timing). Targets: p99 of each step < 50 ms; one sign-in call per student.
  */
-import { fork } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import http from "node:http";
 import { loadavg } from "node:os";
 import { fileURLToPath, URLSearchParams } from "node:url";
 import { createBrowserPool, redeems } from "./lib/browser.js";
+import { forkChild } from "./lib/child.js";
 import { startHost, studentOf } from "./lib/host.js";
 import { percentile, round, sleep } from "./lib/stats.js";
 
@@ -48,27 +48,8 @@ function call(agent, method, url, { form, cookie } = {}) {
 }
 
 export async function startLms(options) {
-  const child = fork(CHILD, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, LMS_OPTIONS: JSON.stringify(options) } });
-  const { url, registration } = await new Promise((resolve, reject) => {
-    child.once("message", resolve);
-    child.once("exit", (code) => reject(new Error(`the LMS process exited (${code}) before listening`)));
-  });
-  let next = 0;
-  const ask = (message) => new Promise((resolve, reject) => {
-    const id = ++next;
-    const onMessage = (m) => {
-      if (m.id !== id) return;
-      child.off("message", onMessage);
-      if (m.error) reject(new Error(m.error));
-      else resolve(m.result);
-    };
-    child.on("message", onMessage);
-    child.send({ id, ...message });
-  });
-  return {
-    url, registration, ask,
-    close: () => new Promise((resolve) => { child.once("exit", () => resolve()); child.disconnect(); }),
-  };
+  const { ready, ask, close } = await forkChild(CHILD, { env: { LMS_OPTIONS: JSON.stringify(options) }, what: "the LMS process" });
+  return { url: ready.url, registration: ready.registration, ask, close };
 }
 
 /**
