@@ -21,6 +21,7 @@ const ARTIFACTS = "test-artifacts";
 describe.runIf(existsSync(CHROMIUM))("an LTI launch in a browser", { retry: 1 }, () => {
   it("keeps its one partitioned cookie in the LMS's frame with third-party cookies blocked (CHIPS): the launch needs no Platform Storage, and removes the stored value", async () => {
     const bench = await startLtiBench();
+    await linkCourse(bench);
     const { browser, page } = await openBrowser();
     try {
       await page.goto(bench.lms.coursePageUrl("student-1", bench.linkId));
