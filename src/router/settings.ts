@@ -11,7 +11,7 @@ import { STORE_METHODS, type OralStore } from "../store/types.js";
 import type { InstructorSettings } from "./instructor/routes.js";
 import { resolveLaunchSettings, type LaunchSettings } from "./launch/settings.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
-import { resolvePrepareSettings, type PrepareSettings } from "./prepare/settings.js";
+import { resolvePrepareSettings, warnIfPrewarm, type PrepareSettings } from "./prepare/settings.js";
 import { checkOrigin, optionalFunction } from "./shared/checks.js";
 import type { GuardSettings } from "./shared/guards.js";
 import type { PageSettings } from "./shared/html.js";
@@ -104,6 +104,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const metrics = resolveMetricsSettings(o.metrics, problems);
 
   problems.throwIfAny("oralAssessments()");
+  warnIfPrewarm(o, logger);
   return {
     organizations: organizations!, // checked above: throwIfAny threw without it
     logger,

@@ -4,6 +4,7 @@
  * integrator actually used (`prewarm.budgetShare` for a `prewarm` object).
  */
 import type { ProblemList } from "../../core/configuration-error.js";
+import type { Logger } from "../../core/logger.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
 import type { MaybePromise, OralAssessmentsOptions, PrepareOptions } from "../shared/options.js";
 import { wholeMs } from "../shared/checks.js";
@@ -48,4 +49,20 @@ export function resolvePrepareSettings(o: Partial<OralAssessmentsOptions>, probl
     problems.add("roster", `must be a function, got ${typeof o.roster}.`, "Pass (classId, examId) => students, or leave it out.");
   }
   return { tokenTtlMs, minTokenLifeMs, leadMs, keepAfterStartMs, keepFinishedMs, budgetShare, concurrency, maxRoster, roster: o.roster };
+}
+
+let warnedPrewarm = false;
+
+/**
+ * The deprecated `prewarm` still works; a router built with it says so on its logger, and
+ * the process gets one DeprecationWarning (as `redisFleet`'s old `rateLimit` does), so an
+ * integrator learns the new name before the alias goes.
+ */
+export function warnIfPrewarm(o: Partial<OralAssessmentsOptions>, logger: Logger): void {
+  if (o.prewarm === undefined) return;
+  const message = "oralAssessments()'s prewarm option is deprecated: call it prepare (same fields, same effect).";
+  logger.warn({ event: "router_option_deprecated", option: "prewarm", use: "prepare" }, message);
+  if (warnedPrewarm) return;
+  warnedPrewarm = true;
+  process.emitWarning(message, { type: "DeprecationWarning", code: "EOA_ROUTER_PREWARM" });
 }
