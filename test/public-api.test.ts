@@ -24,9 +24,19 @@ const EXPORTS = [
   "postgresStore", "redisFleet", "schemas", "sqliteStore", "studentFromUser",
 ];
 
-/** The names `src/index.ts` exports, as the compiler sees them (types included). */
-function exportedNames(): string[] {
-  const entry = fileURLToPath(new URL("../src/index.ts", import.meta.url));
+/**
+ * Every name `express-oral-assessments/emulator` (`src/emulator/index.ts`) exports: the
+ * platform emulator and the LMS emulator, pinned like the main entry's.
+ */
+const EMULATOR_EXPORTS = [
+  "DeepLinkReturn", "DeepLinkingRequestOptions", "Emulator", "EmulatorOptions", "EmulatorOrganization", "EmulatorOrganizationOptions",
+  "EmulatorStateSnapshot", "FaultSpec", "FaultSpecError", "LMS_FAULTS", "LMS_PRESETS", "LmsEmulator", "LmsEmulatorOptions", "LmsFault",
+  "LmsPreset", "LmsUser", "ReceivedRequest", "ResourceLink", "createLmsEmulator", "startEmulator",
+];
+
+/** The names an entry point (`src/index.ts` by default) exports, as the compiler sees them (types included). */
+function exportedNames(path = "../src/index.ts"): string[] {
+  const entry = fileURLToPath(new URL(path, import.meta.url));
   const program = ts.createProgram([entry], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, noEmit: true, skipLibCheck: true });
   const checker = program.getTypeChecker();
   const symbol = checker.getSymbolAtLocation(program.getSourceFile(entry)!)!;
@@ -37,6 +47,10 @@ describe("the public API", () => {
   it("exports exactly the names decided on (values and types)", () => {
     expect(exportedNames()).toEqual([...EXPORTS].sort());
     expect(EXPORTS.length).toBeLessThanOrEqual(70);
+  });
+
+  it("exports exactly the names decided on from ./emulator (values and types)", () => {
+    expect(exportedNames("../src/emulator/index.ts")).toEqual([...EMULATOR_EXPORTS].sort());
   });
 
   it("exports buildOpenApiDocument, the stores and the schemas integrators use", () => {
