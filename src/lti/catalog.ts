@@ -39,7 +39,7 @@ export interface LtiCatalog {
    * The organization a launch request acts for when its deployment names none: the
    * router's own resolver on this request. Undefined: the request has no organization.
    */
-  organizationOf(req: Request): Promise<string | undefined>;
+  organizationIdFor(req: Request): Promise<string | undefined>;
   /** The organization's exams and role-plays its store knows (a bounded list). */
   list(org: string): Promise<CatalogExam[]>;
   /** One exam of the organization's store; undefined when it does not know it (or it is of the other kind). */

@@ -23,7 +23,7 @@ export async function launchOrganization(req: Request, res: Response, launch: Ve
     });
     return undefined;
   }
-  const org = wanted ?? (await deps.catalog.organizationOf(req));
+  const org = wanted ?? (await deps.catalog.organizationIdFor(req));
   if (org === undefined) {
     deps.logger.info({ event: "lti_no_organization", deploymentId: launch.deploymentId }, "an LTI instructor launch has no organization");
     sendLtiPage(res, deps.frameAncestors, { status: 404, title: "No school for this launch", message: "This tool does not know which school this LMS link belongs to." });

@@ -34,8 +34,8 @@ import { pageSettings, sendPage } from "./shared/html.js";
 import { invalidInput, sendProblem } from "./shared/problem.js";
 import { isBadEncoding, undecodableParams } from "./shared/bad-encoding.js";
 import { Organizations } from "./organization/organizations.js";
-import { organizationOf, organizationStep } from "./organization/middleware.js";
-import { organizationScope, PREPARE_PREFIX, type OrganizationScope } from "./organization/scope.js";
+import { foundOrganization, organizationStep } from "./organization/middleware.js";
+import { organizationScope, PREPARE_PREFIX, type OrganizationScope } from "./scope.js";
 import { programmaticPreparation } from "./organization/programmatic.js";
 import type { OrganizationInfo } from "./shared/organization-info.js";
 
@@ -111,7 +111,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
     close: (scope) => scope.close(),
     clientChanged: (scope) => scope.clientChanged(),
   });
-  const scope = (res: Response) => organizationOf<OrganizationScope>(res).scope;
+  const scope = (res: Response) => foundOrganization<OrganizationScope>(res).scope;
   const asPage = organizationStep(organizations, "page");
   const asProblem = organizationStep(organizations, "problem");
 
@@ -135,7 +135,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   if (settings.lti) {
     const linkOrganization: RequestHandler = (req, res, next) => {
       const wanted = ltiLaunchOf(req)?.organization;
-      if (wanted === undefined || wanted === organizationOf(res).id) next();
+      if (wanted === undefined || wanted === foundOrganization(res).id) next();
       else sendPage(res, { status: 404, title: "Exam not found", message: "This exam link was made for another school. Open it again from your course page." });
     };
     // The organization is found before an exam link is taken (a link followed under the wrong school stays usable).
@@ -146,7 +146,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
         oral: chain([asPage, linkOrganization, (req, res, next) => scope(res).ltiOral(req, res, next)]),
         roleplay: chain([asPage, linkOrganization, (req, res, next) => scope(res).ltiRoleplay(req, res, next)]),
       },
-      organizationOf: async (req) => (await organizations.of(req))?.id,
+      organizationIdFor: async (req) => (await organizations.of(req))?.id,
       platformOf: async (req, id) => {
         const org = await organizations.of(req);
         return org?.id === id ? org.platform : undefined;

@@ -14,9 +14,9 @@ import { platformExams, type PlatformOf } from "./lti-platform-exams.js";
 /** A picker longer than this is no use in an LMS frame; the instructor API lists the rest. */
 const MAX_LISTED = 500;
 
-export function ltiCatalog(store: OralStore, organizationOf: (req: Request) => Promise<string | undefined>, platformOf: PlatformOf): LtiCatalog {
+export function ltiCatalog(store: OralStore, organizationIdFor: (req: Request) => Promise<string | undefined>, platformOf: PlatformOf): LtiCatalog {
   return {
-    organizationOf,
+    organizationIdFor,
     ...platformExams(store, platformOf),
     async courses(org) {
       return (await store.listCourses(org)).slice(0, MAX_LISTED).map((c) => ({ id: c.id, name: c.name }));

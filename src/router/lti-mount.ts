@@ -48,14 +48,14 @@ export interface LtiMountInput {
   /** The organization's LTI launch handlers (see organization/scope.ts), found per request. */
   openExam: Record<"oral" | "roleplay", RequestHandler>;
   /** The request's organization id by the router's resolver (undefined: none). */
-  organizationOf: (req: Request) => Promise<string | undefined>;
+  organizationIdFor: (req: Request) => Promise<string | undefined>;
   /** The organization's client, when the request acts for that organization (the picker's new class, a course copy). */
   platformOf: PlatformOf;
 }
 
-export function ltiMount({ lti, launch, logger, fleet, store, openExam, organizationOf, platformOf }: LtiMountInput): Router {
+export function ltiMount({ lti, launch, logger, fleet, store, openExam, organizationIdFor, platformOf }: LtiMountInput): Router {
   return ltiRoutes(lti, {
-    catalog: ltiCatalog(store, organizationOf, platformOf),
+    catalog: ltiCatalog(store, organizationIdFor, platformOf),
     singleUse: fleet.singleUse,
     limiter: fleet.limiter,
     logger,

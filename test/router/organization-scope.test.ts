@@ -9,7 +9,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/core/logger.js";
 import { idempotentPost } from "../../src/router/instructor/idempotency.js";
-import type { OrganizationIdOf } from "../../src/router/organization/request-organization.js";
+import type { OrganizationIdOf } from "../../src/router/shared/request-organization.js";
 import { ExamDirectory } from "../../src/router/shared/exam-directory.js";
 import { memoryStore } from "../../src/store/memory.js";
 import { DEFAULT_ORGANIZATION } from "../../src/store/types.js";

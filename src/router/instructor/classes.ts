@@ -6,15 +6,15 @@
 import { ClassCreate, ClassUpdate, type Class } from "../../platform/schemas.js";
 import type { PlatformClient, WithMeta } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
-import type { OrganizationIdOf } from "../organization/request-organization.js";
-import { deleteThrough, now, param, parseOr400, send, type Handler, type Upstream } from "./http.js";
+import type { OrganizationIdOf } from "../shared/request-organization.js";
+import { deleteThrough, now, param, parseOr400, send, type Handler, type Upstream } from "../shared/instructor-http.js";
 import { ListCaches } from "./list-caches.js";
 
 export interface InstructorDeps {
   platform: PlatformClient;
   store: OralStore;
   /** The organization whose records a request reads and writes. */
-  organizationOf: OrganizationIdOf;
+  organizationIdOf: OrganizationIdOf;
   upstream: Upstream;
   listCacheMs: number;
   /** Called after a delete: launches must stop finding what was deleted at once. */
@@ -45,7 +45,7 @@ export interface HandlerGroup<Operation extends string> {
   invalidate(): void;
 }
 
-export function classHandlers({ platform, store, organizationOf, upstream, listCacheMs, forgetExams }: InstructorDeps): HandlerGroup<"createClass" | "listClasses" | "getClass" | "updateClass" | "deleteClass"> {
+export function classHandlers({ platform, store, organizationIdOf, upstream, listCacheMs, forgetExams }: InstructorDeps): HandlerGroup<"createClass" | "listClasses" | "getClass" | "updateClass" | "deleteClass"> {
   const lists = new ListCaches<WithMeta<Class[]>>(listCacheMs);
   const record = (org: string, courseId: string, c: Class, createdAt: string) =>
     store.putClass(org, { id: c._id, courseId, name: c.name, data: c, createdAt });
@@ -58,14 +58,14 @@ export function classHandlers({ platform, store, organizationOf, upstream, listC
     const created = await upstream(res, () => platform.classes.create(courseId, body));
     if (!created) return;
     lists.invalidate();
-    await record(organizationOf(req), courseId, created.data, now());
+    await record(organizationIdOf(req), courseId, created.data, now());
     send(res, 201, created);
   };
 
   const listClasses: Handler = async (req, res) => {
     const courseId = param(req, res, "courseId");
     if (courseId === undefined) return;
-    const org = organizationOf(req);
+    const org = organizationIdOf(req);
     const listed = await upstream(res, () => lists.get(courseId, async () => {
       const page = await platform.classes.list(courseId);
       const data = await syncList(page.data, () => store.listClasses(org, courseId), (c, createdAt) => record(org, courseId, c, createdAt));
@@ -91,7 +91,7 @@ export function classHandlers({ platform, store, organizationOf, upstream, listC
     const updated = await upstream(res, () => platform.classes.update(courseId, classId, body));
     if (!updated) return;
     lists.invalidate();
-    const org = organizationOf(req);
+    const org = organizationIdOf(req);
     const known = await store.getClass(org, classId);
     await record(org, courseId, { ...updated.data, _id: classId }, known?.createdAt ?? now());
     send(res, 200, updated);
@@ -103,7 +103,7 @@ export function classHandlers({ platform, store, organizationOf, upstream, listC
     if (courseId === undefined || classId === undefined) return;
     await deleteThrough(res, () => platform.classes.del(courseId, classId), async () => {
       lists.invalidate();
-      await store.deleteClass(organizationOf(req), classId);
+      await store.deleteClass(organizationIdOf(req), classId);
       forgetExams();
     });
   };

@@ -2,11 +2,11 @@
 import { CourseCreate, CourseUpdate } from "../../platform/schemas.js";
 import type { WithMeta } from "../../platform/types.js";
 import type { InstructorDeps } from "./classes.js";
-import { deleteThrough, now, param, parseOr400, send, type Handler } from "./http.js";
+import { deleteThrough, now, param, parseOr400, send, type Handler } from "../shared/instructor-http.js";
 import { ListCache } from "./list-cache.js";
 
 /** `onDelete`: what else a deleted course takes with it (cached lists of its classes and exams). */
-export function courseHandlers({ platform, store, organizationOf, upstream, listCacheMs, forgetExams }: InstructorDeps, onDelete: () => void): Record<"createCourse" | "listCourses" | "getCourse" | "updateCourse" | "deleteCourse", Handler> {
+export function courseHandlers({ platform, store, organizationIdOf, upstream, listCacheMs, forgetExams }: InstructorDeps, onDelete: () => void): Record<"createCourse" | "listCourses" | "getCourse" | "updateCourse" | "deleteCourse", Handler> {
   const courseList = new ListCache<WithMeta<unknown[]>>(listCacheMs);
 
   const createCourse: Handler = async (req, res) => {
@@ -16,7 +16,7 @@ export function courseHandlers({ platform, store, organizationOf, upstream, list
     if (!created) return;
     courseList.invalidate();
     const c = created.data;
-    await store.putCourse(organizationOf(req), { id: c._id, name: c.name, data: c, createdAt: now() });
+    await store.putCourse(organizationIdOf(req), { id: c._id, name: c.name, data: c, createdAt: now() });
     send(res, 201, created);
   };
 
@@ -40,7 +40,7 @@ export function courseHandlers({ platform, store, organizationOf, upstream, list
     const updated = await upstream(res, () => platform.courses.update(courseId, body));
     if (!updated) return;
     courseList.invalidate();
-    const org = organizationOf(req);
+    const org = organizationIdOf(req);
     const known = await store.getCourse(org, courseId);
     await store.putCourse(org, { id: courseId, name: updated.data.name, data: updated.data, createdAt: known?.createdAt ?? now() });
     send(res, 200, updated);
@@ -53,7 +53,7 @@ export function courseHandlers({ platform, store, organizationOf, upstream, list
     await deleteThrough(res, () => platform.courses.del(courseId), async () => {
       courseList.invalidate();
       onDelete();
-      await store.deleteCourse(organizationOf(req), courseId);
+      await store.deleteCourse(organizationIdOf(req), courseId);
       forgetExams();
     });
   };

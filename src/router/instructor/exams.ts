@@ -11,7 +11,7 @@ import {
 import type { ExamResource, PlatformClient, WithMeta } from "../../platform/types.js";
 import type { ExamKind } from "../../store/types.js";
 import { syncList, type InstructorDeps } from "./classes.js";
-import { deleteThrough, now, param, parseOr400, send, type Handler } from "./http.js";
+import { deleteThrough, now, param, parseOr400, send, type Handler } from "../shared/instructor-http.js";
 import { ListCaches } from "./list-caches.js";
 
 interface PlatformExam {
@@ -53,7 +53,7 @@ export interface ExamHandlers {
   invalidate(): void;
 }
 
-export function examHandlers(spec: ExamKindSpec, { platform, store, organizationOf, upstream, listCacheMs, forgetExams }: InstructorDeps): ExamHandlers {
+export function examHandlers(spec: ExamKindSpec, { platform, store, organizationIdOf, upstream, listCacheMs, forgetExams }: InstructorDeps): ExamHandlers {
   const resource = spec.resource(platform);
   const lists = new ListCaches<WithMeta<PlatformExam[]>>(listCacheMs);
   /** courseId is left out: the store takes it from the class when it knows the class. */
@@ -66,14 +66,14 @@ export function examHandlers(spec: ExamKindSpec, { platform, store, organization
     const created = await upstream(res, () => resource.create(body as never));
     if (!created) return;
     lists.invalidate();
-    await record(organizationOf(req), body.classId, created.data, now());
+    await record(organizationIdOf(req), body.classId, created.data, now());
     send(res, 201, created);
   };
 
   const list: Handler = async (req, res) => {
     const classId = param(req, res, "classId");
     if (classId === undefined) return;
-    const org = organizationOf(req);
+    const org = organizationIdOf(req);
     const listed = await upstream(res, () => lists.get(classId, async () => {
       const page: { data: PlatformExam[]; meta: Meta | undefined } = await resource.list({ classId });
       const data = await syncList(page.data, () => store.listAssessments(org, classId, spec.kind), (e, createdAt) => record(org, classId, e, createdAt));
@@ -97,7 +97,7 @@ export function examHandlers(spec: ExamKindSpec, { platform, store, organization
     const updated = await upstream(res, () => resource.update(id, body as never));
     if (!updated) return;
     lists.invalidate();
-    const org = organizationOf(req);
+    const org = organizationIdOf(req);
     const known = await store.getAssessment(org, id);
     const classId = body.classId ?? known?.classId ?? updated.data.classId;
     // An exam the store never saw and whose class the platform did not say: the next list records it.
@@ -111,7 +111,7 @@ export function examHandlers(spec: ExamKindSpec, { platform, store, organization
     if (id === undefined) return;
     await deleteThrough(res, () => resource.del(id), async () => {
       lists.invalidate();
-      await store.deleteAssessment(organizationOf(req), id);
+      await store.deleteAssessment(organizationIdOf(req), id);
       forgetExams();
     });
   };

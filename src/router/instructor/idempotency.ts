@@ -22,7 +22,7 @@ import { createHash } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
 import type { Logger } from "../../core/logger.js";
 import type { IdempotencyKey, OralStore } from "../../store/types.js";
-import type { OrganizationIdOf } from "../organization/request-organization.js";
+import type { OrganizationIdOf } from "../shared/request-organization.js";
 import { asyncHandler } from "../shared/guards.js";
 import { invalidInput, sendProblem } from "../shared/problem.js";
 import { userOf } from "../shared/user.js";
@@ -62,7 +62,7 @@ function recordable(status: number): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function idempotentPost(store: OralStore, organizationOf: OrganizationIdOf, logger: Logger, waitMs = IDEMPOTENCY_WAIT_MS): RequestHandler {
+export function idempotentPost(store: OralStore, organizationIdOf: OrganizationIdOf, logger: Logger, waitMs = IDEMPOTENCY_WAIT_MS): RequestHandler {
   return asyncHandler(async (req, res, next) => {
     const key = req.get(IDEMPOTENCY_HEADER);
     if (key === undefined) return next();
@@ -75,7 +75,7 @@ export function idempotentPost(store: OralStore, organizationOf: OrganizationIdO
       sendProblem(res, invalidInput([{ path: IDEMPOTENCY_HEADER, message: "needs a signed-in user with an id (req.user.id) to scope the key to" }]));
       return;
     }
-    const id: IdempotencyKey = { org: organizationOf(req), user, key };
+    const id: IdempotencyKey = { org: organizationIdOf(req), user, key };
     const bodyHash = requestHash(req);
     const deadline = Date.now() + waitMs;
     for (;;) {

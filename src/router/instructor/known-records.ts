@@ -10,9 +10,9 @@
  */
 import type { Request } from "express";
 import type { ExamKind, OralStore } from "../../store/types.js";
-import type { OrganizationIdOf } from "../organization/request-organization.js";
+import type { OrganizationIdOf } from "../shared/request-organization.js";
 import { sendProblem } from "../shared/problem.js";
-import type { Handler } from "./http.js";
+import type { Handler } from "../shared/instructor-http.js";
 
 /** Which store lookup proves a path parameter's record is the organization's. */
 const LOOKUPS: Record<string, (store: OralStore, org: string, id: string) => Promise<unknown>> = {
@@ -27,9 +27,9 @@ async function examOfKind(store: OralStore, org: string, id: string, kind: ExamK
   return record && (record.kind ?? "oral") === kind ? record : undefined;
 }
 
-export function knownRecordsOnly(store: OralStore, organizationOf: OrganizationIdOf, handler: Handler): Handler {
+export function knownRecordsOnly(store: OralStore, organizationIdOf: OrganizationIdOf, handler: Handler): Handler {
   return async (req, res) => {
-    const org = organizationOf(req);
+    const org = organizationIdOf(req);
     for (const [name, id] of idsOf(req)) {
       const lookup = LOOKUPS[name];
       if (lookup && (await lookup(store, org, id)) === undefined) {

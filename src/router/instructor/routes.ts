@@ -7,7 +7,7 @@
 import type { RequestHandler } from "express";
 import type { PlatformClient } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
-import type { OrganizationIdOf } from "../organization/request-organization.js";
+import type { OrganizationIdOf } from "../shared/request-organization.js";
 import { ROUTES, type OperationIdOf } from "../../api/routes.js";
 import { routeTable } from "../shared/route-table.js";
 import { IDEMPOTENCY_HEADER, idempotentPost } from "./idempotency.js";
@@ -15,7 +15,7 @@ import type { Logger } from "../../core/logger.js";
 import { classHandlers, type InstructorDeps } from "./classes.js";
 import { courseHandlers } from "./courses.js";
 import { examHandlers, ORAL_ASSESSMENTS, ROLEPLAYS } from "./exams.js";
-import { upstreamWith, type Handler } from "./http.js";
+import { upstreamWith, type Handler } from "../shared/instructor-http.js";
 import { knownRecordsOnly } from "./known-records.js";
 import { launchRecordHandlers } from "../records/routes.js";
 import type { LaunchRecorder } from "../records/recorder.js";
@@ -34,17 +34,17 @@ export interface InstructorSettings {
 }
 
 /**
- * `organizationOf`: whose records a request reads and writes. `forgetExams`: drops the
+ * `organizationIdOf`: whose records a request reads and writes. `forgetExams`: drops the
  * launch's cached exam → class answers, so a deleted exam's link answers 404 at once on
  * this instance. Default: nothing to forget. `recorder`: the launch recorder, flushed
  * before a launch record list is read; default none. `live`: the exam's live view
  * (records/live.ts), which needs the scope's preparation; default a 404.
  */
 export function instructorRoutes(
-  settings: InstructorSettings, platform: PlatformClient, store: OralStore, organizationOf: OrganizationIdOf, logger: Logger,
+  settings: InstructorSettings, platform: PlatformClient, store: OralStore, organizationIdOf: OrganizationIdOf, logger: Logger,
   forgetExams: () => void = () => undefined, recorder?: LaunchRecorder, live?: Handler,
 ): RequestHandler {
-  const deps: InstructorDeps = { platform, store, organizationOf, upstream: upstreamWith(logger), listCacheMs: settings.listCacheMs, forgetExams };
+  const deps: InstructorDeps = { platform, store, organizationIdOf, upstream: upstreamWith(logger), listCacheMs: settings.listCacheMs, forgetExams };
   const classes = classHandlers(deps);
   const oral = examHandlers(ORAL_ASSESSMENTS, deps);
   const roleplays = examHandlers(ROLEPLAYS, deps);
@@ -57,14 +57,14 @@ export function instructorRoutes(
     updateOralAssessment: oral.update, deleteOralAssessment: oral.remove,
     createRoleplay: roleplays.create, listRoleplays: roleplays.list, getRoleplay: roleplays.get,
     updateRoleplay: roleplays.update, deleteRoleplay: roleplays.remove,
-    ...launchRecordHandlers(store, recorder, organizationOf),
+    ...launchRecordHandlers(store, recorder, organizationIdOf),
     getExamLive: live ?? (async (_req, res) => sendProblem(res, { status: 404, code: "not_found", title: "Not found", detail: "No live view here." })),
   };
   // Every POST of the table, whichever it is, accepts an Idempotency-Key.
-  const idempotent = idempotentPost(store, organizationOf, logger);
+  const idempotent = idempotentPost(store, organizationIdOf, logger);
   const routes = ROUTES.filter((r) => r.feature === "instructor");
   for (const route of routes) {
-    if (settings.knownRecordsOnly) handlers[route.operationId] = knownRecordsOnly(store, organizationOf, handlers[route.operationId]);
+    if (settings.knownRecordsOnly) handlers[route.operationId] = knownRecordsOnly(store, organizationIdOf, handlers[route.operationId]);
     if (route.method === "post") handlers[route.operationId] = behind(idempotent, handlers[route.operationId]);
   }
   // One layer looks the route up (see route-table.ts), instead of an Express route per entry.

@@ -12,8 +12,8 @@ import { userOf } from "../shared/user.js";
 import type { LaunchOutcome } from "./pages.js";
 import type { LaunchSettings } from "./settings.js";
 import type { ExamKind } from "../../store/types.js";
-import { launchedId, launchPath } from "./exam-page.js";
-import type { OrganizationIdOf } from "../organization/request-organization.js";
+import { launchedId, launchPath } from "../shared/exam-page.js";
+import type { OrganizationIdOf } from "../shared/request-organization.js";
 
 const FIELD_NAMES: Record<string, string> = {
   email: "e-mail address",
@@ -53,7 +53,7 @@ export function answerSignedOut(settings: LaunchSettings, req: Request, res: Res
 
 /** Answers the request itself (and returns undefined) when the launch stops here. */
 export async function admit(
-  settings: LaunchSettings, directory: ExamDirectory, organizationOf: OrganizationIdOf, done: LaunchLog, req: Request, res: Response,
+  settings: LaunchSettings, directory: ExamDirectory, organizationIdOf: OrganizationIdOf, done: LaunchLog, req: Request, res: Response,
   started: number, kind: ExamKind = "oral",
 ): Promise<Admitted | undefined> {
   const examId = launchedId(req.params);
@@ -63,7 +63,7 @@ export async function admit(
     sendPage(res, { status: 400, title: "Not an exam link", message: "This link does not point to an exam. Check the link you were given." });
     return void done(req, "bad_exam_id", 400, started);
   }
-  const exam = await directory.classOf(organizationOf(req), examId, { req, cached: true });
+  const exam = await directory.classOf(organizationIdOf(req), examId, { req, cached: true });
   // An exam of the other kind is not this link's exam: its page would not open it.
   if (!exam || (exam.kind !== undefined && exam.kind !== kind)) {
     sendPage(res, { status: 404, title: "Exam not found", message: "We could not find this exam. It may have been removed; ask your instructor for a new link." });

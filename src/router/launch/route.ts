@@ -27,7 +27,7 @@ import type { LaunchLimiter } from "../../fleet/launch-limiter.js";
 import type { PlatformBreaker } from "../../fleet/platform-breaker.js";
 import type { PlatformClient } from "../../platform/types.js";
 import type { ExamDirectory } from "../shared/exam-directory.js";
-import type { OrganizationIdOf } from "../organization/request-organization.js";
+import type { OrganizationIdOf } from "../shared/request-organization.js";
 import { asyncHandler } from "../shared/guards.js";
 import type { TokenPreparer } from "../prepare/preparer.js";
 import { admit, type LaunchLog } from "./admission.js";
@@ -39,7 +39,7 @@ import { sendLaunchLimited } from "./pages.js";
 import { answerSpeculative, isSpeculative } from "./speculative.js";
 import type { LaunchSettings } from "./settings.js";
 import type { ExamKind, LaunchVia } from "../../store/types.js";
-import { examPagePath, launchedId, launchPath } from "./exam-page.js";
+import { examPagePath, launchedId, launchPath } from "../shared/exam-page.js";
 import type { LaunchRecorder } from "../records/recorder.js";
 import { launchRecordOf, servedByOf } from "../records/launch-record.js";
 import type { CountLaunch } from "../metrics/scope-metrics.js";
@@ -51,7 +51,7 @@ export interface LaunchDeps {
   logger: Logger;
   directory: ExamDirectory;
   /** The organization whose exams a launch looks up. */
-  organizationOf: OrganizationIdOf;
+  organizationIdOf: OrganizationIdOf;
   attempts: LaunchAttempts;
   preparer: TokenPreparer;
   /** The fleet's per-student launch limit. */
@@ -70,10 +70,10 @@ export interface LaunchDeps {
 
 /** `kind`: which exams this route launches (`/launch/:examId` oral, `/launch/roleplay/:roleplayId` role-plays). */
 export function launchRoute(settings: LaunchSettings, deps: LaunchDeps, kind: ExamKind = "oral") {
-  const { platform, logger, directory, organizationOf, attempts, preparer, launchLimiter, breaker } = deps;
+  const { platform, logger, directory, organizationIdOf, attempts, preparer, launchLimiter, breaker } = deps;
   const via = deps.via ?? "link";
   const { countLaunch } = deps;
-  const record = deps.recorder === undefined ? undefined : launchRecordOf(deps.recorder, organizationOf, kind, via, deps.instance);
+  const record = deps.recorder === undefined ? undefined : launchRecordOf(deps.recorder, organizationIdOf, kind, via, deps.instance);
   const done: LaunchLog = (req, outcome, status, started, { student, ...extra } = {}) => {
     // The student (with their e-mail) goes to the launch record, never to the log line, a metric or a span.
     if (record && student) record(req, outcome, status, student as StudentIdentity, extra.source);
@@ -130,7 +130,7 @@ export function launchRoute(settings: LaunchSettings, deps: LaunchDeps, kind: Ex
       const answer = answerSpeculative(req, res);
       return done(req, answer.outcome, answer.status, started, { method: req.method });
     }
-    const admitted = await admit(settings, directory, organizationOf, done, req, res, started, kind);
+    const admitted = await admit(settings, directory, organizationIdOf, done, req, res, started, kind);
     if (!admitted) return;
     const { examId, exam, student } = admitted;
     const user = student.orgInternalId;

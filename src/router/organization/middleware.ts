@@ -31,9 +31,9 @@ export function organizationStep<S>(organizations: Organizations<S>, answerAs: A
 }
 
 /** The request's organization, which `organizationStep` found. */
-export function organizationOf<S>(res: Response): Organization<S> {
+export function foundOrganization<S>(res: Response): Organization<S> {
   const org = res.locals[LOCAL] as Organization<S> | undefined;
-  if (!org) throw new Error("organizationOf: no organizationStep ran before this route");
+  if (!org) throw new Error("foundOrganization: no organizationStep ran before this route");
   return org;
 }
 

@@ -12,7 +12,7 @@ import { expressPath, routeOf } from "../../api/routes.js";
 import { asyncHandler } from "../shared/guards.js";
 import { PrepareError, type Preparation } from "./preparation.js";
 import type { PrepareSettings } from "./settings.js";
-import type { OrganizationIdOf } from "../organization/request-organization.js";
+import type { OrganizationIdOf } from "../shared/request-organization.js";
 import { sendProblem } from "../shared/problem.js";
 import { sendJson } from "../shared/json-answer.js";
 
@@ -27,14 +27,14 @@ export function prepareBodyLimit(settings: PrepareSettings): number {
 /**
  * The routes, for a request the guards admitted and whose body is parsed.
  * `idempotent`: the instructor API's `Idempotency-Key` middleware, which every POST of the
- * route table runs. `organizationOf`: whose exam a request prepares.
+ * route table runs. `organizationIdOf`: whose exam a request prepares.
  */
-export function prepareRoutes(preparation: Preparation, idempotent: RequestHandler, organizationOf: OrganizationIdOf): Router {
+export function prepareRoutes(preparation: Preparation, idempotent: RequestHandler, organizationIdOf: OrganizationIdOf): Router {
   const router = express.Router();
 
   router.post(PATH, idempotent, asyncHandler(async (req, res) => {
     try {
-      const progress = await preparation.prepare(organizationOf(req), String(req.params.examId), req.body, req);
+      const progress = await preparation.prepare(organizationIdOf(req), String(req.params.examId), req.body, req);
       sendJson(res, 202, { data: progress });
     } catch (error) {
       if (!(error instanceof PrepareError)) throw error;

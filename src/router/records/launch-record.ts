@@ -5,8 +5,8 @@
 import type { Request } from "express";
 import type { StudentIdentity } from "../../platform/schemas.js";
 import type { ExamKind, LaunchServedBy, LaunchVia } from "../../store/types.js";
-import type { OrganizationIdOf } from "../organization/request-organization.js";
-import { launchedId } from "../launch/exam-page.js";
+import type { OrganizationIdOf } from "../shared/request-organization.js";
+import { launchedId } from "../shared/exam-page.js";
 import type { LaunchRecorder } from "./recorder.js";
 
 /** The route's `source` of a redirect's token, as recorded. */
@@ -21,9 +21,9 @@ export function servedByOf(outcome: string, source: unknown): LaunchServedBy {
 
 export type RecordLaunch = (req: Request, outcome: string, status: number, student: StudentIdentity, source: unknown) => void;
 
-export function launchRecordOf(recorder: LaunchRecorder, organizationOf: OrganizationIdOf, kind: ExamKind, via: LaunchVia, instance: string | undefined): RecordLaunch {
+export function launchRecordOf(recorder: LaunchRecorder, organizationIdOf: OrganizationIdOf, kind: ExamKind, via: LaunchVia, instance: string | undefined): RecordLaunch {
   return (req, outcome, status, student, source) => {
-    recorder.record(organizationOf(req), {
+    recorder.record(organizationIdOf(req), {
       at: new Date().toISOString(),
       kind,
       examId: launchedId(req.params),

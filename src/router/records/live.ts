@@ -13,9 +13,9 @@
 import type { Request, Response } from "express";
 import type { PlatformClient } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
-import type { OrganizationIdOf } from "../organization/request-organization.js";
+import type { OrganizationIdOf } from "../shared/request-organization.js";
 import type { Preparation } from "../prepare/preparation.js";
-import { param, type Handler } from "../instructor/http.js";
+import { param, type Handler } from "../shared/instructor-http.js";
 import { privateAnswerHeaders, sendJson } from "../shared/json-answer.js";
 import { sendProblem } from "../shared/problem.js";
 import type { LaunchRecorder } from "./recorder.js";
@@ -34,7 +34,7 @@ const FAILED = ["class_full", "platform_failed", "platform_timeout", "platform_b
 export interface LiveDeps {
   store: OralStore;
   recorder: LaunchRecorder | undefined;
-  organizationOf: OrganizationIdOf;
+  organizationIdOf: OrganizationIdOf;
   platform: PlatformClient;
   preparation: Preparation;
   /** The platform's 429s and errors on this organization's key, fleet-wide. */
@@ -53,7 +53,7 @@ export interface LiveView {
 
 const sum = (counts: Record<string, number>, outcomes: string[]) => outcomes.reduce((n, o) => n + (counts[o] ?? 0), 0);
 
-export function liveView({ store, recorder, organizationOf, platform, preparation, answers, limits }: LiveDeps): LiveView {
+export function liveView({ store, recorder, organizationIdOf, platform, preparation, answers, limits }: LiveDeps): LiveView {
   async function snapshot(org: string, examId: string) {
     await recorder?.flush();
     const [latest, recent, progress] = await Promise.all([
@@ -90,7 +90,7 @@ export function liveView({ store, recorder, organizationOf, platform, preparatio
   const handler: Handler = async (req: Request, res: Response) => {
     const examId = param(req, res, "examId");
     if (examId === undefined) return;
-    const org = organizationOf(req);
+    const org = organizationIdOf(req);
     if (req.accepts(["application/json", "text/event-stream"]) !== "text/event-stream") {
       sendJson(res, 200, { data: await snapshot(org, examId) });
       return;

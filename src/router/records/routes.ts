@@ -14,8 +14,8 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import type { ExamKind, LaunchQuery, LaunchRecord, OralStore } from "../../store/types.js";
 import { decodeCursor } from "../../store/launch-records.js";
-import type { OrganizationIdOf } from "../organization/request-organization.js";
-import { param, parseOr400, type Handler } from "../instructor/http.js";
+import type { OrganizationIdOf } from "../shared/request-organization.js";
+import { param, parseOr400, type Handler } from "../shared/instructor-http.js";
 import { privateAnswerHeaders, sendJson } from "../shared/json-answer.js";
 import type { LaunchRecorder } from "./recorder.js";
 import { csvHeader, csvRow } from "./csv.js";
@@ -33,7 +33,7 @@ function shown(r: LaunchRecord) {
   return { at: r.at, outcome: r.outcome, status: r.status, servedBy: r.servedBy, via: r.via, student: r.student, ...(r.instance ? { instance: r.instance } : {}) };
 }
 
-export function launchRecordHandlers(store: OralStore, recorder: LaunchRecorder | undefined, organizationOf: OrganizationIdOf) {
+export function launchRecordHandlers(store: OralStore, recorder: LaunchRecorder | undefined, organizationIdOf: OrganizationIdOf) {
   const list = (kind: ExamKind, idParam: string): Handler => async (req: Request, res: Response) => {
     const examId = param(req, res, idParam);
     if (examId === undefined) return;
@@ -41,7 +41,7 @@ export function launchRecordHandlers(store: OralStore, recorder: LaunchRecorder 
     if (!query) return;
     // This instance's launches still in the buffer are written first: the list includes them.
     await recorder?.flush();
-    const org = organizationOf(req);
+    const org = organizationIdOf(req);
     const base: LaunchQuery = { kind, examId, limit: query.limit, ...pick(query, ["cursor", "student", "outcome"]) };
     if (req.accepts(["application/json", "text/csv"]) === "text/csv") return sendCsv(res, store, org, { ...base, limit: 1000 });
     const page = await store.listLaunches(org, base);

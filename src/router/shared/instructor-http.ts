@@ -7,9 +7,9 @@ import type { z } from "zod";
 import type { Logger } from "../../core/logger.js";
 import { PlatformError } from "../../platform/errors.js";
 import { issuesOf, isRecordId, RecordId, type Meta } from "../../platform/schemas.js";
-import { privateAnswerHeaders, sendJson } from "../shared/json-answer.js";
-import { invalidInput, problemFromPlatform, sendProblem } from "../shared/problem.js";
-import { keyRefusedHook } from "../shared/key-refused.js";
+import { privateAnswerHeaders, sendJson } from "./json-answer.js";
+import { invalidInput, problemFromPlatform, sendProblem } from "./problem.js";
+import { keyRefusedHook } from "./key-refused.js";
 
 export type Handler = (req: Request, res: Response) => Promise<void>;
 

@@ -7,31 +7,31 @@
  * once, never evicted) and a thousand (built on demand, closed when idle).
  */
 import type { RequestHandler } from "express";
-import { routeOf } from "../../api/routes.js";
-import type { Logger } from "../../core/logger.js";
-import { breakerScope } from "../../fleet/circuit-breaker.js";
-import type { Fleet } from "../../fleet/fleet.js";
-import { platformBreaker, type PlatformBreaker } from "../../fleet/platform-breaker.js";
-import { scopeFleet } from "../../fleet/scoped-fleet.js";
-import type { PlatformClient } from "../../platform/types.js";
-import type { OralStore } from "../../store/types.js";
-import { idempotentPost } from "../instructor/idempotency.js";
-import { instructorRoutes } from "../instructor/routes.js";
-import { LaunchAttempts } from "../launch/attempts.js";
-import { launchRoute } from "../launch/route.js";
-import { PlanCoordinator } from "../prepare/coordinator.js";
-import { createPreparation, type Preparation } from "../prepare/preparation.js";
-import { TokenPreparer } from "../prepare/preparer.js";
-import { prepareRoutes } from "../prepare/routes.js";
-import type { RouterSettings } from "../settings.js";
-import { ExamDirectory } from "../shared/exam-directory.js";
-import { ltiLaunchSettings } from "../lti-mount.js";
-import type { OrganizationIdOf } from "./request-organization.js";
-import type { LaunchRecorder } from "../records/recorder.js";
-import { platformAnswers } from "../records/platform-answers.js";
-import { liveView } from "../records/live.js";
-import type { LiveStreamLimits } from "../records/live-limits.js";
-import { scopeMetrics } from "../metrics/scope-metrics.js";
+import { routeOf } from "../api/routes.js";
+import type { Logger } from "../core/logger.js";
+import { breakerScope } from "../fleet/circuit-breaker.js";
+import type { Fleet } from "../fleet/fleet.js";
+import { platformBreaker, type PlatformBreaker } from "../fleet/platform-breaker.js";
+import { scopeFleet } from "../fleet/scoped-fleet.js";
+import type { PlatformClient } from "../platform/types.js";
+import type { OralStore } from "../store/types.js";
+import { idempotentPost } from "./instructor/idempotency.js";
+import { instructorRoutes } from "./instructor/routes.js";
+import { LaunchAttempts } from "./launch/attempts.js";
+import { launchRoute } from "./launch/route.js";
+import { PlanCoordinator } from "./prepare/coordinator.js";
+import { createPreparation, type Preparation } from "./prepare/preparation.js";
+import { TokenPreparer } from "./prepare/preparer.js";
+import { prepareRoutes } from "./prepare/routes.js";
+import type { RouterSettings } from "./settings.js";
+import { ExamDirectory } from "./shared/exam-directory.js";
+import { ltiLaunchSettings } from "./lti-mount.js";
+import type { OrganizationIdOf } from "./shared/request-organization.js";
+import type { LaunchRecorder } from "./records/recorder.js";
+import { platformAnswers } from "./records/platform-answers.js";
+import { liveView } from "./records/live.js";
+import type { LiveStreamLimits } from "./records/live-limits.js";
+import { scopeMetrics } from "./metrics/scope-metrics.js";
 
 /** What an organization's requests run on. */
 export interface OrganizationScope {
@@ -74,7 +74,7 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
   Object.defineProperty(launch, "examHost", { get: () => org.examHost, enumerable: true });
   const fleet: Fleet = { ...shared, ...scopeFleet(shared, organization) };
   // Every store call, idempotency key and directory answer of this scope is the organization's.
-  const organizationOf: OrganizationIdOf = () => organization;
+  const organizationIdOf: OrganizationIdOf = () => organization;
   const directory = new ExamDirectory(store, settings.resolveClassId);
   const attempts = new LaunchAttempts(fleet.attempts, {
     // A pending launch nobody asked about for this long is abandoned: well above the gap
@@ -89,7 +89,7 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
   // Fleet mode: one instance runs each plan (a lease), whichever received `prepare`.
   const coordinator = fleet.kind === "redis" ? new PlanCoordinator(fleet, preparer, logger) : undefined;
   const preparation = createPreparation(settings.prepare, directory, preparer, coordinator);
-  const idempotent = idempotentPost(store, organizationOf, logger);
+  const idempotent = idempotentPost(store, organizationIdOf, logger);
 
   const ltiLaunch = ltiLaunchSettings(launch);
   // The spread in ltiLaunchSettings read the exam host once: LTI links follow the latest answer too.
@@ -105,19 +105,19 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
     },
   });
   const launchDeps = {
-    platform, logger, directory, organizationOf, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker, recorder, instance,
+    platform, logger, directory, organizationIdOf, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker, recorder, instance,
     countLaunch: metrics?.countLaunch,
   };
   const ltiDeps = { ...launchDeps, via: "lti" as const };
   const answers = platformAnswers(platform, fleet.recentCounts, organization);
-  const live = liveView({ store, recorder, organizationOf, platform, preparation, answers, limits: liveLimits });
-  const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationOf, logger, () => directory.forget(), recorder, live.handler);
+  const live = liveView({ store, recorder, organizationIdOf, platform, preparation, answers, limits: liveLimits });
+  const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationIdOf, logger, () => directory.forget(), recorder, live.handler);
   return {
     launchOral: launchRoute(launch, launchDeps),
     launchRoleplay: launchRoute(launch, launchDeps, "roleplay"),
     ltiOral: launchRoute(ltiLaunch, ltiDeps),
     ltiRoleplay: launchRoute(ltiLaunch, ltiDeps, "roleplay"),
-    prepare: prepareRoutes(preparation, idempotent, organizationOf),
+    prepare: prepareRoutes(preparation, idempotent, organizationIdOf),
     instructor,
     preparation,
     // An open live stream keeps its organization too: closing it would end the stream.
