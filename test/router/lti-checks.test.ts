@@ -4,6 +4,7 @@
  * LMS administrator, and no platform call. A sound forged launch passes, so each refusal
  * is the rule's doing.
  */
+import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { C, refusedDuring, ROLE, startForge, type Forge, type ForgeLaunch } from "../support/lti-forge.js";
 import { startLtiBench, type LtiBench } from "../support/lti.js";
@@ -11,10 +12,14 @@ import { startLtiBench, type LtiBench } from "../support/lti.js";
 describe("LTI launch checks, one rule at a time", () => {
   let forge: Forge;
   let bench: LtiBench;
+  /** An exam whose course is linked under the second registered deployment. */
+  let secondExam: string;
   beforeAll(async () => {
     forge = await startForge();
     bench = await startLtiBench((lms) => ({ registrations: [lms.registration(), forge.registration([forge.deploymentId, "forge-deployment-2"])] }));
     await forge.linkCourse(bench, bench.examId);
+    ({ examId: secondExam } = await bench.stack.seedExam());
+    await forge.linkCourse(bench, secondExam, "forge-deployment-2");
   });
   afterAll(async () => { await bench?.close(); await forge?.close(); });
 
@@ -59,6 +64,31 @@ describe("LTI launch checks, one rule at a time", () => {
     expect(checks).toEqual([check]);
     expect(result.status).toBe(status);
     expect(result.text).toContain("For your LMS administrator");
+    expect(track()).toEqual([]);
+  });
+
+  it("refuses a token of another registered deployment whose course is linked when the login named the first: only the login's deployment id can refuse it", async () => {
+    const second = { [C.deploymentId]: "forge-deployment-2" };
+    // The control: the same token after a login naming its deployment opens the exam.
+    const sound = await refusedDuring(bench, () => forge.launch(bench, secondExam, { claims: second, login: { lti_deployment_id: "forge-deployment-2" } }));
+    expect(sound.checks).toEqual([]);
+    expect(sound.result.status).toBe(200);
+    const track = bench.stack.track();
+    const { result, checks } = await refusedDuring(bench, () => forge.launch(bench, secondExam, { claims: second }));
+    expect(checks).toEqual(["deployment_id_login_mismatch"]);
+    expect(result.status).toBe(400);
+    expect(track()).toEqual([]);
+  });
+
+  it("refuses one login's state posted with another login's browser cookie (state and cookie differ)", async () => {
+    // A real browser cookie, set by another login of the same LMS: well-formed, known to the tool, not this state's.
+    const query = new URLSearchParams({ iss: forge.issuer, client_id: forge.clientId, login_hint: "forge-user-2", target_link_uri: `${bench.stack.app.url}/oral/lti/launch`, lti_deployment_id: forge.deploymentId });
+    const other = await request(bench.stack.app.url).get(`/oral/lti/login?${query}`).expect(302);
+    const otherCookie = (other.headers["set-cookie"] as unknown as string[])[0]!.split(";")[0]!;
+    const track = bench.stack.track();
+    const { result, checks } = await refusedDuring(bench, () => forge.launch(bench, bench.examId, { cookie: otherCookie.slice(otherCookie.indexOf("=") + 1) }));
+    expect(checks).toEqual(["state_cookie_mismatch"]);
+    expect(result.status).toBe(401);
     expect(track()).toEqual([]);
   });
 

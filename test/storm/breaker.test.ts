@@ -91,7 +91,7 @@ describe("the sign-in circuit breaker", () => {
 
     // A new plan: its first call is refused by the breaker, and the preparer waits.
     await stack.router.prepare(exam.examId, { startAt: inAMinute(), roster: students(30, 10).map(rosterOf) });
-    await until(() => stack!.logger.lines.some((l) => l.obj.event === "prewarm_paused"));
+    await until(() => stack!.logger.lines.some((l) => l.obj.event === "prepare_paused"));
     expect(stack.signIns().length).toBe(calls);
     expect(stack.router.preparation(exam.examId)).toMatchObject({ failed: 0 });
   });

@@ -155,5 +155,8 @@ export async function followToExam(launch: CourseLaunch) {
  */
 export async function linkCourse(bench: LtiBench, linkId = bench.linkId, userId = "instructor-1"): Promise<void> {
   const { launch } = await walkLaunch(bench, userId, { linkId });
-  if (launch.status !== 200 || !/id="status">Ready/.test(launch.text)) throw new Error(`the instructor's launch did not link the course: ${launch.status} ${launch.text.slice(0, 400)}`);
+  if (launch.status !== 200 || !/id="status">Ready/.test(launch.text)) {
+    const refused = bench.stack.logger.lines.filter((l) => l.obj.event === "lti_refused").map((l) => String(l.obj.check));
+    throw new Error(`the instructor's launch did not link the course: ${launch.status} (refused checks: ${refused.join(", ") || "none"}) ${launch.text.slice(0, 400)}`);
+  }
 }

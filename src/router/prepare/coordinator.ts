@@ -113,7 +113,7 @@ export class PlanCoordinator implements PlanFleetHooks {
       for (const id of await this.fleet.planLeases.activePlans()) if (!this.known.has(id)) this.known.set(id, undefined);
       for (const id of this.known.keys()) await this.step(id);
     } catch (error) {
-      this.logger.warn({ event: "prewarm_lease_failed", error: (error as Error)?.message }, "a pre-warm plan lease step failed");
+      this.logger.warn({ event: "prepare_lease_failed", error: (error as Error)?.message }, "a pre-warm plan lease step failed");
     } finally {
       this.ticking = false;
     }
@@ -130,7 +130,7 @@ export class PlanCoordinator implements PlanFleetHooks {
     if (input === undefined) {
       if (raw !== undefined && !this.unreadable.has(examId)) {
         this.unreadable.add(examId);
-        this.logger.warn({ event: "prewarm_input_unreadable", examId }, "a published pre-warm plan is not a plan of this exam: it is not run");
+        this.logger.warn({ event: "prepare_input_unreadable", examId }, "a published pre-warm plan is not a plan of this exam: it is not run");
       }
       this.preparer.stopLeading(examId);
       this.known.delete(examId);
@@ -141,7 +141,7 @@ export class PlanCoordinator implements PlanFleetHooks {
     if (leading ? !(await leases.renew(examId, me)) : !(await leases.lead(examId, me))) {
       if (leading) {
         this.preparer.stopLeading(examId);
-        this.logger.warn({ event: "prewarm_lease_lost", examId }, "lost the pre-warm plan's lease: another instance runs it");
+        this.logger.warn({ event: "prepare_lease_lost", examId }, "lost the pre-warm plan's lease: another instance runs it");
       }
       return;
     }
@@ -158,7 +158,7 @@ export class PlanCoordinator implements PlanFleetHooks {
         const held = taken === undefined && (await this.fleet.preparedTokens.has(examId, key));
         state.set(key, { taken, usableUntil: held ? usableUntil ?? Date.now() : undefined });
       }));
-      this.logger.info({ event: "prewarm_leading", examId }, "this instance runs the pre-warm plan");
+      this.logger.info({ event: "prepare_leading", examId }, "this instance runs the pre-warm plan");
       this.preparer.startLeading(examId, state);
     } else {
       const taken = new Map<string, "handedOut" | "onDemand">();

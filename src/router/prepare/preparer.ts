@@ -174,7 +174,7 @@ export class TokenPreparer {
     }
     this.plans.set(input.examId, plan);
     this.purge(now);
-    this.logger.info({ event: "prewarm_planned", examId: input.examId, roster: plan.entries.size, issueFrom: new Date(plan.issueFrom).toISOString() }, "pre-warming planned");
+    this.logger.info({ event: "prepare_planned", examId: input.examId, roster: plan.entries.size, issueFrom: new Date(plan.issueFrom).toISOString() }, "pre-warming planned");
     this.pump();
     return plan.progress(now);
   }
@@ -310,7 +310,7 @@ export class TokenPreparer {
       // Not sent: no try is charged; the whole preparer waits (pump reads pausedUntil).
       this.pausedUntil = Math.max(this.pausedUntil, this.now() + error.retryAfterMs);
       entry.nextTryAt = Math.max(entry.nextTryAt, this.pausedUntil);
-      this.logger.debug({ event: "prewarm_paused", examId: plan.examId, retryAfterMs: error.retryAfterMs }, "pre-warming paused: the sign-in circuit breaker is open");
+      this.logger.debug({ event: "prepare_paused", examId: plan.examId, retryAfterMs: error.retryAfterMs }, "pre-warming paused: the sign-in circuit breaker is open");
       return;
     }
     const platformError = error instanceof PlatformError ? error : undefined;
@@ -321,7 +321,7 @@ export class TokenPreparer {
     else if (entry.state === "ready") entry.noMoreCalls = true; // keep the current token while it is usable
     else if (entry.state === "waiting") entry.state = "failed";
     this.logger.warn({
-      event: "prewarm_failed", examId: plan.examId, user: entry.student.orgInternalId, kind: platformError?.kind,
+      event: "prepare_failed", examId: plan.examId, user: entry.student.orgInternalId, kind: platformError?.kind,
       code: entry.lastError.code, willRetry: retry,
     }, "pre-warming a sign-in token failed");
   }
