@@ -181,7 +181,7 @@ export class SharedRateBudget implements SharedBudget {
     for (;;) {
       let reply: Reply;
       try {
-        if (this.epoch !== RENAMED && Date.now() - this.lastScriptAt > FORGET_EPOCH_WINDOWS * this.settings.windowMs) this.epoch = "";
+        if (this.epoch !== RENAMED && this.idle()) this.epoch = "";
         const sentAt = Date.now();
         reply = await this.script("eoaAcquire", id, priority, scriptLimit(this.settings), this.windowMs, this.settings.launchShare, FLIGHT_LEASE_MS, LAUNCH_GRACE_MS, mode, reservedOn,
           this.settings.normalShare, this.epoch, PROBE_LEASE_MS, this.instance, this.settings.expectedInstances, RETURN_WITHIN_MS, this.settings.windowMs) as Reply;
@@ -286,6 +286,19 @@ export class SharedRateBudget implements SharedBudget {
   private get limit(): number {
     if (this.settings.learnLimit && this.shared.platformLimit !== Infinity) return this.shared.platformLimit;
     return Math.min(this.settings.limit, this.shared.platformLimit);
+  }
+
+  /**
+   * Whether this instance has been idle long enough to forget the window's epoch: no script
+   * for FORGET_EPOCH_WINDOWS, and Redis not away since the last one. An outage is not
+   * idleness: after one longer than that (a 5 s outage at a 1 s window) the epoch still
+   * tells a Redis that came back empty from a window that expired, so the window is taken
+   * to be full and the fallback's share of the instances not back yet is kept (forgotten,
+   * the first instance back took the whole window while the others still sent on their
+   * fallback: platform 429s).
+   */
+  private idle(): boolean {
+    return Date.now() - this.lastScriptAt > FORGET_EPOCH_WINDOWS * this.settings.windowMs && this.connection.backSince <= this.lastScriptAt;
   }
 
   /** The configured window, or the shorter real one detected here or by any instance. */
