@@ -34,6 +34,13 @@
  *                    window's own score moves to the answer time, so it cannot tell them
  *                    apart). Microseconds: the scripts run one at a time, so two sends
  *                    never share a time, and "after" is the order the fleet admitted them.
+ *  12 line     zset  calls holding a reservation, score = when each first reserved (µs):
+ *                    their place in line. A reservation whose time has come goes before
+ *                    the due reservations behind it in line, however often it was moved
+ *                    (a slot still held when its time came moves it), and they do not
+ *                    count against it: moved reservations used to all fall due at once,
+ *                    each counting the others, so that a freed slot went to whichever
+ *                    looked first or to nobody (one reserved at 1.1 s was admitted at 6.3 s).
  *
  * Every key expires when idle: `pause`, `server`, `meta` and `probe` by their own lifetimes
  * (`meta` ten configured windows), the others two configured windows after the last call
@@ -61,8 +68,8 @@ local left = 0
 for _, member in ipairs(old) do
   if not redis.call('ZSCORE', KEYS[2], member) then
     redis.call('ZREM', KEYS[1], member)
-    redis.call('ZREM', KEYS[11], member)
-    left = left + 1
+    -- Only a call that was sent frees a platform slot (not a reservation given up).
+    if redis.call('ZREM', KEYS[11], member) == 1 then left = left + 1 end
   end
 end
 -- Every call in our window is counted in the platform's last Remaining (observed, or
@@ -90,7 +97,7 @@ local function expireIdle(configured)
   local lease = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
   if lease[2] then last = math.max(last, tonumber(lease[2])) end
   local ttl = math.ceil(last - now + 2 * Wc)
-  for _, i in ipairs({ 1, 2, 3, 7, 8, 9, 11 }) do redis.call('PEXPIRE', KEYS[i], ttl) end
+  for _, i in ipairs({ 1, 2, 3, 7, 8, 9, 11, 12 }) do redis.call('PEXPIRE', KEYS[i], ttl) end
 end
 `;
 
@@ -151,10 +158,13 @@ local function hold(wait)
   redis.call('ZREM', KEYS[3], id)
   redis.call('ZREM', KEYS[7], id)
   redis.call('ZREM', KEYS[8], id)
+  redis.call('ZREM', KEYS[12], id)
   return reply(math.max(1, wait), 0)
 end
 local function reserve(at)
   redis.call('ZADD', KEYS[1], at, id)
+  -- Its place in line: when it first reserved (kept when it is moved or reserves again).
+  redis.call('ZADD', KEYS[12], 'NX', nowUs, id)
   if lane == 'launch' then redis.call('ZADD', KEYS[3], at + grace, id) else redis.call('ZADD', KEYS[7], at, id) end
   if lane ~= priority then redis.call('ZADD', KEYS[8], at, id) end
   return reply(at - now, 2)
@@ -162,6 +172,30 @@ end
 -- A reservation's place, moved to \`at\` (it counts in the window from then).
 local function keep(at)
   return reserve(at)
+end
+-- The reservations ahead of ours in line (first reserved before it) that go before it:
+-- those due, and launches' whatever their time (one moved past ours when its slot was
+-- still held keeps its place; a new launch counts them all too). Those behind it do not
+-- count against it. A launch does not wait for normal reservations that are due but not
+-- yet taken up. A normal call within its share goes ahead of the launches (it takes one of
+-- the next slots, not a place at the back of their line) and, like a call out of line
+-- (reserved before the line was kept), counts every other due reservation. A place whose
+-- reservation left the window is dropped.
+local function dueAhead(mine)
+  local place = redis.call('ZSCORE', KEYS[12], id)
+  if not place or lane ~= priority then
+    local due = redis.call('ZCOUNT', KEYS[1], '-inf', now) - redis.call('ZCARD', KEYS[11])
+    if mine and tonumber(mine) <= now then due = due - 1 end
+    if priority == 'launch' then due = due - redis.call('ZCOUNT', KEYS[7], '-inf', now) end
+    return math.max(0, due)
+  end
+  local ahead = 0
+  for _, other in ipairs(redis.call('ZRANGEBYSCORE', KEYS[12], '-inf', '(' .. place)) do
+    local at = redis.call('ZSCORE', KEYS[1], other)
+    if not at then redis.call('ZREM', KEYS[12], other)
+    elseif (tonumber(at) <= now or redis.call('ZSCORE', KEYS[3], other)) and (priority ~= 'launch' or not redis.call('ZSCORE', KEYS[7], other)) then ahead = ahead + 1 end
+  end
+  return ahead
 end
 -- When the first call counted in the window now leaves it (nil: none is counted).
 local function firstLeavesAt()
@@ -199,6 +233,7 @@ local function admit()
   redis.call('ZADD', KEYS[11], nowUs, id)
   redis.call('ZREM', KEYS[3], id)
   redis.call('ZREM', KEYS[7], id)
+  redis.call('ZREM', KEYS[12], id)
   if priority ~= 'launch' then redis.call('ZADD', KEYS[8], now, id) end
   if remaining then redis.call('HINCRBY', KEYS[5], 'remaining', -1) end
   return reply(0, 1)
@@ -210,10 +245,7 @@ if mode == 'due' then
   -- reservations behind us: if a slot is free, go; an in-flight call may have held its
   -- slot past the time we reserved on, then we reserve again below.
   local mine = redis.call('ZSCORE', KEYS[1], id)
-  local sent = redis.call('ZCOUNT', KEYS[1], '-inf', now)
-  if mine and tonumber(mine) <= now then sent = sent - 1 end
-  -- A launch does not wait for normal reservations that are due but not yet taken up.
-  if priority == 'launch' then sent = sent - redis.call('ZCOUNT', KEYS[7], '-inf', now) end
+  local sent = redis.call('ZCARD', KEYS[11]) + dueAhead(mine)
   if sent < cap then return admit() end
   -- Woken early (a look on a long wait): keep our place unless the window it was
   -- computed on has since shrunk (a shorter real window was detected).
@@ -291,6 +323,7 @@ redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[7], ARGV[1])
 redis.call('ZREM', KEYS[8], ARGV[1])
+redis.call('ZREM', KEYS[12], ARGV[1])
 return 1
 `;
 
@@ -343,4 +376,4 @@ return { redis.call('ZCOUNT', KEYS[1], '-inf', now), redis.call('ZCARD', KEYS[1]
   redis.call('ZCARD', KEYS[3]) }
 `;
 
-export const BUDGET_KEYS = 11;
+export const BUDGET_KEYS = 12;
