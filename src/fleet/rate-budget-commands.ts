@@ -1,7 +1,8 @@
 /**
  * The shared budget's scripts as commands on the fleet's Redis client (`defineCommand`),
- * and how one key's budget runs them on its window's keys (see rate-budget-scripts.ts for
- * the scripts and what each key holds, fallback-calls.ts for ADOPT).
+ * and how one key's budget runs them on its window's keys (what each key holds:
+ * rate-budget-prelude.ts; the scripts: rate-budget-acquire.ts, rate-budget-scripts.ts,
+ * and fallback-calls.ts for ADOPT).
  */
 import type { Redis as RedisClient } from "ioredis";
 import type { FleetConnection } from "./connection.js";
