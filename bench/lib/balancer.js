@@ -9,6 +9,9 @@
  */
 import http from "node:http";
 
+/** How long an idle keep-alive socket stays open, here and on the instances (fleet-instance.js). */
+export const IDLE_MS = 60_000;
+
 export async function startBalancer(instances) {
   let next = 0;
   /** @type {{ path: string, instance: number }[]} */
@@ -36,6 +39,11 @@ export async function startBalancer(instances) {
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => forward(req, res, Buffer.concat(chunks), 1));
   });
+  // Idle keep-alive sockets stay open longer than a student waits between two looks (a
+  // waiting page's refresh, up to several seconds in an outage): at Node's default 5 s the
+  // balancer closed a socket just as the browser reused it (ECONNRESET, a "failed" student
+  // that a browser would have retried), which the soak's 5 s Redis outage ran into.
+  server.keepAliveTimeout = IDLE_MS;
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${server.address().port}`,

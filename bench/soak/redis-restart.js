@@ -8,7 +8,9 @@
  * working token (`failed`, target 0: a waiting page is not a failure; `failedBy` says
  * why) and the 429s the platform answered (`platform429`, target ≤ 1).
  *
- * `runRedisRestart({ log })` → the figures; `redisRestartMet(figures)` → whether the targets hold.
+ * A second case keeps Redis away for 5 s before starting it again (`outage5s`).
+ *
+ * `runRedisRestarts({ log })` → the figures of both; `redisRestartMet(figures)` → whether the targets hold.
  */
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -94,7 +96,12 @@ async function storm(base, agent, examId, students, prefix) {
   return { walks, lastMs: Math.max(...walks.map((w) => w.endedAt)) - startedAt };
 }
 
-export async function runRedisRestart({ log }) {
+/**
+ * `downForMs`: how long Redis stays away before it is started again (0: restarted at
+ * once, about 0.1 s away; the issue's 5 s outage: 5000). The figures' `redisOutageMs` is
+ * what it measured.
+ */
+export async function runRedisRestart({ log, downForMs = 0 }) {
   const emulator = await startEmulatorProcess();
   const port = await freePort();
   let redis = await startRedis(port);
@@ -117,12 +124,13 @@ export async function runRedisRestart({ log }) {
     await storm(balancer.url, agent, warmUp.examId, 150, "w");
     await sleep(WINDOW_MS * 2 + 500);
 
-    log(`redisRestart: ${STUDENTS} students, limit ${LIMIT}/${WINDOW_MS} ms, Redis restarted ${RESTART_AT_MS} ms in`);
+    log(`redisRestart: ${STUDENTS} students, limit ${LIMIT}/${WINDOW_MS} ms, Redis stopped ${RESTART_AT_MS} ms in, away ${downForMs} ms`);
     const wallStart = Date.now();
     const restart = (async () => {
       await sleep(RESTART_AT_MS);
       const down = performance.now();
       await shutdownRedis(port, redis);
+      if (downForMs > 0) await sleep(downForMs);
       redis = await startRedis(port);
       return performance.now() - down;
     })();
@@ -140,6 +148,8 @@ export async function runRedisRestart({ log }) {
       students: STUDENTS,
       failed,
       failedBy,
+      // The first few requests that failed outright (status 0), by their error.
+      ...(walks.some((w) => w.status === 0) ? { requestErrors: [...new Set(walks.filter((w) => w.status === 0).map((w) => w.error))].slice(0, 3) } : {}),
       platform429: platform.filter((r) => r.status === 429).length,
       signInCalls: platform.length,
       waitingPages: walks.reduce((n, w) => n + (w.waitingPages ?? 0), 0),
@@ -156,6 +166,21 @@ export async function runRedisRestart({ log }) {
   }
 }
 
+/** The 5 s outage of issue 29: Redis stopped mid-storm and started again 5 s later. */
+const OUTAGE_MS = 5_000;
+
+/**
+ * Both cases, one after the other: Redis restarted at once (the figures, as before), and
+ * away for 5 s (`outage5s`, the same figures).
+ */
+export async function runRedisRestarts({ log }) {
+  const restart = await runRedisRestart({ log });
+  const outage5s = await runRedisRestart({ log, downForMs: OUTAGE_MS });
+  return { ...restart, outage5s };
+}
+
+/** 0 failed and at most one platform 429, in each case run. */
 export function redisRestartMet(figures) {
-  return figures.failed === 0 && figures.platform429 <= 1;
+  const met = (f) => f.failed === 0 && f.platform429 <= 1;
+  return met(figures) && (figures.outage5s === undefined || met(figures.outage5s));
 }

@@ -22,6 +22,11 @@ export interface FleetConnection {
   readonly redis: RedisClient | undefined;
   /** True while Redis answers; false after a failure until a PING succeeds again. */
   readonly up: boolean;
+  /**
+   * When Redis was last found again after being away (ms since epoch, local clock; 0 before
+   * the first outage): state kept in Redis before then may have been lost meanwhile.
+   */
+  readonly backSince: number;
   /** Resolves once the client exists (not once it connected: the fleet starts without Redis too). */
   readonly ready: Promise<void>;
   /**
@@ -41,6 +46,7 @@ export function connect(url: string, commandTimeoutMs: number, logger: Logger, s
   let redis: RedisClient | undefined;
   let up = false;
   let closed = false;
+  let backSince = 0;
   let probe: NodeJS.Timeout | undefined;
   /** Whether the "down" line was logged and the "back" line is owed. */
   let loggedDown = false;
@@ -58,6 +64,7 @@ export function connect(url: string, commandTimeoutMs: number, logger: Logger, s
   const markUp = (): void => {
     if (closed || up) return;
     up = true;
+    if (loggedDown) backSince = Date.now();
     for (const listener of [...upListeners]) listener();
     if (probe) clearInterval(probe);
     probe = undefined;
@@ -107,6 +114,7 @@ export function connect(url: string, commandTimeoutMs: number, logger: Logger, s
   return {
     get redis() { return redis; },
     get up() { return up && !closed; },
+    get backSince() { return backSince; },
     ready,
     onUp(listener) {
       upListeners.add(listener);

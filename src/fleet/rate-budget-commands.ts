@@ -1,7 +1,8 @@
 /**
  * The shared budget's scripts as commands on the fleet's Redis client (`defineCommand`),
- * and how one key's budget runs them on its window's keys (see rate-budget-scripts.ts for
- * the scripts and what each key holds, fallback-calls.ts for ADOPT).
+ * and how one key's budget runs them on its window's keys (what each key holds:
+ * rate-budget-prelude.ts; the scripts: rate-budget-acquire.ts, rate-budget-scripts.ts,
+ * and fallback-calls.ts for ADOPT).
  */
 import type { Redis as RedisClient } from "ioredis";
 import type { FleetConnection } from "./connection.js";
@@ -25,7 +26,7 @@ export function defineBudgetScripts(define: (name: string, lua: string, keys: nu
 /** The scripts on the window `budgetId` names under `prefix` (its keys share one hash tag). */
 export function budgetScript(connection: FleetConnection, prefix: string, budgetId: string): BudgetScript {
   const base = `${prefix}:{rb:${budgetId}}`;
-  const keys = ["window", "flight", "launches", "pause", "server", "meta", "normals", "kept", "epoch", "probe", "sends"].map((k) => `${base}:${k}`);
+  const keys = ["window", "flight", "launches", "pause", "server", "meta", "normals", "kept", "epoch", "probe", "sends", "line"].map((k) => `${base}:${k}`);
   return (name, ...args) => connection.run((redis) => (redis as Scripted)[name](...keys, ...args));
 }
 

@@ -24,7 +24,8 @@ import { redisRecentCounts } from "./redis-recent-counts.js";
 import { refusals } from "./refused.js";
 import { readFleetOptions, type RedisFleetOptions } from "./options.js";
 import { defineBudgetScripts } from "./rate-budget-commands.js";
-import { keyLimitSettings, SharedRateBudget } from "./redis-rate-budget.js";
+import { SharedRateBudget } from "./redis-rate-budget.js";
+import { keyLimitSettings } from "./shared-budget-settings.js";
 
 export interface RedisFleet extends Fleet {
   readonly kind: "redis";

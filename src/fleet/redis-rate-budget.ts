@@ -1,6 +1,6 @@
 /**
  * The shared rate budget: one sliding window per API key (keyed by its hash) across every
- * instance, admitted atomically in Redis (see rate-budget-scripts.ts for the algorithm).
+ * instance, admitted atomically in Redis (see rate-budget-acquire.ts for the algorithm).
  *
  * Per call: a local gate first (this instance's `maxConcurrency`, launch before normal,
  * abort-aware: an in-process budget with no rate limit), then the shared script. The
@@ -15,7 +15,7 @@
  * it, the fallback takes the window to be full for one window length (what was in it is
  * out of reach) and learns from the platform's headers, one probe at a time.
  *
- * When Redis comes back empty (the window's epoch key is gone, see rate-budget-scripts.ts)
+ * When Redis comes back empty (the window's epoch key is gone, see rate-budget-acquire.ts)
  * the shared window is likewise taken to be full for one window length, with one probe
  * fleet-wide. Its name: `nameKey(keyHash)`, an HMAC under a key derived from the fleet
  * secret (see redis-fleet.ts). One budget per key (key-budgets.ts); the scripts run
@@ -23,7 +23,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { createRateBudget, type KeyLimit, type RateBudget, type RateLimitObservation, type ReleaseFn } from "../platform/rate-budget.js";
-import { DEFAULT_RATE_LIMITS } from "../platform/options.js";
 import type { RequestPriority } from "../platform/types.js";
 import { WindowDetector } from "../platform/window-detector.js";
 import { BudgetFallback } from "./budget-fallback.js";
@@ -31,40 +30,19 @@ import type { FleetConnection } from "./connection.js";
 import { KeyBudgets } from "./key-budgets.js";
 import { budgetScript, scriptLimit, type BudgetScript, type Reply } from "./rate-budget-commands.js";
 import { sleepOnReservation } from "./reservation-sleep.js";
+import { keyLimitSettings, type SharedBudgetSettings } from "./shared-budget-settings.js";
 import { FLIGHT_LEASE_MS, LAUNCH_GRACE_MS, META_TTL_WINDOWS, PROBE_LEASE_MS, RECHECK_EVERY_MS, RETURN_WITHIN_MS } from "./rate-budget-timings.js";
 import type { FleetRateBudgetStats, SharedBudget } from "./fleet.js";
 
 /**
  * The window's keys (its epoch too) expire two windows after their last call stops
- * counting (rate-budget-scripts.ts). An instance idle for this many windows forgets the
+ * counting (rate-budget-prelude.ts). An instance idle for this many windows forgets the
  * epoch it knew, earlier than the expiry, so a window that expired for being idle is not
  * taken for one Redis lost (which would hold the next call back a whole window).
  */
 const FORGET_EPOCH_WINDOWS = 1.5;
 /** The epoch an instance claims to have known when it starts mid-rotation (see `renamed`). */
 const RENAMED = "renamed";
-
-export interface SharedBudgetSettings {
-  prefix: string;
-  /** Requests per window for this budget's key. */
-  limit: number;
-  /** `limit` is a default (the key environment's): the platform's stated limit replaces it, higher or lower. */
-  learnLimit?: boolean;
-  /** `redisFleet`'s `rateLimitPerMinute` when set: every key's limit, whatever its client says. */
-  fleetLimit?: number | undefined;
-  windowMs: number;
-  maxConcurrency: number;
-  launchShare: number;
-  normalShare: number;
-  expectedInstances: number;
-  /** The Redis name of a key's window, from the key's hash (an HMAC under the fleet secret). */
-  nameKey: (keyHash: string) => string;
-  /**
-   * The window's name may just have changed (a secret rotation in progress): a window
-   * found new is then taken to be full for one window length, as after a Redis restart.
-   */
-  renamed: boolean;
-}
 
 export class SharedRateBudget implements SharedBudget {
   /** Runs a script on this key's window. */
@@ -181,7 +159,7 @@ export class SharedRateBudget implements SharedBudget {
     for (;;) {
       let reply: Reply;
       try {
-        if (this.epoch !== RENAMED && Date.now() - this.lastScriptAt > FORGET_EPOCH_WINDOWS * this.settings.windowMs) this.epoch = "";
+        if (this.epoch !== RENAMED && this.idle()) this.epoch = "";
         const sentAt = Date.now();
         reply = await this.script("eoaAcquire", id, priority, scriptLimit(this.settings), this.windowMs, this.settings.launchShare, FLIGHT_LEASE_MS, LAUNCH_GRACE_MS, mode, reservedOn,
           this.settings.normalShare, this.epoch, PROBE_LEASE_MS, this.instance, this.settings.expectedInstances, RETURN_WITHIN_MS, this.settings.windowMs) as Reply;
@@ -288,6 +266,19 @@ export class SharedRateBudget implements SharedBudget {
     return Math.min(this.settings.limit, this.shared.platformLimit);
   }
 
+  /**
+   * Whether this instance has been idle long enough to forget the window's epoch: no script
+   * for FORGET_EPOCH_WINDOWS, and Redis not away since the last one. An outage is not
+   * idleness: after one longer than that (a 5 s outage at a 1 s window) the epoch still
+   * tells a Redis that came back empty from a window that expired, so the window is taken
+   * to be full and the fallback's share of the instances not back yet is kept (forgotten,
+   * the first instance back took the whole window while the others still sent on their
+   * fallback: platform 429s).
+   */
+  private idle(): boolean {
+    return Date.now() - this.lastScriptAt > FORGET_EPOCH_WINDOWS * this.settings.windowMs && this.connection.backSince <= this.lastScriptAt;
+  }
+
   /** The configured window, or the shorter real one detected here or by any instance. */
   private get windowMs(): number {
     return Math.min(this.detector.windowMs, this.shared.windowMs);
@@ -300,15 +291,4 @@ export class SharedRateBudget implements SharedBudget {
     if (pausedForMs > 0) this.shared.pausedUntil = Math.max(this.shared.pausedUntil, Date.now() + pausedForMs);
     this.shared.serverRemaining = serverRemaining < 0 ? undefined : serverRemaining;
   }
-}
-
-/**
- * One key's limit: the fleet's `rateLimitPerMinute` when set; else the one its client
- * resolved (the client's `rateLimitPerMinute`, or its key environment's default, which
- * the platform's stated limit replaces); else the dev key's default, learnt the same way.
- */
-export function keyLimitSettings(fleetLimit: number | undefined, keyLimit: KeyLimit | undefined): { limit: number; learnLimit: boolean } {
-  if (fleetLimit !== undefined) return { limit: fleetLimit, learnLimit: false };
-  if (keyLimit !== undefined) return { limit: keyLimit.perWindow, learnLimit: !keyLimit.stated };
-  return { limit: DEFAULT_RATE_LIMITS.dev, learnLimit: true };
 }

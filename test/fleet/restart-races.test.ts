@@ -171,10 +171,12 @@ describe.runIf(available)("right after Redis comes back empty", () => {
 /** A real connection whose `up` is also held by the test (`setUp`), with its `onUp` listeners. */
 function gatedConnection(real: FleetConnection): FleetConnection & { setUp(up: boolean): void } {
   let open = false;
+  let backSince = 0;
   const listeners = new Set<() => void>();
   return {
     get redis() { return real.redis; },
     get up() { return open && real.up; },
+    get backSince() { return Math.max(backSince, real.backSince); },
     ready: real.ready,
     onUp(listener) { listeners.add(listener); return () => { listeners.delete(listener); }; },
     run: (op) => real.run(op),
@@ -182,6 +184,7 @@ function gatedConnection(real: FleetConnection): FleetConnection & { setUp(up: b
     setUp(up) {
       const was = open && real.up;
       open = up;
+      if (!was && open && real.up) backSince = Date.now();
       if (!was && open && real.up) for (const listener of [...listeners]) listener();
     },
   };

@@ -223,6 +223,24 @@ export function describeBudgetContract(name: string, make: (limit: number, optio
       expect(await waitAfterOneLeft(pair, earlier)).toBeGreaterThanOrEqual(1500);
     });
 
+    it("launches whose time came while a slot was still held are served in the order they arrived", async () => {
+      const { a, b } = await open(2);
+      // One call stays in flight throughout (it holds its slot); the other slot turns over.
+      const held = await a.acquire("launch");
+      (await b.acquire("launch"))();
+      const admitted: string[] = [];
+      const launches: Promise<void>[] = [];
+      // Reserved one after another: each slot is computed from a call then in flight or in
+      // the window, and comes while the held call still holds its own.
+      for (const [name, budget] of [["first", a], ["second", b], ["third", a]] as const) {
+        launches.push(budget.acquire("launch").then((release) => { admitted.push(name); release(); }));
+        await sleep(100);
+      }
+      await Promise.all(launches);
+      held();
+      expect(admitted).toEqual(["first", "second", "third"]);
+    }, 30_000);
+
     it("stats report the window, the limit and what was sent", async () => {
       const { a } = await open(3);
       const r = await a.acquire("normal");

@@ -1,0 +1,115 @@
+/**
+ * Redis away for 5 s in the middle of a launch storm (issue 29, part 6), on a private
+ * redis-server (no persistence) on a free port: the shared one on 6379 is never touched.
+ * Redis is killed, stays away 5 s (more than 1.5 windows, after which an idle instance
+ * forgets the window's epoch), and is started again empty. The instances come back at
+ * different times, as ioredis reconnects them: instance B reaches Redis through a TCP
+ * proxy on 127.0.0.1 port 0 that the test keeps closed until instance A is back and
+ * sending through Redis, so A runs on the shared window while B still sends on its
+ * fallback. Every launch call completes, and the platform answers at most one 429.
+ */
+import { createServer, connect as connectTcp, type Server, type Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../../src/emulator/index.js";
+import { fleetReady, redisFleet, type RedisFleet } from "../../src/fleet/index.js";
+import { createPlatformClient, type PlatformClient } from "../../src/platform/index.js";
+import { TEST_KEY } from "../support/keys.js";
+import { freePort, randomPrefix, redisOrSkip, SECRET, startRedisServer } from "../support/redis.js";
+
+const available = await redisOrSkip("the Redis outage test");
+const LIMIT = 10;
+const WINDOW_MS = 2000;
+/** How long Redis stays away: the issue's outage, 2.5 windows here. */
+const OUTAGE_MS = 5000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` until it holds (up to `ms`). */
+async function until(check: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out waiting for the fleet");
+    await sleep(25);
+  }
+}
+
+/** A TCP proxy to `port` on 127.0.0.1 port 0; closed, it drops every connection. */
+async function tcpProxy(port: number): Promise<{ port: number; open: boolean; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const proxy = { port: 0, open: true, close: async () => {} };
+  const server: Server = createServer((client) => {
+    if (!proxy.open) return void client.destroy();
+    const upstream = connectTcp(port, "127.0.0.1");
+    sockets.add(client).add(upstream);
+    const drop = (): void => { client.destroy(); upstream.destroy(); sockets.delete(client); sockets.delete(upstream); };
+    client.on("error", drop).on("close", drop);
+    upstream.on("error", drop).on("close", drop);
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  proxy.port = (server.address() as { port: number }).port;
+  proxy.close = () => { for (const s of sockets) s.destroy(); return new Promise<void>((resolve) => server.close(() => resolve())); };
+  return proxy;
+}
+
+describe.runIf(available)("Redis away for 5 s mid-storm", () => {
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+
+  it("no launch fails and the platform answers at most one 429 while the instances come back one by one", async () => {
+    const port = await freePort();
+    const redis = { server: await startRedisServer(port) };
+    cleanups.push(() => redis.server.stop());
+    const proxy = await tcpProxy(port);
+    cleanups.push(() => proxy.close());
+    const emulator: Emulator = await startEmulator({ testKeys: [TEST_KEY], rateLimits: { dev: LIMIT, windowMs: WINDOW_MS } });
+    cleanups.push(() => emulator.close());
+    const prefix = randomPrefix("outage");
+    const fleets: RedisFleet[] = [];
+    const clients: PlatformClient[] = [];
+    for (const url of [redis.server.url, `redis://127.0.0.1:${proxy.port}`]) {
+      const fleet = redisFleet({ url, secret: SECRET, prefix, rateLimitPerMinute: LIMIT, rateWindowMs: WINDOW_MS, expectedInstances: 2, commandTimeoutMs: 200 });
+      const client = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, rateBudget: fleet.rateBudget, maxRetries: 5, deadlineMs: 60_000 });
+      cleanups.push(() => fleet.close(), () => client.close());
+      expect(await fleetReady(fleet)).toBe(true);
+      fleets.push(fleet);
+      clients.push(client);
+    }
+    const [a, b] = fleets as [RedisFleet, RedisFleet];
+    const shared = (fleet: RedisFleet) => fleet.rateBudget.stats().mode === "shared";
+
+    // The storm: on each instance, 4 students at a time ask for their sign-in (launch calls) until told to stop.
+    let storming = true;
+    const outcomes: string[] = [];
+    const students = clients.flatMap((client) => Array.from({ length: 4 }, async () => {
+      while (storming) {
+        outcomes.push(await client.courses.list({ priority: "launch" }).then(() => "ok", (e: { status?: number; name?: string }) => `failed ${e.status ?? e.name}`));
+      }
+    }));
+    cleanups.push(async () => { storming = false; await Promise.allSettled(students); });
+    // Both instances run on the shared window first (both know its epoch).
+    await until(() => outcomes.length >= 2 * LIMIT);
+    expect(shared(a) && shared(b)).toBe(true);
+
+    const since = Date.now();
+    proxy.open = false;
+    await redis.server.stop();
+    // The outage itself is the scenario: Redis stays away OUTAGE_MS while the storm runs on the fallbacks.
+    await until(() => !shared(a) && !shared(b));
+    await sleep(OUTAGE_MS);
+    redis.server = await startRedisServer(port);
+    // A is back and sends through the (empty) shared window while B is still on its fallback.
+    await until(() => shared(a));
+    const sentByA = outcomes.length;
+    await until(() => outcomes.length >= sentByA + LIMIT);
+    expect(shared(b)).toBe(false);
+    proxy.open = true;
+    await until(() => shared(b));
+    const afterB = outcomes.length;
+    await until(() => outcomes.length >= afterB + 2 * LIMIT);
+    storming = false;
+    await Promise.all(students);
+
+    expect(outcomes.filter((o) => o !== "ok")).toEqual([]);
+    expect(emulator.requests.filter((r) => r.at >= since && r.status === 429).length).toBeLessThanOrEqual(1);
+  }, 120_000);
+});
