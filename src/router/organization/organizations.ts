@@ -25,16 +25,19 @@
  */
 import { createHmac, randomBytes } from "node:crypto";
 import type { Request } from "express";
-import { ConfigurationError, ProblemList } from "../../core/configuration-error.js";
-import { redactKey } from "../../core/redact.js";
+import { ConfigurationError } from "../../core/configuration-error.js";
 import { IdleCache } from "../../core/idle-cache.js";
 import type { Logger } from "../../core/logger.js";
 import { createPlatformClient } from "../../platform/client.js";
 import type { RateBudget } from "../../platform/rate-budget-interface.js";
 import type { PlatformClient, PlatformClientOptions } from "../../platform/types.js";
-import { DEFAULT_ORGANIZATION, isOrganizationId } from "../../store/types.js";
-import { checkOrigin } from "../shared/checks.js";
+import { DEFAULT_ORGANIZATION } from "../../store/types.js";
 import type { OrganizationInfo, OrganizationResolver } from "../shared/organization-info.js";
+import { checkInfo, messageOf } from "./answer-checks.js";
+import { Entry } from "./entry.js";
+import { InvalidOrganization, OrganizationUnavailable } from "./errors.js";
+
+export { InvalidOrganization, OrganizationUnavailable } from "./errors.js";
 
 
 /** The organization a request acts for, with everything the router built for it. */
@@ -59,19 +62,6 @@ export interface ScopeFactory<S> {
   clientChanged?(scope: S): void;
 }
 
-/** Thrown when the resolver failed or answered something unusable: the routes answer 503. */
-export class OrganizationUnavailable extends Error {
-  override readonly name = "OrganizationUnavailable";
-}
-
-/** An organization given without a request (`adopt`) that cannot be used: what is wrong with it, never its key. */
-export class InvalidOrganization extends Error {
-  override readonly name = "InvalidOrganization";
-  constructor(readonly problems: string[]) {
-    super(`The organization cannot be used: ${problems.join("; ")}.`);
-  }
-}
-
 export interface OrganizationCacheSettings {
   /** Most organizations kept at once (their clients and what the router keeps for them). */
   max: number;
@@ -85,36 +75,6 @@ export type OrganizationSource =
 
 /** How long a replaced or evicted client stays open for the calls it may still carry (the longest launch wait). */
 const CLOSE_AFTER_MS = 150_000;
-
-/** One organization as the cache holds it: the client of its latest key behind a stable face. */
-class Entry<S> implements Organization<S> {
-  scope!: S;
-  examHost: string | undefined;
-  /** The HMAC of what the current client was built from (key, base URL, environment). */
-  fingerprint: string;
-  private current: PlatformClient;
-  /** Calls go to the current client, so a rotated key reaches every part of the scope at once. */
-  readonly platform: PlatformClient;
-
-  constructor(readonly id: string, client: PlatformClient, fingerprint: string, examHost: string | undefined) {
-    this.current = client;
-    this.fingerprint = fingerprint;
-    this.examHost = examHost;
-    this.platform = new Proxy({} as PlatformClient, { get: (_target, name) => Reflect.get(this.current, name) });
-  }
-
-  /** The client to close (after its calls) when a new key replaced it. */
-  swap(client: PlatformClient, fingerprint: string): PlatformClient {
-    const old = this.current;
-    this.current = client;
-    this.fingerprint = fingerprint;
-    return old;
-  }
-
-  get client(): PlatformClient {
-    return this.current;
-  }
-}
 
 export class Organizations<S> {
   private readonly memo = new WeakMap<Request, Promise<Organization<S> | undefined>>();
@@ -289,27 +249,4 @@ export class Organizations<S> {
       ...client, apiKey: info.apiKey, baseUrl: info.baseUrl, ...(info.env ? { env: info.env } : {}), ...(rateBudget ? { rateBudget } : {}),
     });
   }
-}
-
-/** What is wrong with a resolver's answer, as text that never holds the key. */
-function checkInfo(info: OrganizationInfo): string[] {
-  if (info === null || typeof info !== "object") return ["the answer is not an object"];
-  const problems: string[] = [];
-  if (!isOrganizationId(info.id)) problems.push("id must be 1-64 letters, digits, _ . or -");
-  if (typeof info.apiKey !== "string" || info.apiKey === "") problems.push("apiKey is missing");
-  if (typeof info.baseUrl !== "string" || info.baseUrl === "") problems.push("baseUrl is missing");
-  if (info.examHost !== undefined) {
-    const list = new ProblemList();
-    if (checkOrigin(info.examHost, "examHost", list, true) === undefined) problems.push("examHost must be an origin (https; http only for localhost)");
-  }
-  return problems;
-}
-
-/**
- * A thrown error's message for the log. The resolver is the integrator's code and may
- * have the key in hand: anything key-like is redacted whatever it is.
- */
-function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/(svc|ct)_(live|test)_\S+/g, (key) => redactKey(key)).replace(/Bearer\s+\S+/g, "Bearer [redacted]");
 }
