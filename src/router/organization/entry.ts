@@ -4,6 +4,7 @@
  * organization's scope at once, and the HMAC fingerprint of what that client was built from.
  */
 import type { PlatformClient } from "../../platform/types.js";
+import type { OrganizationInfo } from "../shared/organization-info.js";
 import type { Organization } from "./organizations.js";
 
 /** One organization as the cache holds it: the client of its latest key behind a stable face. */
@@ -15,6 +16,11 @@ export class Entry<S> implements Organization<S> {
   private current: PlatformClient;
   /** Calls go to the current client, so a rotated key reaches every part of the scope at once. */
   readonly platform: PlatformClient;
+  /**
+   * The resolver's last answer this entry took (checked, fingerprinted), field by field.
+   * Private (`#`): never enumerated, logged or inspected, as it holds the key.
+   */
+  #answer: readonly [string, string, string | undefined, string | undefined] | undefined;
 
   constructor(readonly id: string, client: PlatformClient, fingerprint: string, examHost: string | undefined) {
     this.current = client;
@@ -29,6 +35,21 @@ export class Entry<S> implements Organization<S> {
     this.current = client;
     this.fingerprint = fingerprint;
     return old;
+  }
+
+  /** Remembers the answer this entry now follows (see `answered`). */
+  remember(info: OrganizationInfo): void {
+    this.#answer = [info.apiKey, info.baseUrl, info.env, info.examHost];
+  }
+
+  /**
+   * True when `info` is the answer this entry last took, field for field: it was checked
+   * and fingerprinted then, so the same answer on the next request (every request of a
+   * storm) needs neither the checks, nor the HMAC, nor the exam host's URL parse again.
+   */
+  answered(info: OrganizationInfo): boolean {
+    const a = this.#answer;
+    return a !== undefined && a[0] === info.apiKey && a[1] === info.baseUrl && a[2] === info.env && a[3] === info.examHost;
   }
 
   get client(): PlatformClient {

@@ -20,6 +20,9 @@
  *   an HMAC of the key under a key of this router's own (never the key, never a plain
  *   hash): a resolver answering another key swaps the client at once, behind the same
  *   face, so the organization's scope (caches, attempts, plans) carries on with the new key.
+ *   The answer the entry last took is kept with it (a private field): the same answer on
+ *   the next request, as every request of a storm gives, is the cached organization at
+ *   once, with no check, HMAC or URL parse (entry.ts `answered`).
  * - `again(req)` is the 401 path: the platform refused the key, so the resolver is asked
  *   once more; when it answers another key, the caller retries once.
  */
@@ -77,7 +80,11 @@ export type OrganizationSource =
 const CLOSE_AFTER_MS = 150_000;
 
 export class Organizations<S> {
-  private readonly memo = new WeakMap<Request, Promise<Organization<S> | undefined>>();
+  /**
+   * Where a request's answer is memoised: a property under this instance's own symbol (a
+   * WeakMap entry per request cost a storm more, each one an ephemeron for the GC).
+   */
+  private readonly memo = Symbol("oralAssessmentsOrganization");
   private readonly cache: IdleCache<string, Entry<S>> | undefined;
   /** The key the fingerprints are HMACs under: this router's own, random, never stored. */
   private readonly fingerprintKey = randomBytes(32);
@@ -107,12 +114,8 @@ export class Organizations<S> {
   /** The request's organization (memoised on the request); undefined: it has none. Rejects with OrganizationUnavailable. */
   of(req: Request): Promise<Organization<S> | undefined> {
     if (this.single) return Promise.resolve(this.single);
-    let found = this.memo.get(req);
-    if (!found) {
-      found = this.resolve(req);
-      this.memo.set(req, found);
-    }
-    return found;
+    const memo = req as unknown as Record<symbol, Promise<Organization<S> | undefined> | undefined>;
+    return (memo[this.memo] ??= this.resolve(req));
   }
 
   /**
@@ -124,7 +127,7 @@ export class Organizations<S> {
     if (this.single || !(org instanceof Entry)) return false;
     const before = org.fingerprint;
     const fresh = this.resolve(req);
-    this.memo.set(req, fresh);
+    (req as unknown as Record<symbol, unknown>)[this.memo] = fresh;
     try {
       const answer = await fresh;
       return answer === org && org.fingerprint !== before;
@@ -197,6 +200,8 @@ export class Organizations<S> {
       throw new OrganizationUnavailable("The organization resolver failed.");
     }
     if (info === undefined || info === null) return undefined;
+    const held = this.held(info);
+    if (held) return held;
     const problems = checkInfo(info);
     if (problems.length > 0) {
       this.logger.error({ event: "organization_invalid", problems }, "the organization resolver answered something unusable");
@@ -207,6 +212,13 @@ export class Organizations<S> {
     } catch (error) {
       throw error instanceof InvalidOrganization ? new OrganizationUnavailable("The organization's client could not be built.") : error;
     }
+  }
+
+  /** The cached organization whose last answer `info` repeats (touched: it counts as used); undefined otherwise. */
+  private held(info: OrganizationInfo): Entry<S> | undefined {
+    if (typeof info !== "object" || typeof info.id !== "string") return undefined;
+    const entry = this.cache!.touch(info.id);
+    return entry?.answered(info) ? entry : undefined;
   }
 
   /** The cached organization of a checked answer, built or given the answer's key. Throws InvalidOrganization (logged). */
@@ -233,6 +245,7 @@ export class Organizations<S> {
           keyChanged ? "the organization's API key changed: a new client is in use" : "the organization's base URL or environment changed: a new client is in use");
       }
       entry.examHost = examHost;
+      entry.remember(info);
       return entry;
     } catch (error) {
       // createPlatformClient's ConfigurationError shows keys only redacted.
