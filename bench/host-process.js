@@ -7,7 +7,8 @@
  * `sqliteFile` and `noExamHost: true` drops the default exam host (JSON has no
  * `undefined`). Answers IPC messages: `{ seed: name, org }` → the seeded ids;
  * `{ loop: "start" | "stop" }` → this process's event-loop delay (p99 and max, ms) since
- * "start".
+ * "start", and its CPU time (`process.cpuUsage`, user + system, ms) and the launch requests
+ * it received meanwhile (all, and first arrivals without `wait=`).
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { sqliteStore } from "express-oral-assessments";
@@ -25,16 +26,26 @@ const host = await startHost(emulator, {
   },
 });
 let loop;
+let cpuAtStart;
+let launchesAtStart;
 process.on("message", async ({ id, seed, org, loop: step }) => {
   try {
     if (seed !== undefined) process.send({ id, result: await host.seedExam(seed, org) });
     else if (step === "start") {
       loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
+      cpuAtStart = process.cpuUsage();
+      launchesAtStart = host.launches();
       process.send({ id, result: true });
     } else if (step === "stop") {
       loop.disable();
-      process.send({ id, result: { p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 } });
+      const cpu = process.cpuUsage(cpuAtStart);
+      const now = host.launches();
+      process.send({ id, result: {
+        p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6,
+        cpuMs: (cpu.user + cpu.system) / 1000, cpuSystemMs: cpu.system / 1000,
+        launchRequests: now.requests - launchesAtStart.requests, launchStudents: now.students - launchesAtStart.students,
+      } });
     }
   } catch (error) {
     process.send({ id, error: String(error) });

@@ -13,6 +13,8 @@
  *   call, then stay unused past `organizationCache.idleMs`: the heap they leave behind,
  *   after a full GC, per organization (target < 5 KB), beside what they held while cached.
  */
+import { fileURLToPath } from "node:url";
+import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -21,6 +23,7 @@ import { startEmulatorProcess } from "./lib/emulator.js";
 import { cookieOf, startHost } from "./lib/host.js";
 import { startHostProcess } from "./lib/host-process.js";
 import { startStormDriver } from "./lib/storm-driver.js";
+import { forkChild } from "./lib/child.js";
 import { percentile, round, sleep } from "./lib/stats.js";
 
 const SCHOOLS = [{ id: "storm", name: "Storm University" }, { id: "quiet", name: "Quiet College" }];
@@ -31,14 +34,79 @@ function gcFunction() {
   return vm.runInNewContext("gc");
 }
 
-export async function runOrganizations({ students = 600, quiet = 50, limit = 100, windowMs = 1_000, arrivalMs = 1_000, idleCount = 1_000, hostIn = "child", stormIn = "child", log }) {
+const HPM_CHILD = fileURLToPath(new URL("./hpm-process.js", import.meta.url));
+const NEIGHBOUR_CHILD = fileURLToPath(new URL("./cpu-neighbour.js", import.meta.url));
+
+/** The 1-minute load average, two decimals. */
+const load = () => round(os.loadavg()[0], 2);
+
+/**
+ * `rounds`: noisy-neighbour runs, each with its own host process and the machine's load
+ * beside it (`noisyNeighbour` is the first, `noisyNeighbourRounds` all of them).
+ * `cpuNeighbour`: a forked child spins a core through every round (bench/cpu-neighbour.js).
+ */
+export async function runOrganizations({ students = 600, quiet = 50, limit = 100, windowMs = 1_000, arrivalMs = 1_000, idleCount = 1_000, hostIn = "child", stormIn = "child", rounds = 1, cpuNeighbour = false, idle: runIdlePart = true, log }) {
   const emulator = await startEmulatorProcess({ organizations: SCHOOLS });
+  let neighbour = cpuNeighbour ? await forkChild(NEIGHBOUR_CHILD, { what: "the CPU neighbour" }) : undefined;
   try {
-    const noisyNeighbour = await runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, arrivalMs, hostIn, stormIn, log });
-    const idle = await runIdle(emulator, { count: idleCount, log });
-    return { count: idleCount, noisyNeighbour, idle };
+    const all = [];
+    for (let round_ = 1; round_ <= rounds; round_++) {
+      if (rounds > 1) log(`organizations: noisy neighbour, round ${round_} of ${rounds}${neighbour ? " (with a CPU-bound neighbour)" : ""}`);
+      const loadBefore = load();
+      const result = await runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, arrivalMs, hostIn, stormIn, log });
+      all.push({ ...result, cpuNeighbour: neighbour !== undefined, loadAverage: { before: loadBefore, after: load() } });
+    }
+    await neighbour?.close();
+    neighbour = undefined;
+    const { stormCourseId, ...noisyNeighbour } = all[0];
+    const cpuPerLaunch = hostIn === "process" ? undefined : await runProxyCpu(emulator, { requests: noisyNeighbour.hostLaunchRequests, courseId: stormCourseId, arrivalMs, log, router: all });
+    const idle = runIdlePart ? await runIdle(emulator, { count: idleCount, log }) : undefined;
+    return {
+      count: idleCount, noisyNeighbour, noisyNeighbourRounds: all.map(({ stormCourseId: _, ...r }) => r),
+      ...(cpuPerLaunch ? { cpuPerLaunch } : {}), ...(idle ? { idle } : {}),
+    };
   } finally {
+    await neighbour?.close().catch(() => undefined);
     await emulator.close();
+  }
+}
+
+/**
+ * http-proxy-middleware's CPU per request on the same run: a minimal Express app with it
+ * (hpm-process.js, a child process like the router's host) forwards as many requests as the
+ * router's host received in the first round, arriving over the same `arrivalMs`, to the
+ * emulator's GET /courses/:id with the storm school's key (rate limits lifted, latency
+ * as in the storm). Beside it, the router's host CPU per launch in every round.
+ */
+async function runProxyCpu(emulator, { requests, courseId, arrivalMs, router, log }) {
+  const storm = emulator.organizations.find((o) => o.id === "storm");
+  await emulator.setRateLimits({ dev: 1_000_000_000, windowMs: 60_000 });
+  const hpm = await forkChild(HPM_CHILD, { env: { HPM_OPTIONS: JSON.stringify({ target: `${emulator.url}/api/v1/dev`, apiKey: storm.testKey }) }, what: "the http-proxy-middleware process" });
+  const agent = createBrowserPool();
+  try {
+    log(`organizations: ${requests} requests through http-proxy-middleware (its CPU per request)`);
+    // Warm-up, as the router's host had its seeding and the quiet school alone.
+    for (let i = 0; i < 50; i++) await get(agent, `${hpm.ready.url}/platform/courses/${courseId}`);
+    await hpm.ask({ cpu: "start" });
+    const loadBefore = load();
+    const answers = await Promise.all(Array.from({ length: requests }, async (_, i) => {
+      await sleep((i * arrivalMs) / requests);
+      return get(agent, `${hpm.ready.url}/platform/courses/${courseId}`).then((r) => r.status, () => 0);
+    }));
+    const { cpuMs, requests: seen } = await hpm.ask({ cpu: "stop" });
+    const perRound = router.map((r) => r.hostCpuPerLaunchMs);
+    return {
+      routerMsPerLaunch: router[0].hostCpuPerLaunchMs,
+      routerMsPerLaunchRequest: router[0].hostCpuPerRequestMs,
+      routerMsPerLaunchByRound: perRound,
+      httpProxyMiddlewareMsPerRequest: round(cpuMs / seen, 3),
+      httpProxyMiddlewareRequests: seen,
+      httpProxyMiddlewareFailed: answers.filter((s) => s !== 200).length,
+      loadAverage: { before: loadBefore, after: load() },
+    };
+  } finally {
+    agent.destroy();
+    await hpm.close();
   }
 }
 
@@ -95,6 +163,14 @@ async function runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, a
     loop?.disable();
     const delay = loop ? { p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 } : await host.loopStop();
     const times = (walks) => walks.filter((w) => w.status === 303).map((w) => w.ms);
+    const cpu = delay.cpuMs === undefined ? {} : {
+      hostCpuMs: round(delay.cpuMs, 1),
+      hostLaunchRequests: delay.launchRequests,
+      hostLaunchStudents: delay.launchStudents,
+      // Per arriving launch (a student's first request), and per launch request (refreshes of the waiting page included).
+      hostCpuPerLaunchMs: round(delay.cpuMs / delay.launchStudents, 3),
+      hostCpuPerRequestMs: round(delay.cpuMs / delay.launchRequests, 3),
+    };
     const baseline = percentile(times(alone), 99);
     const during = percentile(times(beside), 99);
     return {
@@ -114,6 +190,8 @@ async function runNoisyNeighbour(emulator, { students, quiet, limit, windowMs, a
       eventLoopDelayMaxMs: round(delay.maxMs, 1),
       driverLoopDelayP99Ms: round(driverLoop.percentile(99) / 1e6, 1),
       driverLoopDelayMaxMs: round(driverLoop.max / 1e6, 1),
+      ...cpu,
+      stormCourseId: stormExam.courseId,
     };
   } finally {
     agent.destroy();

@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --json] [--only storm,overhead,memory,organizations,record,lti,liveView,exports,loginFlood] [--breakdown] [--fleet]
  *   [--students 600] [--launches 100000] [--rounds 2000] [--record-rounds 6000] [--lti-arrival-ms 60000] [--lti-preset canvas]
- *   [--flood-logins 5000]`
+ *   [--flood-logins 5000] [--organizations-rounds 5] [--cpu-neighbour] [--organizations-skip-idle]`
  *
  * Builds nothing itself (`npm run bench` runs the build first) and imports the package by
  * its name, as an integrator would. The emulator runs in a child process. Prints a table,
@@ -21,7 +21,11 @@
  * records (live-view.js). `exports`: RSS growth with 30 clients that never read a 6 MB
  * CSV export (exports.js). `loginFlood`: 5,000 anonymous maximum-size LTI logins, every one
  * kept; the router host's retained heap and RSS growth, and with Redis (EOA_BENCH_REDIS_URL)
- * Redis's growth in bytes and keys (login-flood.js).
+ * Redis's growth in bytes and keys (login-flood.js). `organizations`: the noisy-neighbour
+ * ratio (`--organizations-rounds N` runs, each with the load average; `--cpu-neighbour`
+ * spins a core in a child meanwhile, target 3× instead of 2×) and the host's CPU per
+ * launch (process.cpuUsage in its own process ÷ launches) beside http-proxy-middleware's
+ * per request on the same run (organizations.js).
  */
 import { parseArgs } from "node:util";
 import { runBreakdown } from "./breakdown.js";
@@ -60,6 +64,11 @@ const { values } = parseArgs({
     "organizations-host": { type: "string", default: "child" },
     // Where the noisy-neighbour part's storm browsers run: "child" (their own process) or "process" (the bench's, which times the quiet school).
     "organizations-storm": { type: "string", default: "child" },
+    // The noisy-neighbour runs of the organizations part (each reported with the load average), and a CPU-bound neighbour process beside them.
+    "organizations-rounds": { type: "string", default: "1" },
+    "cpu-neighbour": { type: "boolean", default: false },
+    // Leaves out the organizations part's 1 000 idle organizations (only the noisy neighbour and the CPU per launch).
+    "organizations-skip-idle": { type: "boolean", default: false },
     // Organizations the fleet part touches once each before its idle expiry (fleet-organizations.js).
     "fleet-organizations": { type: "string", default: "200" },
   },
@@ -84,7 +93,7 @@ try {
   if (only.has("memory")) result.memory = await runMemory(emulator, { launches: Number(values.launches), log });
   if (only.has("storm")) result.storm = await runStorms(emulator, { students: Number(values.students), log });
   if (only.has("overhead")) result.overhead = await runOverhead(emulator, { rounds: Number(values.rounds), log });
-  if (only.has("organizations")) result.organizations = await runOrganizations({ students: Number(values.students), hostIn: values["organizations-host"], stormIn: values["organizations-storm"], log });
+  if (only.has("organizations")) result.organizations = await runOrganizations({ students: Number(values.students), hostIn: values["organizations-host"], stormIn: values["organizations-storm"], rounds: Number(values["organizations-rounds"]), cpuNeighbour: values["cpu-neighbour"], idle: !values["organizations-skip-idle"], log });
   if (only.has("record")) result.launchRecord = await runLaunchRecord(emulator, { rounds: Number(values["record-rounds"]), log });
   if (only.has("lti")) result.lti = await runLtiStorm(emulator, { students: Number(values.students), arrivalMs: Number(values["lti-arrival-ms"]), preset: values["lti-preset"], log });
   if (only.has("liveView")) result.liveView = await runLiveView({ log });
@@ -160,16 +169,33 @@ if (memory) {
   );
 }
 if (organizations) {
-  const n = organizations.noisyNeighbour;
-  const i = organizations.idle;
-  rows.push(
-    ["organizations: quiet school p99 alone (ms)", n.quietBaselineP99Ms],
-    ["organizations: quiet school p99 beside a storm (ms)", n.quietP99Ms, "≤ 2 × alone", n.quietP99Ms <= 2 * n.quietBaselineP99Ms],
-    ["organizations: quiet school failed", n.quietFailed, "0", n.quietFailed === 0],
-    ["organizations: storm school redirected", n.stormRedirected],
-    ["organizations: heap per cached organization (KB)", i.heldPerOrganizationKb],
-    ["organizations: heap per idle organization (KB)", i.heapPerOrganizationKb, "< 5", i.heapPerOrganizationKb < 5],
-  );
+  const { noisyNeighbourRounds: rounds, idle: i, cpuPerLaunch: c } = organizations;
+  // Beside a CPU-bound neighbour process the target is 3× (issue 29), on an idle machine 2×.
+  const times = rounds[0].cpuNeighbour ? 3 : 2;
+  const with_ = rounds[0].cpuNeighbour ? ", with a CPU-bound neighbour" : "";
+  rounds.forEach((n, k) => {
+    const at = rounds.length > 1 ? ` (round ${k + 1}, load ${n.loadAverage.before} → ${n.loadAverage.after}${with_})` : ` (load ${n.loadAverage.before} → ${n.loadAverage.after}${with_})`;
+    rows.push(
+      [`organizations: quiet school p99 alone / beside a storm (ms)${at}`, `${n.quietBaselineP99Ms} / ${n.quietP99Ms}`],
+      [`organizations: noisy-neighbour ratio${at}`, n.ratio, `≤ ${times}`, n.quietP99Ms <= times * n.quietBaselineP99Ms],
+      [`organizations: quiet school failed${at}`, n.quietFailed, "0", n.quietFailed === 0],
+    );
+  });
+  rows.push(["organizations: storm school redirected", rounds[0].stormRedirected]);
+  if (c) {
+    rows.push(
+      ["organizations: host CPU per launch (ms)", c.routerMsPerLaunch, "≤ 0.4", c.routerMsPerLaunch <= 0.4],
+      ["organizations: host CPU per launch, each round (ms)", c.routerMsPerLaunchByRound.join(", ")],
+      ["organizations: host CPU per launch request, refreshes included (ms)", c.routerMsPerLaunchRequest],
+      [`organizations: http-proxy-middleware CPU per request (ms, ${c.httpProxyMiddlewareRequests} requests)`, c.httpProxyMiddlewareMsPerRequest],
+    );
+  }
+  if (i) {
+    rows.push(
+      ["organizations: heap per cached organization (KB)", i.heldPerOrganizationKb],
+      ["organizations: heap per idle organization (KB)", i.heapPerOrganizationKb, "< 5", i.heapPerOrganizationKb < 5],
+    );
+  }
 }
 if (liveView) {
   const v = liveView;

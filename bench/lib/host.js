@@ -58,6 +58,13 @@ export async function startHost(emulator, { client = {}, router = {}, organizati
   });
   app.use("/oral", oral);
   const server = http.createServer(app);
+  // Launch requests received (a first click or a waiting page's refresh): what the host's CPU is divided by.
+  const launches = { requests: 0, students: 0 };
+  server.prependListener("request", (req) => {
+    if (!req.url.startsWith("/oral/launch/")) return;
+    launches.requests += 1;
+    if (!req.url.includes("wait=")) launches.students += 1;
+  });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${server.address().port}`;
 
@@ -79,6 +86,8 @@ export async function startHost(emulator, { client = {}, router = {}, organizati
     router: oral,
     seedExam,
     instructor,
+    /** Launch requests so far: `{ requests, students }` (students: those without a `wait=`, first arrivals). */
+    launches: () => ({ ...launches }),
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

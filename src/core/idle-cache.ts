@@ -54,6 +54,18 @@ export class IdleCache<K, V> {
     return value;
   }
 
+  /** The value for `key` if present and not idle, counted as used now (as `get`); undefined, without making one, otherwise. */
+  touch(key: K): V | undefined {
+    const found = this.entries.get(key);
+    if (!found) return undefined;
+    const now = this.now();
+    if (!this.alive(found, now)) return undefined;
+    this.entries.delete(key);
+    found.usedAt = now;
+    this.entries.set(key, found);
+    return found.value;
+  }
+
   /** The value for `key` if present and not idle, without making one. */
   peek(key: K): V | undefined {
     const found = this.entries.get(key);

@@ -128,8 +128,9 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
       logger.debug({ event: "launch", outcome: answer.outcome, status: answer.status, kind, method: req.method }, `launch ${answer.outcome}`);
     } else if (answerSignedOut(settings.launch, req, res, kind) === undefined) next();
   };
-  router.get("/launch/roleplay/:roleplayId", launchSpan("/launch/roleplay/:roleplayId"), signedInFirst("roleplay"), asPage, (req, res, next) => scope(res).launchRoleplay(req, res, next));
-  router.get("/launch/:examId", launchSpan("/launch/:examId"), signedInFirst("oral"), asPage, (req, res, next) => scope(res).launchOral(req, res, next));
+  // Each as one layer (chain.ts): four route layers cost a storm a dispatch each per launch.
+  router.get("/launch/roleplay/:roleplayId", chain([launchSpan("/launch/roleplay/:roleplayId"), signedInFirst("roleplay"), asPage, (req, res, next) => scope(res).launchRoleplay(req, res, next)]));
+  router.get("/launch/:examId", chain([launchSpan("/launch/:examId"), signedInFirst("oral"), asPage, (req, res, next) => scope(res).launchOral(req, res, next)]));
   // The LMS's way in (LTI 1.3): its own paths under /lti/, the same launch behind them,
   // for the organization the link was made for.
   if (settings.lti) {

@@ -47,6 +47,28 @@ describe("IdleCache", () => {
     expect(cache.size).toBe(0);
   });
 
+  it("touch: counts a held entry as used (idle time and LRU order start again), makes nothing, and skips an idle one", () => {
+    let now = 0;
+    const evicted: string[] = [];
+    const cache = new IdleCache<string, string>({ max: 2, idleMs: 1_000, now: () => now, onEvict: (v) => evicted.push(v) });
+    expect(cache.touch("a")).toBeUndefined();
+    expect(cache.size).toBe(0);
+    cache.get("a", () => "A");
+    cache.get("b", () => "B");
+    now = 900;
+    expect(cache.touch("a")).toBe("A"); // a is now the most recently used, its idle time from 900
+    cache.get("c", () => "C"); // full: b (least recently used) goes, not a
+    expect(evicted).toEqual(["B"]);
+    now = 1_800;
+    cache.sweep();
+    expect(cache.peek("a")).toBe("A");
+    now = 1_850;
+    expect(cache.touch("a")).toBe("A"); // 950 ms since its touch at 900; its idle time from 1 850
+    now = 2_851;
+    expect(cache.touch("a")).toBeUndefined(); // 1 001 ms: idle past idleMs, not given back
+    cache.clear();
+  });
+
   it("holds at most max entries, evicting the least recently used", () => {
     const evicted: number[] = [];
     const cache = new IdleCache<number, number>({ max: 3, idleMs: 60_000, onEvict: (v) => evicted.push(v) });

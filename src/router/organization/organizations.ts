@@ -20,21 +20,27 @@
  *   an HMAC of the key under a key of this router's own (never the key, never a plain
  *   hash): a resolver answering another key swaps the client at once, behind the same
  *   face, so the organization's scope (caches, attempts, plans) carries on with the new key.
+ *   The answer the entry last took is kept with it (a private field): the same answer on
+ *   the next request, as every request of a storm gives, is the cached organization at
+ *   once, with no check, HMAC or URL parse (entry.ts `answered`).
  * - `again(req)` is the 401 path: the platform refused the key, so the resolver is asked
  *   once more; when it answers another key, the caller retries once.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import type { Request } from "express";
-import { ConfigurationError, ProblemList } from "../../core/configuration-error.js";
-import { redactKey } from "../../core/redact.js";
+import { ConfigurationError } from "../../core/configuration-error.js";
 import { IdleCache } from "../../core/idle-cache.js";
 import type { Logger } from "../../core/logger.js";
 import { createPlatformClient } from "../../platform/client.js";
 import type { RateBudget } from "../../platform/rate-budget-interface.js";
 import type { PlatformClient, PlatformClientOptions } from "../../platform/types.js";
-import { DEFAULT_ORGANIZATION, isOrganizationId } from "../../store/types.js";
-import { checkOrigin } from "../shared/checks.js";
+import { DEFAULT_ORGANIZATION } from "../../store/types.js";
 import type { OrganizationInfo, OrganizationResolver } from "../shared/organization-info.js";
+import { checkInfo, messageOf } from "./answer-checks.js";
+import { Entry } from "./entry.js";
+import { InvalidOrganization, OrganizationUnavailable } from "./errors.js";
+
+export { InvalidOrganization, OrganizationUnavailable } from "./errors.js";
 
 
 /** The organization a request acts for, with everything the router built for it. */
@@ -59,19 +65,6 @@ export interface ScopeFactory<S> {
   clientChanged?(scope: S): void;
 }
 
-/** Thrown when the resolver failed or answered something unusable: the routes answer 503. */
-export class OrganizationUnavailable extends Error {
-  override readonly name = "OrganizationUnavailable";
-}
-
-/** An organization given without a request (`adopt`) that cannot be used: what is wrong with it, never its key. */
-export class InvalidOrganization extends Error {
-  override readonly name = "InvalidOrganization";
-  constructor(readonly problems: string[]) {
-    super(`The organization cannot be used: ${problems.join("; ")}.`);
-  }
-}
-
 export interface OrganizationCacheSettings {
   /** Most organizations kept at once (their clients and what the router keeps for them). */
   max: number;
@@ -86,38 +79,12 @@ export type OrganizationSource =
 /** How long a replaced or evicted client stays open for the calls it may still carry (the longest launch wait). */
 const CLOSE_AFTER_MS = 150_000;
 
-/** One organization as the cache holds it: the client of its latest key behind a stable face. */
-class Entry<S> implements Organization<S> {
-  scope!: S;
-  examHost: string | undefined;
-  /** The HMAC of what the current client was built from (key, base URL, environment). */
-  fingerprint: string;
-  private current: PlatformClient;
-  /** Calls go to the current client, so a rotated key reaches every part of the scope at once. */
-  readonly platform: PlatformClient;
-
-  constructor(readonly id: string, client: PlatformClient, fingerprint: string, examHost: string | undefined) {
-    this.current = client;
-    this.fingerprint = fingerprint;
-    this.examHost = examHost;
-    this.platform = new Proxy({} as PlatformClient, { get: (_target, name) => Reflect.get(this.current, name) });
-  }
-
-  /** The client to close (after its calls) when a new key replaced it. */
-  swap(client: PlatformClient, fingerprint: string): PlatformClient {
-    const old = this.current;
-    this.current = client;
-    this.fingerprint = fingerprint;
-    return old;
-  }
-
-  get client(): PlatformClient {
-    return this.current;
-  }
-}
-
 export class Organizations<S> {
-  private readonly memo = new WeakMap<Request, Promise<Organization<S> | undefined>>();
+  /**
+   * Where a request's answer is memoised: a property under this instance's own symbol (a
+   * WeakMap entry per request cost a storm more, each one an ephemeron for the GC).
+   */
+  private readonly memo = Symbol("oralAssessmentsOrganization");
   private readonly cache: IdleCache<string, Entry<S>> | undefined;
   /** The key the fingerprints are HMACs under: this router's own, random, never stored. */
   private readonly fingerprintKey = randomBytes(32);
@@ -147,12 +114,8 @@ export class Organizations<S> {
   /** The request's organization (memoised on the request); undefined: it has none. Rejects with OrganizationUnavailable. */
   of(req: Request): Promise<Organization<S> | undefined> {
     if (this.single) return Promise.resolve(this.single);
-    let found = this.memo.get(req);
-    if (!found) {
-      found = this.resolve(req);
-      this.memo.set(req, found);
-    }
-    return found;
+    const memo = req as unknown as Record<symbol, Promise<Organization<S> | undefined> | undefined>;
+    return (memo[this.memo] ??= this.resolve(req));
   }
 
   /**
@@ -164,7 +127,7 @@ export class Organizations<S> {
     if (this.single || !(org instanceof Entry)) return false;
     const before = org.fingerprint;
     const fresh = this.resolve(req);
-    this.memo.set(req, fresh);
+    (req as unknown as Record<symbol, unknown>)[this.memo] = fresh;
     try {
       const answer = await fresh;
       return answer === org && org.fingerprint !== before;
@@ -237,6 +200,8 @@ export class Organizations<S> {
       throw new OrganizationUnavailable("The organization resolver failed.");
     }
     if (info === undefined || info === null) return undefined;
+    const held = this.held(info);
+    if (held) return held;
     const problems = checkInfo(info);
     if (problems.length > 0) {
       this.logger.error({ event: "organization_invalid", problems }, "the organization resolver answered something unusable");
@@ -247,6 +212,13 @@ export class Organizations<S> {
     } catch (error) {
       throw error instanceof InvalidOrganization ? new OrganizationUnavailable("The organization's client could not be built.") : error;
     }
+  }
+
+  /** The cached organization whose last answer `info` repeats (touched: it counts as used); undefined otherwise. */
+  private held(info: OrganizationInfo): Entry<S> | undefined {
+    if (typeof info !== "object" || typeof info.id !== "string") return undefined;
+    const entry = this.cache!.touch(info.id);
+    return entry?.answered(info) ? entry : undefined;
   }
 
   /** The cached organization of a checked answer, built or given the answer's key. Throws InvalidOrganization (logged). */
@@ -273,6 +245,7 @@ export class Organizations<S> {
           keyChanged ? "the organization's API key changed: a new client is in use" : "the organization's base URL or environment changed: a new client is in use");
       }
       entry.examHost = examHost;
+      entry.remember(info);
       return entry;
     } catch (error) {
       // createPlatformClient's ConfigurationError shows keys only redacted.
@@ -289,27 +262,4 @@ export class Organizations<S> {
       ...client, apiKey: info.apiKey, baseUrl: info.baseUrl, ...(info.env ? { env: info.env } : {}), ...(rateBudget ? { rateBudget } : {}),
     });
   }
-}
-
-/** What is wrong with a resolver's answer, as text that never holds the key. */
-function checkInfo(info: OrganizationInfo): string[] {
-  if (info === null || typeof info !== "object") return ["the answer is not an object"];
-  const problems: string[] = [];
-  if (!isOrganizationId(info.id)) problems.push("id must be 1-64 letters, digits, _ . or -");
-  if (typeof info.apiKey !== "string" || info.apiKey === "") problems.push("apiKey is missing");
-  if (typeof info.baseUrl !== "string" || info.baseUrl === "") problems.push("baseUrl is missing");
-  if (info.examHost !== undefined) {
-    const list = new ProblemList();
-    if (checkOrigin(info.examHost, "examHost", list, true) === undefined) problems.push("examHost must be an origin (https; http only for localhost)");
-  }
-  return problems;
-}
-
-/**
- * A thrown error's message for the log. The resolver is the integrator's code and may
- * have the key in hand: anything key-like is redacted whatever it is.
- */
-function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/(svc|ct)_(live|test)_\S+/g, (key) => redactKey(key)).replace(/Bearer\s+\S+/g, "Bearer [redacted]");
 }

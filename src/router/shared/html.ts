@@ -51,14 +51,19 @@ const KIND_BY_STATUS: Record<number, RouterPageKind> = {
   429: "rate_limited", 500: "internal_error", 502: "platform_failed", 503: "platform_busy", 504: "platform_timeout",
 };
 
-const settingsOf = new WeakMap<Request, PageSettings>();
+/**
+ * The request's page settings, as a property under a symbol of this module's: a WeakMap
+ * entry per request cost an exam-day storm more (each one an ephemeron for the GC).
+ */
+const SETTINGS = Symbol("oralAssessmentsPageSettings");
+type WithPageSettings = Request & { [SETTINGS]?: PageSettings };
 /** Responses whose page the integrator's layout is drawing, with that page (for the fallback). */
 const rendering = new WeakMap<Response, RouterPage>();
 
 /** Makes `settings` the page settings of every request through this router. */
 export function pageSettings(settings: PageSettings): RequestHandler {
   return (req, _res, next) => {
-    settingsOf.set(req, settings);
+    (req as WithPageSettings)[SETTINGS] = settings;
     next();
   };
 }
@@ -66,7 +71,7 @@ export function pageSettings(settings: PageSettings): RequestHandler {
 export function sendPage(res: Response, opts: PageOptions): void {
   if (res.headersSent) return;
   const req = res.req as Request | undefined;
-  const settings = (req && settingsOf.get(req)) ?? DEFAULT_SETTINGS;
+  const settings = (req as WithPageSettings | undefined)?.[SETTINGS] ?? DEFAULT_SETTINGS;
   const inLayout = rendering.get(res);
   if (inLayout) {
     // An error raised while the layout rendered (`res.render` hands it to `next`, and so
