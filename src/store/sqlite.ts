@@ -11,7 +11,8 @@ import { ConfigurationError, ProblemList } from "../core/configuration-error.js"
 import { answerFor, bodyText, checkIdempotencyKey, expiredBefore, type IdempotencyRow } from "./idempotency.js";
 import { lifecycle } from "./lifecycle.js";
 import { pendingMigrations } from "./migrations.js";
-import { MIGRATIONS, SQL } from "./sqlite-schema.js";
+import { MIGRATIONS } from "./sqlite-migrations.js";
+import { SQL } from "./sqlite-schema.js";
 import { kindOf, readOptions } from "./options.js";
 import { checkOrganization, checkRecord, createdMs } from "./records.js";
 import { checkLaunchRecord, pageOf } from "./launch-records.js";
