@@ -67,9 +67,13 @@ export function queries(n: Names) {
       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, (SELECT deleted_at FROM parent))
       ${upsert([...shared, "course_id"])}`,
     // The class row when the store knows the class (its deleted_at already reflects its
-    // course), else the course row: one lock per write, so no lock-order deadlocks.
+    // own course); the course row when the store does not, or when the caller names
+    // another course than the class's (a deleted one hides the exam, as in SQLite and
+    // memory). Class before course, as deleteCourse's cascade never waits on a class
+    // while holding another course: no lock-order deadlock.
     putAssessment: `WITH cls AS (SELECT course_id, deleted_at FROM ${n.classes} WHERE organization = $1 AND id = $7 FOR SHARE),
-        crs AS (SELECT deleted_at FROM ${n.courses} WHERE organization = $1 AND id = $8 AND NOT EXISTS (SELECT 1 FROM cls) FOR SHARE)
+        crs AS (SELECT deleted_at FROM ${n.courses} WHERE organization = $1 AND id = $8
+          AND NOT EXISTS (SELECT 1 FROM cls WHERE cls.course_id = $8) FOR SHARE)
       INSERT INTO ${n.assessments} AS cur (organization, id, name, data, created_at, created_ms, class_id, course_id, kind, deleted_at)
       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, coalesce($8, (SELECT course_id FROM cls)), $9,
         coalesce((SELECT deleted_at FROM cls), (SELECT deleted_at FROM crs)))
