@@ -5,6 +5,7 @@
  * record values: every value travels as a query parameter.
  */
 import type { PostgresPool, PostgresPoolClient } from "./postgres-pool.js";
+import { LAUNCH_COLUMNS, LAUNCH_PG_SELECT, launchPgArrays } from "./launch-rows.js";
 
 export interface Names {
   schema: string;
@@ -116,8 +117,7 @@ export function queries(n: Names) {
     // With each student's latest record upserted from what was inserted: a record replaces
     // it unless a later one (by at_ms, then seq) is there already (another instance's).
     addLaunches: `WITH added AS (
-        INSERT INTO ${n.launches} (organization, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email, instance)
-        SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+        INSERT INTO ${n.launches} (organization, ${LAUNCH_COLUMNS}) SELECT $1, * FROM unnest(${launchPgArrays(2)})
         RETURNING organization, kind, exam_id, student_id, at_ms, seq, outcome)
       INSERT INTO ${n.launchLatest} AS latest (organization, kind, exam_id, student_id, at_ms, seq, outcome)
         SELECT DISTINCT ON (kind, exam_id, student_id) organization, kind, exam_id, student_id, at_ms, seq, outcome
@@ -125,7 +125,7 @@ export function queries(n: Names) {
       ON CONFLICT (organization, kind, exam_id, student_id) DO UPDATE SET at_ms = excluded.at_ms, seq = excluded.seq, outcome = excluded.outcome
         WHERE (excluded.at_ms, excluded.seq) > (latest.at_ms, latest.seq)`,
     // $2 kind, $3 exam, $4 outcome or NULL, $5 student or NULL, $6/$7 the cursor's (at_ms, seq) or NULL, $8 rows.
-    listLaunches: `SELECT seq::float8 AS seq, kind, exam_id, at_ms::float8 AS at_ms, outcome, status, served_by, via, student_id, student_email, instance
+    listLaunches: `SELECT seq::float8 AS seq, ${LAUNCH_PG_SELECT}
       FROM ${n.launches} WHERE organization = $1 AND kind = $2 AND exam_id = $3
         AND ($4::text IS NULL OR outcome = $4) AND ($5::text IS NULL OR student_id = $5 OR student_email = $5)
         AND ($6::bigint IS NULL OR (at_ms, seq) < ($6::bigint, $7::bigint))

@@ -2,6 +2,7 @@
  * The statements that read and write the SQLite store's tables (the tables themselves:
  * sqlite-migrations.ts). Kept apart from `sqlite.ts` (the store's behaviour) so each stays one concern.
  */
+import { LAUNCH_COLUMNS, LAUNCH_PARAMS } from "./launch-rows.js";
 
 // Deletion is final: an upsert never clears deleted_at, and a child written under a
 // deleted parent (a request racing the DELETE) takes the parent's deleted_at.
@@ -54,10 +55,10 @@ export const SQL = {
   completeIdempotent: `UPDATE idempotency SET state = 'done', status = @status, body = @body
     WHERE organization = @org AND user_id = @user AND key = @key AND state = 'pending'`,
   abandonIdempotent: "DELETE FROM idempotency WHERE organization = @org AND user_id = @user AND key = @key AND state = 'pending'",
-  addLaunch: `INSERT INTO launches (organization, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email, instance)
-    VALUES (@org, @kind, @examId, @atMs, @outcome, @status, @servedBy, @via, @studentId, @studentEmail, @instance)`,
+  // The launch record's columns come from its field table (launch-fields.ts), named parameters by column.
+  addLaunch: `INSERT INTO launches (organization, ${LAUNCH_COLUMNS}) VALUES (@org, ${LAUNCH_PARAMS})`,
   // Unset filters are NULL; the cursor is the last row's (at_ms, seq), read one past the page.
-  listLaunches: `SELECT seq, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email, instance FROM launches
+  listLaunches: `SELECT seq, ${LAUNCH_COLUMNS} FROM launches
     WHERE organization = @org AND kind = @kind AND exam_id = @examId
       AND (@outcome IS NULL OR outcome = @outcome)
       AND (@student IS NULL OR student_id = @student OR student_email = @student)
@@ -67,7 +68,7 @@ export const SQL = {
     WHERE organization = @org AND kind = @kind AND exam_id = @examId AND at_ms >= @since GROUP BY outcome`,
   // A record replaces the student's latest unless an already written one is later (by at_ms, then seq).
   addLatestLaunch: `INSERT INTO launch_latest (organization, kind, exam_id, student_id, at_ms, seq, outcome)
-    VALUES (@org, @kind, @examId, @studentId, @atMs, @seq, @outcome)
+    VALUES (@org, @kind, @exam_id, @student_id, @at_ms, @seq, @outcome)
     ON CONFLICT (organization, kind, exam_id, student_id) DO UPDATE SET at_ms = excluded.at_ms, seq = excluded.seq, outcome = excluded.outcome
     WHERE excluded.at_ms > launch_latest.at_ms OR (excluded.at_ms = launch_latest.at_ms AND excluded.seq > launch_latest.seq)`,
   // One row per student: a student whose latest record is older than `since` has none since.
