@@ -11,6 +11,7 @@ import { z } from "zod";
 import { RecordId } from "../platform/schemas.js";
 import * as publicSchemas from "../platform/public-schemas.js";
 import { PrepareRequest } from "./prepare-request.js";
+import { launchRecordSchema } from "../store/launch-fields.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -171,20 +172,7 @@ export function buildComponents({ requests, records }: RouteSchemas): JsonSchema
           },
         },
       },
-      LaunchRecord: {
-        type: "object",
-        description: "One launch outcome of one student. Never a token or a key.",
-        required: ["at", "outcome", "status", "servedBy", "via", "student"],
-        properties: {
-          at: instant,
-          outcome: { type: "string", examples: ["redirected", "waiting", "forbidden", "launch_limited", "failure_backoff", "class_full", "platform_failed", "platform_timeout", "platform_busy", "platform_unavailable", "wait_exceeded", "client_gone"] },
-          status: { type: "integer", description: "The HTTP status the student's browser got." },
-          servedBy: { enum: ["prepared", "on_demand", "coalesced", "platform_host", "none"] },
-          via: { enum: ["link", "lti"] },
-          student: { type: "object", required: ["orgInternalId", "email"], properties: { orgInternalId: { type: "string" }, email: { type: "string" } } },
-          instance: { type: "string", description: "The fleet instance that answered (fleet mode only)." },
-        },
-      },
+      LaunchRecord: launchRecordSchema(),
       LiveSnapshot: {
         type: "object",
         description: "Where an exam stands now. Students are counted once each, by their latest launch outcome.",

@@ -4,27 +4,18 @@
  * client: newest-first pages by (at, seq) stay stable while new launches are appended.
  */
 import type { LaunchQuery, LaunchRecord } from "./launch-types.js";
+import { LAUNCH_FIELDS, valueOf } from "./launch-fields.js";
 
-const OUTCOME = /^[a-z_]{1,40}$/;
-const SERVED_BY = new Set(["prepared", "on_demand", "coalesced", "platform_host", "none"]);
-
-/** A TypeError, like `checkRecord`: a bad record is a bug in the caller. */
+/** A TypeError, like `checkRecord`: a bad record is a bug in the caller. Each field's rule is in the field table. */
 export function checkLaunchRecord(record: LaunchRecord): void {
-  const problems: string[] = [];
   if (typeof record !== "object" || record === null) throw new TypeError("launch record must be an object");
-  if (typeof record.at !== "string" || Number.isNaN(Date.parse(record.at))) problems.push("at must be an ISO 8601 timestamp");
-  if (record.kind !== "oral" && record.kind !== "roleplay") problems.push('kind must be "oral" or "roleplay"');
-  if (typeof record.examId !== "string" || record.examId === "") problems.push("examId must be a non-empty string");
-  if (typeof record.outcome !== "string" || !OUTCOME.test(record.outcome)) problems.push("outcome must be a lower-case outcome name");
-  if (!Number.isInteger(record.status) || record.status < 100 || record.status > 599) problems.push("status must be an HTTP status");
-  if (!SERVED_BY.has(record.servedBy)) problems.push("servedBy must be a known source");
-  if (record.via !== "link" && record.via !== "lti") problems.push('via must be "link" or "lti"');
-  const s = record.student;
-  if (typeof s !== "object" || s === null || typeof s.orgInternalId !== "string" || typeof s.email !== "string") {
-    problems.push("student must have orgInternalId and email strings");
+  const problems = new Set<string>();
+  for (const field of LAUNCH_FIELDS) {
+    const value = valueOf(record, field);
+    if (value === undefined && "optional" in field && field.optional) continue;
+    if (!field.valid(value)) problems.add(field.problem);
   }
-  if (record.instance !== undefined && typeof record.instance !== "string") problems.push("instance must be a string");
-  if (problems.length > 0) throw new TypeError(`invalid launch record: ${problems.join("; ")}`);
+  if (problems.size > 0) throw new TypeError(`invalid launch record: ${[...problems].join("; ")}`);
 }
 
 export interface CursorPosition {

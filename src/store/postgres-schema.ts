@@ -1,11 +1,11 @@
 /**
- * The tables of the PostgreSQL store: their names, the migrations that create them and
- * the statements that read and write them. Names are built from the validated `schema`
- * and `tablePrefix` options (lower-case identifiers only), never from record values:
- * every value travels as a query parameter.
+ * The tables of the PostgreSQL store: their names and the statements that read and write
+ * them (the steps that create them: postgres-migrations.ts). Names are built from the
+ * validated `schema` and `tablePrefix` options (lower-case identifiers only), never from
+ * record values: every value travels as a query parameter.
  */
 import type { PostgresPool, PostgresPoolClient } from "./postgres-pool.js";
-import { pendingMigrations, type Migration } from "./migrations.js";
+import { LAUNCH_COLUMNS, LAUNCH_PG_SELECT, launchPgArrays } from "./launch-rows.js";
 
 export interface Names {
   schema: string;
@@ -43,193 +43,6 @@ export function names(schema: string, prefix: string): Names {
   };
 }
 
-// `seq` is the insertion-order tiebreak (an upsert keeps it); `created_ms` sorts by
-// instant; `created_at` keeps the caller's exact string. Partial indexes: lists and the
-// DELETE cascade only ever read live rows.
-export const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
-  {
-    version: 1,
-    description: "courses, classes and assessments, soft-deleted, listed oldest first",
-    up: (n) => [
-      [n.courses, ""],
-      [n.classes, "course_id TEXT NOT NULL,"],
-      [n.assessments, "class_id TEXT NOT NULL, course_id TEXT,"],
-    ].map(([table, parents]) => `
-      CREATE TABLE IF NOT EXISTS ${table} (
-        seq BIGINT GENERATED ALWAYS AS IDENTITY,
-        id TEXT PRIMARY KEY,
-        ${parents}
-        name TEXT NOT NULL,
-        data JSONB NOT NULL,
-        created_at TEXT NOT NULL,
-        created_ms BIGINT NOT NULL,
-        deleted_at TIMESTAMPTZ
-      );`).join("\n") + `
-      CREATE INDEX IF NOT EXISTS ${n.index("courses_by_created")} ON ${n.courses} (created_ms, seq) WHERE deleted_at IS NULL;
-      CREATE INDEX IF NOT EXISTS ${n.index("classes_by_course")} ON ${n.classes} (course_id, created_ms, seq) WHERE deleted_at IS NULL;
-      CREATE INDEX IF NOT EXISTS ${n.index("assessments_by_class")} ON ${n.assessments} (class_id, created_ms, seq) WHERE deleted_at IS NULL;
-      CREATE INDEX IF NOT EXISTS ${n.index("assessments_by_course")} ON ${n.assessments} (course_id) WHERE deleted_at IS NULL;`,
-  },
-  {
-    version: 2,
-    description: "idempotency records: the first answer of a POST per (user, Idempotency-Key)",
-    // The primary key is the UNIQUE constraint that makes one of two concurrent callers
-    // (on any instance) lose. body is TEXT, not JSONB: replayed as recorded.
-    up: (n) => `
-      CREATE TABLE IF NOT EXISTS ${n.idempotency} (
-        user_id TEXT NOT NULL,
-        key TEXT NOT NULL,
-        body_hash TEXT NOT NULL,
-        state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
-        status INTEGER,
-        body TEXT,
-        started_ms BIGINT NOT NULL,
-        PRIMARY KEY (user_id, key)
-      );
-      CREATE INDEX IF NOT EXISTS ${n.index("idempotency_expiry")} ON ${n.idempotency} (started_ms);`,
-  },
-  {
-    version: 3,
-    description: "exam kinds: role-plays share the exam registry with oral assessments",
-    // Existing rows are oral assessments: the only kind earlier releases stored.
-    up: (n) => `
-      ALTER TABLE ${n.assessments} ADD COLUMN IF NOT EXISTS kind TEXT NOT NULL DEFAULT 'oral' CHECK (kind IN ('oral', 'roleplay'));
-      DROP INDEX IF EXISTS "${n.schema}".${n.index("assessments_by_class")};
-      CREATE INDEX IF NOT EXISTS ${n.index("assessments_by_class")} ON ${n.assessments} (class_id, kind, created_ms, seq) WHERE deleted_at IS NULL;`,
-  },
-  {
-    version: 4,
-    description: "organizations: every record and idempotency key belongs to one; earlier rows to 'default'",
-    // Existing rows take 'default' (DEFAULT_ORGANIZATION's value written out: a released
-    // step must not change if the constant ever did); the default is then dropped, so a
-    // write that forgets its organization fails instead of landing in 'default'. The
-    // primary keys (named by PostgreSQL `<table>_pkey`) gain the organization, and every
-    // index leads with it: every lookup names one.
-    up: (n) => [[n.courses, "courses"], [n.classes, "classes"], [n.assessments, "assessments"]].map(([table, name]) => `
-      ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS organization TEXT NOT NULL DEFAULT 'default';
-      ALTER TABLE ${table} ALTER COLUMN organization DROP DEFAULT;
-      ALTER TABLE ${table} DROP CONSTRAINT ${n.index(`${name}_pkey`)};
-      ALTER TABLE ${table} ADD CONSTRAINT ${n.index(`${name}_pkey`)} PRIMARY KEY (organization, id);`).join("\n") + `
-      ALTER TABLE ${n.idempotency} ADD COLUMN IF NOT EXISTS organization TEXT NOT NULL DEFAULT 'default';
-      ALTER TABLE ${n.idempotency} ALTER COLUMN organization DROP DEFAULT;
-      ALTER TABLE ${n.idempotency} DROP CONSTRAINT ${n.index("idempotency_pkey")};
-      ALTER TABLE ${n.idempotency} ADD CONSTRAINT ${n.index("idempotency_pkey")} PRIMARY KEY (organization, user_id, key);
-      DROP INDEX IF EXISTS "${n.schema}".${n.index("courses_by_created")};
-      DROP INDEX IF EXISTS "${n.schema}".${n.index("classes_by_course")};
-      DROP INDEX IF EXISTS "${n.schema}".${n.index("assessments_by_class")};
-      DROP INDEX IF EXISTS "${n.schema}".${n.index("assessments_by_course")};
-      CREATE INDEX ${n.index("courses_by_created")} ON ${n.courses} (organization, created_ms, seq) WHERE deleted_at IS NULL;
-      CREATE INDEX ${n.index("classes_by_course")} ON ${n.classes} (organization, course_id, created_ms, seq) WHERE deleted_at IS NULL;
-      CREATE INDEX ${n.index("assessments_by_class")} ON ${n.assessments} (organization, class_id, kind, created_ms, seq) WHERE deleted_at IS NULL;
-      CREATE INDEX ${n.index("assessments_by_course")} ON ${n.assessments} (organization, course_id) WHERE deleted_at IS NULL;`,
-  },
-  {
-    version: 5,
-    description: "launch records: one row per launch outcome of an identified student, per organization",
-    // Pages are read newest first by (at_ms, seq) within one exam: the index is walked
-    // backwards. The retention purge crosses organizations, by time alone: its own index.
-    up: (n) => `
-      CREATE TABLE IF NOT EXISTS ${n.launches} (
-        seq BIGINT GENERATED ALWAYS AS IDENTITY,
-        organization TEXT NOT NULL,
-        kind TEXT NOT NULL CHECK (kind IN ('oral', 'roleplay')),
-        exam_id TEXT NOT NULL,
-        at_ms BIGINT NOT NULL,
-        outcome TEXT NOT NULL,
-        status INTEGER NOT NULL,
-        served_by TEXT NOT NULL,
-        via TEXT NOT NULL,
-        student_id TEXT NOT NULL,
-        student_email TEXT NOT NULL,
-        instance TEXT,
-        PRIMARY KEY (organization, seq)
-      );
-      CREATE INDEX IF NOT EXISTS ${n.index("launches_by_exam")} ON ${n.launches} (organization, kind, exam_id, at_ms, seq);
-      CREATE INDEX IF NOT EXISTS ${n.index("launches_expiry")} ON ${n.launches} (at_ms);`,
-  },
-  {
-    version: 6,
-    description: "LTI registrations (global, by issuer and client id) and their deployments, each naming an organization or none",
-    // Global tables: a registration is the LMS's, not an organization's. A deployment's
-    // foreign key cascades the registration's delete and refuses an orphan.
-    up: (n) => `
-      CREATE TABLE IF NOT EXISTS ${n.ltiRegistrations} (
-        seq BIGINT GENERATED ALWAYS AS IDENTITY,
-        issuer TEXT NOT NULL,
-        client_id TEXT NOT NULL,
-        authorization_url TEXT NOT NULL,
-        jwks_url TEXT NOT NULL,
-        token_url TEXT,
-        active BOOLEAN NOT NULL,
-        accept_new_deployments BOOLEAN NOT NULL,
-        organization TEXT,
-        data JSONB NOT NULL,
-        created_at TEXT NOT NULL,
-        created_ms BIGINT NOT NULL,
-        PRIMARY KEY (issuer, client_id)
-      );
-      CREATE TABLE IF NOT EXISTS ${n.ltiDeployments} (
-        seq BIGINT GENERATED ALWAYS AS IDENTITY,
-        issuer TEXT NOT NULL,
-        client_id TEXT NOT NULL,
-        deployment_id TEXT NOT NULL,
-        organization TEXT,
-        PRIMARY KEY (issuer, client_id, deployment_id),
-        FOREIGN KEY (issuer, client_id) REFERENCES ${n.ltiRegistrations} (issuer, client_id) ON DELETE CASCADE
-      );`,
-  },
-  {
-    version: 7,
-    description: "each student's latest launch outcome per exam, kept as launches are written (the live view counts it instead of grouping the history)",
-    // Filled from the launch history once; then each write upserts it (addLaunches).
-    up: (n) => `
-      CREATE TABLE IF NOT EXISTS ${n.launchLatest} (
-        organization TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        exam_id TEXT NOT NULL,
-        student_id TEXT NOT NULL,
-        at_ms BIGINT NOT NULL,
-        seq BIGINT NOT NULL,
-        outcome TEXT NOT NULL,
-        PRIMARY KEY (organization, kind, exam_id, student_id)
-      );
-      CREATE INDEX IF NOT EXISTS ${n.index("launch_latest_expiry")} ON ${n.launchLatest} (at_ms);
-      INSERT INTO ${n.launchLatest} (organization, kind, exam_id, student_id, at_ms, seq, outcome)
-        SELECT DISTINCT ON (organization, kind, exam_id, student_id) organization, kind, exam_id, student_id, at_ms, seq, outcome
-        FROM ${n.launches} ORDER BY organization, kind, exam_id, student_id, at_ms DESC, seq DESC
-      ON CONFLICT DO NOTHING;`,
-  },
-  {
-    version: 8,
-    description: "LTI course binding: the classes each LMS course is linked to, and the exams a copied course's links open",
-    // A course is (issuer, client_id, deployment_id, context_id) within an organization.
-    // The learner's check reads one link by its whole key (the primary key); canLink reads a class's links.
-    up: (n) => `
-      CREATE TABLE IF NOT EXISTS ${n.ltiCourseLinks} (
-        seq BIGINT GENERATED ALWAYS AS IDENTITY,
-        organization TEXT NOT NULL,
-        issuer TEXT NOT NULL,
-        client_id TEXT NOT NULL,
-        deployment_id TEXT NOT NULL,
-        context_id TEXT NOT NULL,
-        class_id TEXT NOT NULL,
-        linked_by TEXT NOT NULL,
-        linked_at TEXT NOT NULL,
-        PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id, class_id)
-      );
-      CREATE INDEX IF NOT EXISTS ${n.index("lti_course_links_by_class")} ON ${n.ltiCourseLinks} (organization, class_id, seq);
-      CREATE TABLE IF NOT EXISTS ${n.ltiExamCopies} (
-        organization TEXT NOT NULL,
-        issuer TEXT NOT NULL,
-        client_id TEXT NOT NULL,
-        deployment_id TEXT NOT NULL,
-        context_id TEXT NOT NULL,
-        from_exam_id TEXT NOT NULL,
-        to_exam_id TEXT NOT NULL,
-        PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id, from_exam_id)
-      );`,
-  },
-];
 
 /**
  * Deletion is final: an upsert never clears deleted_at, and a child written under a
@@ -255,9 +68,13 @@ export function queries(n: Names) {
       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, (SELECT deleted_at FROM parent))
       ${upsert([...shared, "course_id"])}`,
     // The class row when the store knows the class (its deleted_at already reflects its
-    // course), else the course row: one lock per write, so no lock-order deadlocks.
+    // own course); the course row when the store does not, or when the caller names
+    // another course than the class's (a deleted one hides the exam, as in SQLite and
+    // memory). Class before course, as deleteCourse's cascade never waits on a class
+    // while holding another course: no lock-order deadlock.
     putAssessment: `WITH cls AS (SELECT course_id, deleted_at FROM ${n.classes} WHERE organization = $1 AND id = $7 FOR SHARE),
-        crs AS (SELECT deleted_at FROM ${n.courses} WHERE organization = $1 AND id = $8 AND NOT EXISTS (SELECT 1 FROM cls) FOR SHARE)
+        crs AS (SELECT deleted_at FROM ${n.courses} WHERE organization = $1 AND id = $8
+          AND NOT EXISTS (SELECT 1 FROM cls WHERE cls.course_id = $8) FOR SHARE)
       INSERT INTO ${n.assessments} AS cur (organization, id, name, data, created_at, created_ms, class_id, course_id, kind, deleted_at)
       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, coalesce($8, (SELECT course_id FROM cls)), $9,
         coalesce((SELECT deleted_at FROM cls), (SELECT deleted_at FROM crs)))
@@ -300,8 +117,7 @@ export function queries(n: Names) {
     // With each student's latest record upserted from what was inserted: a record replaces
     // it unless a later one (by at_ms, then seq) is there already (another instance's).
     addLaunches: `WITH added AS (
-        INSERT INTO ${n.launches} (organization, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email, instance)
-        SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+        INSERT INTO ${n.launches} (organization, ${LAUNCH_COLUMNS}) SELECT $1, * FROM unnest(${launchPgArrays(2)})
         RETURNING organization, kind, exam_id, student_id, at_ms, seq, outcome)
       INSERT INTO ${n.launchLatest} AS latest (organization, kind, exam_id, student_id, at_ms, seq, outcome)
         SELECT DISTINCT ON (kind, exam_id, student_id) organization, kind, exam_id, student_id, at_ms, seq, outcome
@@ -309,7 +125,7 @@ export function queries(n: Names) {
       ON CONFLICT (organization, kind, exam_id, student_id) DO UPDATE SET at_ms = excluded.at_ms, seq = excluded.seq, outcome = excluded.outcome
         WHERE (excluded.at_ms, excluded.seq) > (latest.at_ms, latest.seq)`,
     // $2 kind, $3 exam, $4 outcome or NULL, $5 student or NULL, $6/$7 the cursor's (at_ms, seq) or NULL, $8 rows.
-    listLaunches: `SELECT seq::float8 AS seq, kind, exam_id, at_ms::float8 AS at_ms, outcome, status, served_by, via, student_id, student_email, instance
+    listLaunches: `SELECT seq::float8 AS seq, ${LAUNCH_PG_SELECT}
       FROM ${n.launches} WHERE organization = $1 AND kind = $2 AND exam_id = $3
         AND ($4::text IS NULL OR outcome = $4) AND ($5::text IS NULL OR student_id = $5 OR student_email = $5)
         AND ($6::bigint IS NULL OR (at_ms, seq) < ($6::bigint, $7::bigint))
@@ -340,21 +156,4 @@ export async function transaction(pool: PostgresPool, work: (client: PostgresPoo
   } finally {
     client.release(broken);
   }
-}
-
-/** Two instances starting together must not both run CREATE TABLE: one waits for the other. */
-export async function migrate(pool: PostgresPool, n: Names, component: string): Promise<void> {
-  await transaction(pool, async (client) => {
-    await client.query("SELECT pg_advisory_xact_lock(hashtext('express-oral-assessments'), hashtext($1))", [n.schema]);
-    // CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when the schema exists.
-    const found = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [n.schema]);
-    if (found.rowCount === 0) await client.query(`CREATE SCHEMA "${n.schema}"`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${n.version} (
-      version INTEGER PRIMARY KEY, description TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-    const rows = (await client.query(`SELECT coalesce(max(version), 0)::int AS version FROM ${n.version}`)).rows as { version: number }[]
-    for (const step of pendingMigrations(component, "schema", rows[0]?.version ?? 0, MIGRATIONS)) {
-      await client.query(step.up(n));
-      await client.query(`INSERT INTO ${n.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);
-    }
-  });
 }

@@ -8,11 +8,12 @@ import { toLogger, type Logger } from "../core/logger.js";
 import { answerFor, bodyText, checkIdempotencyKey, expiredBefore, type IdempotencyRow } from "./idempotency.js";
 import { lifecycle } from "./lifecycle.js";
 import type { PostgresPool } from "./postgres-pool.js";
-import { migrate, names, queries, transaction } from "./postgres-schema.js";
+import { migrate } from "./postgres-migrations.js";
+import { names, queries, transaction } from "./postgres-schema.js";
 import { kindOf, readOptions } from "./options.js";
 import { checkOrganization, checkRecord, createdMs } from "./records.js";
 import { checkLaunchRecord, pageOf } from "./launch-records.js";
-import { launchColumns, listParams, positionOf, toLaunchRecord, type LaunchRow } from "./launch-rows.js";
+import { launchColumnArrays, launchColumns, listParams, positionOf, toLaunchRecord, type LaunchRow } from "./launch-rows.js";
 import { postgresLti } from "./postgres-lti.js";
 import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, IdempotencyKey, OralStore } from "./types.js";
 
@@ -216,10 +217,7 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
       checkOrganization(org);
       records.forEach(checkLaunchRecord);
       if (records.length === 0) return;
-      const rows = records.map((r) => launchColumns(org, r));
-      const column = <K extends keyof (typeof rows)[number]>(key: K) => rows.map((row) => row[key]);
-      await query(sql.addLaunches, [org, column("kind"), column("examId"), column("atMs"), column("outcome"), column("status"),
-        column("servedBy"), column("via"), column("studentId"), column("studentEmail"), column("instance")]);
+      await query(sql.addLaunches, [org, ...launchColumnArrays(records.map((r) => launchColumns(org, r)))]);
     },
     async listLaunches(org, q) {
       const p = listParams(org, q);

@@ -11,11 +11,12 @@ import { ConfigurationError, ProblemList } from "../core/configuration-error.js"
 import { answerFor, bodyText, checkIdempotencyKey, expiredBefore, type IdempotencyRow } from "./idempotency.js";
 import { lifecycle } from "./lifecycle.js";
 import { pendingMigrations } from "./migrations.js";
-import { MIGRATIONS, SQL } from "./sqlite-schema.js";
+import { MIGRATIONS } from "./sqlite-migrations.js";
+import { SQL } from "./sqlite-schema.js";
 import { kindOf, readOptions } from "./options.js";
 import { checkOrganization, checkRecord, createdMs } from "./records.js";
 import { checkLaunchRecord, pageOf } from "./launch-records.js";
-import { launchColumns, listParams, positionOf, toLaunchRecord, type LaunchRow } from "./launch-rows.js";
+import { launchColumns, listParams, positionOf, toLaunchRecord, type LaunchColumns, type LaunchRow } from "./launch-rows.js";
 import { sqliteLti } from "./sqlite-lti.js";
 import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, OralStore } from "./types.js";
 
@@ -126,10 +127,10 @@ async function open(filename: string, busyTimeoutMs: number) {
       if (statements.claimIdempotent.run(input).changes === 1) return { state: "new" } as const;
       return answerFor(statements.readIdempotent.get(input) as IdempotencyRow, input.bodyHash);
     });
-    const addLaunches = db.transaction((rows: ReturnType<typeof launchColumns>[]) => {
+    const addLaunches = db.transaction((rows: LaunchColumns[]) => {
       for (const row of rows) {
         const seq = statements.addLaunch.run(row).lastInsertRowid;
-        statements.addLatestLaunch.run({ org: row.org, kind: row.kind, examId: row.examId, studentId: row.studentId, atMs: row.atMs, seq, outcome: row.outcome });
+        statements.addLatestLaunch.run({ ...row, seq });
       }
     });
     const purgeLaunches = db.transaction((before: number) => {
@@ -139,7 +140,7 @@ async function open(filename: string, busyTimeoutMs: number) {
     return {
       db,
       statements,
-      addLaunches: (rows: ReturnType<typeof launchColumns>[]) => addLaunches.immediate(rows),
+      addLaunches: (rows: LaunchColumns[]) => addLaunches.immediate(rows),
       purgeLaunches: (before: number) => purgeLaunches.immediate(before),
       deleteCourse: (org: string, id: string, now: string) => deleteCourse.immediate(org, id, now),
       deleteClass: (org: string, id: string, now: string) => deleteClass.immediate(org, id, now),

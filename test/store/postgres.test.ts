@@ -8,7 +8,8 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/core/configuration-error.js";
 import { postgresStore, type PostgresStoreOptions } from "../../src/store/postgres.js";
-import { MIGRATIONS, names } from "../../src/store/postgres-schema.js";
+import { MIGRATIONS } from "../../src/store/postgres-migrations.js";
+import { names } from "../../src/store/postgres-schema.js";
 import { DEFAULT_ORGANIZATION, type OralStore } from "../../src/store/types.js";
 import { describeStoreContract } from "./store-contract.js";
 

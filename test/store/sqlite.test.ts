@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/core/configuration-error.js";
 import { sqliteStore } from "../../src/store/sqlite.js";
-import { MIGRATIONS } from "../../src/store/sqlite-schema.js";
+import { MIGRATIONS } from "../../src/store/sqlite-migrations.js";
 import { DEFAULT_ORGANIZATION } from "../../src/store/types.js";
 import { describeStoreContract } from "./store-contract.js";
 

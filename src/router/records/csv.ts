@@ -2,11 +2,13 @@
  * Launch records as CSV (RFC 4180): one header row, CRLF line ends, fields quoted when
  * they hold a comma, a quote or a line break. A field that a spreadsheet would read as a
  * formula (`=`, `+`, `-`, `@` first) is prefixed with `'`: an e-mail or id typed by a
- * student must not run in the instructor's spreadsheet.
+ * student must not run in the instructor's spreadsheet. One column per field of the
+ * launch record's field table (store/launch-fields.ts), in its order.
  */
+import { LAUNCH_FIELDS, valueOf } from "../../store/launch-fields.js";
 import type { LaunchRecord } from "../../store/types.js";
 
-const COLUMNS = ["at", "kind", "examId", "outcome", "status", "servedBy", "via", "orgInternalId", "email", "instance"] as const;
+const HEADER = `${LAUNCH_FIELDS.map((f) => f.csv).join(",")}\r\n`;
 
 function field(value: string | number | undefined): string {
   let text = value === undefined ? "" : String(value);
@@ -15,9 +17,9 @@ function field(value: string | number | undefined): string {
 }
 
 export function csvHeader(): string {
-  return `${COLUMNS.join(",")}\r\n`;
+  return HEADER;
 }
 
 export function csvRow(r: LaunchRecord): string {
-  return `${[r.at, r.kind, r.examId, r.outcome, r.status, r.servedBy, r.via, r.student.orgInternalId, r.student.email, r.instance].map(field).join(",")}\r\n`;
+  return `${LAUNCH_FIELDS.map((f) => field(valueOf(r, f) as string | number | undefined)).join(",")}\r\n`;
 }

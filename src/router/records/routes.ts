@@ -14,6 +14,7 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import type { ExamKind, LaunchQuery, LaunchRecord, OralStore } from "../../store/types.js";
 import { decodeCursor } from "../../store/launch-records.js";
+import { LAUNCH_FIELDS, setValue, valueOf } from "../../store/launch-fields.js";
 import type { OrganizationIdOf } from "../shared/request-organization.js";
 import { param, parseOr400, type Handler } from "../shared/instructor-http.js";
 import { privateAnswerHeaders, sendJson } from "../shared/json-answer.js";
@@ -28,9 +29,19 @@ const LaunchListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
-/** What an answer shows of a record: never more than the store holds, in the documented shape. */
+/**
+ * What an answer shows of a record: never more than the store holds, in the documented
+ * shape (the field table's `json` fields, in its order; an optional field only when not
+ * empty). The OpenAPI schema is derived from the same table (launchRecordSchema).
+ */
 function shown(r: LaunchRecord) {
-  return { at: r.at, outcome: r.outcome, status: r.status, servedBy: r.servedBy, via: r.via, student: r.student, ...(r.instance ? { instance: r.instance } : {}) };
+  const out: Record<string, unknown> = {};
+  for (const field of LAUNCH_FIELDS) {
+    const value = valueOf(r, field);
+    if (!field.json || ("optional" in field && field.optional && !value)) continue;
+    setValue(out, field, value);
+  }
+  return out;
 }
 
 export function launchRecordHandlers(store: OralStore, recorder: LaunchRecorder | undefined, organizationIdOf: OrganizationIdOf) {

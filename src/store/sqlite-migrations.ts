@@ -1,0 +1,119 @@
+/**
+ * The SQLite store's schema steps, oldest first: a new step is appended at the end of
+ * MIGRATIONS (see migrations.ts: a released step never changes).
+ */
+import type { Migration } from "./migrations.js";
+import { EARLY_MIGRATIONS } from "./sqlite-migrations-early.js";
+
+/** Versions live in `PRAGMA user_version`: no extra table, and it is read in the same transaction. */
+export const MIGRATIONS: readonly Migration<string>[] = [
+  ...EARLY_MIGRATIONS,
+  {
+    version: 5,
+    description: "launch records: one row per launch outcome of an identified student, per organization",
+    // Pages are read newest first by (at_ms, seq) within one exam: the index is walked backwards.
+    // The retention purge crosses organizations, by time alone: its own index.
+    up: `
+      CREATE TABLE launches (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        organization TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('oral', 'roleplay')),
+        exam_id TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        served_by TEXT NOT NULL,
+        via TEXT NOT NULL,
+        student_id TEXT NOT NULL,
+        student_email TEXT NOT NULL,
+        instance TEXT
+      );
+      CREATE INDEX launches_by_exam ON launches (organization, kind, exam_id, at_ms, seq);
+      CREATE INDEX launches_expiry ON launches (at_ms);
+    `,
+  },
+  {
+    version: 6,
+    description: "LTI registrations (global, by issuer and client id) and their deployments, each naming an organization or none",
+    // Booleans as 0/1 (SQLite has none). Deleting a registration deletes its deployments:
+    // the cascade is spelled out in the delete, not left to foreign_keys (off by default).
+    up: `
+      CREATE TABLE lti_registrations (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        authorization_url TEXT NOT NULL,
+        jwks_url TEXT NOT NULL,
+        token_url TEXT,
+        active INTEGER NOT NULL CHECK (active IN (0, 1)),
+        accept_new_deployments INTEGER NOT NULL CHECK (accept_new_deployments IN (0, 1)),
+        organization TEXT,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        UNIQUE (issuer, client_id)
+      );
+      CREATE TABLE lti_deployments (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        organization TEXT,
+        UNIQUE (issuer, client_id, deployment_id)
+      );
+    `,
+  },
+  {
+    version: 7,
+    description: "each student's latest launch outcome per exam, kept as launches are written (the live view counts it instead of grouping the history)",
+    // Filled from the launch history once; then each write upserts it (addLatestLaunch).
+    up: `
+      CREATE TABLE launch_latest (
+        organization TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        exam_id TEXT NOT NULL,
+        student_id TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        PRIMARY KEY (organization, kind, exam_id, student_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX launch_latest_expiry ON launch_latest (at_ms);
+      INSERT INTO launch_latest (organization, kind, exam_id, student_id, at_ms, seq, outcome)
+        SELECT organization, kind, exam_id, student_id, at_ms, seq, outcome FROM (
+          SELECT organization, kind, exam_id, student_id, at_ms, seq, outcome, max(at_ms * 1000000 + seq % 1000000)
+          FROM launches GROUP BY organization, kind, exam_id, student_id);
+    `,
+  },
+  {
+    version: 8,
+    description: "LTI course binding: the classes each LMS course is linked to, and the exams a copied course's links open",
+    // A course is (issuer, client_id, deployment_id, context_id) within an organization.
+    // The learner's check reads one link by its whole key; canLink reads a class's links.
+    up: `
+      CREATE TABLE lti_course_links (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        organization TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        class_id TEXT NOT NULL,
+        linked_by TEXT NOT NULL,
+        linked_at TEXT NOT NULL,
+        UNIQUE (organization, issuer, client_id, deployment_id, context_id, class_id)
+      );
+      CREATE INDEX lti_course_links_by_class ON lti_course_links (organization, class_id, seq);
+      CREATE TABLE lti_exam_copies (
+        organization TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        from_exam_id TEXT NOT NULL,
+        to_exam_id TEXT NOT NULL,
+        PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id, from_exam_id)
+      ) WITHOUT ROWID;
+    `,
+  },
+];
