@@ -140,3 +140,10 @@ function childOf(schema: z.ZodType, key: PropertyKey): z.ZodType | undefined {
   if (s instanceof z.ZodArray) return s.element as z.ZodType;
   return undefined;
 }
+
+/** Whether `value` is absent or an object; anything else is one problem at `at`. */
+export function objectOrAbsent(value: unknown, at: string, problems: ProblemList, message: string, fix: string): boolean {
+  if (value === undefined || (typeof value === "object" && value !== null && !Array.isArray(value))) return true;
+  problems.add(at, message, fix);
+  return false;
+}
