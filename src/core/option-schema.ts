@@ -9,7 +9,7 @@
  * integrator sees every mistake in one pass.
  */
 import { z } from "zod";
-import type { ProblemList } from "./configuration-error.js";
+import { ProblemList } from "./configuration-error.js";
 import { redactKey } from "./redact.js";
 
 /** What a schema knows beyond zod's own checks. */
@@ -47,7 +47,8 @@ export function wholeNumber(min: number, max?: number, unit?: OptionMeta["unit"]
 
 /** A number in a range that need not be whole (shares, ratios, days). */
 export function ratio(min: number, max: number, { minExclusive = false, maxExclusive = false } = {}) {
-  const range = `${minExclusive ? "above" : "from"} ${min} ${maxExclusive ? "up to (not including)" : "to"} ${max}`;
+  const upper = max === Infinity ? "" : ` ${maxExclusive ? "up to (not including)" : "to"} ${max}`;
+  const range = `${minExclusive ? "above" : "from"} ${min}${upper}`;
   const error = (issue: { input?: unknown }) => `must be a number ${range}, got ${shown(issue.input)}.`;
   const low = z.number({ error });
   const lowChecked = minExclusive ? low.gt(min, { error }) : low.min(min, { error });
@@ -105,7 +106,8 @@ export function addIssues(problems: ProblemList, schema: z.ZodType, issues: read
     const option = at + issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
     if (seen.has(option)) continue;
     seen.add(option);
-    problems.add(option, issue.message, fixOf(schema, issue.path));
+    const fix = (issue as { params?: { fix?: string } }).params?.fix ?? fixOf(schema, issue.path);
+    problems.add(option, issue.message.replaceAll(OPTION, option), fix.replaceAll(OPTION, option));
   }
 }
 
@@ -146,4 +148,21 @@ export function objectOrAbsent(value: unknown, at: string, problems: ProblemList
   if (value === undefined || (typeof value === "object" && value !== null && !Array.isArray(value))) return true;
   problems.add(at, message, fix);
   return false;
+}
+
+/** Stands for the option's name in a `checked` schema's messages, replaced when reported. */
+const OPTION = "\u0000option\u0000";
+
+/**
+ * A schema from a check written against a problem list (origins, site URLs: checks whose
+ * message and fix depend on the value and name the option). Undefined stays undefined.
+ */
+export function checked<T>(check: (value: unknown, option: string, problems: ProblemList) => T | undefined) {
+  return z.unknown().transform((value, ctx): T | undefined => {
+    if (value === undefined) return undefined;
+    const problems = new ProblemList();
+    const out = check(value, OPTION, problems);
+    for (const p of problems.all) ctx.addIssue({ code: "custom", message: p.message, params: { fix: p.fix } });
+    return out;
+  });
 }
