@@ -24,7 +24,7 @@ import type { OrganizationSource } from "./organization/organizations.js";
 import { resolveOrganizationSource } from "./organization/settings.js";
 import type { CircuitBreakerSettings } from "../fleet/circuit-breaker.js";
 import type { LaunchLimitSettings } from "../fleet/launch-limiter.js";
-import { resolveLtiSettings, type LtiSettings } from "../lti/settings.js";
+import { resolveLtiSettings, warnIfLtiSeconds, type LtiSettings } from "../lti/settings.js";
 import { resolveLaunchRecordSettings, resolveLiveSettings, type LaunchRecordSettings } from "./records/settings.js";
 import type { LiveLimitSettings } from "./records/live-limits.js";
 import { resolveMetricsSettings } from "./metrics/settings.js";
@@ -96,6 +96,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
 
   problems.throwIfAny("oralAssessments()");
   warnIfPrewarm(o, logger);
+  warnIfLtiSeconds(o.lti, logger);
   return {
     organizations: organizations!, // checked above: throwIfAny threw without it
     logger,
