@@ -36,6 +36,11 @@ export class ProblemList {
     this.problems.push({ option, message, fix });
   }
 
+  /** The problems so far (a schema's check turns them into its issues). */
+  get all(): readonly ConfigurationProblem[] {
+    return this.problems;
+  }
+
   get size(): number {
     return this.problems.length;
   }

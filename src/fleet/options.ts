@@ -8,7 +8,9 @@ import { readBreakerOptions, type CircuitBreakerOptions } from "./breaker-option
 import type { CircuitBreakerSettings } from "./circuit-breaker.js";
 import { readLaunchLimit, type LaunchLimitOptions } from "./launch-limit-options.js";
 import type { LaunchLimitSettings } from "./launch-limiter.js";
-import { FLEET_DEFAULTS } from "./defaults.js";
+import { FLEET_DEFAULTS as D } from "./defaults.js";
+import { z } from "zod";
+import { optional, ratio, readOptions, type OptionsOf, wholeNumber, withDefault } from "../core/option-schema.js";
 
 export interface RedisFleetOptions {
   /** `redis://[user:password@]host:6379[/db]` or `rediss://…` for TLS. Required, no default. */
@@ -97,33 +99,40 @@ export interface RedisFleetOptions {
   logger?: Partial<Logger>;
 }
 
-export interface FleetSettings {
+/** The options read: the schema's fields (the deprecated `rateLimit` folded into `rateLimitPerMinute`: undefined, each key's own). */
+export type FleetSettings = Omit<OptionsOf<typeof redisFleetSchema>, "rateLimit"> & {
   url: string;
   /** The decoded secrets, the sealing one first. */
   keys: FleetKey[];
-  prefix: string;
-  expectedInstances: number;
-  /** Undefined: each key's limit comes from its client (by the key's environment). */
-  rateLimitPerMinute: number | undefined;
   /** The deprecated `rateLimit` was given (the fleet warns once). */
   deprecatedRateLimit: boolean;
-  rateWindowMs: number;
-  maxConcurrency: number;
-  launchShare: number;
-  normalShare: number;
-  commandTimeoutMs: number;
-  attemptLeaseMs: number;
-  outcomeTtlMs: number;
-  claimGraceMs: number;
-  planLeaseMs: number;
-  planProgressTtlMs: number;
   launchLimit: LaunchLimitSettings;
   circuitBreaker: CircuitBreakerSettings;
-}
+};
 
-const PREFIX = /^[A-Za-z0-9_.-]{1,40}$/;
-
-const whole = (v: unknown, min: number): v is number => typeof v === "number" && Number.isInteger(v) && v >= min;
+/**
+ * `redisFleet`'s options as a schema: type, range, unit and default of each, in the order
+ * problems are listed. `url` and `secret` (required), `launchLimit` and `circuitBreaker`
+ * are read beside it.
+ */
+export const redisFleetSchema = {
+  prefix: withDefault(z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, { error: "must be 1-40 letters, digits, _ . or -." }), D.prefix),
+  expectedInstances: withDefault(wholeNumber(1), D.expectedInstances),
+  rateWindowMs: withDefault(wholeNumber(1000, undefined, "ms"), D.rateWindowMs),
+  maxConcurrency: withDefault(wholeNumber(1), D.maxConcurrency),
+  commandTimeoutMs: withDefault(wholeNumber(10, undefined, "ms"), D.commandTimeoutMs),
+  attemptLeaseMs: withDefault(wholeNumber(100, undefined, "ms"), D.attemptLeaseMs),
+  outcomeTtlMs: withDefault(wholeNumber(1000, undefined, "ms"), D.outcomeTtlMs),
+  claimGraceMs: withDefault(wholeNumber(0, undefined, "ms"), D.claimGraceMs),
+  planLeaseMs: withDefault(wholeNumber(100, undefined, "ms"), D.planLeaseMs),
+  planProgressTtlMs: withDefault(wholeNumber(1000, undefined, "ms"), D.planProgressTtlMs),
+  /** Default: each key's own, by its environment. */
+  rateLimitPerMinute: optional(wholeNumber(1, undefined, "requests per window"), { fix: "Leave it out for each key's own limit (dev 60, prod 600)." }),
+  /** @deprecated alias of `rateLimitPerMinute`. */
+  rateLimit: optional(wholeNumber(1, undefined, "requests per window"), { fix: "Rename it rateLimitPerMinute (rateLimit is deprecated), or leave it out." }),
+  launchShare: withDefault(ratio(0, 1, { maxExclusive: true }), D.launchShare),
+  normalShare: withDefault(ratio(0, 1), 0.1),
+};
 
 export function readFleetOptions(options: RedisFleetOptions): FleetSettings {
   const problems = new ProblemList();
@@ -134,36 +143,16 @@ export function readFleetOptions(options: RedisFleetOptions): FleetSettings {
     problems.add("url", "must start with redis:// or rediss://.", "Pass a Redis URL such as redis://127.0.0.1:6379.");
   }
   const keys = readSecret(o.secret, problems);
-  const d = FLEET_DEFAULTS;
-  const prefix = o.prefix ?? d.prefix;
-  if (typeof prefix !== "string" || !PREFIX.test(prefix)) problems.add("prefix", "must be 1-40 letters, digits, _ . or -.", 'Omit it for "eoa".');
-  const numbers: [keyof RedisFleetOptions, unknown, number][] = [
-    ["expectedInstances", o.expectedInstances ?? d.expectedInstances, 1], 
-    ["rateWindowMs", o.rateWindowMs ?? d.rateWindowMs, 1000], ["maxConcurrency", o.maxConcurrency ?? d.maxConcurrency, 1],
-    ["commandTimeoutMs", o.commandTimeoutMs ?? d.commandTimeoutMs, 10], ["attemptLeaseMs", o.attemptLeaseMs ?? d.attemptLeaseMs, 100],
-    ["outcomeTtlMs", o.outcomeTtlMs ?? d.outcomeTtlMs, 1000], ["claimGraceMs", o.claimGraceMs ?? d.claimGraceMs, 0], ["planLeaseMs", o.planLeaseMs ?? d.planLeaseMs, 100],
-    ["planProgressTtlMs", o.planProgressTtlMs ?? d.planProgressTtlMs, 1000],
-  ];
+  const read = readOptions(redisFleetSchema, o, problems);
   if (o.rateLimit !== undefined && o.rateLimitPerMinute !== undefined) {
     problems.add("rateLimit", "is the old name of rateLimitPerMinute, and both are given.", "Remove rateLimit and keep rateLimitPerMinute.");
   }
-  const rateLimitPerMinute = o.rateLimitPerMinute ?? o.rateLimit;
-  if (rateLimitPerMinute !== undefined) numbers.push([o.rateLimitPerMinute === undefined ? "rateLimit" : "rateLimitPerMinute", rateLimitPerMinute, 1]);
-  for (const [name, value, min] of numbers) {
-    if (!whole(value, min)) problems.add(name, `must be a whole number of at least ${min}.`, "Omit it for the default.");
-  }
-  const share = o.launchShare ?? d.launchShare;
-  if (typeof share !== "number" || !(share >= 0 && share < 1)) problems.add("launchShare", "must be a number from 0 up to (not including) 1.", "Omit it for 0.2.");
-  const normalShare = o.normalShare ?? 0.1;
-  if (typeof normalShare !== "number" || !(normalShare >= 0 && normalShare <= 1)) problems.add("normalShare", "must be a number from 0 to 1.", "Omit it for 0.1.");
   const launchLimit = readLaunchLimit(o.launchLimit, problems);
   const circuitBreaker = readBreakerOptions(o.circuitBreaker, problems);
   problems.throwIfAny("redisFleet");
+  const { rateLimit, ...rest } = read;
   return {
-    url: o.url as string, keys, prefix,
-    expectedInstances: o.expectedInstances ?? d.expectedInstances, rateLimitPerMinute, deprecatedRateLimit: o.rateLimit !== undefined, rateWindowMs: o.rateWindowMs ?? d.rateWindowMs,
-    maxConcurrency: o.maxConcurrency ?? d.maxConcurrency, launchShare: share, normalShare, commandTimeoutMs: o.commandTimeoutMs ?? d.commandTimeoutMs,
-    attemptLeaseMs: o.attemptLeaseMs ?? d.attemptLeaseMs, outcomeTtlMs: o.outcomeTtlMs ?? d.outcomeTtlMs, claimGraceMs: o.claimGraceMs ?? d.claimGraceMs, planLeaseMs: o.planLeaseMs ?? d.planLeaseMs,
-    planProgressTtlMs: o.planProgressTtlMs ?? d.planProgressTtlMs, launchLimit, circuitBreaker,
+    ...rest, url: o.url as string, keys, launchLimit, circuitBreaker,
+    rateLimitPerMinute: read.rateLimitPerMinute ?? rateLimit, deprecatedRateLimit: rateLimit !== undefined,
   };
 }

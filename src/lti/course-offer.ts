@@ -60,7 +60,7 @@ export async function offerCourseChoice(req: Request, res: Response, input: {
   const className = `${exam.className} (${courseTitle})`.slice(0, 200);
   const id = randomId(24);
   const offer: Offer = { org: input.org, course: input.course, exam, fromExamId: input.fromExamId, className, claims: keptClaims(launch.claims) };
-  await deps.offers.put(offerKey(id), JSON.stringify(offer), deps.settings.stateTtlSec * 1000);
+  await deps.offers.put(offerKey(id), JSON.stringify(offer), deps.settings.stateTtlMs);
   const action = `${toolBase(req, deps.settings.toolUrl)}/lti/course`;
   const use = input.canUse
     ? `<p><button id="use" name="action" value="use">Use it as it is</button> Students of both courses take the same exam, in ${escapeHtml(exam.className)}.</p>`

@@ -95,7 +95,7 @@ export function deepLinking(deps: DeepLinkingDeps) {
       issuer: launch.registration.issuer, clientId: launch.registration.clientId, deploymentId: launch.deploymentId, org, course, courseTitle,
       claims: keptClaims(launch.claims), settings: read.settings,
     };
-    await store.put(pickKey(id), JSON.stringify(pick), settings.stateTtlSec * 1000);
+    await store.put(pickKey(id), JSON.stringify(pick), settings.stateTtlMs);
     logger.info({ event: "lti_deep_linking", outcome: "picker", exams: exams.length }, "LTI deep-linking picker");
     sendLtiPage(res, frameAncestors, {
       status: 200, title: "Add an oral exam",

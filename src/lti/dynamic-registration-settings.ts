@@ -5,21 +5,8 @@
  */
 import type { ProblemList } from "../core/configuration-error.js";
 import { isOrganizationId } from "../store/types.js";
-import type { LtiDynamicRegistrationOptions } from "./options.js";
-
-export interface DynamicRegistrationSettings {
-  enabled: boolean;
-  autoActivate: boolean;
-  organization: string | undefined;
-  acceptNewDeployments: boolean;
-  /** Lower-case host names (`*.example.edu` matches any subdomain); undefined: any host. */
-  allowedHosts: string[] | undefined;
-  /** Plain http on loopback accepted (development). */
-  allowLoopbackHttp: boolean;
-  timeoutMs: number;
-  maxPending: number;
-  toolName: string;
-}
+import { z } from "zod";
+import { flag, objectOrAbsent, optional, readOptions, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 
 const HOST = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/;
 
@@ -29,56 +16,35 @@ export function hostAllowed(hostname: string, allowed: readonly string[] | undef
   return allowed.some((a) => (a.startsWith("*.") ? host.endsWith(a.slice(1)) : host === a));
 }
 
+const TOOL_NAME = "must be a string of 1-100 characters.";
+const at = (name: string) => `lti.dynamicRegistration${name ? `.${name}` : ""}`;
+
+export const dynamicRegistrationSchema = {
+  enabled: withDefault(flag(), true),
+  autoActivate: withDefault(flag(), false),
+  acceptNewDeployments: withDefault(flag(), true),
+  allowLoopbackHttp: withDefault(flag(), false),
+  organization: optional(z.string().refine(isOrganizationId, { error: "must be an organization id (1-64 letters, digits, _ . or -)." }),
+    { fix: "Name the organization new deployments launch for, or leave it out." }),
+  /** Lower-case host names (`*.example.edu` matches any subdomain); undefined: any host. */
+  allowedHosts: optional(z.custom<string[]>((v) => Array.isArray(v) && v.length > 0 && v.every((h) => typeof h === "string" && HOST.test(h.toLowerCase())),
+    { error: "must be a non-empty array of host names (a leading *. matches subdomains)." }).transform((hosts) => hosts.map((h) => h.toLowerCase())),
+  { fix: 'Pass e.g. ["canvas.school.edu", "*.instructure.com"], or leave it out to allow any host.' }),
+  timeoutMs: withDefault(wholeNumber(500, 30_000, "ms"), 5_000),
+  maxPending: withDefault(wholeNumber(1, 1_000), 20),
+  toolName: withDefault(z.string({ error: TOOL_NAME }).min(1, { error: TOOL_NAME }).max(100, { error: TOOL_NAME }), "Oral assessments"),
+};
+
+export type DynamicRegistrationSettings = OptionsOf<typeof dynamicRegistrationSchema>;
+
 export function readDynamicRegistration(value: unknown, problems: ProblemList): DynamicRegistrationSettings {
-  const off: DynamicRegistrationSettings = {
-    enabled: false, autoActivate: false, organization: undefined, acceptNewDeployments: true, allowedHosts: undefined, allowLoopbackHttp: false,
-    timeoutMs: 5_000, maxPending: 20, toolName: "Oral assessments",
-  };
-  if (value === undefined) return off;
-  const at = (name: string) => `lti.dynamicRegistration${name ? `.${name}` : ""}`;
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    problems.add(at(""), "must be an object { enabled, organization, autoActivate, allowedHosts, … }.", "See docs/lti.md, or leave it out to keep Dynamic Registration off.");
-    return off;
-  }
-  const o = value as LtiDynamicRegistrationOptions;
-  const flag = (name: "enabled" | "autoActivate" | "acceptNewDeployments" | "allowLoopbackHttp", fallback: boolean): boolean => {
-    const v = o[name];
-    if (v === undefined) return fallback;
-    if (typeof v === "boolean") return v;
-    problems.add(at(name), "must be true or false.", `Leave it out for ${fallback}.`);
-    return fallback;
-  };
-  const whole = (name: "timeoutMs" | "maxPending", fallback: number, min: number, max: number): number => {
-    const v = o[name];
-    if (v === undefined) return fallback;
-    if (typeof v === "number" && Number.isInteger(v) && v >= min && v <= max) return v;
-    problems.add(at(name), `must be a whole number from ${min} to ${max}.`, `Leave it out for ${fallback}.`);
-    return fallback;
-  };
-  const enabled = flag("enabled", true);
-  const autoActivate = flag("autoActivate", false);
-  const acceptNewDeployments = flag("acceptNewDeployments", true);
-  const allowLoopbackHttp = flag("allowLoopbackHttp", false);
-  if (o.organization !== undefined && !isOrganizationId(o.organization)) {
-    problems.add(at("organization"), "must be an organization id (1-64 letters, digits, _ . or -).", "Name the organization new deployments launch for, or leave it out.");
-  }
-  let allowedHosts: string[] | undefined;
-  if (o.allowedHosts !== undefined) {
-    if (!Array.isArray(o.allowedHosts) || o.allowedHosts.length === 0 || !o.allowedHosts.every((h) => typeof h === "string" && HOST.test(h.toLowerCase()))) {
-      problems.add(at("allowedHosts"), "must be a non-empty array of host names (a leading *. matches subdomains).", 'Pass e.g. ["canvas.school.edu", "*.instructure.com"], or leave it out to allow any host.');
-    } else allowedHosts = o.allowedHosts.map((h) => h.toLowerCase());
-  }
-  if (enabled && autoActivate && o.allowedHosts === undefined) {
+  const given = value !== undefined && objectOrAbsent(value, at(""), problems, "must be an object { enabled, organization, autoActivate, allowedHosts, … }.",
+    "See docs/lti.md, or leave it out to keep Dynamic Registration off.");
+  const settings = readOptions(dynamicRegistrationSchema, given ? value : {}, problems, at(""));
+  if (!given) return { ...settings, enabled: false };
+  if (settings.enabled && settings.autoActivate && (value as { allowedHosts?: unknown }).allowedHosts === undefined) {
     problems.add(at("autoActivate"), "needs allowedHosts: the registration URL is public, and an active registration lets its LMS sign students in.",
       "List the LMS hosts allowed to register (allowedHosts), or leave autoActivate out and activate each registration (docs/lti.md).");
   }
-  const toolName = o.toolName ?? off.toolName;
-  if (typeof toolName !== "string" || toolName.length === 0 || toolName.length > 100) problems.add(at("toolName"), "must be a string of 1-100 characters.", `Leave it out for "${off.toolName}".`);
-  return {
-    enabled, autoActivate, acceptNewDeployments, allowedHosts, allowLoopbackHttp,
-    organization: isOrganizationId(o.organization) ? o.organization : undefined,
-    timeoutMs: whole("timeoutMs", off.timeoutMs, 500, 30_000),
-    maxPending: whole("maxPending", off.maxPending, 1, 1_000),
-    toolName: typeof toolName === "string" ? toolName : off.toolName,
-  };
+  return settings;
 }

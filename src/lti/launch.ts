@@ -207,7 +207,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     const own = launchUrl(req, settings.toolUrl);
     const verify = (registration: typeof found.found) => verifyLaunch({
       idToken, state: known, registration, keySets: deps.keySets,
-      clockToleranceSec: settings.clockToleranceSec, maxAgeSec: settings.stateTtlSec,
+      clockToleranceSec: settings.clockToleranceMs / 1000, maxAgeSec: settings.stateTtlMs / 1000,
       ownTargets: (uri) => uri === own || uri.startsWith(`${own}?`),
     });
     let result = await verify(found.found);

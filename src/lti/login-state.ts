@@ -16,9 +16,9 @@
  * short. The state records its hash, so the launch's page never links to anything but
  * what this login was given.
  *
- * An unlaunched state waits `waitMs`: `min(stateTtlSec, 300 s)` (an LMS answers a login
- * within seconds; an abandoned login need not hold memory for `stateTtlSec`). A launched
- * state is gone. `stateTtlSec` still bounds the id_token's age.
+ * An unlaunched state waits `waitMs`: `min(stateTtlMs, 300 s)` (an LMS answers a login
+ * within seconds; an abandoned login need not hold memory for `stateTtlMs`). A launched
+ * state is gone. `stateTtlMs` still bounds the id_token's age.
  */
 import type { SingleUseStore } from "../fleet/single-use.js";
 import { shortHash } from "./browser-id.js";

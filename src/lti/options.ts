@@ -4,6 +4,7 @@
  * `settings.ts`.
  */
 import type { Request } from "express";
+import type { StudentIdentity } from "../platform/schemas.js";
 // Our own JWK type, neither jose's (ESM only: a CommonJS consumer could not resolve its
 // types) nor node:crypto's (@types/node 26 no longer exports JsonWebKey).
 import type { LtiJsonWebKey } from "./json-web-key.js";
@@ -77,13 +78,8 @@ export interface LtiDynamicRegistrationOptions {
 /** `lti.email`: the e-mail of a launch's learner, from the app (undefined: not known). */
 export type LtiEmailLookup = (claims: Record<string, unknown>, context: { organization: string | undefined }) => string | undefined | Promise<string | undefined>;
 
-/** The student a launch signs in, as the LMS's verified claims give it. */
-export interface LtiStudentFields {
-  email?: string;
-  firstName?: string;
-  lastName?: string;
-  orgInternalId?: string;
-}
+/** The student a launch signs in, as the LMS's verified claims give it: the router's `student` type, fields optional. */
+export type LtiStudentFields = Partial<StudentIdentity>;
 
 export interface LtiOptions {
   /** The tool's keys, first signs; all are published at `/lti/jwks.json`. Required, at least one. */
@@ -106,17 +102,23 @@ export interface LtiOptions {
    */
   toolUrl?: string;
   /**
-   * Least time between two fetches of one LMS key set, seconds (0-300): a token with a kid
+   * Least time between two fetches of one LMS key set, ms (0-300 000): a token with a kid
    * the cached set lacks (the LMS rotated its key) refetches the set at most this often.
-   * Default 30.
+   * Default 30 000.
    */
-  keySetCooldownSec?: number;
-  /** Leeway on `exp`, `iat` and `nbf` for the LMS's clock, seconds (0-300). Default 60. */
-  clockToleranceSec?: number;
+  keySetCooldownMs?: number;
+  /** Leeway on `exp`, `iat` and `nbf` for the LMS's clock, ms (0-300 000). Default 60 000. */
+  clockToleranceMs?: number;
   /**
-   * The oldest `iat` accepted, seconds (60-3600). A login's state and nonce wait for the
-   * launch this long, but at most 300 s (an LMS answers within seconds). Default 600.
+   * The oldest `iat` accepted, ms (60 000-3 600 000). A login's state and nonce wait for
+   * the launch this long, but at most 300 s (an LMS answers within seconds). Default 600 000.
    */
+  stateTtlMs?: number;
+  /** @deprecated `keySetCooldownMs` in seconds; still read, with one warning at start-up. Passing both is a configuration error. */
+  keySetCooldownSec?: number;
+  /** @deprecated `clockToleranceMs` in seconds; still read, with one warning at start-up. Passing both is a configuration error. */
+  clockToleranceSec?: number;
+  /** @deprecated `stateTtlMs` in seconds; still read, with one warning at start-up. Passing both is a configuration error. */
   stateTtlSec?: number;
   /**
    * Logins accepted per client address (`req.ip`: set Express's `trust proxy` behind a

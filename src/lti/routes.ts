@@ -62,11 +62,11 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
   const source = new RegistrationSource(settings.registrations, deps.registrationStore, logger, deps.registrationCache);
   // One live array: refreshed with the store's registrations before each LTI request below.
   const frameAncestors = source.frameAncestors;
-  const states = new LoginStates(singleUse, Math.min(settings.stateTtlSec * 1000, MAX_STATE_WAIT_MS));
+  const states = new LoginStates(singleUse, Math.min(settings.stateTtlMs, MAX_STATE_WAIT_MS));
   // The browser cookie binds a login's state and a followed exam link: it lives as long as the longer.
   const cookieMaxAgeMs = Math.max(states.waitMs, deps.followedTtlMs);
   const limits = new LoginLimits({ limiter: deps.limiter }, settings.loginLimit);
-  const keySets = new RemoteKeySets({ cooldownMs: settings.keySetCooldownSec * 1000, ...deps.keySets });
+  const keySets = new RemoteKeySets({ cooldownMs: settings.keySetCooldownMs, ...deps.keySets });
   const form = express.urlencoded({ extended: false, limit: FORM_LIMIT });
   const safely = (handler: (req: express.Request, res: express.Response) => Promise<void>): RequestHandler =>
     (req, res, next) => void handler(req, res).catch(next);

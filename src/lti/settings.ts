@@ -3,82 +3,85 @@
  * (one ConfigurationError for the whole router).
  */
 import type { ProblemList } from "../core/configuration-error.js";
-import type { CanLink, LtiOptions, LtiStudentFields, OrganizationFor } from "./options.js";
-import type { RolesWithoutContext } from "./claims.js";
+import { z } from "zod";
+import { warnDeprecated } from "../core/deprecation.js";
+import type { Logger } from "../core/logger.js";
+import { checked, fn, objectOrAbsent, optional, readOptions, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
+import type { CanLink, LtiOptions, OrganizationFor } from "./options.js";
 import { readDynamicRegistration, type DynamicRegistrationSettings } from "./dynamic-registration-settings.js";
 import { readLoginLimit, type LoginLimitSettings } from "./login-limit.js";
 import { readRegistrations, type Registrations } from "./registrations.js";
 import { readEmailSettings, type EmailSettings } from "./student-email.js";
 import { readToolKeys, type ToolKeys } from "./tool-keys.js";
 
-export interface LtiSettings {
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+function checkToolUrl(value: unknown, option: string, problems: ProblemList): string | undefined {
+  const u = typeof value === "string" && URL.canParse(value) ? new URL(value) : undefined;
+  if (u && (u.protocol === "https:" || (u.protocol === "http:" && LOOPBACK.has(u.hostname))) && !u.search && !u.hash && !u.username) return u.href.replace(/\/+$/, "");
+  problems.add(option, "must be the mount's public https URL (http only for localhost), with no query or fragment.", 'Use e.g. "https://app.example.edu/oral", or leave it out to derive it from each request.');
+  return undefined;
+}
+
+/** Every LTI duration in ms; the earlier names in seconds are deprecated aliases (`SECONDS_ALIASES`). */
+export const ltiSchema = {
+  toolUrl: optional(checked(checkToolUrl)),
+  clockToleranceMs: withDefault(wholeNumber(0, 300_000, "ms"), 60_000),
+  stateTtlMs: withDefault(wholeNumber(60_000, 3_600_000, "ms"), 600_000),
+  keySetCooldownMs: withDefault(wholeNumber(0, 300_000, "ms"), 30_000),
+  clockToleranceSec: optional(wholeNumber(0, 300), { fix: "Use clockToleranceMs (ms) instead: clockToleranceSec is deprecated." }),
+  stateTtlSec: optional(wholeNumber(60, 3600), { fix: "Use stateTtlMs (ms) instead: stateTtlSec is deprecated." }),
+  keySetCooldownSec: optional(wholeNumber(0, 300), { fix: "Use keySetCooldownMs (ms) instead: keySetCooldownSec is deprecated." }),
+  student: optional(fn<NonNullable<LtiOptions["student"]>>("a function (claims) => student"), { fix: "Pass a function or leave it out for the default." }),
+  /** Default: the router's own organization (`() => undefined`; many organizations: see router/settings.ts). */
+  organizationFor: optional(fn<OrganizationFor>(), { fix: "Pass a function or leave it out for the router's platform." }),
+  canLink: optional(fn<CanLink>("a function (claims, { examId, classId, organization, linkedTo }) => boolean"),
+    { fix: "Pass a function or leave it out for the default (a class linked to this course or to none yet)." }),
+  framedLaunch: withDefault(z.enum(["new-window", "frame"], { error: 'must be "new-window" or "frame".' }), "new-window"),
+  rolesWithoutContext: withDefault(z.enum(["learner", "institution-instructor"], { error: 'must be "learner" or "institution-instructor".' }), "learner"),
+};
+
+/** The deprecated seconds names and their `…Ms` successors. */
+const SECONDS_ALIASES = [["clockToleranceSec", "clockToleranceMs"], ["stateTtlSec", "stateTtlMs"], ["keySetCooldownSec", "keySetCooldownMs"]] as const;
+
+export type LtiSettings = Omit<OptionsOf<typeof ltiSchema>, (typeof SECONDS_ALIASES)[number][0] | "organizationFor"> & {
+  organizationFor: OrganizationFor;
   keys: ToolKeys;
   /** `lti.registrations` only; the routes look the store up too (registration-source.ts). */
   registrations: Registrations;
   dynamicRegistration: DynamicRegistrationSettings;
-  /** The mount's public URL without a trailing slash; undefined → derived per request. */
-  toolUrl: string | undefined;
-  clockToleranceSec: number;
-  stateTtlSec: number;
   loginLimit: LoginLimitSettings;
-  keySetCooldownSec: number;
-  student: ((claims: Record<string, unknown>) => LtiStudentFields | undefined) | undefined;
   /** `lti.email` and `lti.emailStandIn`: the e-mail of a launch without one. */
   email: EmailSettings;
-  rolesWithoutContext: RolesWithoutContext;
-  framedLaunch: "new-window" | "frame";
-  organizationFor: OrganizationFor;
-  /** Undefined: the default (a class linked to this course or to none). */
-  canLink: CanLink | undefined;
-}
-
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+};
 
 export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSettings | undefined {
   if (value === undefined) return undefined;
-  if (value === null || typeof value !== "object") {
-    problems.add("lti", "must be an object { keys, registrations }.", "See docs/lti.md, or leave lti out to turn LMS launches off.");
-    return undefined;
-  }
+  if (!objectOrAbsent(value, "lti", problems, "must be an object { keys, registrations }.", "See docs/lti.md, or leave lti out to turn LMS launches off.")) return undefined;
   const o = value as Partial<LtiOptions>;
   const keys = readToolKeys(o.keys, problems);
   const registrations = readRegistrations(o.registrations, problems);
   const dynamicRegistration = readDynamicRegistration(o.dynamicRegistration, problems);
-
-  let toolUrl: string | undefined;
-  if (o.toolUrl !== undefined) {
-    const u = typeof o.toolUrl === "string" && URL.canParse(o.toolUrl) ? new URL(o.toolUrl) : undefined;
-    if (!u || !(u.protocol === "https:" || (u.protocol === "http:" && LOOPBACK.has(u.hostname))) || u.search || u.hash || u.username) {
-      problems.add("lti.toolUrl", "must be the mount's public https URL (http only for localhost), with no query or fragment.", 'Use e.g. "https://app.example.edu/oral", or leave it out to derive it from each request.');
-    } else toolUrl = u.href.replace(/\/+$/, "");
+  const { clockToleranceSec, stateTtlSec, keySetCooldownSec, ...read } = readOptions(ltiSchema, o, problems, "lti");
+  const seconds = { clockToleranceSec, stateTtlSec, keySetCooldownSec };
+  for (const [old, name] of SECONDS_ALIASES) {
+    if (o[old] !== undefined && o[name] !== undefined) problems.add(`lti.${old}`, `is the deprecated name of ${name} (in seconds), and both are set.`, `Keep only ${name}.`);
+    else if (seconds[old] !== undefined) read[name] = seconds[old] * 1000;
   }
-  const seconds = (name: "clockToleranceSec" | "stateTtlSec" | "keySetCooldownSec", fallback: number, min: number, max: number): number => {
-    const v = o[name];
-    if (v === undefined) return fallback;
-    if (typeof v === "number" && Number.isInteger(v) && v >= min && v <= max) return v;
-    problems.add(`lti.${name}`, `must be a whole number of seconds from ${min} to ${max}.`, `Leave it out for ${fallback}.`);
-    return fallback;
-  };
-  const clockToleranceSec = seconds("clockToleranceSec", 60, 0, 300);
-  const stateTtlSec = seconds("stateTtlSec", 600, 60, 3600);
-  const keySetCooldownSec = seconds("keySetCooldownSec", 30, 0, 300);
   const loginLimit = readLoginLimit(o.loginLimit, problems);
-  if (o.student !== undefined && typeof o.student !== "function") problems.add("lti.student", "must be a function (claims) => student.", "Pass a function or leave it out for the default.");
-  if (o.organizationFor !== undefined && typeof o.organizationFor !== "function") problems.add("lti.organizationFor", "must be a function.", "Pass a function or leave it out for the router's platform.");
-  if (o.canLink !== undefined && typeof o.canLink !== "function") problems.add("lti.canLink", "must be a function (claims, { examId, classId, organization, linkedTo }) => boolean.", "Pass a function or leave it out for the default (a class linked to this course or to none yet).");
-  const framedLaunch = o.framedLaunch ?? "new-window";
-  if (framedLaunch !== "new-window" && framedLaunch !== "frame") problems.add("lti.framedLaunch", 'must be "new-window" or "frame".', 'Leave it out for "new-window".');
   const email = readEmailSettings(o.email, o.emailStandIn, problems);
-  const rolesWithoutContext = o.rolesWithoutContext ?? "learner";
-  if (rolesWithoutContext !== "learner" && rolesWithoutContext !== "institution-instructor") {
-    problems.add("lti.rolesWithoutContext", 'must be "learner" or "institution-instructor".', 'Leave it out for "learner".');
-  }
   if (!keys || !registrations) return undefined;
-  return {
-    keys, registrations, dynamicRegistration, toolUrl, clockToleranceSec, stateTtlSec, loginLimit, keySetCooldownSec, framedLaunch, email,
-    rolesWithoutContext: rolesWithoutContext === "institution-instructor" ? rolesWithoutContext : "learner",
-    student: typeof o.student === "function" ? o.student : undefined,
-    organizationFor: typeof o.organizationFor === "function" ? o.organizationFor : () => undefined,
-    canLink: typeof o.canLink === "function" ? o.canLink : undefined,
-  };
+  return { ...read, organizationFor: read.organizationFor ?? (() => undefined), keys, registrations, dynamicRegistration, loginLimit, email };
+}
+
+/** A deprecated seconds name still works, and says so at start-up (once per process per name). */
+export function warnIfLtiSeconds(value: unknown, logger: Logger): void {
+  const o = (typeof value === "object" && value !== null ? value : {}) as Partial<LtiOptions>;
+  for (const [old, name] of SECONDS_ALIASES) {
+    if (o[old] === undefined) continue;
+    warnDeprecated(logger, {
+      event: "router_option_deprecated", option: `lti.${old}`, use: `lti.${name}`, code: `EOA_LTI_${old.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`,
+      message: `oralAssessments()'s lti.${old} is deprecated: use lti.${name}, in milliseconds (every duration of the package is in ms).`,
+    });
+  }
 }

@@ -96,7 +96,7 @@ function joseFailure(error: unknown, reg: Registration): FailedCheck {
   const at = (check: string, forAdministrator: string, status: FailedCheck["status"] = 401): FailedCheck => ({ check, status, forAdministrator });
   if (error instanceof errors.JWTExpired) {
     return error.claim === "iat"
-      ? at("iat_too_old", "The token was issued longer ago than a login lives (stateTtlSec): check the LMS server's clock.")
+      ? at("iat_too_old", "The token was issued longer ago than a login lives (stateTtlMs): check the LMS server's clock.")
       : at("exp", "The launch token had expired when it arrived: check the LMS server's clock.");
   }
   if (error instanceof errors.JWTClaimValidationFailed) {

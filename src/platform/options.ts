@@ -6,6 +6,8 @@
 import { ProblemList } from "../core/configuration-error.js";
 import { toLogger, type Logger } from "../core/logger.js";
 import { redactKey } from "../core/redact.js";
+import { z } from "zod";
+import { flag, optional, ratio, readOptions, shown, wholeNumber, withDefault } from "../core/option-schema.js";
 import { DEFAULT_NORMAL_SHARE, type RateBudget } from "./rate-budget.js";
 import type { PlatformClientOptions, PlatformEnv } from "./types.js";
 
@@ -42,11 +44,33 @@ const PREFIX_ENV: Record<string, PlatformEnv> = { svc_live_: "prod", svc_test_: 
 /** The vendor's published limits per key. */
 export const DEFAULT_RATE_LIMITS: Record<PlatformEnv, number> = { dev: 60, prod: 600 };
 
-const KNOWN_OPTIONS = [
-  "apiKey", "baseUrl", "env", "timeoutMs", "maxRetries", "deadlineMs", "maxRetryAfterMs",
-  "maxConcurrency", "rateLimitPerMinute", "rateWindowMs", "normalShare", "rateBudget", "retryBaseDelayMs",
-  "retryMaxDelayMs", "allowInsecureHttp", "logger",
-] as const;
+/**
+ * The platform client's options as a schema: type, range, unit and default of each (the
+ * TSDoc of `PlatformClientOptions` and docs are checked against it). `apiKey`, `env` and
+ * `baseUrl` are checked below, where the key's prefix and redaction matter.
+ */
+export const platformClientSchema = {
+  timeoutMs: withDefault(wholeNumber(1, undefined, "ms"), 10_000),
+  maxRetries: withDefault(wholeNumber(0, 10), 2),
+  /** Default: `timeoutMs × (maxRetries + 1) + 5 000`, worked out below. */
+  deadlineMs: optional(wholeNumber(1, undefined, "ms"), { fix: "Pass a whole number of ms ≥ 1, or leave it out for timeoutMs × (maxRetries + 1) + 5000." }),
+  maxRetryAfterMs: withDefault(wholeNumber(0, undefined, "ms"), 30_000),
+  maxConcurrency: withDefault(wholeNumber(1, 1024), 16),
+  /** Default: the key environment's limit (`DEFAULT_RATE_LIMITS`). */
+  rateLimitPerMinute: optional(wholeNumber(1, undefined, "requests per minute"), { fix: "Pass a whole number ≥ 1, or leave it out for the key's default (dev 60, prod 600)." }),
+  rateWindowMs: withDefault(wholeNumber(1, undefined, "ms"), 60_000),
+  normalShare: withDefault(ratio(0, 1), DEFAULT_NORMAL_SHARE),
+  retryBaseDelayMs: withDefault(wholeNumber(0, undefined, "ms"), 250),
+  retryMaxDelayMs: withDefault(wholeNumber(0, undefined, "ms"), 5_000),
+  allowInsecureHttp: withDefault(flag(), false, { fix: "Pass a boolean, or leave it out." }),
+  rateBudget: optional(z.custom<RateBudget>((b) => RATE_BUDGET_METHODS.every((m) => typeof (b as Record<string, unknown> | null)?.[m] === "function"), {
+    error: (issue) => `does not implement RateBudget (missing ${RATE_BUDGET_METHODS.filter((m) => typeof (issue.input as Record<string, unknown> | null)?.[m] !== "function").join(", ")}).`,
+  }), { fix: "Pass an object with acquire, observe, pause, stats, estimateWaitMs and pacingIntervalMs (see createRateBudget), or leave it out." }),
+  logger: optional(z.custom<Partial<Logger>>((l) => typeof l === "object" && l !== null, { error: "must be a pino-compatible logger object." }),
+    { fix: "Pass a pino logger (or console), or leave it out." }),
+};
+const RATE_BUDGET_METHODS = ["acquire", "observe", "pause", "stats", "estimateWaitMs", "pacingIntervalMs"] as const;
+const KNOWN_OPTIONS = ["apiKey", "baseUrl", "env", ...Object.keys(platformClientSchema)];
 
 /** Common misspellings, so the fix can name the option that was meant. */
 const LIKELY_MEANT: Record<string, string> = {
@@ -69,7 +93,7 @@ export function resolveOptions(input: PlatformClientOptions): PlatformSettings {
   }
 
   for (const name of Object.keys(options)) {
-    if (!(KNOWN_OPTIONS as readonly string[]).includes(name)) {
+    if (!KNOWN_OPTIONS.includes(name)) {
       const meant = LIKELY_MEANT[name];
       problems.add(name, "is not an option of the platform client.",
         meant ? `Did you mean \`${meant}\`? Rename it.` : `Remove it; known options are ${KNOWN_OPTIONS.join(", ")}.`);
@@ -79,46 +103,26 @@ export function resolveOptions(input: PlatformClientOptions): PlatformSettings {
   const keyEnv = checkApiKey(options.apiKey, problems);
   const env = checkEnv(options.env, keyEnv, options.apiKey, problems);
   const base = checkBaseUrl(options.baseUrl, options.apiKey, options.allowInsecureHttp, problems);
-
-  const timeoutMs = integer(problems, "timeoutMs", options.timeoutMs, 10_000, { min: 1 });
-  const maxRetries = integer(problems, "maxRetries", options.maxRetries, 2, { min: 0, max: 10 });
-  const deadlineMs = integer(problems, "deadlineMs", options.deadlineMs,
-    timeoutMs * (maxRetries + 1) + 5_000, { min: 1 });
-  const maxRetryAfterMs = integer(problems, "maxRetryAfterMs", options.maxRetryAfterMs, 30_000, { min: 0 });
-  const maxConcurrency = integer(problems, "maxConcurrency", options.maxConcurrency, 16, { min: 1, max: 1024 });
-  const rateLimitPerMinute = integer(problems, "rateLimitPerMinute", options.rateLimitPerMinute,
-    DEFAULT_RATE_LIMITS[env ?? "dev"], { min: 1 });
-  const rateWindowMs = integer(problems, "rateWindowMs", options.rateWindowMs, 60_000, { min: 1 });
-  const normalShare = options.normalShare ?? DEFAULT_NORMAL_SHARE;
-  if (typeof normalShare !== "number" || !(normalShare >= 0 && normalShare <= 1)) {
-    problems.add("normalShare", `must be a number from 0 to 1, got ${shown(normalShare)}.`, `Leave it out for the default (${DEFAULT_NORMAL_SHARE}).`);
-  }
-  const retryBaseDelayMs = integer(problems, "retryBaseDelayMs", options.retryBaseDelayMs, 250, { min: 0 });
-  const retryMaxDelayMs = integer(problems, "retryMaxDelayMs", options.retryMaxDelayMs, 5_000, { min: 0 });
-  if (retryMaxDelayMs < retryBaseDelayMs) {
-    problems.add("retryMaxDelayMs", `(${retryMaxDelayMs}) is smaller than retryBaseDelayMs (${retryBaseDelayMs}).`,
+  const o = readOptions(platformClientSchema, options, problems);
+  if (o.retryMaxDelayMs < o.retryBaseDelayMs) {
+    problems.add("retryMaxDelayMs", `(${o.retryMaxDelayMs}) is smaller than retryBaseDelayMs (${o.retryBaseDelayMs}).`,
       "Make retryMaxDelayMs at least retryBaseDelayMs.");
   }
-
-  if (options.allowInsecureHttp !== undefined && typeof options.allowInsecureHttp !== "boolean") {
-    problems.add("allowInsecureHttp", "must be true or false.", "Pass a boolean, or leave it out.");
-  }
-  checkRateBudget(options.rateBudget, problems);
-  checkLogger(options.logger, problems);
 
   problems.throwIfAny(COMPONENT);
   // Every field below was checked: the casts only restate what the checks proved.
   const resolvedEnv = env as PlatformEnv;
   const origin = base as { origin: string; prefix: string };
   return {
+    ...o,
     apiKey: options.apiKey as string,
     env: resolvedEnv,
     platformOrigin: origin.origin,
     apiBase: `${origin.origin}${origin.prefix}/api/v1/${resolvedEnv}`,
-    timeoutMs, maxRetries, deadlineMs, maxRetryAfterMs, maxConcurrency,
-    rateLimitPerMinute, rateLimitGiven: options.rateLimitPerMinute !== undefined, rateWindowMs, normalShare, retryBaseDelayMs, retryMaxDelayMs,
-    rateBudget: options.rateBudget,
-    logger: toLogger(options.logger),
+    deadlineMs: o.deadlineMs ?? o.timeoutMs * (o.maxRetries + 1) + 5_000,
+    rateLimitPerMinute: o.rateLimitPerMinute ?? DEFAULT_RATE_LIMITS[resolvedEnv],
+    rateLimitGiven: o.rateLimitPerMinute !== undefined,
+    logger: toLogger(o.logger),
   };
 }
 
@@ -149,7 +153,7 @@ function checkApiKey(apiKey: unknown, problems: ProblemList): PlatformEnv | unde
 
 function checkEnv(env: unknown, keyEnv: PlatformEnv | undefined, apiKey: unknown, problems: ProblemList): PlatformEnv | undefined {
   if (env !== undefined && env !== "prod" && env !== "dev") {
-    problems.add("env", `must be "prod" or "dev", got ${shown(env, apiKey)}.`,
+    problems.add("env", `must be "prod" or "dev", got ${shownBeside(env, apiKey)}.`,
       'Use "prod" for a live key (svc_live_…, ct_live_…), "dev" for a test key (svc_test_…, ct_test_…), or leave it out to derive it from the key.');
     return keyEnv;
   }
@@ -179,7 +183,7 @@ function checkBaseUrl(value: unknown, apiKey: unknown, allowInsecureHttp: unknow
   try {
     url = new URL(value);
   } catch {
-    problems.add("baseUrl", `(${shown(value, apiKey)}) is not an absolute URL.`, example);
+    problems.add("baseUrl", `(${shownBeside(value, apiKey)}) is not an absolute URL.`, example);
     return undefined;
   }
   const before = problems.size;
@@ -206,44 +210,8 @@ function checkBaseUrl(value: unknown, apiKey: unknown, allowInsecureHttp: unknow
   return problems.size === before ? { origin: url.origin, prefix } : undefined;
 }
 
-function integer(problems: ProblemList, option: string, value: unknown, fallback: number,
-  range: { min: number; max?: number }): number {
-  if (value === undefined) return fallback;
-  const bounds = range.max === undefined ? `≥ ${range.min}` : `between ${range.min} and ${range.max}`;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < range.min || (range.max !== undefined && value > range.max)) {
-    problems.add(option, `must be a whole number ${bounds}, got ${shown(value)}.`,
-      `Pass a whole number ${bounds}, or leave it out for the default (${fallback}).`);
-    return fallback;
-  }
-  return value;
-}
-
-/**
- * A value as it may appear in a message. Keys pasted into the wrong option (`env:
- * process.env.ORAL_API_KEY`) are a real mistake, so anything key-like is redacted and
- * long strings are cut.
- */
-function shown(value: unknown, apiKey?: unknown): string {
-  if (typeof value !== "string") return typeof value === "number" ? String(value) : typeof value;
-  if (/(svc|ct)_(live|test)_/.test(value) || (typeof apiKey === "string" && apiKey.length >= 8 && value.includes(apiKey))) {
-    return `a key-like value (${redactKey(value)})`;
-  }
-  return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
-}
-
-function checkRateBudget(budget: unknown, problems: ProblemList): void {
-  if (budget === undefined) return;
-  const b = budget as Partial<Record<keyof RateBudget, unknown>> | null;
-  const missing = (["acquire", "observe", "pause", "stats", "estimateWaitMs", "pacingIntervalMs"] as const).filter((m) => typeof b?.[m] !== "function");
-  if (missing.length > 0) {
-    problems.add("rateBudget", `does not implement RateBudget (missing ${missing.join(", ")}).`,
-      "Pass an object with acquire, observe, pause, stats, estimateWaitMs and pacingIntervalMs (see createRateBudget), or leave it out.");
-  }
-}
-
-function checkLogger(logger: unknown, problems: ProblemList): void {
-  if (logger === undefined) return;
-  if (logger === null || typeof logger !== "object") {
-    problems.add("logger", "must be a pino-compatible logger object.", "Pass a pino logger (or console), or leave it out.");
-  }
+/** A value as a message may show it; a value containing the key is redacted too. */
+function shownBeside(value: unknown, apiKey: unknown): string {
+  const hasKey = typeof value === "string" && typeof apiKey === "string" && apiKey.length >= 8 && value.includes(apiKey);
+  return hasKey ? `a key-like value (${redactKey(value)})` : shown(value);
 }

@@ -12,7 +12,9 @@ import type { InstructorSettings } from "./instructor/routes.js";
 import { resolveLaunchSettings, type LaunchSettings } from "./launch/settings.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import { resolvePrepareSettings, warnIfPrewarm, type PrepareSettings } from "./prepare/settings.js";
-import { checkOrigin, optionalFunction } from "./shared/checks.js";
+import { z } from "zod";
+import { checked, fn, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
+import { checkOrigin } from "./shared/checks.js";
 import type { GuardSettings } from "./shared/guards.js";
 import type { PageSettings } from "./shared/html.js";
 import { resolvePageSettings } from "./shared/page-settings.js";
@@ -22,7 +24,7 @@ import type { OrganizationSource } from "./organization/organizations.js";
 import { resolveOrganizationSource } from "./organization/settings.js";
 import type { CircuitBreakerSettings } from "../fleet/circuit-breaker.js";
 import type { LaunchLimitSettings } from "../fleet/launch-limiter.js";
-import { resolveLtiSettings, type LtiSettings } from "../lti/settings.js";
+import { resolveLtiSettings, warnIfLtiSeconds, type LtiSettings } from "../lti/settings.js";
 import { resolveLaunchRecordSettings, resolveLiveSettings, type LaunchRecordSettings } from "./records/settings.js";
 import type { LiveLimitSettings } from "./records/live-limits.js";
 import { resolveMetricsSettings } from "./metrics/settings.js";
@@ -55,39 +57,28 @@ export interface RouterSettings {
   metrics: Instruments | undefined;
 }
 
+/** The router's own options as a schema (each feature's are beside it: launch, prepare, pages, records, organization). */
+export const routerSchema = {
+  isInstructor: optional(fn<GuardSettings["isInstructor"]>(), { fix: "Pass a function or leave isInstructor out for the default." }),
+  resolveClassId: optional(fn<NonNullable<OralAssessmentsOptions["resolveClassId"]>>(), { fix: "Pass a function or leave resolveClassId out for the default." }),
+  bodyLimit: withDefault(z.union([z.number(), z.string()]).transform((v, ctx) => bytesOf(v) ?? (ctx.addIssue({ code: "custom", message: BODY_LIMIT }), z.NEVER)),
+    102_400, { fix: 'Use e.g. bodyLimit: "100kb".', unit: "bytes" }),
+  trustedOrigins: withDefault(z.array(checked((v, option, problems) => checkOrigin(v, option, problems, false)), { error: "must be an array of origins." }), [],
+    { fix: 'Use e.g. ["https://lms.example.edu"].' }),
+  publicOrigin: optional(checked((v, option, problems) => checkOrigin(v, option, problems, true))),
+  listCacheMs: withDefault(wholeNumber(0, undefined, "ms"), 5_000, { fix: "Use 0 to disable the cache, or leave it out for 5000." }),
+};
+const BODY_LIMIT = 'must be a positive number of bytes or a size like "100kb".';
+
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined): RouterSettings {
   const problems = new ProblemList();
   const o = (options ?? {}) as Partial<OralAssessmentsOptions>;
-
-  const isInstructor = optionalFunction(problems, "isInstructor", o.isInstructor, "Pass a function or leave isInstructor out for the default.");
-  const resolveClassId = optionalFunction(problems, "resolveClassId", o.resolveClassId, "Pass a function or leave resolveClassId out for the default.");
-
+  const { isInstructor, resolveClassId, bodyLimit, trustedOrigins, publicOrigin, listCacheMs } = readOptions(routerSchema, o, problems);
   if (o.store !== undefined) {
     const missing = STORE_METHODS.filter((m) => typeof (o.store as unknown as Record<string, unknown>)?.[m] !== "function");
     if (missing.length > 0) {
       problems.add("store", `does not implement ${missing.join(", ")}.`, "Pass memoryStore(), sqliteStore({ filename }) or postgresStore({ connectionString }).");
     }
-  }
-
-  const bodyLimit = bytesOf(o.bodyLimit ?? "100kb");
-  if (bodyLimit === undefined) {
-    problems.add("bodyLimit", "must be a positive number of bytes or a size like \"100kb\".", 'Use e.g. bodyLimit: "100kb".');
-  }
-
-  const trustedOrigins = new Set<string>();
-  if (o.trustedOrigins !== undefined) {
-    if (!Array.isArray(o.trustedOrigins)) problems.add("trustedOrigins", "must be an array of origins.", 'Use e.g. ["https://lms.example.edu"].');
-    else o.trustedOrigins.forEach((v, i) => {
-      const origin = checkOrigin(v, `trustedOrigins[${i}]`, problems, false);
-      if (origin) trustedOrigins.add(origin);
-    });
-  }
-
-  const publicOrigin = o.publicOrigin === undefined ? undefined : checkOrigin(o.publicOrigin, "publicOrigin", problems, true);
-
-  const listCacheMs = o.listCacheMs ?? 5_000;
-  if (typeof listCacheMs !== "number" || !Number.isFinite(listCacheMs) || listCacheMs < 0) {
-    problems.add("listCacheMs", "must be a number of milliseconds ≥ 0.", "Use 0 to disable the cache, or leave it out for 5000.");
   }
 
   const launch = resolveLaunchSettings(o, problems);
@@ -105,13 +96,14 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
 
   problems.throwIfAny("oralAssessments()");
   warnIfPrewarm(o, logger);
+  warnIfLtiSeconds(o.lti, logger);
   return {
     organizations: organizations!, // checked above: throwIfAny threw without it
     logger,
     store: o.store,
     resolveClassId,
-    guards: { isInstructor: isInstructor ?? (() => false), trustedOrigins, publicOrigin },
-    instructor: { listCacheMs, bodyLimit: bodyLimit as number }, // checked above: throwIfAny threw without it
+    guards: { isInstructor: isInstructor ?? (() => false), trustedOrigins: new Set(trustedOrigins.filter((t) => t !== undefined)), publicOrigin },
+    instructor: { listCacheMs, bodyLimit },
     launch,
     prepare,
     pages,

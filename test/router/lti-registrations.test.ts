@@ -18,7 +18,7 @@ describe("LTI registrations and key sets", () => {
   beforeAll(async () => {
     second = await createLmsEmulator({ clientId: "lms-client-2" });
     // The second registration has the bench LMS's issuer but another client id and key set.
-    bench = await startLtiBench((lms) => ({ keySetCooldownSec: 0, registrations: [lms.registration(), { ...second.registration(), issuer: lms.issuer }] }));
+    bench = await startLtiBench((lms) => ({ keySetCooldownMs: 0, registrations: [lms.registration(), { ...second.registration(), issuer: lms.issuer }] }));
   });
   afterAll(async () => { await bench.close(); await second.close(); });
 

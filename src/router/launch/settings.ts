@@ -6,7 +6,9 @@ import type { Request } from "express";
 import type { ProblemList } from "../../core/configuration-error.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
 import type { LaunchContext, MaybePromise, OralAssessmentsOptions } from "../shared/options.js";
-import { ANY_SIGNED_IN_USER, checkOrigin, optionalFunction, wholeMs } from "../shared/checks.js";
+import { z } from "zod";
+import { checked, fn, optional, readOptions, wholeNumber, withDefault } from "../../core/option-schema.js";
+import { ANY_SIGNED_IN_USER, checkOrigin, checkSiteUrl } from "../shared/checks.js";
 import { studentFromUser } from "../../identity/student-from-user.js";
 import { userOf } from "../shared/user.js";
 
@@ -38,30 +40,21 @@ export function studentFromRequest(req: Request): Partial<StudentIdentity> | und
   return studentFromUser(userOf(req));
 }
 
+/** The launch's options as a schema (`canLaunch` is read apart: it has no default on purpose). */
+export const launchSchema = {
+  examHost: optional(checked((v, option, problems) => checkOrigin(v, option, problems, true))),
+  student: optional(fn<LaunchSettings["student"]>(), { fix: "Pass a function or leave student out for the default." }),
+  ticketParam: withDefault(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: "must be 1–64 characters of letters, digits, '_', '.' or '-'." }), "__clerk_ticket",
+    { fix: 'Leave it out for "__clerk_ticket", or name the parameter your exam page reads.' }),
+  loginUrl: optional(checked((v, option, problems) => checkSiteUrl(v, option, problems, "/login"))),
+  launchWaitMs: withDefault(wholeNumber(1_000, undefined, "ms"), 120_000),
+  /** At most 30 s: proxies and browsers give up on requests held longer. */
+  waitingPageAfterMs: withDefault(wholeNumber(0, 30_000, "ms"), 2_000, { fix: "Use a few seconds (proxies and browsers give up on requests held longer than 30 s), e.g. 2000." }),
+};
+
 export function resolveLaunchSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): LaunchSettings {
-  const examHost = o.examHost === undefined ? undefined : checkOrigin(o.examHost, "examHost", problems, true);
-  const student = optionalFunction(problems, "student", o.student, "Pass a function or leave student out for the default.");
-  const canLaunch = resolveCanLaunch(o.canLaunch, problems);
-
-  const ticketParam = o.ticketParam ?? "__clerk_ticket";
-  if (typeof ticketParam !== "string" || !/^[A-Za-z0-9_.-]{1,64}$/.test(ticketParam)) {
-    problems.add("ticketParam", "must be 1–64 characters of letters, digits, '_', '.' or '-'.", 'Leave it out for "__clerk_ticket", or name the parameter your exam page reads.');
-  }
-
-  let loginUrl: string | undefined;
-  if (o.loginUrl !== undefined) {
-    const v = o.loginUrl;
-    if (typeof v === "string" && v.startsWith("/") && !v.startsWith("//") && !v.includes("\\")) loginUrl = v;
-    else if (typeof v === "string" && /^https?:\/\//i.test(v) && URL.canParse(v)) loginUrl = v;
-    else problems.add("loginUrl", "must be a path on this site (\"/login\") or an absolute http(s) URL.", 'Use e.g. loginUrl: "/login".');
-  }
-
-  const launchWaitMs = wholeMs(problems, "launchWaitMs", o.launchWaitMs, 120_000, 1_000);
-  const waitingPageAfterMs = wholeMs(problems, "waitingPageAfterMs", o.waitingPageAfterMs, 2_000, 0);
-  if (waitingPageAfterMs > 30_000) {
-    problems.add("waitingPageAfterMs", "must be at most 30000: proxies and browsers give up on requests held longer.", "Use a few seconds, e.g. 2000.");
-  }
-  return { examHost, ticketParam, loginUrl, student: student ?? studentFromRequest, canLaunch, launchWaitMs, waitingPageAfterMs };
+  const settings = readOptions(launchSchema, o, problems);
+  return { ...settings, student: settings.student ?? studentFromRequest, canLaunch: resolveCanLaunch(o.canLaunch, problems) };
 }
 
 /**

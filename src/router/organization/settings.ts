@@ -3,12 +3,18 @@
  * ConfigurationError: one organization (a constant answer) or a resolver, never both.
  */
 import type { ProblemList } from "../../core/configuration-error.js";
+import { readOptions, wholeNumber, withDefault } from "../../core/option-schema.js";
 import type { PlatformClient } from "../../platform/types.js";
 import type { OralAssessmentsOptions } from "../shared/options.js";
 import type { OrganizationSource } from "./organizations.js";
 
 /** `organizationCache`'s defaults: a district's dozen schools and a product's thousand customers both fit. */
 export const ORGANIZATION_CACHE_DEFAULTS = Object.freeze({ max: 1_000, idleMs: 15 * 60_000 });
+
+export const organizationCacheSchema = {
+  max: withDefault(wholeNumber(1), ORGANIZATION_CACHE_DEFAULTS.max),
+  idleMs: withDefault(wholeNumber(1, undefined, "ms"), ORGANIZATION_CACHE_DEFAULTS.idleMs),
+};
 
 const isClient = (p: unknown): p is PlatformClient => {
   const c = p as Partial<PlatformClient> | null | undefined;
@@ -29,14 +35,7 @@ export function resolveOrganizationSource(
     if (o.examHost !== undefined) {
       problems.add("examHost", "is set beside organization: each organization's examHost comes from the resolver.", "Move it into what organization(req) answers.");
     }
-    const cache: { max: number; idleMs: number } = { ...ORGANIZATION_CACHE_DEFAULTS };
-    for (const field of ["max", "idleMs"] as const) {
-      const value = o.organizationCache?.[field];
-      if (value === undefined) continue;
-      if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-        problems.add(`organizationCache.${field}`, "must be a whole number of at least 1.", `Omit it for ${ORGANIZATION_CACHE_DEFAULTS[field]}.`);
-      } else cache[field] = value;
-    }
+    const cache = readOptions(organizationCacheSchema, o.organizationCache, problems, "organizationCache");
     if (typeof o.organization !== "function") return undefined;
     return { kind: "resolver", resolve: o.organization, client: o.organizationClient ?? {}, cache };
   }

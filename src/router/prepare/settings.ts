@@ -6,8 +6,9 @@
 import type { ProblemList } from "../../core/configuration-error.js";
 import type { Logger } from "../../core/logger.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
-import type { MaybePromise, OralAssessmentsOptions, PrepareOptions } from "../shared/options.js";
-import { wholeMs } from "../shared/checks.js";
+import type { MaybePromise, OralAssessmentsOptions } from "../shared/options.js";
+import { warnDeprecated } from "../../core/deprecation.js";
+import { fn, objectOrAbsent, optional, ratio, readOptions, wholeNumber, withDefault } from "../../core/option-schema.js";
 
 export interface PrepareSettings {
   tokenTtlMs: number;
@@ -23,35 +24,33 @@ export interface PrepareSettings {
   roster: ((classId: string, examId: string) => MaybePromise<StudentIdentity[] | undefined>) | undefined;
 }
 
+/** The `prepare` option (alias `prewarm`) as a schema. */
+export const prepareSchema = {
+  tokenTtlMs: withDefault(wholeNumber(1, undefined, "ms"), 600_000),
+  minTokenLifeMs: withDefault(wholeNumber(0, undefined, "ms"), 120_000),
+  /** Default: auto, from the roster (see `PrepareOptions.leadMs`). */
+  leadMs: optional(wholeNumber(0, undefined, "ms"), { fix: "Leave it out for the automatic lead (from the roster's size)." }),
+  keepAfterStartMs: withDefault(wholeNumber(0, undefined, "ms"), 600_000),
+  keepFinishedMs: withDefault(wholeNumber(0, undefined, "ms"), 3_600_000),
+  budgetShare: withDefault(ratio(0, 1, { minExclusive: true }), 0.5),
+  concurrency: withDefault(wholeNumber(1), 4),
+  maxRoster: withDefault(wholeNumber(1), 5_000),
+};
+
 export function resolvePrepareSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): PrepareSettings {
   if (o.prepare !== undefined && o.prewarm !== undefined) {
     problems.add("prewarm", "is the deprecated name of prepare, and both are set.", "Keep only prepare.");
   }
   const name = o.prepare === undefined && o.prewarm !== undefined ? "prewarm" : "prepare";
   const input = o.prepare ?? o.prewarm;
-  const p = (input ?? {}) as Partial<PrepareOptions>;
-  if (input !== undefined && (input === null || typeof input !== "object")) problems.add(name, "must be an object.", "Pass { tokenTtlMs, … } or leave it out.");
-  const tokenTtlMs = wholeMs(problems, `${name}.tokenTtlMs`, p.tokenTtlMs, 600_000, 1);
-  const minTokenLifeMs = wholeMs(problems, `${name}.minTokenLifeMs`, p.minTokenLifeMs, 120_000, 0);
-  if (minTokenLifeMs >= tokenTtlMs) {
-    problems.add(`${name}.minTokenLifeMs`, `(${minTokenLifeMs}) must be less than ${name}.tokenTtlMs (${tokenTtlMs}).`, "A token must be usable for some time after it is issued.");
+  objectOrAbsent(input, name, problems, "must be an object.", "Pass { tokenTtlMs, … } or leave it out.");
+  const p = readOptions(prepareSchema, input, problems, name);
+  if (p.minTokenLifeMs >= p.tokenTtlMs) {
+    problems.add(`${name}.minTokenLifeMs`, `(${p.minTokenLifeMs}) must be less than ${name}.tokenTtlMs (${p.tokenTtlMs}).`, "A token must be usable for some time after it is issued.");
   }
-  const leadMs = p.leadMs === undefined ? undefined : wholeMs(problems, `${name}.leadMs`, p.leadMs, 0, 0);
-  const keepAfterStartMs = wholeMs(problems, `${name}.keepAfterStartMs`, p.keepAfterStartMs, 600_000, 0);
-  const keepFinishedMs = wholeMs(problems, `${name}.keepFinishedMs`, p.keepFinishedMs, 3_600_000, 0);
-  const budgetShare = p.budgetShare ?? 0.5;
-  if (typeof budgetShare !== "number" || !(budgetShare > 0 && budgetShare <= 1)) {
-    problems.add(`${name}.budgetShare`, "must be a number above 0 and at most 1.", "Leave it out for 0.5.");
-  }
-  const concurrency = wholeMs(problems, `${name}.concurrency`, p.concurrency, 4, 1);
-  const maxRoster = wholeMs(problems, `${name}.maxRoster`, p.maxRoster, 5_000, 1);
-  if (o.roster !== undefined && typeof o.roster !== "function") {
-    problems.add("roster", `must be a function, got ${typeof o.roster}.`, "Pass (classId, examId) => students, or leave it out.");
-  }
-  return { tokenTtlMs, minTokenLifeMs, leadMs, keepAfterStartMs, keepFinishedMs, budgetShare, concurrency, maxRoster, roster: o.roster };
+  const { roster } = readOptions({ roster: optional(fn<PrepareSettings["roster"]>(), { fix: "Pass (classId, examId) => students, or leave it out." }) }, o, problems);
+  return { ...p, roster };
 }
-
-let warnedPrewarm = false;
 
 /**
  * The deprecated `prewarm` still works; a router built with it says so on its logger, and
@@ -60,9 +59,8 @@ let warnedPrewarm = false;
  */
 export function warnIfPrewarm(o: Partial<OralAssessmentsOptions>, logger: Logger): void {
   if (o.prewarm === undefined) return;
-  const message = "oralAssessments()'s prewarm option is deprecated: call it prepare (same fields, same effect).";
-  logger.warn({ event: "router_option_deprecated", option: "prewarm", use: "prepare" }, message);
-  if (warnedPrewarm) return;
-  warnedPrewarm = true;
-  process.emitWarning(message, { type: "DeprecationWarning", code: "EOA_ROUTER_PREWARM" });
+  warnDeprecated(logger, {
+    event: "router_option_deprecated", option: "prewarm", use: "prepare", code: "EOA_ROUTER_PREWARM",
+    message: "oralAssessments()'s prewarm option is deprecated: call it prepare (same fields, same effect).",
+  });
 }

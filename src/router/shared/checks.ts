@@ -34,22 +34,6 @@ export function checkOrigin(value: unknown, option: string, problems: ProblemLis
   return url.origin;
 }
 
-/** A whole number of ms ≥ `min`, or `fallback` when absent (or wrong: the problem is recorded). */
-export function wholeMs(problems: ProblemList, option: string, value: unknown, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
-    problems.add(option, `must be a whole number ≥ ${min}.`, `Leave it out for the default (${fallback}).`);
-    return fallback;
-  }
-  return value;
-}
-
-/** A function option, or undefined; anything else is a problem. */
-export function optionalFunction<T>(problems: ProblemList, option: string, value: T | undefined, fix: string): T | undefined {
-  if (value !== undefined && typeof value !== "function") problems.add(option, `must be a function, got ${typeof value}.`, fix);
-  return value;
-}
-
 /**
  * A URL the router links or redirects a browser to: a path on this site (one leading "/",
  * no backslash, which browsers read as "//", no control characters) or an absolute

@@ -1,0 +1,168 @@
+/**
+ * Options as zod schemas: each field's type, range, unit and default live in one place,
+ * and the factory's ConfigurationError, the TSDoc defaults and the docs' option tables
+ * are checked against it (test/core/option-schemas.test.ts).
+ *
+ * `readOptions` parses an options object field by field rather than as one object: every
+ * wrong field becomes its own problem (with its fix), and reads as its default, so the
+ * checks across fields (`minTokenLifeMs < tokenTtlMs`) still run on sane values and the
+ * integrator sees every mistake in one pass.
+ */
+import { z } from "zod";
+import { ProblemList } from "./configuration-error.js";
+import { redactKey } from "./redact.js";
+
+/** What a schema knows beyond zod's own checks. */
+export interface OptionMeta {
+  /** The fix shown for a wrong value. Default: "Leave it out for the default (…)." */
+  fix?: string;
+  /** The unit of a number (every duration is in ms; the docs table shows it). */
+  unit?: "ms" | "bytes" | "days" | "requests per window" | "requests per minute";
+}
+
+/** The metadata of option schemas (kept out of zod's global registry: it is ours). */
+export const optionMeta = z.registry<OptionMeta>();
+
+/**
+ * A value as a problem message may show it: key-like strings are redacted (a key pasted
+ * into the wrong option is a real mistake) and long strings cut.
+ */
+export function shown(value: unknown): string {
+  if (typeof value === "number") return String(value);
+  if (typeof value !== "string") return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+  if (/(svc|ct)_(live|test)_/.test(value)) return `a key-like value (${redactKey(value)})`;
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+}
+
+/**
+ * The one whole-number check of every factory: an integer from `min` (up to `max`), in
+ * `unit`. One message for every way to miss it (not a number, a fraction, out of range).
+ */
+export function wholeNumber(min: number, max?: number, unit?: OptionMeta["unit"]) {
+  const range = max === undefined ? `≥ ${min}` : `from ${min} to ${max}`;
+  const error = (issue: { input?: unknown }) => `must be a whole number${unit ? ` of ${unit}` : ""} ${range}, got ${shown(issue.input)}.`;
+  const schema = z.number({ error }).int({ error }).min(min, { error });
+  return max === undefined ? schema : schema.max(max, { error });
+}
+
+/** A number in a range that need not be whole (shares, ratios, days). */
+export function ratio(min: number, max: number, { minExclusive = false, maxExclusive = false } = {}) {
+  const upper = max === Infinity ? "" : ` ${maxExclusive ? "up to (not including)" : "to"} ${max}`;
+  const range = `${minExclusive ? "above" : "from"} ${min}${upper}`;
+  const error = (issue: { input?: unknown }) => `must be a number ${range}, got ${shown(issue.input)}.`;
+  const low = z.number({ error });
+  const lowChecked = minExclusive ? low.gt(min, { error }) : low.min(min, { error });
+  return maxExclusive ? lowChecked.lt(max, { error }) : lowChecked.max(max, { error });
+}
+
+/** `true` or `false`. */
+export const flag = () => z.boolean({ error: "must be true or false." });
+
+/** A function (its signature is the TypeScript type's business). */
+export const fn = <T>(what = "a function") =>
+  z.custom<T>((v) => typeof v === "function", { error: (issue) => `must be ${what}, got ${typeof issue.input}.` });
+
+/** `schema` with its default (and metadata). A wrong value reads as the default. */
+export function withDefault<S extends z.ZodType>(schema: S, value: z.output<S>, meta: OptionMeta = {}) {
+  const out = schema.default(value as never);
+  optionMeta.add(out, meta);
+  return out;
+}
+
+/** `schema`, optional, with no default (undefined stays undefined). */
+export function optional<S extends z.ZodType>(schema: S, meta: OptionMeta = {}) {
+  const out = schema.optional();
+  optionMeta.add(out, meta);
+  return out;
+}
+
+type Shape = Record<string, z.ZodType>;
+export type OptionsOf<S extends Shape> = { [K in keyof S]: z.output<S[K]> };
+
+/**
+ * The options `input` read against `shape`, field by field: each wrong field adds one
+ * problem named `at.field` (with its fix) and reads as its default. `input` that is not
+ * an object reads as `{}` (the caller reports that in its own words).
+ */
+export function readOptions<S extends Shape>(shape: S, input: unknown, problems: ProblemList, at = ""): OptionsOf<S> {
+  const record = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
+  const out: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(shape)) {
+    const result = schema.safeParse(record[key]);
+    if (result.success) {
+      out[key] = result.data;
+      continue;
+    }
+    addIssues(problems, schema, result.error.issues, at ? `${at}.${key}` : key);
+    out[key] = schema.safeParse(undefined).data;
+  }
+  return out as OptionsOf<S>;
+}
+
+/** zod's issues as problems, one per option (the first issue of each path), each with its fix. */
+export function addIssues(problems: ProblemList, schema: z.ZodType, issues: readonly z.core.$ZodIssue[], at: string): void {
+  const seen = new Set<string>();
+  for (const issue of issues) {
+    const option = at + issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
+    if (seen.has(option)) continue;
+    seen.add(option);
+    const fix = (issue as { params?: { fix?: string } }).params?.fix ?? fixOf(schema, issue.path);
+    problems.add(option, issue.message.replaceAll(OPTION, option), fix.replaceAll(OPTION, option));
+  }
+}
+
+/** The fix of the schema at `path`: its own, or the nearest enclosing one, or "leave it out". */
+function fixOf(schema: z.ZodType, path: readonly PropertyKey[]): string {
+  let fix = fixHere(schema);
+  let s: z.ZodType | undefined = schema;
+  for (const key of path) {
+    s = childOf(s, key);
+    if (!s) break;
+    fix = fixHere(s) ?? fix;
+  }
+  return fix ?? "Leave it out for the default.";
+}
+
+function fixHere(schema: z.ZodType): string | undefined {
+  for (let s: z.ZodType | undefined = schema; s; s = innerOf(s)) {
+    const meta = optionMeta.get(s);
+    if (meta?.fix) return meta.fix;
+    if (s instanceof z.ZodDefault) return `Leave it out for the default (${JSON.stringify(s.def.defaultValue)}).`;
+  }
+  return undefined;
+}
+
+const innerOf = (s: z.ZodType): z.ZodType | undefined =>
+  s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable ? (s.def.innerType as z.ZodType) : undefined;
+
+function childOf(schema: z.ZodType, key: PropertyKey): z.ZodType | undefined {
+  let s: z.ZodType | undefined = schema;
+  while (s && innerOf(s)) s = innerOf(s);
+  if (s instanceof z.ZodObject) return (s.shape as Shape)[String(key)];
+  if (s instanceof z.ZodArray) return s.element as z.ZodType;
+  return undefined;
+}
+
+/** Whether `value` is absent or an object; anything else is one problem at `at`. */
+export function objectOrAbsent(value: unknown, at: string, problems: ProblemList, message: string, fix: string): boolean {
+  if (value === undefined || (typeof value === "object" && value !== null && !Array.isArray(value))) return true;
+  problems.add(at, message, fix);
+  return false;
+}
+
+/** Stands for the option's name in a `checked` schema's messages, replaced when reported. */
+const OPTION = "\u0000option\u0000";
+
+/**
+ * A schema from a check written against a problem list (origins, site URLs: checks whose
+ * message and fix depend on the value and name the option). Undefined stays undefined.
+ */
+export function checked<T>(check: (value: unknown, option: string, problems: ProblemList) => T | undefined) {
+  return z.unknown().transform((value, ctx): T | undefined => {
+    if (value === undefined) return undefined;
+    const problems = new ProblemList();
+    const out = check(value, OPTION, problems);
+    for (const p of problems.all) ctx.addIssue({ code: "custom", message: p.message, params: { fix: p.fix } });
+    return out;
+  });
+}
