@@ -10,6 +10,7 @@ import { readLoginLimit, type LoginLimitSettings } from "./login-limit.js";
 import { readRegistrations, type Registrations } from "./registrations.js";
 import { readEmailSettings, type EmailSettings } from "./student-email.js";
 import { readToolKeys, type ToolKeys } from "./tool-keys.js";
+import { isHttpsOrLoopback } from "../core/secure-url.js";
 
 export interface LtiSettings {
   keys: ToolKeys;
@@ -32,8 +33,6 @@ export interface LtiSettings {
   canLink: CanLink | undefined;
 }
 
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
 export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSettings | undefined {
   if (value === undefined) return undefined;
   if (value === null || typeof value !== "object") {
@@ -48,7 +47,7 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   let toolUrl: string | undefined;
   if (o.toolUrl !== undefined) {
     const u = typeof o.toolUrl === "string" && URL.canParse(o.toolUrl) ? new URL(o.toolUrl) : undefined;
-    if (!u || !(u.protocol === "https:" || (u.protocol === "http:" && LOOPBACK.has(u.hostname))) || u.search || u.hash || u.username) {
+    if (!u || !isHttpsOrLoopback(u) || u.search || u.hash || u.username) {
       problems.add("lti.toolUrl", "must be the mount's public https URL (http only for localhost), with no query or fragment.", 'Use e.g. "https://app.example.edu/oral", or leave it out to derive it from each request.');
     } else toolUrl = u.href.replace(/\/+$/, "");
   }
