@@ -4,6 +4,7 @@
  * (exam URLs can hold a one-time credential).
  */
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { escapeHtml } from "../core/html.js";
 import { sendText } from "./http.js";
 import type { JsonRecord } from "./state.js";
 
@@ -13,10 +14,6 @@ const HEADERS = {
   "X-Content-Type-Options": "nosniff",
 };
 
-export function escapeHtml(value: unknown): string {
-  return String(value ?? "").replace(/[&<>"']/g, (c) =>
-    ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-}
 
 export function page(title: string, body: string, extraHead = ""): string {
   return `<!doctype html>

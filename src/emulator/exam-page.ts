@@ -23,7 +23,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { findExam, type EmulatorContext, type FoundExam } from "./context.js";
-import { errorPage, escapeHtml, examHtml, page, redirect, roleplayHtml, sendPage } from "./exam-html.js";
+import { escapeHtml } from "../core/html.js";
+import { errorPage, examHtml, page, redirect, roleplayHtml, sendPage } from "./exam-html.js";
 import { pathSegments } from "./http.js";
 import { opensExamsOf, PLATFORM_SITE, type Site } from "./site.js";
 import type { TicketRefusal } from "./tickets.js";

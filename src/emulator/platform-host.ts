@@ -15,7 +15,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { findExam, type EmulatorContext } from "./context.js";
-import { errorPage, escapeHtml, page, redirect, sendPage } from "./exam-html.js";
+import { escapeHtml } from "../core/html.js";
+import { errorPage, page, redirect, sendPage } from "./exam-html.js";
 import { readBody } from "./http.js";
 import { opensExamsOf, PLATFORM_SITE, type Site } from "./site.js";
 

@@ -22,7 +22,8 @@ import { CatalogWriteFailed, type CatalogExam, type LtiCatalog } from "./catalog
 import { CLAIM } from "./claims.js";
 import type { CourseBinding } from "./course-binding.js";
 import { keptClaims } from "./launch-claims.js";
-import { escapeHtml, sendLtiPage } from "./pages.js";
+import { escapeHtml } from "../core/html.js";
+import { sendLtiPage } from "./pages.js";
 import type { LtiSettings } from "./settings.js";
 import { toolBase } from "./tool-url.js";
 import type { VerifiedLaunch } from "./verify-launch.js";

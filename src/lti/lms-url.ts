@@ -3,10 +3,10 @@
  * local LMS in development). Shared by the registrations option and Dynamic Registration,
  * which allows the loopback http only with `dynamicRegistration.allowLoopbackHttp`.
  */
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+import { isHttpsOrLoopback } from "../core/secure-url.js";
 
 export function isLmsUrl(value: unknown, loopbackHttp = true): value is string {
   if (typeof value !== "string" || value.length > 2048 || !URL.canParse(value)) return false;
   const u = new URL(value);
-  return !u.username && !u.password && (u.protocol === "https:" || (loopbackHttp && u.protocol === "http:" && LOOPBACK.has(u.hostname)));
+  return !u.username && !u.password && isHttpsOrLoopback(u, loopbackHttp);
 }

@@ -8,11 +8,8 @@
  * tool (and, for deep linking, to the LMS). No CORS header is ever sent.
  */
 import type { Response } from "express";
+import { escapeHtml } from "../core/html.js";
 import { randomId } from "../core/random-id.js";
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** JSON safe inside a `<script type="application/json">` block. */
 export function jsonBlock(value: unknown): string {

@@ -6,7 +6,7 @@
  * (`create`, with `examName`, `className`, `courseId` and `questions`, one per line).
  */
 import type { CatalogExam } from "./catalog.js";
-import { escapeHtml } from "./pages.js";
+import { escapeHtml } from "../core/html.js";
 
 export interface PickerInput {
   action: string;

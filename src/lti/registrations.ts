@@ -7,6 +7,7 @@
  */
 import type { ProblemList } from "../core/configuration-error.js";
 import type { LtiRegistration } from "./options.js";
+import { isHttpsOrLoopback } from "../core/secure-url.js";
 
 export interface Registration {
   issuer: string;
@@ -61,8 +62,6 @@ export function originsOf(r: Pick<Registration, "issuer" | "authorizationUrl">):
   return [r.issuer, r.authorizationUrl].filter((url) => URL.canParse(url)).map((url) => new URL(url).origin);
 }
 
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
 /** `lti.registrations`: optional (the store may hold every registration), each entry checked. */
 export function readRegistrations(value: unknown, problems: ProblemList): Registrations | undefined {
   const example = 'registrations: [{ issuer: "https://canvas.instructure.com", clientId: "10000000000123", authorizationUrl, jwksUrl, deployments: ["1:8865aa…"] }]';
@@ -87,7 +86,7 @@ export function readRegistrations(value: unknown, problems: ProblemList): Regist
       if (v === undefined && !required) return undefined;
       if (typeof v === "string" && URL.canParse(v)) {
         const u = new URL(v);
-        if (u.protocol === "https:" || (u.protocol === "http:" && LOOPBACK.has(u.hostname))) return v;
+        if (isHttpsOrLoopback(u)) return v;
       }
       problems.add(`${where}.${name}`, "must be an https URL (http only for localhost).", "Copy it from the LMS's documentation (see docs/lti.md for each LMS).");
       return undefined;

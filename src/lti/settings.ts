@@ -13,12 +13,11 @@ import { readLoginLimit, type LoginLimitSettings } from "./login-limit.js";
 import { readRegistrations, type Registrations } from "./registrations.js";
 import { readEmailSettings, type EmailSettings } from "./student-email.js";
 import { readToolKeys, type ToolKeys } from "./tool-keys.js";
-
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+import { isHttpsOrLoopback } from "../core/secure-url.js";
 
 function checkToolUrl(value: unknown, option: string, problems: ProblemList): string | undefined {
   const u = typeof value === "string" && URL.canParse(value) ? new URL(value) : undefined;
-  if (u && (u.protocol === "https:" || (u.protocol === "http:" && LOOPBACK.has(u.hostname))) && !u.search && !u.hash && !u.username) return u.href.replace(/\/+$/, "");
+  if (u && isHttpsOrLoopback(u) && !u.search && !u.hash && !u.username) return u.href.replace(/\/+$/, "");
   problems.add(option, "must be the mount's public https URL (http only for localhost), with no query or fragment.", 'Use e.g. "https://app.example.edu/oral", or leave it out to derive it from each request.');
   return undefined;
 }

@@ -19,6 +19,7 @@ import { keyHash } from "./key-hash.js";
 import { attachBudgetBinding } from "./budget-binding.js";
 import { attachCallObservers, type CallObservers } from "./call-observer.js";
 import type { PlatformClient, PlatformClientOptions, RequestOptions, WithMeta } from "./types.js";
+import type { PlatformResources } from "./endpoint-types.js";
 
 const USER_AGENT = "express-oral-assessments";
 const METHODS: readonly string[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -72,12 +73,10 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     redactedKey: redactKey(settings.apiKey),
     keyId: keyHash(settings.apiKey),
 
-    courses: resources.courses as unknown as PlatformClient["courses"],
-    classes: resources.classes as unknown as PlatformClient["classes"],
-    oralAssessments: resources.oralAssessments as unknown as PlatformClient["oralAssessments"],
-    roleplays: resources.roleplays as unknown as PlatformClient["roleplays"],
+    // One method per entry of the endpoint table; their types are derived from it too (endpoint-types.ts).
+    ...(resources as unknown as PlatformResources),
     students: {
-      ...(resources.students as unknown as Pick<PlatformClient["students"], "createSignInToken">),
+      ...(resources as unknown as PlatformResources).students,
       async issueSignInToken(student, target, opts) {
         // Parsed already (the launch's admission): sent as it is, read as strictly.
         const body = { ...student, classId: target.classId, ...(target.courseId ? { courseId: target.courseId } : {}) };

@@ -3,8 +3,9 @@
  * sent and of what comes back, and whether the answer is a list. The client builds its
  * resource methods from this table (`resources.ts`), the emulator binds one handler per
  * entry at the entry's method and path, and the router's OpenAPI document names the
- * upstream call and its schemas from it. A new endpoint is one entry here, its method in
- * the client's interface (`types.ts`), its handler in the emulator, and a test.
+ * upstream call and its schemas from it; the client's method types are derived from it
+ * too (`endpoint-types.ts`). A new endpoint is its schemas, one entry here, its handler in
+ * the emulator, a test and a line in docs/client.md.
  *
  * Paths are relative to `/api/v1/<env>` and written the OpenAPI way (`/courses/{courseId}`).
  * The platform paginates nothing: a list is one array.
@@ -44,10 +45,12 @@ export interface EndpointSpec {
  * (Each schema is its own type parameter: TypeScript infers one object parameter holding
  * zod schemas as its bare constraint, which would lose the schemas' types.)
  */
-function crud<R extends string, Rec extends z.ZodType, C extends z.ZodType, U extends z.ZodType, F extends z.ZodType | undefined = undefined>(
-  resource: R, [noun, plural]: [string, string], collection: string, idParam: string, record: Rec, create: C, update: U, filter?: F,
-) {
-  const item = `${collection}/{${idParam}}`;
+function crud<
+  R extends string, P extends string, Id extends string, Rec extends z.ZodType, C extends z.ZodType, U extends z.ZodType,
+  F extends z.ZodType | undefined = undefined,
+>(resource: R, [noun, plural]: [string, string], collection: P, idParam: Id, record: Rec, create: C, update: U, filter?: F) {
+  // The paths keep their literal types: the client's methods take one id per `{…}` (endpoint-types.ts).
+  const item = `${collection}/{${idParam}}` as const;
   return {
     create: { method: "POST", path: collection, resource, action: "create", what: noun, body: create, answer: record, status: 201 },
     list: { method: "GET", path: collection, resource, action: "list", what: `a list of ${plural}`, query: filter, answer: record, list: true, status: 200 },

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { flag, optional, ratio, readOptions, shown, wholeNumber, withDefault } from "../core/option-schema.js";
 import { DEFAULT_NORMAL_SHARE, type RateBudget } from "./rate-budget.js";
 import type { PlatformClientOptions, PlatformEnv } from "./types.js";
+import { isHttpsOrLoopback } from "../core/secure-url.js";
 
 /** Validated, defaulted options: what the rest of the client reads. */
 export interface PlatformSettings {
@@ -82,7 +83,6 @@ const LIKELY_MEANT: Record<string, string> = {
 
 // eslint-disable-next-line no-control-regex
 const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f-\u009f]/;
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 export function resolveOptions(input: PlatformClientOptions): PlatformSettings {
   const problems = new ProblemList();
@@ -203,7 +203,7 @@ function checkBaseUrl(value: unknown, apiKey: unknown, allowInsecureHttp: unknow
     problems.add("baseUrl", `already ends in the API path (${prefix}); the client adds /api/v1/<env> itself.`,
       `Use ${url.origin}${prefix.replace(/\/api\/v\d+.*$/, "")} instead.`);
   }
-  if (url.protocol === "http:" && !LOOPBACK_HOSTS.has(url.hostname) && allowInsecureHttp !== true) {
+  if (url.protocol === "http:" && !isHttpsOrLoopback(url) && allowInsecureHttp !== true) {
     problems.add("baseUrl", `uses http:// to ${url.hostname}: the API key would travel in clear text.`,
       "Use https://, or set allowInsecureHttp: true for a private network you trust (e.g. the emulator in a container).");
   }

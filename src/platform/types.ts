@@ -4,11 +4,8 @@
  */
 import type { Logger } from "../core/logger.js";
 import type { RateBudget, RateBudgetStats } from "./rate-budget.js";
-import type {
-  Class, ClassCreateInput, ClassUpdateInput, Course, CourseCreateInput, CourseUpdateInput, ListFilter, Meta,
-  OralAssessment, OralAssessmentCreateInput, OralAssessmentUpdateInput, Roleplay, RoleplayCreateInput,
-  RoleplayUpdateInput, SignInToken, SignInTokenRequestInput, StudentIdentity,
-} from "./schemas.js";
+import type { ListFilter, Meta, StudentIdentity } from "./schemas.js";
+import type { PlatformResources } from "./endpoint-types.js";
 
 export type PlatformEnv = "prod" | "dev";
 
@@ -91,7 +88,12 @@ export interface WithMeta<T> {
   meta: Meta | undefined;
 }
 
-export interface PlatformClient {
+/**
+ * The client: one method per entry of the endpoint table (`PlatformResources`, derived
+ * from `endpoints.ts`: a new endpoint there is a new typed method here, with nothing to
+ * write by hand), plus what is not an endpoint of its own.
+ */
+export interface PlatformClient extends Omit<PlatformResources, "students"> {
   readonly env: PlatformEnv;
   /** The platform's origin (scheme://host:port), where its own exam pages live. */
   readonly platformOrigin: string;
@@ -104,26 +106,7 @@ export interface PlatformClient {
    */
   readonly keyId: string;
 
-  courses: {
-    create(body: CourseCreateInput, opts?: RequestOptions): Promise<WithMeta<Course>>;
-    list(opts?: RequestOptions): Promise<WithMeta<Course[]>>;
-    retrieve(courseId: string, opts?: RequestOptions): Promise<WithMeta<Course>>;
-    update(courseId: string, body: CourseUpdateInput, opts?: RequestOptions): Promise<WithMeta<Course>>;
-    del(courseId: string, opts?: RequestOptions): Promise<WithMeta<undefined>>;
-  };
-  /** The classes of a course. Updates are partial: only the fields given are sent. */
-  classes: {
-    create(courseId: string, body: ClassCreateInput, opts?: RequestOptions): Promise<WithMeta<Class>>;
-    list(courseId: string, opts?: RequestOptions): Promise<WithMeta<Class[]>>;
-    retrieve(courseId: string, classId: string, opts?: RequestOptions): Promise<WithMeta<Class>>;
-    update(courseId: string, classId: string, body: ClassUpdateInput, opts?: RequestOptions): Promise<WithMeta<Class>>;
-    del(courseId: string, classId: string, opts?: RequestOptions): Promise<WithMeta<undefined>>;
-  };
-  oralAssessments: ExamResource<OralAssessment, OralAssessmentCreateInput, OralAssessmentUpdateInput>;
-  /** Role-plays (`/roleplay`); scenario lengths are checked before anything is sent. */
-  roleplays: ExamResource<Roleplay, RoleplayCreateInput, RoleplayUpdateInput>;
-  students: {
-    createSignInToken(body: SignInTokenRequestInput, opts?: RequestOptions): Promise<WithMeta<SignInToken>>;
+  students: PlatformResources["students"] & {
     /**
      * The token alone, for a student the caller already parsed with the `StudentIdentity`
      * schema and a class (and course) id from its store. Unlike `createSignInToken` it does

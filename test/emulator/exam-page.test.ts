@@ -101,10 +101,10 @@ describe("exam page sign-in", () => {
     const token = (await call(emu, "POST", "/students/sign-in-token", { ...student(9), firstName: "<script>alert(1)</script>", classId })).body.data.token;
     const page = await open(emu.examUrl(exam._id, token));
     expect(page.status).toBe(200);
-    expect(page.html).toContain("Signed in as &lt;script&gt;alert(1)&lt;/script&gt; Lovelace9");
+    expect(page.html).toContain("Signed in as &#60;script&#62;alert(1)&#60;/script&#62; Lovelace9");
     expect(page.html).not.toContain("<script>alert(1)</script>");
-    expect(page.html).toContain("&lt;b&gt;Bold&lt;/b&gt; exam");
-    expect(page.html).toContain("1 &lt; 2 &amp; &quot;x&quot;");
+    expect(page.html).toContain("&#60;b&#62;Bold&#60;/b&#62; exam");
+    expect(page.html).toContain("1 &#60; 2 &#38; &#34;x&#34;");
   });
 
   it("reads the ticket from a configured ticketParam", async () => {

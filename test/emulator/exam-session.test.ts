@@ -113,7 +113,7 @@ describe("the platform host's sign-in", () => {
   it("a student with no ticket signs in, is enrolled in the exam's class and lands on the exam", async () => {
     const { classId, examId } = await seed(emu);
     const refused = await open(emu.examUrl(examId));
-    const signInPath = /href="(\/sign-in\?[^"]+)"/.exec(refused.html)![1]!.replace(/&amp;/g, "&");
+    const signInPath = /href="(\/sign-in\?[^"]+)"/.exec(refused.html)![1]!.replace(/&#38;/g, "&");
     const form = await open(`${emu.url}${signInPath}`);
     expect(form.status).toBe(200);
     expect(form.html).toContain(`name="redirect_url" value="/exam/${examId}"`);

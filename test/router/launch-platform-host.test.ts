@@ -21,7 +21,7 @@ describe("launch on the platform's own host", () => {
 
     const gate = await fetch(examUrl, { redirect: "manual" });
     expect(gate.status).toBe(401);
-    const signInPath = /href="(\/sign-in\?[^"]+)"/.exec(await gate.text())![1]!.replace(/&amp;/g, "&");
+    const signInPath = /href="(\/sign-in\?[^"]+)"/.exec(await gate.text())![1]!.replace(/&#38;/g, "&");
     const form = await (await fetch(new URL(signInPath, examUrl))).text();
     const redirectUrl = /name="redirect_url" value="([^"]+)"/.exec(form)![1]!;
     expect(redirectUrl).toBe(examUrl.pathname);

@@ -6,20 +6,20 @@
  * (`lti.put_data`, `lti.get_data`, and the `org.imsglobal.lti.*` spellings) for origins
  * it has seen, checking that each request comes from the tool's origin.
  */
-const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { escapeHtml } from "../../core/html.js";
 
 export function autoPostPage(action: string, fields: Record<string, string>, title = "Launching…"): string {
-  const inputs = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join("");
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title></head><body>
-<form id="f" method="post" action="${esc(action)}">${inputs}<noscript><button>Continue</button></noscript></form>
+  const inputs = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join("");
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>
+<form id="f" method="post" action="${escapeHtml(action)}">${inputs}<noscript><button>Continue</button></noscript></form>
 <script>document.getElementById("f").submit();</script></body></html>`;
 }
 
 export function coursePage(title: string, launchSrc: string, toolOrigin: string, inWindow = false): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title>
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>body{font:16px system-ui;margin:1rem}iframe.tool{width:100%;height:420px;border:1px solid #999}</style></head><body>
-<h1>${esc(title)}</h1>
-${inWindow ? `<p><a id="launch" href="${esc(launchSrc)}" target="_blank">${esc(title)}</a> (opens in a new window)</p>` : `<iframe class="tool" name="tool_content" title="Tool" src="${esc(launchSrc)}" allow="microphone"></iframe>`}
+<h1>${escapeHtml(title)}</h1>
+${inWindow ? `<p><a id="launch" href="${escapeHtml(launchSrc)}" target="_blank">${escapeHtml(title)}</a> (opens in a new window)</p>` : `<iframe class="tool" name="tool_content" title="Tool" src="${escapeHtml(launchSrc)}" allow="microphone"></iframe>`}
 <iframe name="post_message_forwarding" src="/post_message_forwarding?tool=${encodeURIComponent(toolOrigin)}" hidden></iframe>
 </body></html>`;
 }
@@ -58,13 +58,13 @@ export function courseHomePage(input: {
   const { user, users, links, addExamHref, homeHref } = input;
   const items = links.length === 0
     ? "<li>Nothing placed yet.</li>"
-    : links.map((l) => `<li><a class="link" id="${esc(l.id)}" href="${esc(l.href)}">${esc(l.title)}</a></li>`).join("");
-  const others = users.filter((u) => u.id !== user.id).map((u) => `<a href="${esc(homeHref(u.id))}">${esc(u.name)} (${esc(u.role)})</a>`).join(" · ");
+    : links.map((l) => `<li><a class="link" id="${escapeHtml(l.id)}" href="${escapeHtml(l.href)}">${escapeHtml(l.title)}</a></li>`).join("");
+  const others = users.filter((u) => u.id !== user.id).map((u) => `<a href="${escapeHtml(homeHref(u.id))}">${escapeHtml(u.name)} (${escapeHtml(u.role)})</a>`).join(" · ");
   return `<!doctype html><html><head><meta charset="utf-8"><title>Course</title>
 <style>body{font:16px system-ui;margin:1rem}</style></head><body>
 <h1>Course</h1>
-<p id="who">Viewing as ${esc(user.name)} (${esc(user.role)}). View as: ${others}</p>
-${addExamHref ? `<p><a id="add-exam" href="${esc(addExamHref)}">Add an oral exam</a></p>` : ""}
+<p id="who">Viewing as ${escapeHtml(user.name)} (${escapeHtml(user.role)}). View as: ${others}</p>
+${addExamHref ? `<p><a id="add-exam" href="${escapeHtml(addExamHref)}">Add an oral exam</a></p>` : ""}
 <h2>Course content</h2>
 <ul id="content">${items}</ul>
 </body></html>`;

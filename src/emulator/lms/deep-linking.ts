@@ -14,10 +14,10 @@ import { createRemoteJWKSet, jwtVerify } from "jose";
 /** A verified JWT's claims. Not jose's type: these declarations are public, and jose is ESM only. */
 type JWTPayload = { [claim: string]: unknown; iss?: string; sub?: string; aud?: string | string[]; exp?: number; iat?: number };
 import type { ResourceLink } from "./mint.js";
+import { escapeHtml } from "../../core/html.js";
 
 const L = "https://purl.imsglobal.org/spec/lti/claim/";
 const DL = "https://purl.imsglobal.org/spec/lti-dl/claim/";
-const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export interface DeepLinkingRequestOptions {
   /** `accept_types`. Default `["ltiResourceLink"]`. */
@@ -113,7 +113,7 @@ export function deepLinkingSide(ctx: {
         returns.push(result);
         res.setHeader("Cache-Control", "no-store");
         if (!result.ok) return void res.status(400).type("text/plain").send(`deep-linking response refused: ${result.error}`);
-        res.type("html").send(`<!doctype html><title>Added</title><h1>Added to the course</h1><ul>${result.links.map((l) => `<li id="${l.id}"><a href="${ctx.coursePage("student-1", l.id)}" target="_top">${esc(l.title)}</a> (open as a student)</li>`).join("")}</ul><p><a id="course" href="${ctx.base()}/course?user=student-1" target="_top">The course, as a student</a></p>`);
+        res.type("html").send(`<!doctype html><title>Added</title><h1>Added to the course</h1><ul>${result.links.map((l) => `<li id="${l.id}"><a href="${ctx.coursePage("student-1", l.id)}" target="_top">${escapeHtml(l.title)}</a> (open as a student)</li>`).join("")}</ul><p><a id="course" href="${ctx.base()}/course?user=student-1" target="_top">The course, as a student</a></p>`);
       });
     },
   };

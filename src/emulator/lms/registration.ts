@@ -7,6 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import express, { type Router } from "express";
+import { escapeHtml } from "../../core/html.js";
 
 export const REGISTRATION_FAULTS = ["issuer_mismatch", "refuse_registration"] as const;
 export type RegistrationFault = (typeof REGISTRATION_FAULTS)[number];
@@ -26,7 +27,6 @@ export interface AdoptedTool {
 
 const TOOL = "https://purl.imsglobal.org/spec/lti-tool-configuration";
 const MESSAGES = new Set(["LtiResourceLinkRequest", "LtiDeepLinkingRequest"]);
-const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const isUrl = (v: unknown): v is string => typeof v === "string" && URL.canParse(v) && /^https?:$/.test(new URL(v).protocol);
 
 /** What a registration request lacks; empty when sound. */
@@ -110,7 +110,7 @@ export function registrationSide(ctx: { base: () => string; adopt: (tool: Adopte
     res.setHeader("Cache-Control", "no-store");
     res.type("html").send(`<!doctype html><html><head><meta charset="utf-8"><title>Register a tool</title></head><body>
 <h1>Register a tool</h1><p id="status">Registering…</p>
-<iframe title="Tool registration" src="${esc(startUrl(tool))}" style="width:100%;height:300px;border:1px solid #999"></iframe>
+<iframe title="Tool registration" src="${escapeHtml(startUrl(tool))}" style="width:100%;height:300px;border:1px solid #999"></iframe>
 <script>addEventListener("message",function(e){if(e.data&&e.data.subject==="org.imsglobal.lti.close"){document.getElementById("status").textContent="Registration closed by the tool.";}});</script>
 </body></html>`);
   });

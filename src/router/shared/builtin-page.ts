@@ -5,11 +5,9 @@
  * meta refresh, which CSP does not govern).
  */
 import { createHash } from "node:crypto";
+import { escapeHtml } from "../../core/html.js";
 import type { RouterPage } from "./router-page.js";
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** The whole style of the built-in pages; its hash is in the CSP, so any edit here is allowed automatically. */
 const STYLE = "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1f2328}h1{font-size:1.4rem}a{color:#0969da}";

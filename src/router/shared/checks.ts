@@ -3,11 +3,10 @@
  * to the list instead of throwing, so one ConfigurationError lists every mistake.
  */
 import type { ProblemList } from "../../core/configuration-error.js";
+import { isHttpsOrLoopback } from "../../core/secure-url.js";
 
 /** The one `canLaunch` value that is not a function: every signed-in user may launch, accepted on purpose. */
 export const ANY_SIGNED_IN_USER = "any-signed-in-user";
-
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** An origin (`https://host[:port]`); http only for loopback hosts when `httpLoopbackOnly`. */
 export function checkOrigin(value: unknown, option: string, problems: ProblemList, httpLoopbackOnly: boolean): string | undefined {
@@ -22,8 +21,7 @@ export function checkOrigin(value: unknown, option: string, problems: ProblemLis
     problems.add(option, `"${value}" is not a URL.`, `Set ${option} to an origin such as "https://exams.example.edu".`);
     return undefined;
   }
-  const httpAllowed = !httpLoopbackOnly || LOOPBACK.has(url.hostname);
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && httpAllowed)) {
+  if (!isHttpsOrLoopback(url) && !(url.protocol === "http:" && !httpLoopbackOnly)) {
     problems.add(option, `must use https (http is allowed only for localhost), got "${url.protocol}".`, `Use "https://${url.host}".`);
     return undefined;
   }
