@@ -20,6 +20,7 @@ export interface Names {
   ltiDeployments: string;
   ltiCourseLinks: string;
   ltiExamCopies: string;
+  ltiCourseServices: string;
   /** An index name: unqualified, since an index lives in its table's schema. */
   index(name: string): string;
 }
@@ -39,6 +40,7 @@ export function names(schema: string, prefix: string): Names {
     ltiDeployments: table("lti_deployments"),
     ltiCourseLinks: table("lti_course_links"),
     ltiExamCopies: table("lti_exam_copies"),
+    ltiCourseServices: table("lti_course_services"),
     index: (name) => `"${prefix}${name}"`,
   };
 }
@@ -227,6 +229,22 @@ export const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
         from_exam_id TEXT NOT NULL,
         to_exam_id TEXT NOT NULL,
         PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id, from_exam_id)
+      );`,
+  },
+  {
+    version: 9,
+    description: "LTI Advantage: each LMS course's service endpoints (NRPS memberships URL, AGS endpoint claim) as its last launch carried them",
+    up: (n) => `
+      CREATE TABLE IF NOT EXISTS ${n.ltiCourseServices} (
+        organization TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        memberships_url TEXT,
+        ags_endpoint TEXT,
+        seen_at TEXT NOT NULL,
+        PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id)
       );`,
   },
 ];
