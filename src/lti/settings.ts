@@ -8,6 +8,7 @@ import type { RolesWithoutContext } from "./claims.js";
 import { readDynamicRegistration, type DynamicRegistrationSettings } from "./dynamic-registration-settings.js";
 import { readLoginLimit, type LoginLimitSettings } from "./login-limit.js";
 import { readRegistrations, type Registrations } from "./registrations.js";
+import { readLtiRoster, type LtiRosterSettings } from "./roster-options.js";
 import { readEmailSettings, type EmailSettings } from "./student-email.js";
 import { readToolKeys, type ToolKeys } from "./tool-keys.js";
 
@@ -30,6 +31,8 @@ export interface LtiSettings {
   organizationFor: OrganizationFor;
   /** Undefined: the default (a class linked to this course or to none). */
   canLink: CanLink | undefined;
+  /** `lti.roster`: the course roster through NRPS (roster-options.ts). */
+  roster: LtiRosterSettings;
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -69,13 +72,14 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   const framedLaunch = o.framedLaunch ?? "new-window";
   if (framedLaunch !== "new-window" && framedLaunch !== "frame") problems.add("lti.framedLaunch", 'must be "new-window" or "frame".', 'Leave it out for "new-window".');
   const email = readEmailSettings(o.email, o.emailStandIn, problems);
+  const roster = readLtiRoster(o.roster, problems);
   const rolesWithoutContext = o.rolesWithoutContext ?? "learner";
   if (rolesWithoutContext !== "learner" && rolesWithoutContext !== "institution-instructor") {
     problems.add("lti.rolesWithoutContext", 'must be "learner" or "institution-instructor".', 'Leave it out for "learner".');
   }
   if (!keys || !registrations) return undefined;
   return {
-    keys, registrations, dynamicRegistration, toolUrl, clockToleranceSec, stateTtlSec, loginLimit, keySetCooldownSec, framedLaunch, email,
+    keys, registrations, dynamicRegistration, toolUrl, clockToleranceSec, stateTtlSec, loginLimit, keySetCooldownSec, framedLaunch, email, roster,
     rolesWithoutContext: rolesWithoutContext === "institution-instructor" ? rolesWithoutContext : "learner",
     student: typeof o.student === "function" ? o.student : undefined,
     organizationFor: typeof o.organizationFor === "function" ? o.organizationFor : () => undefined,

@@ -120,6 +120,8 @@ export interface LmsEmulator {
   readonly membershipCounts: MembershipCounts;
   /** The course's NRPS roster: its users, then `extra`, then generated learners up to `size` members (default 150). */
   setRoster(roster: { size?: number; extra?: readonly RosterMember[] }): void;
+  /** `"unauthorized"`: NRPS answers 401 to every page, even with a fresh token. */
+  setMembershipsFault(fault: "unauthorized" | undefined): void;
   close(): Promise<void>;
 }
 
@@ -303,6 +305,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     revokeTokens: () => tokens.revokeTokens(),
     get membershipCounts() { return members.counts; },
     setRoster: (roster) => members.setRoster(roster),
+    setMembershipsFault: (next) => members.setFault(next),
     close: () => new Promise<void>((resolve, reject) => {
       server.closeAllConnections?.();
       server.close((e) => (e ? reject(e) : resolve()));

@@ -36,6 +36,8 @@ export interface MembershipSide {
   readonly counts: MembershipCounts;
   /** The course's roster: the users, then `extra`, then generated learners up to `size` members. */
   setRoster(roster: { size?: number; extra?: readonly RosterMember[] }): void;
+  /** `"unauthorized"`: every page answers 401, even with a fresh token (a developer key without the NRPS scope on some LMSs). */
+  setFault(fault: "unauthorized" | undefined): void;
   /** The member with this id (a generated learner can launch too). */
   member(id: string): RosterMember | undefined;
 }
@@ -64,7 +66,9 @@ export function membershipSide(ctx: {
   const counts: MembershipCounts = { pages: 0, lastRlid: undefined };
   const path = `/api/lti/courses/${ctx.context.id}/names_and_roles`;
 
+  let fault: "unauthorized" | undefined;
   const route: RequestHandler = (req, res) => {
+    if (fault === "unauthorized") return void res.status(401).json({ errors: [{ message: "Invalid access token" }] });
     if (!ctx.verifyBearer(req, res, MEMBERSHIPS_SCOPE)) return;
     if (!String(req.get("accept") ?? "").includes(MEMBERSHIP_MEDIA_TYPE)) {
       return void res.status(406).json({ error: `Accept must be ${MEMBERSHIP_MEDIA_TYPE}` });
@@ -105,5 +109,6 @@ export function membershipSide(ctx: {
       build();
     },
     member: (id) => byId.get(id),
+    setFault(next) { fault = next; },
   };
 }
