@@ -71,7 +71,7 @@ describe("Prepare this exam for the course", () => {
     expect(text(answer.text, "c-on-demand")).toBe("0");
 
     const progressUrl = new URL(decode(/id="progress-link" href="([^"]+)"/.exec(answer.text)![1]!));
-    const end = Date.now() + 45_000;
+    const end = Date.now() + 20_000;
     let ready = "";
     while (Date.now() < end) {
       const progress = await request(progressUrl.origin).get(progressUrl.pathname);
