@@ -63,7 +63,7 @@ export function capacityPlan(input: CapacityInput): CapacityPlan {
   if (prepareLeadMs > lifeMs) {
     advice.push(`Preparing ${readyAtOnce.toLocaleString("en-US")} tokens takes about ${minutes(prepareLeadMs)} at ${Math.round(share * 100)}% of the rate, longer than a token lives: the first tokens are refreshed while the last are issued. Prepare as early as possible (at least ${minutes(prepareLeadMs)} ahead) and keep other calls on the key low then.`);
   } else if (students > 0) {
-    advice.push(`Start preparing at least ${minutes(prepareLeadMs)} before the start (the router begins on its own that far ahead).`);
+    advice.push(`Preparing takes about ${minutes(prepareLeadMs)} at ${Math.round(share * 100)}% of the key's rate: prepare at least that long before the start.`);
   }
   return { students, ratePerMinute: rate, readyAtOnce, onDemand, lastStartAfterMs, prepareLeadMs, keysNeeded, advice };
 }
