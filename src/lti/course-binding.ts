@@ -23,6 +23,7 @@ import type { LinkedTo } from "./options.js";
 import { refuse } from "./refusal.js";
 import type { LtiSettings } from "./settings.js";
 import type { VerifiedLaunch } from "./verify-launch.js";
+import { membershipsUrlOf } from "./roster.js";
 
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -114,5 +115,12 @@ export function courseBinding(deps: CourseBindingDeps) {
     await store.putLtiExamCopy(org, course, fromExamId, toExamId);
   }
 
-  return { check, linkedTo, mayLink, link, followed, recordCopy };
+  /** The course's LTI Advantage endpoints as this launch carries them (NRPS, AGS): what later calls without a launch use. */
+  async function recordServices(org: string, course: LtiCourseKey, claims: Record<string, unknown>): Promise<void> {
+    const ags = claims["https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"];
+    const agsText = ags !== null && typeof ags === "object" ? JSON.stringify(ags) : undefined;
+    await store.putLtiCourseServices(org, course, { membershipsUrl: membershipsUrlOf(claims), agsEndpoint: agsText !== undefined && agsText.length <= 8192 ? agsText : undefined, seenAt: new Date().toISOString() });
+  }
+
+  return { check, linkedTo, mayLink, link, followed, recordCopy, recordServices };
 }

@@ -14,6 +14,7 @@
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
+import type { LtiCourseKey } from "../store/lti-course-types.js";
 import type { CatalogExam, LtiCatalog } from "./catalog.js";
 import { CLAIM } from "./claims.js";
 import { courseOf, examOfLink, type CourseBinding } from "./course-binding.js";
@@ -21,6 +22,8 @@ import { offerCourseChoice } from "./course-offer.js";
 import { launchOrganization } from "./launch-organization.js";
 import { escapeHtml } from "../core/html.js";
 import { sendLtiPage } from "./pages.js";
+import { PREPARE_FORM_SCRIPT, prepareCourseForm } from "./prepare-course.js";
+import { membershipsUrlOf } from "./roster.js";
 import type { LtiSettings } from "./settings.js";
 import { toolBase } from "./tool-url.js";
 import type { VerifiedLaunch } from "./verify-launch.js";
@@ -64,15 +67,18 @@ export async function instructorPage(req: Request, res: Response, launch: Verifi
   }
   const linked = await binding.linkedTo(org, course, exam.classId);
   const sub = String(launch.claims.sub);
+  // The course's NRPS/AGS endpoints, for calls made later without a launch; a failed write costs only that.
+  await binding.recordServices(org, course, launch.claims).catch((error: unknown) => logger.warn({ event: "lti_course_services", outcome: "not_recorded", error: (error as Error)?.message }, "the course's LTI service endpoints could not be recorded"));
+  const prepare: Prepare = { org, course, launch };
   if (linked === "this-course") {
     logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "ready" }, "LTI instructor launch");
-    return examPage(req, res, exam, deps, `Ready: students of this course who open this link start this ${what}, signed in as themselves.`);
+    return examPage(req, res, exam, deps, `Ready: students of this course who open this link start this ${what}, signed in as themselves.`, prepare);
   }
   const allowed = await binding.mayLink(launch.claims, org, exam, linked);
   if (linked === "none" && allowed) {
     await binding.link(org, course, exam.classId, sub);
     logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "linked" }, "LTI instructor launch linked the course");
-    return examPage(req, res, exam, deps, `Ready: this course is now linked to ${exam.className}; its students who open this link start this ${what}, signed in as themselves.`);
+    return examPage(req, res, exam, deps, `Ready: this course is now linked to ${exam.className}; its students who open this link start this ${what}, signed in as themselves.`, prepare);
   }
   if (linked === "another-course") {
     logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "offer" }, "LTI instructor launch in a course copied from another");
@@ -85,14 +91,26 @@ export async function instructorPage(req: Request, res: Response, launch: Verifi
   });
 }
 
-/** The exam's page, with its student-link status. */
-function examPage(req: Request, res: Response, exam: CatalogExam, deps: InstructorPageDeps, status: string): void {
+/** What *Prepare this exam for the course* needs of a linked course's launch. */
+interface Prepare { org: string; course: LtiCourseKey; launch: VerifiedLaunch }
+
+/** The exam's page, with its student-link status (and, for a linked oral exam in an LMS offering NRPS, *Prepare this exam for the course*). */
+async function examPage(req: Request, res: Response, exam: CatalogExam, deps: InstructorPageDeps, status: string, prepare?: Prepare): Promise<void> {
   const what = whatOf(exam.kind);
-  const prepare = `${toolBase(req, deps.settings.toolUrl)}/oral-assessments/${encodeURIComponent(exam.id)}/prepare`;
+  const membershipsUrl = prepare && membershipsUrlOf(prepare.launch.claims);
+  const form = prepare && membershipsUrl && exam.kind === "oral"
+    ? await prepareCourseForm(req, {
+      org: prepare.org, course: prepare.course, examId: exam.id, examName: exam.name, classId: exam.classId, courseId: undefined, membershipsUrl,
+      rlid: (prepare.launch.claims[CLAIM.resourceLink] as { id?: unknown } | undefined)?.id as string | undefined,
+    }, { forms: deps.offers, roster: deps.settings.roster, settings: deps.settings })
+    : "";
+  const prepareApi = `${toolBase(req, deps.settings.toolUrl)}/oral-assessments/${encodeURIComponent(exam.id)}/prepare`;
   sendLtiPage(res, deps.frameAncestors, {
     status: 200, title: exam.name, message: `The ${what} of ${exam.className} (${exam.courseName}).`,
     body: `<dl><dt>Class</dt><dd id="class">${escapeHtml(exam.className)}</dd><dt>Course</dt><dd>${escapeHtml(exam.courseName)}</dd>`
       + `<dt>Student link</dt><dd id="status">${escapeHtml(status)}</dd></dl>`
-      + (exam.kind === "oral" ? `<p><a id="prepare" href="${escapeHtml(prepare)}" target="_blank" rel="noopener noreferrer">Preparation status</a> (the instructor API; sign in to the app as an instructor).</p>` : ""),
+      + (exam.kind === "oral" ? `<p><a id="prepare" href="${escapeHtml(prepareApi)}" target="_blank" rel="noopener noreferrer">Preparation status</a> (the instructor API; sign in to the app as an instructor).</p>` : "")
+      + form,
+    ...(form ? { script: PREPARE_FORM_SCRIPT } : {}),
   });
 }

@@ -154,6 +154,12 @@ export interface LtiOptions {
    */
   emailStandIn?: { domain: string };
   /**
+   * *Prepare this exam for the course* (the course roster through NRPS): `{ maxPages,
+   * pageSize, requestTimeoutMs, formTtlMs }`, see roster-options.ts. Default
+   * `{ maxPages: 200, pageSize: 100, requestTimeoutMs: 10 000, formTtlMs: 3 600 000 }`.
+   */
+  roster?: import("./roster-options.js").LtiRosterOptions;
+  /**
    * Whether a launch that carries no context (course) role at all (Open edX sends only
    * institution roles) is a learner (`"learner"`), or an instructor when one of its
    * institution roles is Instructor, Faculty or Administrator (`"institution-instructor"`).

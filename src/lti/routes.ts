@@ -8,6 +8,7 @@
  * | `POST /lti/course` | an instructor's choice in a copied course: copy the exam, or use it (course-offer.ts) |
  * | `GET /lti/register` | LTI Dynamic Registration (dynamic-registration.ts) |
  * | `GET /lti/open/:examId/:linkId`, `/lti/open/roleplay/:roleplayId/:linkId` | a learner's single-use exam link (open-link.ts) |
+ * | `POST /lti/prepare`, `GET /lti/prepare/:form` | *Prepare this exam for the course*, its progress (prepare-course.ts) |
  *
  * These are browser routes (HTML pages and form posts from the LMS), not JSON API routes,
  * so they live here rather than in the API route table (`src/api/routes.ts`), which
@@ -28,9 +29,11 @@ import { loginRoute } from "./login.js";
 import { LoginLimits } from "./login-limit.js";
 import { LoginStates, MAX_STATE_WAIT_MS } from "./login-state.js";
 import { openLinkRoute } from "./open-link.js";
+import { prepareCourseRoutes, type PrepareCourseDeps } from "./prepare-course.js";
 import { sendLtiPage } from "./pages.js";
 import { RegistrationSource, type RegistrationSourceOptions } from "./registration-source.js";
 import { RemoteKeySets, type RemoteKeySetOptions } from "./remote-keys.js";
+import type { ServiceAccess } from "./service-access.js";
 import type { LtiSettings } from "./settings.js";
 
 export interface LtiRouteDeps {
@@ -50,6 +53,12 @@ export interface LtiRouteDeps {
   /** The router's store: registrations kept there (Dynamic Registration writes them), and course links. */
   registrationStore: OralStoreLti;
   registrationCache?: RegistrationSourceOptions;
+  /** The LMS's services (NRPS, AGS) with the tool's access tokens: one per router (service-access.ts). */
+  serviceAccess: ServiceAccess;
+  /** The organization's preparation, for *Prepare this exam for the course* (undefined: not for this request). */
+  preparerFor: PrepareCourseDeps["preparerFor"];
+  /** The router's `canLaunch`, asked per roster member. */
+  canLaunch: PrepareCourseDeps["canLaunch"];
 }
 
 const FORM_LIMIT = "64kb";
@@ -87,6 +96,9 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
   router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, source, links: singleUse, keySets, logger, frameAncestors, examIdPattern: deps.examIdPattern, catalog: deps.catalog, deepLinking: linking, courseBinding: binding })));
   router.post("/lti/deep-link", form, safely(linking.choose));
   router.post("/lti/course", form, safely(courseChoiceRoute({ settings, catalog: deps.catalog, binding, offers: singleUse, logger, frameAncestors })));
+  const preparing = prepareCourseRoutes({ settings, roster: settings.roster, access: deps.serviceAccess, source, forms: singleUse, logger, frameAncestors, preparerFor: deps.preparerFor, canLaunch: deps.canLaunch });
+  router.post("/lti/prepare", form, safely(preparing.post));
+  router.get("/lti/prepare/:form", safely(preparing.get));
   router.get("/lti/open/roleplay/:roleplayId/:linkId", openLinkRoute("roleplay", singleUse, deps.openExam.roleplay, { followedTtlMs: deps.followedTtlMs, cookieMaxAgeMs }, logger, frameAncestors));
   router.get("/lti/open/:examId/:linkId", openLinkRoute("oral", singleUse, deps.openExam.oral, { followedTtlMs: deps.followedTtlMs, cookieMaxAgeMs }, logger, frameAncestors));
 

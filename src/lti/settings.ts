@@ -11,6 +11,7 @@ import type { CanLink, LtiOptions, OrganizationFor } from "./options.js";
 import { readDynamicRegistration, type DynamicRegistrationSettings } from "./dynamic-registration-settings.js";
 import { readLoginLimit, type LoginLimitSettings } from "./login-limit.js";
 import { readRegistrations, type Registrations } from "./registrations.js";
+import { readLtiRoster, type LtiRosterSettings } from "./roster-options.js";
 import { readEmailSettings, type EmailSettings } from "./student-email.js";
 import { readToolKeys, type ToolKeys } from "./tool-keys.js";
 import { isHttpsOrLoopback } from "../core/secure-url.js";
@@ -52,6 +53,8 @@ export type LtiSettings = Omit<OptionsOf<typeof ltiSchema>, (typeof SECONDS_ALIA
   loginLimit: LoginLimitSettings;
   /** `lti.email` and `lti.emailStandIn`: the e-mail of a launch without one. */
   email: EmailSettings;
+  /** `lti.roster`: the course roster through NRPS (roster-options.ts). */
+  roster: LtiRosterSettings;
 };
 
 export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSettings | undefined {
@@ -69,8 +72,9 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   }
   const loginLimit = readLoginLimit(o.loginLimit, problems);
   const email = readEmailSettings(o.email, o.emailStandIn, problems);
+  const roster = readLtiRoster(o.roster, problems);
   if (!keys || !registrations) return undefined;
-  return { ...read, organizationFor: read.organizationFor ?? (() => undefined), keys, registrations, dynamicRegistration, loginLimit, email };
+  return { ...read, organizationFor: read.organizationFor ?? (() => undefined), keys, registrations, dynamicRegistration, loginLimit, email, roster };
 }
 
 /** A deprecated seconds name still works, and says so at start-up (once per process per name). */

@@ -152,6 +152,11 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
         const org = await organizations.of(req);
         return org?.id === id ? org.platform : undefined;
       },
+      preparationOf: async (req, id) => {
+        const org = await organizations.of(req);
+        return org?.id === id ? { preparation: org.scope.preparation, platform: org.platform } : undefined;
+      },
+      prepare: settings.prepare,
     }));
   }
   // Before the generic instructor middleware: a roster needs its own body limit. The

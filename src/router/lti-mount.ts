@@ -16,9 +16,14 @@ import type { Request, RequestHandler, Router } from "express";
 import type { Logger } from "../core/logger.js";
 import { ltiLaunchOf } from "../lti/open-link.js";
 import { ltiRoutes } from "../lti/routes.js";
+import { createServiceAccess } from "../lti/service-access.js";
+import { fleetTokenShare } from "../lti/service-token-share.js";
 import type { LtiSettings } from "../lti/settings.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { OralStore } from "../store/types.js";
+import type { PlatformClient } from "../platform/types.js";
+import { PrepareError, type Preparation } from "./prepare/preparation.js";
+import type { PrepareSettings } from "./prepare/settings.js";
 import type { LaunchSettings } from "./launch/settings.js";
 import { ltiCatalog } from "./lti-catalog.js";
 import type { PlatformOf } from "./lti-platform-exams.js";
@@ -51,9 +56,12 @@ export interface LtiMountInput {
   organizationIdFor: (req: Request) => Promise<string | undefined>;
   /** The organization's client, when the request acts for that organization (the picker's new class, a course copy). */
   platformOf: PlatformOf;
+  /** The organization's preparation and client, when the request acts for that organization (*Prepare this exam for the course*). */
+  preparationOf: (req: Request, organization: string) => Promise<{ preparation: Preparation; platform: PlatformClient } | undefined>;
+  prepare: PrepareSettings;
 }
 
-export function ltiMount({ lti, launch, logger, fleet, store, openExam, organizationIdFor, platformOf }: LtiMountInput): Router {
+export function ltiMount({ lti, launch, logger, fleet, store, openExam, organizationIdFor, platformOf, preparationOf, prepare }: LtiMountInput): Router {
   return ltiRoutes(lti, {
     catalog: ltiCatalog(store, organizationIdFor, platformOf),
     singleUse: fleet.singleUse,
@@ -63,5 +71,27 @@ export function ltiMount({ lti, launch, logger, fleet, store, openExam, organiza
     followedTtlMs: launch.launchWaitMs + FOLLOWED_MARGIN_MS,
     examIdPattern: EXAM_ID_PATTERN,
     registrationStore: store,
+    // One per router: its token cache and single flight span every LTI route (fleet-wide with a Redis fleet).
+    serviceAccess: createServiceAccess({ keys: lti.keys, logger, shared: fleetTokenShare(fleet, lti.roster.requestTimeoutMs + 5_000), timeoutMs: lti.roster.requestTimeoutMs }),
+    // The roster goes into the organization's own `prepare`: the same plan, progress and fleet lease as the instructor API's.
+    preparerFor: async (req, org) => {
+      const found = await preparationOf(req, org);
+      if (!found) return undefined;
+      return {
+        prepare: async (examId, input) => {
+          try {
+            return await found.preparation.prepare(org, examId, input, req);
+          } catch (error) {
+            if (error instanceof PrepareError) return { refused: error.message };
+            throw error;
+          }
+        },
+        progress: (examId) => found.preparation.sharedProgress(examId),
+        ratePerMinute: Math.round(60_000 / found.platform.pacingIntervalMs(1)),
+        tokenLifeMs: prepare.tokenTtlMs,
+        budgetShare: prepare.budgetShare,
+      };
+    },
+    canLaunch: launch.canLaunch && ((req, ctx) => launch.canLaunch!(req, ctx)),
   });
 }

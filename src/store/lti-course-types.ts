@@ -23,7 +23,25 @@ export interface LtiCourseLink extends LtiCourseKey {
   linkedAt: string;
 }
 
+/**
+ * An LMS course's LTI Advantage service endpoints, as its last launch carried them
+ * (schema version 9): what a later request made without a launch (preparing the roster,
+ * a score posted from the outbox) calls.
+ */
+export interface LtiCourseServices {
+  /** NRPS `context_memberships_url` (the namesroleservice claim); undefined: the LMS offers none. */
+  membershipsUrl: string | undefined;
+  /** The AGS endpoint claim, as JSON text (its `lineitems`, `lineitem`, `scope`); undefined: none. */
+  agsEndpoint: string | undefined;
+  /** ISO 8601: the launch that carried them. */
+  seenAt: string;
+}
+
 export interface OralStoreLtiCourses {
+  /** Records the course's service endpoints (latest wins). */
+  putLtiCourseServices(org: string, course: LtiCourseKey, services: LtiCourseServices): Promise<void>;
+  /** The course's service endpoints as last recorded, or undefined. */
+  getLtiCourseServices(org: string, course: LtiCourseKey): Promise<LtiCourseServices | undefined>;
   /** Links the class to the course; a link already there is kept as it was (first linker, first time). */
   putLtiCourseLink(org: string, link: LtiCourseLink): Promise<void>;
   /** The link of this class to this course, or undefined. */
@@ -78,4 +96,21 @@ export function toLtiCourseLink(r: LtiCourseLinkRow): LtiCourseLink {
 /** Own fields only: what every backend gives back. */
 export function ltiCourseLinkFields(l: LtiCourseLink): LtiCourseLink {
   return { issuer: l.issuer, clientId: l.clientId, deploymentId: l.deploymentId, contextId: l.contextId, classId: l.classId, linkedBy: l.linkedBy, linkedAt: l.linkedAt };
+}
+
+/** A TypeError for services a caller built wrong: URLs up to 2,048 characters, the AGS claim up to 8 KiB. */
+export function checkLtiCourseServices(org: unknown, course: LtiCourseKey, s: LtiCourseServices): void {
+  checkLtiCourse(org, course);
+  const ok = typeof s === "object" && s !== null
+    && (s.membershipsUrl === undefined || (typeof s.membershipsUrl === "string" && s.membershipsUrl.length <= 2048))
+    && (s.agsEndpoint === undefined || (typeof s.agsEndpoint === "string" && s.agsEndpoint.length <= 8192))
+    && typeof s.seenAt === "string" && !Number.isNaN(Date.parse(s.seenAt));
+  if (!ok) throw new TypeError("invalid LTI course services: membershipsUrl (≤ 2048), agsEndpoint (JSON ≤ 8 KiB) and seenAt (ISO 8601)");
+}
+
+/** A SQL row (both dialects) of lti_course_services. */
+export interface LtiCourseServicesRow { memberships_url: string | null; ags_endpoint: string | null; seen_at: string }
+
+export function toLtiCourseServices(r: LtiCourseServicesRow): LtiCourseServices {
+  return { membershipsUrl: r.memberships_url ?? undefined, agsEndpoint: r.ags_endpoint ?? undefined, seenAt: r.seen_at };
 }

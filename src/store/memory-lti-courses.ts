@@ -3,7 +3,7 @@
  * exam copies by course and exam. Copies in and out, as the other tables.
  */
 import {
-  checkLtiCourse, checkLtiCourseFilter, checkLtiCourseLink, ltiCourseLinkFields, type LtiCourseKey, type LtiCourseLink, type OralStoreLtiCourses,
+  checkLtiCourse, checkLtiCourseFilter, checkLtiCourseLink, checkLtiCourseServices, ltiCourseLinkFields, type LtiCourseKey, type LtiCourseServices, type LtiCourseLink, type OralStoreLtiCourses,
 } from "./lti-course-types.js";
 
 const courseKey = (org: string, c: LtiCourseKey) => JSON.stringify([org, c.issuer, c.clientId, c.deploymentId, c.contextId]);
@@ -13,8 +13,20 @@ export function memoryLtiCourses(ready: () => Promise<unknown>): OralStoreLtiCou
   /** Organization → its links, oldest first. */
   const links = new Map<string, LtiCourseLink[]>();
   const copies = new Map<string, string>();
+  const services = new Map<string, LtiCourseServices>();
   const linksOf = (org: string) => links.get(org) ?? links.set(org, []).get(org)!;
   return {
+    async putLtiCourseServices(org, course, given) {
+      checkLtiCourseServices(org, course, given);
+      await ready();
+      services.set(courseKey(org, course), { membershipsUrl: given.membershipsUrl, agsEndpoint: given.agsEndpoint, seenAt: given.seenAt });
+    },
+    async getLtiCourseServices(org, course) {
+      checkLtiCourse(org, course);
+      await ready();
+      const found = services.get(courseKey(org, course));
+      return found && { ...found };
+    },
     async putLtiCourseLink(org, link) {
       checkLtiCourseLink(org, link);
       await ready();

@@ -1,12 +1,12 @@
 /**
- * The PostgreSQL store's course binding (schema version 7): one statement per call. A
+ * The PostgreSQL store's course binding (schema versions 8 and 9): one statement per call. A
  * link written twice keeps its first row (`ON CONFLICT DO NOTHING`): two instructors'
  * concurrent first launches both succeed, and one of them is recorded as the linker.
  */
 import type { PostgresPool } from "./postgres-pool.js";
 import type { Names } from "./postgres-schema.js";
 import {
-  checkLtiCourse, checkLtiCourseFilter, checkLtiCourseLink, toLtiCourseLink, type LtiCourseKey, type LtiCourseLinkRow, type OralStoreLtiCourses,
+  checkLtiCourse, checkLtiCourseFilter, checkLtiCourseLink, checkLtiCourseServices, toLtiCourseLink, toLtiCourseServices, type LtiCourseKey, type LtiCourseLinkRow, type LtiCourseServicesRow, type OralStoreLtiCourses,
 } from "./lti-course-types.js";
 
 const COLUMNS = "issuer, client_id, deployment_id, context_id, class_id, linked_by, linked_at";
@@ -24,6 +24,11 @@ function queries(n: Names) {
       VALUES ($1, $2, $3, $4, $5, $6, $7)
       ON CONFLICT (organization, issuer, client_id, deployment_id, context_id, from_exam_id) DO UPDATE SET to_exam_id = EXCLUDED.to_exam_id`,
     getCopy: `SELECT to_exam_id FROM ${n.ltiExamCopies} WHERE ${COURSE} AND from_exam_id = $6`,
+    putServices: `INSERT INTO ${n.ltiCourseServices} (organization, issuer, client_id, deployment_id, context_id, memberships_url, ags_endpoint, seen_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+      ON CONFLICT (organization, issuer, client_id, deployment_id, context_id) DO UPDATE SET
+        memberships_url = EXCLUDED.memberships_url, ags_endpoint = EXCLUDED.ags_endpoint, seen_at = EXCLUDED.seen_at`,
+    getServices: `SELECT memberships_url, ags_endpoint, seen_at FROM ${n.ltiCourseServices} WHERE ${COURSE}`,
   };
 }
 
@@ -33,6 +38,15 @@ export function postgresLtiCourses(n: Names, ready: () => Promise<{ pool: Postgr
   const sql = queries(n);
   const rows = async (text: string, values: unknown[]) => (await (await ready()).pool.query(text, values)).rows as unknown[];
   return {
+    async putLtiCourseServices(org, course, given) {
+      checkLtiCourseServices(org, course, given);
+      await rows(sql.putServices, [...courseValues(org, course), given.membershipsUrl ?? null, given.agsEndpoint ?? null, given.seenAt]);
+    },
+    async getLtiCourseServices(org, course) {
+      checkLtiCourse(org, course);
+      const [row] = (await rows(sql.getServices, courseValues(org, course))) as LtiCourseServicesRow[];
+      return row && toLtiCourseServices(row);
+    },
     async putLtiCourseLink(org, link) {
       checkLtiCourseLink(org, link);
       await rows(sql.put, [...courseValues(org, link), link.classId, link.linkedBy, link.linkedAt]);

@@ -1,11 +1,11 @@
 /**
- * The SQLite store's course binding (schema version 7): statements prepared once per
+ * The SQLite store's course binding (schema versions 8 and 9): statements prepared once per
  * opened database. A link written twice keeps its first row (its linker, its time, its
  * place in the lists).
  */
 import type BetterSqlite3 from "better-sqlite3";
 import {
-  checkLtiCourse, checkLtiCourseFilter, checkLtiCourseLink, toLtiCourseLink, type LtiCourseKey, type LtiCourseLinkRow, type OralStoreLtiCourses,
+  checkLtiCourse, checkLtiCourseFilter, checkLtiCourseLink, checkLtiCourseServices, toLtiCourseLink, toLtiCourseServices, type LtiCourseKey, type LtiCourseLinkRow, type LtiCourseServicesRow, type OralStoreLtiCourses,
 } from "./lti-course-types.js";
 
 const COLUMNS = "issuer, client_id, deployment_id, context_id, class_id, linked_by, linked_at";
@@ -22,6 +22,11 @@ const SQL = {
     VALUES (@org, @issuer, @clientId, @deploymentId, @contextId, @fromExamId, @toExamId)
     ON CONFLICT (organization, issuer, client_id, deployment_id, context_id, from_exam_id) DO UPDATE SET to_exam_id = excluded.to_exam_id`,
   getCopy: `SELECT to_exam_id FROM lti_exam_copies WHERE ${COURSE} AND from_exam_id = @fromExamId`,
+  putServices: `INSERT INTO lti_course_services (organization, issuer, client_id, deployment_id, context_id, memberships_url, ags_endpoint, seen_at)
+    VALUES (@org, @issuer, @clientId, @deploymentId, @contextId, @membershipsUrl, @agsEndpoint, @seenAt)
+    ON CONFLICT (organization, issuer, client_id, deployment_id, context_id) DO UPDATE SET
+      memberships_url = excluded.memberships_url, ags_endpoint = excluded.ags_endpoint, seen_at = excluded.seen_at`,
+  getServices: `SELECT memberships_url, ags_endpoint, seen_at FROM lti_course_services WHERE ${COURSE}`,
 } as const;
 
 type Statements = Record<keyof typeof SQL, BetterSqlite3.Statement>;
@@ -39,6 +44,15 @@ export function sqliteLtiCourses(ready: () => Promise<{ db: BetterSqlite3.Databa
     return found;
   };
   return {
+    async putLtiCourseServices(org, course, given) {
+      checkLtiCourseServices(org, course, given);
+      (await statements()).putServices.run({ ...courseParams(org, course), membershipsUrl: given.membershipsUrl ?? null, agsEndpoint: given.agsEndpoint ?? null, seenAt: given.seenAt });
+    },
+    async getLtiCourseServices(org, course) {
+      checkLtiCourse(org, course);
+      const row = (await statements()).getServices.get(courseParams(org, course)) as LtiCourseServicesRow | undefined;
+      return row && toLtiCourseServices(row);
+    },
     async putLtiCourseLink(org, link) {
       checkLtiCourseLink(org, link);
       (await statements()).put.run({ ...courseParams(org, link), classId: link.classId, linkedBy: link.linkedBy, linkedAt: link.linkedAt });

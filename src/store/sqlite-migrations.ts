@@ -116,4 +116,21 @@ export const MIGRATIONS: readonly Migration<string>[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 9,
+    description: "LTI Advantage: each LMS course's service endpoints (NRPS memberships URL, AGS endpoint claim) as its last launch carried them",
+    up: `
+      CREATE TABLE lti_course_services (
+        organization TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        memberships_url TEXT,
+        ags_endpoint TEXT,
+        seen_at TEXT NOT NULL,
+        PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -83,7 +83,7 @@ export const STORE_METHODS = [
   "beginIdempotent", "completeIdempotent", "abandonIdempotent",
   "addLaunches", "listLaunches", "countLaunches", "purgeLaunches",
   "putLtiRegistration", "getLtiRegistration", "listLtiRegistrations", "setLtiRegistrationActive", "putLtiDeployment", "deleteLtiRegistration",
-  "putLtiCourseLink", "getLtiCourseLink", "listLtiCourseLinks", "putLtiExamCopy", "getLtiExamCopy",
+  "putLtiCourseLink", "getLtiCourseLink", "listLtiCourseLinks", "putLtiExamCopy", "getLtiExamCopy", "putLtiCourseServices", "getLtiCourseServices",
 ] as const satisfies readonly (keyof OralStore)[];
 type Unlisted = Exclude<keyof OralStore, (typeof STORE_METHODS)[number]>;
 const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;
@@ -153,7 +153,7 @@ export interface OralStoreIdempotency {
 export type { LaunchCountQuery, LaunchPage, LaunchQuery, LaunchRecord, LaunchServedBy, LaunchVia, OralStoreLaunches } from "./launch-types.js";
 import type { OralStoreLaunches } from "./launch-types.js";
 export type { LtiDeploymentRecord, LtiRegistrationInput, LtiRegistrationRecord, OralStoreLti } from "./lti-types.js";
-export type { LtiCourseKey, LtiCourseLink, OralStoreLtiCourses } from "./lti-course-types.js";
+export type { LtiCourseKey, LtiCourseLink, LtiCourseServices, OralStoreLtiCourses } from "./lti-course-types.js";
 import type { OralStoreLti } from "./lti-types.js";
 
 /**

@@ -63,4 +63,21 @@ export function describeLtiCourseContract(open: () => OralStore, reopen?: (store
     await expect(store.putLtiExamCopy("north", COURSE, "e1", "")).rejects.toThrow(TypeError);
     expect(await store.listLtiCourseLinks("north", { course: COURSE })).toEqual([]);
   });
+
+  it("LTI course services: per course and organization, latest wins, kept across a reopen", async () => {
+    const store = open();
+    const first = { membershipsUrl: "https://canvas.example/api/lti/courses/1/names_and_roles", agsEndpoint: '{"lineitems":"https://canvas.example/api/lti/courses/1/line_items"}', seenAt: at(0) };
+    expect(await store.getLtiCourseServices("north", COURSE)).toBeUndefined();
+    await store.putLtiCourseServices("north", COURSE, first);
+    expect(await store.getLtiCourseServices("north", COURSE)).toEqual(first);
+    expect(await store.getLtiCourseServices("south", COURSE)).toBeUndefined();
+    expect(await store.getLtiCourseServices("north", { ...COURSE, contextId: "other" })).toBeUndefined();
+    const later = { membershipsUrl: undefined, agsEndpoint: undefined, seenAt: at(9) };
+    await store.putLtiCourseServices("north", COURSE, later);
+    expect(await store.getLtiCourseServices("north", COURSE)).toEqual(later);
+    await store.putLtiCourseServices("north", COURSE, first);
+    await expect(store.putLtiCourseServices("north", COURSE, { ...first, seenAt: "soon" })).rejects.toThrow(TypeError);
+    await expect(store.putLtiCourseServices("north", COURSE, { ...first, membershipsUrl: "x".repeat(2049) })).rejects.toThrow(TypeError);
+    if (reopen) expect(await reopen(store).getLtiCourseServices("north", COURSE)).toEqual(first);
+  });
 }

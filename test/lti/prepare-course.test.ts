@@ -1,0 +1,93 @@
+/**
+ * *Prepare this exam for the course* over HTTP: an instructor's launch from the LMS
+ * emulator's course, the page's form posted, the roster read through NRPS into the
+ * router's prepare, its progress, then a learner's launch that reaches the exam with no
+ * sign-in call to the platform (its prepared token). A 401 from NRPS prepares nothing.
+ */
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LaunchContext } from "../../src/router/shared/options.js";
+import { followToExam, launchFromCourse, startLtiBench, type LtiBench } from "../support/lti.js";
+
+const SIGN_IN = "/students/sign-in-token";
+const REFUSED = "learner-00003@lms.example";
+let bench: LtiBench;
+
+const decode = (t: string) => t.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))).replace(/&amp;/g, "&");
+const text = (html: string, id: string) => decode(new RegExp(`id="${id}">([^<]*)<`).exec(html)?.[1] ?? "");
+
+async function instructorForm(): Promise<{ action: URL; form: string; page: string }> {
+  const { launch, launchUrl } = await launchFromCourse(bench, "instructor-1", bench.linkId);
+  expect(launch.status).toBe(200);
+  const page = launch.text;
+  const action = new URL(decode(/<form id="prepare-course" method="post" action="([^"]+)"/.exec(page)?.[1] ?? ""), launchUrl);
+  const form = /name="form" value="([^"]+)"/.exec(page)?.[1];
+  if (!form) throw new Error(`no prepare form on the instructor page: ${page.slice(0, 800)}`);
+  return { action, form, page };
+}
+
+beforeAll(async () => {
+  bench = await startLtiBench({}, { router: { canLaunch: (_req: unknown, ctx: LaunchContext) => ctx.student.email !== REFUSED } });
+  bench.lms.setRoster({ size: 8, extra: [{ id: "no-mail", name: "Nora Nomail", givenName: "Nora", familyName: "Nomail", email: "", role: "Learner", sourcedId: "SIS-N" }] });
+});
+afterAll(async () => bench?.close());
+
+describe("Prepare this exam for the course", () => {
+  it("a 401 from NRPS: a page saying the roster could not be read, nothing prepared", async () => {
+    const { action, form } = await instructorForm();
+    bench.lms.setMembershipsFault("unauthorized");
+    try {
+      const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: new Date(Date.now() + 20_000).toISOString(), tzOffsetMin: "0" });
+      expect(answer.status).toBe(502);
+      expect(answer.text).toContain("The course roster could not be read");
+      expect(answer.text).toMatch(/contextmembership\.readonly/);
+      expect(answer.text).not.toMatch(/Bearer|eyJ[\w-]+\./);
+      const progress = await request(action.origin).get(`${action.pathname}/${form}`);
+      expect(progress.status).toBe(404);
+    } finally {
+      bench.lms.setMembershipsFault(undefined);
+    }
+  });
+
+  it("refuses a post without a start time, naming the field", async () => {
+    const { action, form } = await instructorForm();
+    const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: "tomorrow" });
+    expect(answer.status).toBe(400);
+    expect(answer.text).toContain("startAt");
+  });
+
+  it("prepares the course's learners, lists who was left out and why, and a learner then starts with no sign-in call", async () => {
+    const { action, form, page } = await instructorForm();
+    expect(page).toContain("Prepare this exam for the course");
+    const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: new Date(Date.now() + 20_000).toISOString(), tzOffsetMin: "0" });
+    expect(answer.status).toBe(200);
+    // 8 members: the instructor, 7 learners; Nora has no e-mail, learner-00003 is refused by canLaunch.
+    expect(text(answer.text, "r-learners")).toBe("7");
+    expect(text(answer.text, "r-left-out")).toBe("2");
+    expect(answer.text).toMatch(/Nora Nomail<\/td><td>no-mail<\/td><td>no e-mail address from the LMS/);
+    expect(answer.text).toMatch(/learner-00003<\/td><td>refused by the app&#39;s canLaunch|learner-00003<\/td><td>refused by the app's canLaunch/);
+    expect(text(answer.text, "p-roster")).toBe("5");
+    expect(text(answer.text, "c-students")).toBe("5");
+    expect(text(answer.text, "c-on-demand")).toBe("0");
+
+    const progressUrl = new URL(decode(/id="progress-link" href="([^"]+)"/.exec(answer.text)![1]!));
+    const end = Date.now() + 20_000;
+    let ready = "";
+    while (Date.now() < end) {
+      const progress = await request(progressUrl.origin).get(progressUrl.pathname);
+      expect(progress.status).toBe(200);
+      ready = text(progress.text, "p-ready");
+      if (ready === "5") break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(ready).toBe("5");
+
+    const sent = bench.stack.track();
+    const launch = await launchFromCourse(bench, "student-1", bench.linkId);
+    expect(launch.launch.status).toBe(200);
+    const { opened, examUrl } = await followToExam(launch);
+    expect(opened.status).toBe(303);
+    expect(examUrl).toBeDefined();
+    expect(sent().filter((r) => r.path === SIGN_IN)).toEqual([]);
+  });
+});
