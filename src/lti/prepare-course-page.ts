@@ -4,7 +4,7 @@
  * built with escapeHtml only; ids for tests and for a reader's own styling.
  */
 import type { CapacityPlan } from "./capacity-plan.js";
-import { escapeHtml } from "./pages.js";
+import { escapeHtml } from "../core/html.js";
 import type { RosterRead } from "./roster.js";
 
 /** A member of the roster who was not prepared, and why. */

@@ -116,6 +116,22 @@ export const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
         PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id, from_exam_id)
       );`,
   },
+  {
+    version: 9,
+    description: "LTI Advantage: each LMS course's service endpoints (NRPS memberships URL, AGS endpoint claim) as its last launch carried them",
+    up: (n) => `
+      CREATE TABLE IF NOT EXISTS ${n.ltiCourseServices} (
+        organization TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        memberships_url TEXT,
+        ags_endpoint TEXT,
+        seen_at TEXT NOT NULL,
+        PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id)
+      );`,
+  },
 ];
 
 /** Two instances starting together must not both run CREATE TABLE: one waits for the other. */

@@ -20,6 +20,7 @@ export interface Names {
   ltiDeployments: string;
   ltiCourseLinks: string;
   ltiExamCopies: string;
+  ltiCourseServices: string;
   /** An index name: unqualified, since an index lives in its table's schema. */
   index(name: string): string;
 }
@@ -39,6 +40,7 @@ export function names(schema: string, prefix: string): Names {
     ltiDeployments: table("lti_deployments"),
     ltiCourseLinks: table("lti_course_links"),
     ltiExamCopies: table("lti_exam_copies"),
+    ltiCourseServices: table("lti_course_services"),
     index: (name) => `"${prefix}${name}"`,
   };
 }
