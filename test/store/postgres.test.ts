@@ -99,7 +99,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
       const indexes = await admin.query("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE '%\\_by\\_%' ORDER BY 1", [fresh]);
       expect(indexes.rows.map((r) => r.indexname)).toEqual([
         "oral_assessments_by_class", "oral_assessments_by_course", "oral_classes_by_course", "oral_courses_by_created", "oral_launches_by_exam",
-        "oral_lti_course_links_by_class",
+        "oral_lti_course_links_by_class", "oral_lti_scores_by_learner",
       ]);
     });
 

@@ -37,7 +37,7 @@ describe("sqliteStore: the file", () => {
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
       expect(db.pragma("user_version", { simple: true })).toBe(10);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").pluck().all();
-      expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry", "launch_latest_expiry", "launches_by_exam", "launches_expiry", "lti_course_links_by_class"]);
+      expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry", "launch_latest_expiry", "launches_by_exam", "launches_expiry", "lti_course_links_by_class", "lti_scores_by_learner", "lti_scores_due"]);
     } finally {
       db.close();
     }
