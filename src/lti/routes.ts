@@ -31,6 +31,7 @@ import { openLinkRoute } from "./open-link.js";
 import { sendLtiPage } from "./pages.js";
 import { RegistrationSource, type RegistrationSourceOptions } from "./registration-source.js";
 import { RemoteKeySets, type RemoteKeySetOptions } from "./remote-keys.js";
+import type { ServiceAccess } from "./service-access.js";
 import type { LtiSettings } from "./settings.js";
 
 export interface LtiRouteDeps {
@@ -50,6 +51,8 @@ export interface LtiRouteDeps {
   /** The router's store: registrations kept there (Dynamic Registration writes them), and course links. */
   registrationStore: OralStoreLti;
   registrationCache?: RegistrationSourceOptions;
+  /** The LMS's services (NRPS, AGS) with the tool's access tokens: one per router (service-access.ts). */
+  serviceAccess: ServiceAccess;
 }
 
 const FORM_LIMIT = "64kb";

@@ -16,6 +16,8 @@ import type { Request, RequestHandler, Router } from "express";
 import type { Logger } from "../core/logger.js";
 import { ltiLaunchOf } from "../lti/open-link.js";
 import { ltiRoutes } from "../lti/routes.js";
+import { createServiceAccess } from "../lti/service-access.js";
+import { fleetTokenShare } from "../lti/service-token-share.js";
 import type { LtiSettings } from "../lti/settings.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { OralStore } from "../store/types.js";
@@ -26,6 +28,8 @@ import { EXAM_ID_PATTERN } from "./shared/exam-directory.js";
 
 /** A followed link's waiting page may refresh this long past the launch's longest wait. */
 const FOLLOWED_MARGIN_MS = 60_000;
+/** Time limit of one LMS token request or service call, ms. */
+const SERVICE_TIMEOUT_MS = 10_000;
 
 /** The launch settings of an LTI exam link: the student from the verified LMS launch, not `req.user`. */
 export function ltiLaunchSettings(launch: LaunchSettings): LaunchSettings {
@@ -63,5 +67,7 @@ export function ltiMount({ lti, launch, logger, fleet, store, openExam, organiza
     followedTtlMs: launch.launchWaitMs + FOLLOWED_MARGIN_MS,
     examIdPattern: EXAM_ID_PATTERN,
     registrationStore: store,
+    // One per router: its token cache and single flight span every LTI route (fleet-wide with a Redis fleet).
+    serviceAccess: createServiceAccess({ keys: lti.keys, logger, shared: fleetTokenShare(fleet, SERVICE_TIMEOUT_MS + 5_000), timeoutMs: SERVICE_TIMEOUT_MS }),
   });
 }

@@ -19,14 +19,18 @@ import { autoPostPage, courseHomePage, coursePage, forwardingPage } from "./cour
 import { deepLinkingSide, type DeepLinkingRequestOptions, type DeepLinkReturn } from "./deep-linking.js";
 import { LMS_FAULTS, type LmsFault } from "./faults.js";
 import { mintLaunch, type LmsKey, type LmsUser, type ResourceLink } from "./mint.js";
+import { membershipSide, type MembershipCounts, type RosterMember } from "./memberships.js";
 import { lmsShape, type LmsPreset } from "./presets.js";
 import { registrationSide, type RegistrationFault, type ToolRegistration } from "./registration.js";
+import { tokenSide, type TokenCounts } from "./token.js";
 
 export { LMS_FAULTS, type LmsFault } from "./faults.js";
 export type { LmsUser, ResourceLink } from "./mint.js";
 export type { DeepLinkingRequestOptions, DeepLinkReturn } from "./deep-linking.js";
 export type { RegistrationFault, ToolRegistration } from "./registration.js";
 export { LMS_PRESETS, type LmsPreset } from "./presets.js";
+export type { TokenCounts } from "./token.js";
+export type { MembershipCounts, RosterMember } from "./memberships.js";
 
 export interface LmsEmulatorOptions {
   /** Port on 127.0.0.1's `host`. Default 0 (any free port). */
@@ -106,6 +110,16 @@ export interface LmsEmulator {
   rotateKey(retire?: boolean): Promise<string>;
   /** Claims added to (or, with undefined, removed from) every launch token. */
   setClaims(extra: Record<string, unknown>): void;
+  /** What the token endpoint (`POST /token`) did: requests, tokens issued, refusals. */
+  readonly tokenCounts: TokenCounts;
+  /** `expires_in` of the next access tokens, seconds. Default 3600. */
+  setTokenLifetime(sec: number): void;
+  /** Forgets every access token issued: services answer 401 until the tool asks for a new one. */
+  revokeTokens(): void;
+  /** NRPS pages answered (50 members a page, as Canvas). */
+  readonly membershipCounts: MembershipCounts;
+  /** The course's NRPS roster: its users, then `extra`, then generated learners up to `size` members (default 150). */
+  setRoster(roster: { size?: number; extra?: readonly RosterMember[] }): void;
   close(): Promise<void>;
 }
 
@@ -151,6 +165,8 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     return settings ? { deepLinking: settings } : links.get(id);
   };
 
+  const tokens = tokenSide({ tokenUrl: () => `${base}/token`, clientId: () => clientId, toolRoot: () => tool?.root });
+  const members = membershipSide({ base: () => base, users: USERS, verifyBearer: tokens.verifyBearer, context: { id: "course-1", label: "ORAL-101", title: "Oral exams 101" } });
   const registering = registrationSide({
     base: () => base,
     adopt: (registered) => {
@@ -162,6 +178,8 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   const app = express();
   app.disable("x-powered-by");
   app.use(registering.router);
+  app.post("/token", ...tokens.route);
+  app.get(members.path, members.route);
   app.get("/jwks", (_req, res) => {
     jwksFetches += 1;
     res.json({ keys: keys.map((k) => k.publicJwk) });
@@ -177,7 +195,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     expect("client_id", clientId);
     if (!tool || p.redirect_uri !== tool.redirect) problems.push("redirect_uri is not the registered one");
     for (const name of ["state", "nonce", "login_hint", "lti_message_hint"]) if (!p[name]) problems.push(`${name} is missing`);
-    const user = USERS.find((u) => u.id === p.login_hint);
+    const user = USERS.find((u) => u.id === p.login_hint) ?? members.member(p.login_hint ?? "");
     const link = placement(p.lti_message_hint ?? "");
     if (p.login_hint && !user) problems.push("login_hint names no user");
     if (p.lti_message_hint && !link) problems.push("lti_message_hint names no resource link");
@@ -187,7 +205,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     }
     const idToken = await mintLaunch({
       issuer: issuer(), clientId, deploymentId, user, link, nonce: p.nonce!, targetLinkUri: tool.redirect,
-      key: keys[0]!, stranger, fault, extraClaims, shape, base,
+      key: keys[0]!, stranger, fault, extraClaims, shape, base, membershipsUrl: members.url(),
     });
     res.setHeader("Cache-Control", "no-store");
     res.type("html").send(autoPostPage(tool.redirect, { id_token: idToken, state: p.state!, ...(shape.platformStorage ? { lti_storage_target: "post_message_forwarding" } : {}) }));
@@ -280,6 +298,11 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
       return key.kid;
     },
     setClaims(extra) { extraClaims = extra; },
+    get tokenCounts() { return tokens.counts; },
+    setTokenLifetime: (sec) => tokens.setTokenLifetime(sec),
+    revokeTokens: () => tokens.revokeTokens(),
+    get membershipCounts() { return members.counts; },
+    setRoster: (roster) => members.setRoster(roster),
     close: () => new Promise<void>((resolve, reject) => {
       server.closeAllConnections?.();
       server.close((e) => (e ? reject(e) : resolve()));

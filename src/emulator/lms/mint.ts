@@ -58,6 +58,8 @@ export interface MintInput {
   shape?: LmsShape;
   /** The LMS's own URL (return URLs and service endpoints in shaped claims). */
   base?: string;
+  /** The course's NRPS `context_memberships_url` (the namesroleservice claim); undefined: no claim. */
+  membershipsUrl?: string;
 }
 
 const L = "https://purl.imsglobal.org/spec/lti/claim/";
@@ -86,6 +88,7 @@ export async function mintLaunch(m: MintInput): Promise<string> {
     [`${L}lis`]: { person_sourcedid: m.user.sourcedId },
     [`${L}launch_presentation`]: { document_target: m.shape?.documentTarget ?? link?.documentTarget ?? "iframe", locale: "en" },
     [`${L}tool_platform`]: { guid: "lms-emulator", name: "LMS emulator", product_family_code: "emulator" },
+    ...(m.membershipsUrl ? { "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": { context_memberships_url: m.membershipsUrl, service_versions: ["2.0"] } } : {}),
   };
   const shaped = m.shape ? m.shape.claims(claims, { issuer: m.issuer, clientId: m.clientId, deploymentId: m.deploymentId, user: m.user, link, base: m.base ?? m.issuer }) : claims;
   const audience = m.shape?.audience(m.clientId);
