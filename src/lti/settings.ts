@@ -10,6 +10,7 @@ import { readLoginLimit, type LoginLimitSettings } from "./login-limit.js";
 import { readRegistrations, type Registrations } from "./registrations.js";
 import { readEmailSettings, type EmailSettings } from "./student-email.js";
 import { readToolKeys, type ToolKeys } from "./tool-keys.js";
+import { readGradebookOptions, type GradebookSettings } from "./gradebook/options.js";
 
 export interface LtiSettings {
   keys: ToolKeys;
@@ -30,6 +31,8 @@ export interface LtiSettings {
   organizationFor: OrganizationFor;
   /** Undefined: the default (a class linked to this course or to none). */
   canLink: CanLink | undefined;
+  /** `lti.gradebook`; undefined: off. */
+  gradebook: GradebookSettings | undefined;
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -73,6 +76,7 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   if (rolesWithoutContext !== "learner" && rolesWithoutContext !== "institution-instructor") {
     problems.add("lti.rolesWithoutContext", 'must be "learner" or "institution-instructor".', 'Leave it out for "learner".');
   }
+  const gradebook = readGradebookOptions(o.gradebook, problems);
   if (!keys || !registrations) return undefined;
   return {
     keys, registrations, dynamicRegistration, toolUrl, clockToleranceSec, stateTtlSec, loginLimit, keySetCooldownSec, framedLaunch, email,
@@ -80,5 +84,6 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
     student: typeof o.student === "function" ? o.student : undefined,
     organizationFor: typeof o.organizationFor === "function" ? o.organizationFor : () => undefined,
     canLink: typeof o.canLink === "function" ? o.canLink : undefined,
+    gradebook,
   };
 }

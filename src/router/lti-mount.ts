@@ -57,7 +57,7 @@ export interface LtiMountInput {
   platformOf: PlatformOf;
 }
 
-export function ltiMount({ lti, launch, logger, fleet, store, openExam, organizationIdFor, platformOf }: LtiMountInput): Router {
+export function ltiMount({ lti, launch, logger, fleet, store, openExam, organizationIdFor, platformOf }: LtiMountInput): ReturnType<typeof ltiRoutes> {
   return ltiRoutes(lti, {
     catalog: ltiCatalog(store, organizationIdFor, platformOf),
     singleUse: fleet.singleUse,
