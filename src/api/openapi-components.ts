@@ -13,6 +13,7 @@ import * as publicSchemas from "../platform/public-schemas.js";
 import { PrepareRequest } from "./prepare-request.js";
 import { launchRecordSchema } from "../store/launch-fields.js";
 import { requestExtras } from "./openapi-request-extras.js";
+import { ScoresRequest } from "./scores-request.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -102,6 +103,14 @@ export function buildComponents({ requests, records }: RouteSchemas): JsonSchema
       ...Object.fromEntries([...requests].map(([name, schema]) => [name, requestSchema(schema, extras[name] ?? {})])),
       ...Object.fromEntries([...records].map(([name, schema]) => [name, toSchema(schema, "output")])),
       PrepareRequest: prepareRequest,
+      ScoresRequest: requestSchema(ScoresRequest, {
+        description: "Grades for learners who opened the exam from an LMS (at most 1 000). `student`: their `orgInternalId` or e-mail.",
+        examples: [{ scores: [{ student: "sam@school.example", scoreGiven: 17, scoreMaximum: 20, comment: "Clear and well argued." }] }],
+      }),
+      ScoresQueued: {
+        type: "object", required: ["student", "queued"],
+        properties: { student: { type: "string" }, queued: count("Scores queued: one per LMS course the student launched the exam from.") },
+      },
       PrepareProgress: {
         type: "object",
         description: "A pre-warming plan's progress. Never contains a token.",

@@ -8,7 +8,7 @@ export type RouteMethod = "get" | "post" | "put" | "delete";
 export type RouteParam = "courseId" | "classId" | "examId" | "roleplayId";
 
 /** Which feature serves the route; each feature binds only its own. */
-export type RouteFeature = "instructor" | "prepare" | "launch" | "meta";
+export type RouteFeature = "instructor" | "prepare" | "gradebook" | "launch" | "meta";
 
 export interface RouteSpec {
   operationId: string;

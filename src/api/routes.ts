@@ -157,6 +157,20 @@ export const ROUTES = [
     descriptions: { 404: "The exam was never prepared (`not_prepared`)." },
   },
   {
+    operationId: "postExamScores", method: "post", path: "/oral-assessments/{examId}/scores", feature: "gradebook", tag: "oral assessments",
+    summary: "Post grades to the LMS gradebook (LTI AGS) for learners who opened the exam from an LMS",
+    description:
+      "Queues one score per learner and LMS course they launched the exam from, in the durable outbox (the store): " +
+      "posted to the LMS's line item with backoff until it takes it, across restarts and LMS outages. " +
+      "`submission.submittedAt` is the learner's return (else launch) time, so a late grading is not a late submission; " +
+      "a comment is always sent (the last one when none is given). All or nothing: an unknown student refuses the call. " +
+      "The launch record shows each learner's `gradebook` entries and whether they were sent.",
+    params: ["examId"], body: "ScoresRequest", status: 202,
+    returns: { kind: "list", schema: "ScoresQueued", description: "Per student, how many scores were queued (one per LMS course they launched from)." },
+    notFound: true,
+    descriptions: { 404: "The router has no LMS gradebook (`lti` is off, or `lti.gradebook: false`)." },
+  },
+  {
     operationId: "listExamLaunches", method: "get", path: "/oral-assessments/{examId}/launches", feature: "instructor", tag: "oral assessments",
     summary: "The exam's launch record: who launched, when, and what came of it",
     description: LAUNCHES,
@@ -276,5 +290,5 @@ export function expressPath(path: string): string {
  * the router mounts the instructor guards and body parser.
  */
 export const INSTRUCTOR_PREFIXES: readonly string[] = [
-  ...new Set(ROUTES.filter((r) => r.feature === "instructor" || r.feature === "prepare").map((r) => `/${r.path.split("/")[1]}`)),
+  ...new Set(ROUTES.filter((r) => r.feature === "instructor" || r.feature === "prepare" || r.feature === "gradebook").map((r) => `/${r.path.split("/")[1]}`)),
 ];

@@ -3,7 +3,8 @@
  * §5.2): a JWT signed RS256 by the tool's first key (its `kid` in the header, so the LMS
  * finds it in `/lti/jwks.json`), `iss` = the client id, `aud` = the LMS issuer, a fresh
  * nonce, the deployment, `data` echoed unaltered, and one `ltiResourceLink` item whose
- * custom parameter names the exam. It lives five minutes: long enough for the form post.
+ * custom parameter names the exam, with a `lineItem` (label, `scoreMaximum`, `resourceId` =
+ * the exam id, `tag`) when the gradebook is on. It lives five minutes: long enough for the form post.
  */
 import { SignJWT } from "jose";
 import { randomId } from "../core/random-id.js";
@@ -24,10 +25,12 @@ export interface ResponseInput {
   exam: CatalogExam;
   /** The tool's launch URL: the link's target. */
   launchUrl: string;
+  /** The line item the LMS makes for the link (the gradebook's column); undefined: none asked for. */
+  lineItem?: { scoreMaximum: number; tag: string };
 }
 
 /** The one content item placing `exam`. */
-export function contentItem(exam: CatalogExam, launchUrl: string, target: DeepLinkSettings["target"]): Record<string, unknown> {
+export function contentItem(exam: CatalogExam, launchUrl: string, target: DeepLinkSettings["target"], lineItem?: ResponseInput["lineItem"]): Record<string, unknown> {
   const what = exam.kind === "roleplay" ? "Role-play" : "Oral exam";
   return {
     type: "ltiResourceLink",
@@ -36,6 +39,8 @@ export function contentItem(exam: CatalogExam, launchUrl: string, target: DeepLi
     url: launchUrl,
     custom: exam.kind === "roleplay" ? { roleplay_id: exam.id } : { exam_id: exam.id },
     ...(target === "window" ? { window: { targetName: "_blank" } } : { iframe: {} }),
+    // The gradebook's column, named by the exam (resourceId) and tagged as the tool's own.
+    ...(lineItem ? { lineItem: { label: exam.name, scoreMaximum: lineItem.scoreMaximum, resourceId: exam.id, tag: lineItem.tag } } : {}),
   };
 }
 
@@ -46,7 +51,7 @@ export function signDeepLinkResponse(input: ResponseInput): Promise<string> {
     [`${LTI}deployment_id`]: input.deploymentId,
     [`${LTI}message_type`]: "LtiDeepLinkingResponse",
     [`${LTI}version`]: "1.3.0",
-    [`${DL}content_items`]: [contentItem(input.exam, input.launchUrl, input.settings.target)],
+    [`${DL}content_items`]: [contentItem(input.exam, input.launchUrl, input.settings.target, input.lineItem)],
   };
   if (input.settings.data) claims[`${DL}data`] = input.settings.data.value;
   return new SignJWT(claims)

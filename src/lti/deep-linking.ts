@@ -152,6 +152,7 @@ export function deepLinking(deps: DeepLinkingDeps) {
     const jwt = await signDeepLinkResponse({
       keys: settings.keys, issuer: pick.issuer, clientId: pick.clientId, deploymentId: pick.deploymentId,
       settings: pick.settings, exam, launchUrl: launchUrl(req, settings.toolUrl),
+      ...(settings.gradebook ? { lineItem: { scoreMaximum: settings.gradebook.scoreMaximum, tag: settings.gradebook.tag } } : {}),
     });
     logger.info({ event: "lti_deep_linking", outcome: "placed", kind: exam.kind, examId: exam.id }, "LTI deep-linking response sent");
     sendLtiPage(res, frameAncestors, {

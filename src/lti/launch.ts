@@ -20,6 +20,7 @@ import { instructorPage } from "./instructor-page.js";
 import { browserIdOf, shortHash } from "./browser-id.js";
 import { boundRelogin, readStateParam, samePart, type LoginState, type LoginStates } from "./login-state.js";
 import { keptClaims } from "./launch-claims.js";
+import { gradebookOfLaunch } from "./gradebook/launch-gradebook.js";
 import { linkPath, putLink, type LinkKind } from "./open-link.js";
 import { escapeHtml } from "../core/html.js";
 import { jsonBlock, ltiHeaders, sendLtiPage, useFrameAncestors } from "./pages.js";
@@ -173,7 +174,8 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     const student = await studentOfLaunch(settings, launch.claims, organization, logger);
     if ("refusal" in student) return refuse(res, logger, frameAncestors, student.refusal);
     const linkId = randomId(24);
-    await putLink(deps.links, linkId, { kind, examId, student: student.student, organization, claims: keptClaims(launch.claims) });
+    const gradebook = settings.gradebook ? gradebookOfLaunch(launch) : undefined;
+    await putLink(deps.links, linkId, { kind, examId, student: student.student, organization, claims: keptClaims(launch.claims), ...(gradebook ? { gradebook } : {}) });
     const href = linkPath(req.baseUrl, kind, examId, linkId);
     const presentation = launch.claims[CLAIM.launchPresentation] as { document_target?: unknown } | undefined;
     logger.info({ event: "lti_launch", outcome: "learner", examId, kind, deploymentId: launch.deploymentId }, "LTI learner launch");

@@ -24,6 +24,7 @@ import type { SingleUseStore } from "../fleet/single-use.js";
 import { browserIdOf, shortHash, useBrowserId } from "./browser-id.js";
 import type { LtiStudentFields } from "./options.js";
 import { sendLtiPage } from "./pages.js";
+import type { LaunchGradebook } from "./gradebook/launch-gradebook.js";
 
 export type LinkKind = "oral" | "roleplay";
 
@@ -35,7 +36,12 @@ export interface LinkRecord {
   organization: string | undefined;
   /** The launch's verified claims kept for `canLaunch` (launch-claims.ts). */
   claims?: Record<string, unknown>;
+  /** The LMS gradebook of the launch (AGS), when the LMS offers one (gradebook/launch-gradebook.ts). */
+  gradebook?: LaunchGradebook;
 }
+
+/** Told when a followed link runs the launch (before it answers): the gradebook's `reached`. */
+export type OnFollowed = (req: Request, res: Response, record: LinkRecord, linkId: string) => void;
 
 /** What the router's launch reads from an LTI link's request. */
 export interface LtiLaunchOf {
@@ -87,7 +93,7 @@ function forAnotherOrganization(res: Response, text: string | undefined): boolea
 }
 
 /** `openExam`: the router's launch for that kind. */
-export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: RequestHandler, times: OpenLinkTimes, logger: Logger, frameAncestors: readonly string[]): RequestHandler {
+export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: RequestHandler, times: OpenLinkTimes, logger: Logger, frameAncestors: readonly string[], onFollowed?: OnFollowed): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     void (async () => {
       if (isSpeculative(req)) {
@@ -129,6 +135,7 @@ export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: R
         });
       }
       launched.set(req, { student: record.student, organization: record.organization, claims: record.claims });
+      onFollowed?.(req, res, record, linkId);
       openExam(req, res, next);
     })().catch(next);
   };

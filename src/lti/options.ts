@@ -3,6 +3,7 @@
  * its default; resolution and checks (one ConfigurationError for every mistake) are in
  * `settings.ts`.
  */
+import type { GradebookOptions } from "./gradebook/options.js";
 import type { Request } from "express";
 import type { StudentIdentity } from "../platform/schemas.js";
 // Our own JWK type, neither jose's (ESM only: a CommonJS consumer could not resolve its
@@ -191,6 +192,12 @@ export interface LtiOptions {
    * sections share one class allows `"another-course"` on purpose. See docs/lti.md.
    */
   canLink?: CanLink;
+  /**
+   * The LMS gradebook (LTI AGS, docs/lti.md "The gradebook"): line items, a score at each
+   * learner's launch and return, `POST /oral-assessments/:examId/scores`, all through a
+   * durable outbox. Default on with the defaults of gradebook/options.ts; `false` turns it off.
+   */
+  gradebook?: GradebookOptions | false;
 }
 
 /** Where the exam's class is linked now, from this course's point of view. */

@@ -7,6 +7,7 @@
  * | `POST /lti/deep-link` | the deep-linking picker's choice (deep-linking.ts) |
  * | `POST /lti/course` | an instructor's choice in a copied course: copy the exam, or use it (course-offer.ts) |
  * | `GET /lti/register` | LTI Dynamic Registration (dynamic-registration.ts) |
+ * | `GET /lti/return` | a learner back from the exam site: `Submitted` to the LMS gradebook (gradebook/gradebook.ts) |
  * | `GET /lti/open/:examId/:linkId`, `/lti/open/roleplay/:roleplayId/:linkId` | a learner's single-use exam link (open-link.ts) |
  * | `POST /lti/prepare`, `GET /lti/prepare/:form` | *Prepare this exam for the course*, its progress (prepare-course.ts) |
  *
@@ -28,8 +29,9 @@ import { launchRoute } from "./launch.js";
 import { loginRoute } from "./login.js";
 import { LoginLimits } from "./login-limit.js";
 import { LoginStates, MAX_STATE_WAIT_MS } from "./login-state.js";
-import { openLinkRoute } from "./open-link.js";
+import { openLinkRoute, type OnFollowed } from "./open-link.js";
 import { prepareCourseRoutes, type PrepareCourseDeps } from "./prepare-course.js";
+import { createGradebook, type Gradebook } from "./gradebook/gradebook.js";
 import { sendLtiPage } from "./pages.js";
 import { RegistrationSource, type RegistrationSourceOptions } from "./registration-source.js";
 import { RemoteKeySets, type RemoteKeySetOptions } from "./remote-keys.js";
@@ -65,8 +67,8 @@ const FORM_LIMIT = "64kb";
 /** The launch's form: an id_token of up to 64 KiB (launch.ts refuses a longer one with a page that says so) and its state. */
 const LAUNCH_FORM_LIMIT = "256kb";
 
-export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
-  const router = express.Router();
+export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router & { gradebook?: Gradebook } {
+  const router = express.Router() as Router & { gradebook?: Gradebook };
   const { logger, singleUse } = deps;
   const source = new RegistrationSource(settings.registrations, deps.registrationStore, logger, deps.registrationCache);
   // One live array: refreshed with the store's registrations before each LTI request below.
@@ -99,8 +101,15 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router {
   const preparing = prepareCourseRoutes({ settings, roster: settings.roster, access: deps.serviceAccess, source, forms: singleUse, logger, frameAncestors, preparerFor: deps.preparerFor, canLaunch: deps.canLaunch });
   router.post("/lti/prepare", form, safely(preparing.post));
   router.get("/lti/prepare/:form", safely(preparing.get));
-  router.get("/lti/open/roleplay/:roleplayId/:linkId", openLinkRoute("roleplay", singleUse, deps.openExam.roleplay, { followedTtlMs: deps.followedTtlMs, cookieMaxAgeMs }, logger, frameAncestors));
-  router.get("/lti/open/:examId/:linkId", openLinkRoute("oral", singleUse, deps.openExam.oral, { followedTtlMs: deps.followedTtlMs, cookieMaxAgeMs }, logger, frameAncestors));
+  // The LMS gradebook (AGS): a score when a link reaches the exam, and when the learner comes back.
+  const gradebook = settings.gradebook && createGradebook({ settings: settings.gradebook, store: deps.registrationStore, access: deps.serviceAccess, source, keys: settings.keys, logger });
+  const followed: OnFollowed | undefined = gradebook && ((req, res, record, linkId) => {
+    if (record.gradebook) gradebook.reached(req, res, { linkId, kind: record.kind, examId: record.examId, organization: record.organization, student: record.student, gradebook: record.gradebook });
+  });
+  if (gradebook) router.gradebook = gradebook;
+  router.get("/lti/return", gradebook ? gradebook.returnRoute(frameAncestors) : (_req, res) => sendLtiPage(res, frameAncestors, { status: 200, title: "Thank you", message: "You can close this window and go back to your course." }));
+  router.get("/lti/open/roleplay/:roleplayId/:linkId", openLinkRoute("roleplay", singleUse, deps.openExam.roleplay, { followedTtlMs: deps.followedTtlMs, cookieMaxAgeMs }, logger, frameAncestors, followed));
+  router.get("/lti/open/:examId/:linkId", openLinkRoute("oral", singleUse, deps.openExam.oral, { followedTtlMs: deps.followedTtlMs, cookieMaxAgeMs }, logger, frameAncestors, followed));
 
   const failed: ErrorRequestHandler = (error, req, res, next) => {
     if (!req.path.startsWith("/lti/") || res.headersSent) return next(error);

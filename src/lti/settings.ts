@@ -15,6 +15,7 @@ import { readLtiRoster, type LtiRosterSettings } from "./roster-options.js";
 import { readEmailSettings, type EmailSettings } from "./student-email.js";
 import { readToolKeys, type ToolKeys } from "./tool-keys.js";
 import { isHttpsOrLoopback } from "../core/secure-url.js";
+import { readGradebookOptions, type GradebookSettings } from "./gradebook/options.js";
 
 function checkToolUrl(value: unknown, option: string, problems: ProblemList): string | undefined {
   const u = typeof value === "string" && URL.canParse(value) ? new URL(value) : undefined;
@@ -55,6 +56,8 @@ export type LtiSettings = Omit<OptionsOf<typeof ltiSchema>, (typeof SECONDS_ALIA
   email: EmailSettings;
   /** `lti.roster`: the course roster through NRPS (roster-options.ts). */
   roster: LtiRosterSettings;
+  /** `lti.gradebook`; undefined: off. */
+  gradebook: GradebookSettings | undefined;
 };
 
 export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSettings | undefined {
@@ -73,8 +76,9 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   const loginLimit = readLoginLimit(o.loginLimit, problems);
   const email = readEmailSettings(o.email, o.emailStandIn, problems);
   const roster = readLtiRoster(o.roster, problems);
+  const gradebook = readGradebookOptions(o.gradebook, problems);
   if (!keys || !registrations) return undefined;
-  return { ...read, organizationFor: read.organizationFor ?? (() => undefined), keys, registrations, dynamicRegistration, loginLimit, email, roster };
+  return { ...read, organizationFor: read.organizationFor ?? (() => undefined), keys, registrations, dynamicRegistration, loginLimit, email, roster, gradebook };
 }
 
 /** A deprecated seconds name still works, and says so at start-up (once per process per name). */

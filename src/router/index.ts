@@ -19,6 +19,8 @@ import { sendLastResortPage } from "./launch/pages.js";
 import { answerSignedOut } from "./launch/admission.js";
 import { answerSpeculative, isSpeculative } from "./launch/speculative.js";
 import { ltiMount } from "./lti-mount.js";
+import { programmaticScores, scoresRoute, type PostScoreInput } from "./gradebook-scores.js";
+import type { Gradebook } from "../lti/gradebook/gradebook.js";
 import { ltiLaunchOf } from "../lti/open-link.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import type { PrepareProgress } from "./prepare/plan.js";
@@ -76,6 +78,18 @@ export interface OralAssessmentsRouter extends Router {
    * in process, `preparation`. `organization` as for `preparation`.
    */
   sharedPreparation(examId: string, organization?: string | OrganizationInfo): Promise<PrepareProgress | undefined>;
+  /** The LMS side (`lti`). */
+  lti: {
+    /**
+     * Grades to the LMS gradebook (LTI AGS) for learners who opened the exam from an LMS,
+     * as `POST /oral-assessments/:examId/scores` does: queued in the store's outbox and
+     * posted with retries. `router.lti.postScore({ examId, scores: [{ student, scoreGiven,
+     * comment }] })`; `organization` with many organizations. Resolves to how many scores
+     * were queued per student; rejects with a TypeError naming the field on bad input (an
+     * unknown student too), queuing nothing.
+     */
+    postScore(input: PostScoreInput): Promise<{ student: string; queued: number }[]>;
+  };
 }
 
 /**
@@ -133,6 +147,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   router.get("/launch/:examId", chain([launchSpan("/launch/:examId"), signedInFirst("oral"), asPage, (req, res, next) => scope(res).launchOral(req, res, next)]));
   // The LMS's way in (LTI 1.3): its own paths under /lti/, the same launch behind them,
   // for the organization the link was made for.
+  let gradebook: Gradebook | undefined;
   if (settings.lti) {
     const linkOrganization: RequestHandler = (req, res, next) => {
       const wanted = ltiLaunchOf(req)?.organization;
@@ -141,7 +156,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
     };
     // The organization is found before an exam link is taken (a link followed under the wrong school stays usable).
     router.get(["/lti/open/roleplay/:roleplayId/:linkId", "/lti/open/:examId/:linkId"], asPage);
-    router.use(ltiMount({
+    const mounted = ltiMount({
       lti: settings.lti, launch: settings.launch, logger, fleet, store,
       openExam: {
         oral: chain([asPage, linkOrganization, (req, res, next) => scope(res).ltiOral(req, res, next)]),
@@ -157,7 +172,9 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
         return org?.id === id ? { preparation: org.scope.preparation, platform: org.platform } : undefined;
       },
       prepare: settings.prepare,
-    }));
+    });
+    gradebook = mounted.gradebook;
+    router.use(mounted);
   }
   // Before the generic instructor middleware: a roster needs its own body limit. The
   // guards answer before the organization is looked up (401/403 first, as everywhere).
@@ -166,6 +183,8 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   router.use(served("prepare", onlyUnder(PREPARE_PREFIX, chain([...guards, jsonBody(prepareBodyLimit(settings.prepare)), asProblem, (req, res, next) => scope(res).prepare(req, res, next)]))));
   // Guards, body parser and organization as one layer: they always run together (see chain.ts).
   router.use([...INSTRUCTOR_PREFIXES], chain([...guards, jsonBody(settings.instructor.bodyLimit), asProblem]));
+  // Grades to the LMS gradebook: instructor only, behind the same guards, body parser and organization.
+  router.use(scoresRoute(() => gradebook));
   router.use(served("instructor", (req, res, next) => (res.locals.oralAssessmentsOrganization ? scope(res).instructor(req, res, next) : next())));
 
   router.get("/openapi.json", openApiRoute());
@@ -195,12 +214,15 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   router.ready = async () => {
     try {
       await store.init();
+      // The score outbox starts once the store is open: scores a previous run left are posted now.
+      gradebook?.start();
     } catch (error) {
       logger.error({ event: "store_unavailable", error: (error as Error)?.message }, "the oral-assessments store could not be opened");
       throw error;
     }
   };
   router.close = async () => {
+    await gradebook?.close();
     await organizations.close();
     await recorder?.close();
     if (!settings.fleet) await fleet.close(); // a fleet the app passed is the app's to close
@@ -213,5 +235,6 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   router.prepare = programmatic.prepare;
   router.preparation = programmatic.preparation;
   router.sharedPreparation = programmatic.sharedPreparation;
+  router.lti = { postScore: programmaticScores(() => gradebook) };
   return router;
 }

@@ -61,7 +61,7 @@ export interface LtiMountInput {
   prepare: PrepareSettings;
 }
 
-export function ltiMount({ lti, launch, logger, fleet, store, openExam, organizationIdFor, platformOf, preparationOf, prepare }: LtiMountInput): Router {
+export function ltiMount({ lti, launch, logger, fleet, store, openExam, organizationIdFor, platformOf, preparationOf, prepare }: LtiMountInput): ReturnType<typeof ltiRoutes> {
   return ltiRoutes(lti, {
     catalog: ltiCatalog(store, organizationIdFor, platformOf),
     singleUse: fleet.singleUse,

@@ -44,8 +44,9 @@ export interface LtiRegistrationRecord extends LtiRegistrationInput {
 }
 
 import type { OralStoreLtiCourses } from "./lti-course-types.js";
+import type { OralStoreLtiGradebook } from "./lti-gradebook-types.js";
 
-export interface OralStoreLti extends OralStoreLtiCourses {
+export interface OralStoreLti extends OralStoreLtiCourses, OralStoreLtiGradebook {
   /**
    * Inserts or replaces the registration of (issuer, clientId): latest wins, its
    * deployments are kept.

@@ -7,6 +7,7 @@ import {
   type LtiRegistrationInput, type LtiRegistrationRecord, type OralStoreLti,
 } from "./lti-types.js";
 import { memoryLtiCourses } from "./memory-lti-courses.js";
+import { memoryLtiGradebook } from "./memory-lti-gradebook.js";
 
 interface Entry { registration: LtiRegistrationInput; deployments: Map<string, string | undefined> }
 
@@ -23,6 +24,7 @@ export function memoryLti(ready: () => Promise<unknown>): OralStoreLti {
   const entries = new Map<string, Entry>();
   return {
     ...memoryLtiCourses(ready),
+    ...memoryLtiGradebook(ready),
     async putLtiRegistration(record) {
       checkLtiRegistration(record);
       await ready();

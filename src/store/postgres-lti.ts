@@ -4,6 +4,7 @@
  * they come from the same snapshot; a deployment's foreign key refuses an orphan.
  */
 import type { PostgresPool } from "./postgres-pool.js";
+import { postgresLtiGradebook } from "./postgres-lti-gradebook.js";
 import type { Names } from "./postgres-schema.js";
 import {
   checkLtiDeployment, checkLtiKey, checkLtiRegistration, ltiRegistrationColumns, toLtiRegistrations,
@@ -55,6 +56,7 @@ export function postgresLti(n: Names, ready: () => Promise<{ pool: PostgresPool 
   const run = async (text: string, values: unknown[]) => (await (await ready()).pool.query(text, values)).rowCount ?? 0;
   return {
     ...postgresLtiCourses(n, ready),
+    ...postgresLtiGradebook(n, ready),
     async putLtiRegistration(record) {
       checkLtiRegistration(record);
       const c = ltiRegistrationColumns(record);

@@ -132,6 +132,42 @@ export const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
         PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id)
       );`,
   },
+  {
+    version: 10,
+    description: "LTI gradebook (AGS): the line item per exam and LMS course, and the score outbox",
+    up: (n) => `
+      CREATE TABLE IF NOT EXISTS ${n.ltiLineItems} (
+        organization TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        exam_id TEXT NOT NULL,
+        url TEXT NOT NULL,
+        PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id, kind, exam_id)
+      );
+      CREATE TABLE IF NOT EXISTS ${n.ltiScores} (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        id TEXT PRIMARY KEY,
+        organization TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        exam_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        student_id TEXT,
+        student_email TEXT,
+        entry TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_ms BIGINT NOT NULL,
+        queued_ms BIGINT NOT NULL,
+        sent_at TEXT,
+        last_error TEXT
+      );
+      CREATE INDEX IF NOT EXISTS ${n.index("lti_scores_due")} ON ${n.ltiScores} (state, next_ms);
+      CREATE INDEX IF NOT EXISTS ${n.index("lti_scores_by_learner")} ON ${n.ltiScores} (organization, kind, exam_id, user_id, seq);`,
+  },
 ];
 
 /** Two instances starting together must not both run CREATE TABLE: one waits for the other. */

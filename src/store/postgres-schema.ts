@@ -21,6 +21,8 @@ export interface Names {
   ltiCourseLinks: string;
   ltiExamCopies: string;
   ltiCourseServices: string;
+  ltiLineItems: string;
+  ltiScores: string;
   /** An index name: unqualified, since an index lives in its table's schema. */
   index(name: string): string;
 }
@@ -41,6 +43,8 @@ export function names(schema: string, prefix: string): Names {
     ltiCourseLinks: table("lti_course_links"),
     ltiExamCopies: table("lti_exam_copies"),
     ltiCourseServices: table("lti_course_services"),
+    ltiLineItems: table("lti_line_items"),
+    ltiScores: table("lti_scores"),
     index: (name) => `"${prefix}${name}"`,
   };
 }

@@ -8,6 +8,7 @@ import {
   type LtiDeploymentRow, type LtiRegistrationRow, type OralStoreLti,
 } from "./lti-types.js";
 import { sqliteLtiCourses } from "./sqlite-lti-courses.js";
+import { sqliteLtiGradebook } from "./sqlite-lti-gradebook.js";
 
 const REGISTRATION = "issuer, client_id, authorization_url, jwks_url, token_url, active, accept_new_deployments, organization, data, created_at";
 
@@ -55,6 +56,7 @@ export function sqliteLti(ready: () => Promise<{ db: BetterSqlite3.Database }>):
   };
   return {
     ...sqliteLtiCourses(ready),
+    ...sqliteLtiGradebook(ready),
     async putLtiRegistration(record) {
       checkLtiRegistration(record);
       (await handle()).s.put.run(ltiRegistrationColumns(record));

@@ -133,4 +133,42 @@ export const MIGRATIONS: readonly Migration<string>[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 10,
+    description: "LTI gradebook (AGS): the line item per exam and LMS course, and the score outbox",
+    // The outbox is read by (state, next_ms); a learner's entries go out in seq order.
+    up: `
+      CREATE TABLE lti_line_items (
+        organization TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        exam_id TEXT NOT NULL,
+        url TEXT NOT NULL,
+        PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id, kind, exam_id)
+      ) WITHOUT ROWID;
+      CREATE TABLE lti_scores (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        organization TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        exam_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        student_id TEXT,
+        student_email TEXT,
+        entry TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_ms INTEGER NOT NULL,
+        queued_ms INTEGER NOT NULL,
+        sent_at TEXT,
+        last_error TEXT
+      );
+      CREATE INDEX lti_scores_due ON lti_scores (state, next_ms);
+      CREATE INDEX lti_scores_by_learner ON lti_scores (organization, kind, exam_id, user_id, seq);
+    `,
+  },
 ];

@@ -84,6 +84,7 @@ export const STORE_METHODS = [
   "addLaunches", "listLaunches", "countLaunches", "purgeLaunches",
   "putLtiRegistration", "getLtiRegistration", "listLtiRegistrations", "setLtiRegistrationActive", "putLtiDeployment", "deleteLtiRegistration",
   "putLtiCourseLink", "getLtiCourseLink", "listLtiCourseLinks", "putLtiExamCopy", "getLtiExamCopy", "putLtiCourseServices", "getLtiCourseServices",
+  "putLtiLineItem", "getLtiLineItem", "addLtiScores", "claimLtiScores", "settleLtiScore", "listLtiScores",
 ] as const satisfies readonly (keyof OralStore)[];
 type Unlisted = Exclude<keyof OralStore, (typeof STORE_METHODS)[number]>;
 const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;
@@ -154,6 +155,7 @@ export type { LaunchCountQuery, LaunchPage, LaunchQuery, LaunchRecord, LaunchSer
 import type { OralStoreLaunches } from "./launch-types.js";
 export type { LtiDeploymentRecord, LtiRegistrationInput, LtiRegistrationRecord, OralStoreLti } from "./lti-types.js";
 export type { LtiCourseKey, LtiCourseLink, LtiCourseServices, OralStoreLtiCourses } from "./lti-course-types.js";
+export type { LtiLineItemKey, LtiScoreBody, LtiScoreEntry, LtiScoreRecord, OralStoreLtiGradebook } from "./lti-gradebook-types.js";
 import type { OralStoreLti } from "./lti-types.js";
 
 /**

@@ -76,7 +76,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
       try {
         await Promise.all(stores.map((s) => s.init()));
         const versions = await admin.query(`SELECT version FROM "${fresh}".oral_schema_version`);
-        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
+        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }, { version: 10 }]);
         await stores[0]?.putCourse(ORG, { id: "c1", name: "C", data: {}, createdAt: new Date().toISOString() });
         expect(await stores[4]?.getCourse(ORG, "c1")).toBeDefined();
       } finally {
@@ -100,7 +100,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
       const indexes = await admin.query("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE '%\\_by\\_%' ORDER BY 1", [fresh]);
       expect(indexes.rows.map((r) => r.indexname)).toEqual([
         "oral_assessments_by_class", "oral_assessments_by_course", "oral_classes_by_course", "oral_courses_by_created", "oral_launches_by_exam",
-        "oral_lti_course_links_by_class",
+        "oral_lti_course_links_by_class", "oral_lti_scores_by_learner",
       ]);
     });
 
@@ -166,7 +166,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
         await s.close();
       }
       const versions = await admin.query(`SELECT version FROM ${t("schema_version")} ORDER BY version`);
-      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
       // The organization is in every primary key but the LTI tables' (global: an LMS's registration), and no default is left to catch a write that forgets it.
       const keys = await admin.query(`SELECT c.relname AS table, pg_get_constraintdef(k.oid) AS def FROM pg_constraint k
         JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -182,7 +182,9 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
         { table: "oral_lti_course_services", def: "PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id)" },
         { table: "oral_lti_deployments", def: "PRIMARY KEY (issuer, client_id, deployment_id)" },
         { table: "oral_lti_exam_copies", def: "PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id, from_exam_id)" },
+        { table: "oral_lti_line_items", def: "PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id, kind, exam_id)" },
         { table: "oral_lti_registrations", def: "PRIMARY KEY (issuer, client_id)" },
+        { table: "oral_lti_scores", def: "PRIMARY KEY (id)" },
       ]);
       const defaults = await admin.query("SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'organization' AND column_default IS NOT NULL", [old]);
       expect(defaults.rows).toEqual([{ n: 0 }]);
@@ -212,7 +214,7 @@ describe.runIf(unreachable === undefined)("postgresStore", () => {
         await s.close();
       }
       const versions = await admin.query(`SELECT version FROM ${n.version} ORDER BY version`);
-      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     });
 
     it("refuses a schema written by a newer release, with a ConfigurationError naming the fix", async () => {

@@ -35,9 +35,9 @@ describe("sqliteStore: the file", () => {
     const db = new Database(filename, { readonly: true });
     try {
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-      expect(db.pragma("user_version", { simple: true })).toBe(9);
+      expect(db.pragma("user_version", { simple: true })).toBe(10);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").pluck().all();
-      expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry", "launch_latest_expiry", "launches_by_exam", "launches_expiry", "lti_course_links_by_class"]);
+      expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry", "launch_latest_expiry", "launches_by_exam", "launches_expiry", "lti_course_links_by_class", "lti_scores_by_learner", "lti_scores_due"]);
     } finally {
       db.close();
     }
@@ -118,7 +118,7 @@ describe("sqliteStore: the file", () => {
     expect(await upgraded.beginIdempotent({ org, user: "u", key: "k", bodyHash: "h" })).toEqual({ state: "new" });
     await upgraded.close();
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(9);
+    expect(check.pragma("user_version", { simple: true })).toBe(10);
     check.close();
   });
 
@@ -140,7 +140,7 @@ describe("sqliteStore: the file", () => {
       await store.close();
     }
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(9);
+    expect(check.pragma("user_version", { simple: true })).toBe(10);
     check.close();
   });
 
@@ -185,7 +185,7 @@ describe("sqliteStore: the file", () => {
       await store.close();
     }
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(9);
+    expect(check.pragma("user_version", { simple: true })).toBe(10);
     check.close();
   });
 
@@ -255,9 +255,9 @@ describe("sqliteStore: the file", () => {
     }
     const check = new Database(filename, { readonly: true });
     try {
-      expect(check.pragma("user_version", { simple: true })).toBe(9);
+      expect(check.pragma("user_version", { simple: true })).toBe(10);
       const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
-      expect(tables).toEqual(["assessments", "classes", "courses", "idempotency", "launch_latest", "launches", "lti_course_links", "lti_course_services", "lti_deployments", "lti_exam_copies", "lti_registrations"]);
+      expect(tables).toEqual(["assessments", "classes", "courses", "idempotency", "launch_latest", "launches", "lti_course_links", "lti_deployments", "lti_exam_copies", "lti_line_items", "lti_registrations", "lti_scores"]);
     } finally {
       check.close();
     }

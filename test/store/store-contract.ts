@@ -12,6 +12,7 @@ import { describeScopingContract } from "./scoping-contract.js";
 import { describeLaunchContract } from "./launch-contract.js";
 import { describeLtiContract } from "./lti-contract.js";
 import { describeLtiCourseContract } from "./lti-course-contract.js";
+import { describeLtiGradebookContract } from "./lti-gradebook-contract.js";
 
 /** Not the default organization: nothing here may work only because of a fallback to it. */
 const ORG = "north";
@@ -62,6 +63,7 @@ export function describeStoreContract(
     // Persistent backends: a store opened again on the same place sees the links.
     const placed = new WeakMap<OralStore, string>();
     describeLtiCourseContract(() => { const where = place(); const s = open(where); placed.set(s, where); return s; }, options.persistent ? (s) => open(placed.get(s)) : undefined);
+    describeLtiGradebookContract(() => { const where = place(); const s = open(where); placed.set(s, where); return s; }, options.persistent ? (s) => open(placed.get(s)) : undefined);
 
     it("gives back what was put, with unknown fields of data kept", async () => {
       const store = open();

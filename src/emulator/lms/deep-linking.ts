@@ -19,6 +19,13 @@ import { escapeHtml } from "../../core/html.js";
 const L = "https://purl.imsglobal.org/spec/lti/claim/";
 const DL = "https://purl.imsglobal.org/spec/lti-dl/claim/";
 
+/** A content item's `lineItem`, when it has the fields a line item needs. */
+function lineItemOf(v: unknown): ResourceLink["lineItem"] {
+  const o = (typeof v === "object" && v !== null ? v : {}) as Record<string, unknown>;
+  if (typeof o.label !== "string" || typeof o.scoreMaximum !== "number") return undefined;
+  return { label: o.label, scoreMaximum: o.scoreMaximum, ...(typeof o.resourceId === "string" ? { resourceId: o.resourceId } : {}), ...(typeof o.tag === "string" ? { tag: o.tag } : {}) };
+}
+
 export interface DeepLinkingRequestOptions {
   /** `accept_types`. Default `["ltiResourceLink"]`. */
   acceptTypes?: string[];
@@ -49,6 +56,8 @@ export function deepLinkingSide(ctx: {
   /** The LMS's issuer, the response's `aud` (a preset's fixed issuer, or the LMS's URL). Default `base()`. */
   issuer?: () => string;
   addLink: (link: Omit<ResourceLink, "id">) => ResourceLink;
+  /** Whether a content item's `lineItem` makes a grade item (Brightspace makes none for 1.3 links). */
+  acceptsLineItems: boolean;
   /** The course page of a link for a user (the return page links each placed exam as a student sees it). */
   coursePage: (userId: string, linkId: string) => string;
 }): DeepLinkingSide {
@@ -88,6 +97,7 @@ export function deepLinkingSide(ctx: {
       title: String(i.title ?? "Untitled"),
       custom: Object.fromEntries(Object.entries((i.custom ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)])),
       documentTarget: i.window !== undefined ? "window" : "iframe",
+      ...(ctx.acceptsLineItems && lineItemOf(i.lineItem) ? { lineItem: lineItemOf(i.lineItem) } : {}),
     }));
     return { ok: true, claims, links };
   }
@@ -100,6 +110,7 @@ export function deepLinkingSide(ctx: {
         accept_types: options.acceptTypes ?? ["ltiResourceLink"],
         accept_presentation_document_targets: options.targets ?? ["iframe", "window"],
         accept_multiple: options.acceptMultiple ?? false,
+        accept_lineitem: ctx.acceptsLineItems,
         title: "Add an oral exam",
         data: options.data ?? `request-${id}`,
       });

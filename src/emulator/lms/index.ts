@@ -14,7 +14,7 @@ import express from "express";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { randomUUID } from "node:crypto";
-import { exportJWK, generateKeyPair } from "jose";
+import { decodeJwt, exportJWK, generateKeyPair } from "jose";
 import { autoPostPage, courseHomePage, coursePage, forwardingPage } from "./course-page.js";
 import { deepLinkingSide, type DeepLinkingRequestOptions, type DeepLinkReturn } from "./deep-linking.js";
 import { LMS_FAULTS, type LmsFault } from "./faults.js";
@@ -23,6 +23,7 @@ import { membershipSide, type MembershipCounts, type RosterMember } from "./memb
 import { lmsShape, type LmsPreset } from "./presets.js";
 import { registrationSide, type RegistrationFault, type ToolRegistration } from "./registration.js";
 import { tokenSide, type TokenCounts } from "./token.js";
+import { gradebookSide, type GradebookCounts, type LmsLineItem, type LmsScore } from "./gradebook.js";
 
 export { LMS_FAULTS, type LmsFault } from "./faults.js";
 export type { LmsUser, ResourceLink } from "./mint.js";
@@ -30,6 +31,7 @@ export type { DeepLinkingRequestOptions, DeepLinkReturn } from "./deep-linking.j
 export type { RegistrationFault, ToolRegistration } from "./registration.js";
 export { LMS_PRESETS, type LmsPreset } from "./presets.js";
 export type { TokenCounts } from "./token.js";
+export type { GradebookCounts, LmsLineItem, LmsScore } from "./gradebook.js";
 export type { MembershipCounts, RosterMember } from "./memberships.js";
 
 export interface LmsEmulatorOptions {
@@ -116,6 +118,15 @@ export interface LmsEmulator {
   setTokenLifetime(sec: number): void;
   /** Forgets every access token issued: services answer 401 until the tool asks for a new one. */
   revokeTokens(): void;
+  /** The course's gradebook page (line items × learners: latest activity, grading progress, score, comment). */
+  gradebookUrl(): string;
+  /** Every line item of the course (the LMS's own and the tool's). */
+  readonly lineItems: readonly LmsLineItem[];
+  /** Every score received, oldest first. */
+  readonly scores: readonly LmsScore[];
+  readonly gradebookCounts: GradebookCounts;
+  /** Answers 503 with `Retry-After` to every AGS call for `ms` (an LMS outage). */
+  setGradebookOutage(ms: number): void;
   /** NRPS pages answered (50 members a page, as Canvas). */
   readonly membershipCounts: MembershipCounts;
   /** The course's NRPS roster: its users, then `extra`, then generated learners up to `size` members (default 150). */
@@ -124,6 +135,8 @@ export interface LmsEmulator {
   setMembershipsFault(fault: "unauthorized" | undefined): void;
   close(): Promise<void>;
 }
+
+const AGS_SCOPES = ["lineitem", "lineitem.readonly", "result.readonly", "score"].map((s) => `https://purl.imsglobal.org/spec/lti-ags/scope/${s}`);
 
 const DEFAULT_USERS: LmsUser[] = [
   { id: "instructor-1", name: "Ines Instructor", givenName: "Ines", familyName: "Instructor", email: "ines@lms.example", role: "Instructor", sourcedId: "SIS-I-1" },
@@ -155,12 +168,19 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   const linking = deepLinkingSide({
     base: () => base, issuer, get clientId() { return clientId; }, deploymentId, toolRoot: () => tool?.root,
     addLink: (link) => addResourceLink(link),
+    acceptsLineItems: shape.linkLineItems !== false,
     coursePage: (userId, linkId) => `${base}/course/${encodeURIComponent(linkId)}?user=${encodeURIComponent(userId)}`,
   });
   const addResourceLink = (link: Omit<ResourceLink, "id"> & { id?: string }): ResourceLink => {
     const full: ResourceLink = { ...link, id: link.id ?? `rl-${randomUUID().slice(0, 8)}` };
     links.set(full.id, full);
+    if (full.lineItem) grades.addLinkLineItem(full.id, full.lineItem);
     return full;
+  };
+  /** The AGS endpoint claim of a launch of `linkId` (a deep-linking request has no line item of its own). */
+  const agsClaim = (linkId: string): Record<string, unknown> => {
+    const lineItem = grades.lineItemOf(linkId);
+    return { scope: AGS_SCOPES, lineitems: grades.lineItemsUrl(), ...(lineItem ? { lineitem: lineItem } : {}) };
   };
   const placement = (id: string): ResourceLink | { deepLinking: Record<string, unknown> } | undefined => {
     const settings = linking.settingsOf(id);
@@ -168,6 +188,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   };
 
   const tokens = tokenSide({ tokenUrl: () => `${base}/token`, clientId: () => clientId, toolRoot: () => tool?.root });
+  const grades = gradebookSide({ base: () => base, verifyBearer: tokens.verifyBearer, courseTitle: "Oral exams 101" });
   const members = membershipSide({ base: () => base, users: USERS, verifyBearer: tokens.verifyBearer, context: { id: "course-1", label: "ORAL-101", title: "Oral exams 101" } });
   const registering = registrationSide({
     base: () => base,
@@ -181,6 +202,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   app.disable("x-powered-by");
   app.use(registering.router);
   app.post("/token", ...tokens.route);
+  app.use(grades.router);
   app.get(members.path, members.route);
   app.get("/jwks", (_req, res) => {
     jwksFetches += 1;
@@ -207,8 +229,10 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     }
     const idToken = await mintLaunch({
       issuer: issuer(), clientId, deploymentId, user, link, nonce: p.nonce!, targetLinkUri: tool.redirect,
-      key: keys[0]!, stranger, fault, extraClaims, shape, base, membershipsUrl: members.url(),
+      key: keys[0]!, stranger, fault, extraClaims, shape, base, membershipsUrl: members.url(), agsEndpoint: agsClaim(p.lti_message_hint ?? ""),
     });
+    const sub = decodeJwt(idToken).sub;
+    if (sub) grades.saw(sub, user.name);
     res.setHeader("Cache-Control", "no-store");
     res.type("html").send(autoPostPage(tool.redirect, { id_token: idToken, state: p.state!, ...(shape.platformStorage ? { lti_storage_target: "post_message_forwarding" } : {}) }));
   };
@@ -303,6 +327,11 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     get tokenCounts() { return tokens.counts; },
     setTokenLifetime: (sec) => tokens.setTokenLifetime(sec),
     revokeTokens: () => tokens.revokeTokens(),
+    gradebookUrl: () => `${base}/gradebook`,
+    get lineItems() { return grades.lineItems; },
+    get scores() { return grades.scores; },
+    get gradebookCounts() { return grades.counts; },
+    setGradebookOutage: (ms) => grades.setOutage(ms),
     get membershipCounts() { return members.counts; },
     setRoster: (roster) => members.setRoster(roster),
     setMembershipsFault: (next) => members.setFault(next),

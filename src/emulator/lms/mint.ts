@@ -38,6 +38,8 @@ export interface ResourceLink {
   custom: Record<string, string>;
   /** `launch_presentation.document_target`. Default `iframe`. */
   documentTarget?: "iframe" | "window";
+  /** A line item the LMS makes for the link (a deep-linked item's `lineItem`): its launches carry it as the AGS claim's `lineitem`. */
+  lineItem?: { label: string; scoreMaximum: number; resourceId?: string; tag?: string };
 }
 
 export interface MintInput {
@@ -58,6 +60,8 @@ export interface MintInput {
   shape?: LmsShape;
   /** The LMS's own URL (return URLs and service endpoints in shaped claims). */
   base?: string;
+  /** The AGS endpoint claim (gradebook.ts): the course's `lineitems`, the link's `lineitem` if it has one; undefined: no claim. */
+  agsEndpoint?: Record<string, unknown>;
   /** The course's NRPS `context_memberships_url` (the namesroleservice claim); undefined: no claim. */
   membershipsUrl?: string;
 }
@@ -88,6 +92,7 @@ export async function mintLaunch(m: MintInput): Promise<string> {
     [`${L}lis`]: { person_sourcedid: m.user.sourcedId },
     [`${L}launch_presentation`]: { document_target: m.shape?.documentTarget ?? link?.documentTarget ?? "iframe", locale: "en" },
     [`${L}tool_platform`]: { guid: "lms-emulator", name: "LMS emulator", product_family_code: "emulator" },
+    ...(m.agsEndpoint ? { "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": m.agsEndpoint } : {}),
     ...(m.membershipsUrl ? { "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": { context_memberships_url: m.membershipsUrl, service_versions: ["2.0"] } } : {}),
   };
   const shaped = m.shape ? m.shape.claims(claims, { issuer: m.issuer, clientId: m.clientId, deploymentId: m.deploymentId, user: m.user, link, base: m.base ?? m.issuer }) : claims;

@@ -49,6 +49,8 @@ export interface LmsShape {
   loginDeploymentParam: "lti_deployment_id" | "deployment_id";
   /** Other login parameters it sends. */
   loginExtras: Record<string, string>;
+  /** False: a deep-linked item's `lineItem` makes no grade item (Brightspace, for 1.3 links): the tool must create it. Default true. */
+  linkLineItems?: boolean;
   /** Whether it offers Platform Storage through its `post_message_forwarding` frame (`lti_storage_target`). */
   platformStorage: boolean;
   /** Seconds from `iat` to `exp`. */
@@ -113,7 +115,7 @@ const SHAPES: Record<LmsPreset, Omit<LmsShape, "preset">> = {
   brightspace: {
     // Brightspace: `"email": ""` when the deployment does not share e-mail; upper-case GUID deployments; `sub` = `<tenant>_<user id>`.
     product: "Brightspace", issuer: "https://school.brightspace.com", clientId: uuid("brightspace-client"), deploymentId: uuid("brightspace-deployment").toUpperCase(),
-    loginDeploymentParam: "lti_deployment_id", loginExtras: {}, platformStorage: false, lifetimeSec: 300,
+    loginDeploymentParam: "lti_deployment_id", loginExtras: {}, platformStorage: false, lifetimeSec: 300, linkLineItems: false,
     audience: (clientId) => clientId,
     claims: (plain, { user }) => {
       const tenant = uuid("brightspace-tenant");

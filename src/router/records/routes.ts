@@ -56,9 +56,38 @@ export function launchRecordHandlers(store: OralStore, recorder: LaunchRecorder 
     const base: LaunchQuery = { kind, examId, limit: query.limit, ...pick(query, ["cursor", "student", "outcome"]) };
     if (req.accepts(["application/json", "text/csv"]) === "text/csv") return sendCsv(res, store, org, { ...base, limit: 1000 });
     const page = await store.listLaunches(org, base);
-    sendJson(res, 200, { data: page.records.map(shown), meta: { nextCursor: page.nextCursor ?? null } });
+    const gradebook = await gradebookOf(store, org, kind, examId, page.records);
+    sendJson(res, 200, { data: page.records.map(shown), meta: { nextCursor: page.nextCursor ?? null, ...(gradebook.length > 0 ? { gradebook } : {}) } });
   };
   return { listExamLaunches: list("oral", "examId"), listRoleplayLaunches: list("roleplay", "roleplayId") };
+}
+
+/**
+ * What the LMS gradebook was told about the page's students (LTI AGS), newest first per
+ * student: each score queued, whether it was sent (and when), is still pending (with
+ * its attempts and last error), or was given up. The exam's latest 1 000 entries are read.
+ */
+async function gradebookOf(store: OralStore, org: string, kind: ExamKind, examId: string, records: readonly LaunchRecord[]) {
+  const students = new Map<string, LaunchRecord["student"]>();
+  for (const r of records) students.set(r.student.email.toLowerCase(), r.student);
+  if (students.size === 0) return [];
+  const entries = await store.listLtiScores(org, { kind, examId, limit: 1000 });
+  const by = new Map<string, { student: LaunchRecord["student"]; scores: Record<string, unknown>[] }>();
+  for (const e of entries) {
+    const student = students.get((e.student.email ?? "").toLowerCase()) ?? [...students.values()].find((s) => e.student.orgInternalId !== undefined && s.orgInternalId === e.student.orgInternalId);
+    if (!student) continue;
+    const key = student.email.toLowerCase();
+    if (!by.has(key)) by.set(key, { student, scores: [] });
+    const s = e.score;
+    by.get(key)!.scores.push({
+      activityProgress: s.activityProgress, gradingProgress: s.gradingProgress, timestamp: s.timestamp, comment: s.comment,
+      ...(s.scoreGiven !== undefined ? { scoreGiven: s.scoreGiven, scoreMaximum: s.scoreMaximum } : {}),
+      ...(s.submittedAt ? { submittedAt: s.submittedAt } : {}),
+      lms: e.key.issuer, state: e.state, attempts: e.attempts, queuedAt: e.queuedAt,
+      ...(e.sentAt ? { sentAt: e.sentAt } : {}), ...(e.lastError ? { lastError: e.lastError } : {}),
+    });
+  }
+  return [...by.values()];
 }
 
 /**

@@ -1,0 +1,207 @@
+/**
+ * The LMS emulator's gradebook (LTI AGS 2.0): line items (`GET`/`POST /lineitems`, paged
+ * by `Link: rel="next"`, filtered by `resource_id`, `resource_link_id` and `tag`; `GET
+ * /lineitems/:id`), scores (`POST /lineitems/:id/scores`), each behind a bearer token
+ * with the right scope (token.ts's `verifyBearer`), and a page per course (`GET
+ * /gradebook`) showing each learner's latest activity, grading progress, score and
+ * comment per line item. A placed link with a `lineItem` gets its own line item (its
+ * launches carry it as the AGS claim's `lineitem`), unless the LMS creates none for 1.3
+ * links (Brightspace). `setOutage(ms)` answers 503 with `Retry-After` to every AGS call
+ * for that long (an LMS outage, for a tool's outbox).
+ */
+import { randomUUID } from "node:crypto";
+import express, { type Request, type RequestHandler, type Response } from "express";
+
+const AGS = "https://purl.imsglobal.org/spec/lti-ags/scope/";
+const LINEITEM_TYPE = "application/vnd.ims.lis.v2.lineitem+json";
+const CONTAINER_TYPE = "application/vnd.ims.lis.v2.lineitemcontainer+json";
+const SCORE_TYPE = "application/vnd.ims.lis.v1.score+json";
+const ACTIVITY = ["Initialized", "Started", "InProgress", "Submitted", "Completed"];
+const GRADING = ["FullyGraded", "Pending", "PendingManual", "Failed", "NotReady"];
+const PAGE = 10;
+const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export interface LmsLineItem {
+  id: string;
+  label: string;
+  scoreMaximum: number;
+  resourceId?: string;
+  resourceLinkId?: string;
+  tag?: string;
+  /** Who made it: the LMS (a deep-linked item's `lineItem`) or the tool (`POST /lineitems`). */
+  createdBy: "lms" | "tool";
+}
+
+/** A score as received, with when. */
+export interface LmsScore {
+  lineItemId: string;
+  userId: string;
+  activityProgress: string;
+  gradingProgress: string;
+  timestamp: string;
+  scoreGiven?: number;
+  scoreMaximum?: number;
+  comment?: string;
+  submission?: { startedAt?: string; submittedAt?: string };
+  receivedAt: string;
+}
+
+export interface GradebookCounts {
+  lineItemsCreated: number;
+  scoresTaken: number;
+  /** Scores refused (bad body, unknown line item) or answered 503 during an outage. */
+  refused: number;
+  outageAnswers: number;
+}
+
+export interface GradebookSide {
+  router: express.Router;
+  /** The course's line item container (`lineitems` of the AGS claim). */
+  lineItemsUrl(): string;
+  /** Creates the LMS's own line item of a placed link (what a deep-linked `lineItem` does); answers its URL. */
+  addLinkLineItem(linkId: string, item: { label: string; scoreMaximum: number; resourceId?: string; tag?: string }): string;
+  /** The line item URL of a link, if it has one. */
+  lineItemOf(linkId: string): string | undefined;
+  /** Remembers who an LMS user id (`sub`) is, for the page. */
+  saw(userId: string, name: string): void;
+  readonly lineItems: readonly LmsLineItem[];
+  readonly scores: readonly LmsScore[];
+  readonly counts: GradebookCounts;
+  setOutage(ms: number): void;
+}
+
+export function gradebookSide(ctx: { base: () => string; verifyBearer: (req: Request, res: Response, scope: string) => boolean; courseTitle: string }): GradebookSide {
+  const items = new Map<string, LmsLineItem>();
+  const scores: LmsScore[] = [];
+  const names = new Map<string, string>();
+  const counts: GradebookCounts = { lineItemsCreated: 0, scoresTaken: 0, refused: 0, outageAnswers: 0 };
+  let outageUntil = 0;
+  const url = (id: string) => `${ctx.base()}/lineitems/${id}`;
+  const shown = (i: LmsLineItem) => ({
+    id: url(i.id), label: i.label, scoreMaximum: i.scoreMaximum,
+    ...(i.resourceId ? { resourceId: i.resourceId } : {}), ...(i.resourceLinkId ? { resourceLinkId: i.resourceLinkId } : {}), ...(i.tag ? { tag: i.tag } : {}),
+  });
+  const create = (i: Omit<LmsLineItem, "id">): LmsLineItem => {
+    const item = { ...i, id: randomUUID().slice(0, 8) };
+    items.set(item.id, item);
+    counts.lineItemsCreated += 1;
+    return item;
+  };
+  const down: RequestHandler = (_req, res, next) => {
+    if (Date.now() < outageUntil) {
+      counts.outageAnswers += 1;
+      res.setHeader("Retry-After", String(Math.ceil((outageUntil - Date.now()) / 1000)));
+      return void res.status(503).json({ error: "temporarily unavailable" });
+    }
+    next();
+  };
+  const refuse = (res: Response, status: number, error: string) => {
+    counts.refused += 1;
+    res.status(status).json({ error });
+  };
+
+  const router = express.Router();
+  const json = express.json({ type: () => true, limit: "64kb" });
+  router.get("/lineitems", down, (req, res) => {
+    if (!ctx.verifyBearer(req, res, `${AGS}lineitem.readonly`)) return;
+    const q = req.query as Record<string, string | undefined>;
+    const all = [...items.values()].filter((i) => (!q.resource_id || i.resourceId === q.resource_id)
+      && (!q.resource_link_id || i.resourceLinkId === q.resource_link_id) && (!q.tag || i.tag === q.tag));
+    const limit = Math.min(PAGE, Math.max(1, Number(q.limit ?? PAGE) || PAGE));
+    const page = Math.max(1, Number(q.page ?? 1) || 1);
+    if (page * limit < all.length) {
+      const next = new URL(`${ctx.base()}/lineitems`);
+      for (const [k, v] of Object.entries(q)) if (v !== undefined && k !== "page") next.searchParams.set(k, v);
+      next.searchParams.set("page", String(page + 1));
+      res.setHeader("Link", `<${next.href}>; rel="next"`);
+    }
+    res.type(CONTAINER_TYPE).send(JSON.stringify(all.slice((page - 1) * limit, page * limit).map(shown)));
+  });
+  router.post("/lineitems", down, json, (req, res) => {
+    if (!ctx.verifyBearer(req, res, `${AGS}lineitem`)) return;
+    if (!String(req.get("content-type") ?? "").startsWith(LINEITEM_TYPE)) return refuse(res, 415, `Content-Type must be ${LINEITEM_TYPE}`);
+    const b = (req.body ?? {}) as Record<string, unknown>;
+    if (typeof b.label !== "string" || b.label === "") return refuse(res, 400, "label is required");
+    if (typeof b.scoreMaximum !== "number" || !(b.scoreMaximum > 0)) return refuse(res, 400, "scoreMaximum must be a number above 0");
+    const item = create({
+      label: b.label, scoreMaximum: b.scoreMaximum, createdBy: "tool",
+      ...(typeof b.resourceId === "string" ? { resourceId: b.resourceId } : {}),
+      ...(typeof b.resourceLinkId === "string" ? { resourceLinkId: b.resourceLinkId } : {}),
+      ...(typeof b.tag === "string" ? { tag: b.tag } : {}),
+    });
+    res.status(201).type(LINEITEM_TYPE).send(JSON.stringify(shown(item)));
+  });
+  router.get("/lineitems/:id", down, (req, res) => {
+    if (!ctx.verifyBearer(req, res, `${AGS}lineitem.readonly`)) return;
+    const item = items.get(String(req.params.id));
+    if (!item) return refuse(res, 404, "no such line item");
+    res.type(LINEITEM_TYPE).send(JSON.stringify(shown(item)));
+  });
+  router.post("/lineitems/:id/scores", down, json, (req, res) => {
+    if (!ctx.verifyBearer(req, res, `${AGS}score`)) return;
+    const item = items.get(String(req.params.id));
+    if (!item) return refuse(res, 404, "no such line item");
+    if (!String(req.get("content-type") ?? "").startsWith(SCORE_TYPE)) return refuse(res, 415, `Content-Type must be ${SCORE_TYPE}`);
+    const b = (req.body ?? {}) as Record<string, unknown>;
+    const problems: string[] = [];
+    if (typeof b.userId !== "string" || b.userId === "") problems.push("userId is required");
+    if (!ACTIVITY.includes(String(b.activityProgress))) problems.push("activityProgress is not one of the spec's values");
+    if (!GRADING.includes(String(b.gradingProgress))) problems.push("gradingProgress is not one of the spec's values");
+    if (typeof b.timestamp !== "string" || Number.isNaN(Date.parse(b.timestamp))) problems.push("timestamp must be an ISO 8601 date-time");
+    if (b.scoreGiven !== undefined && (typeof b.scoreGiven !== "number" || typeof b.scoreMaximum !== "number")) problems.push("scoreGiven needs scoreMaximum, both numbers");
+    if (problems.length > 0) return refuse(res, 400, problems.join("; "));
+    counts.scoresTaken += 1;
+    scores.push({
+      lineItemId: url(item.id), userId: b.userId as string, activityProgress: b.activityProgress as string, gradingProgress: b.gradingProgress as string,
+      timestamp: b.timestamp as string, receivedAt: new Date().toISOString(),
+      ...(typeof b.scoreGiven === "number" ? { scoreGiven: b.scoreGiven, scoreMaximum: b.scoreMaximum as number } : {}),
+      ...(typeof b.comment === "string" ? { comment: b.comment } : {}),
+      ...(typeof b.submission === "object" && b.submission !== null ? { submission: b.submission as LmsScore["submission"] } : {}),
+    });
+    res.status(204).end();
+  });
+  router.get("/gradebook", (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    res.type("html").send(gradebookPage(ctx.courseTitle, [...items.values()].map((i) => ({ ...i, url: url(i.id) })), scores, names));
+  });
+
+  return {
+    router,
+    lineItemsUrl: () => `${ctx.base()}/lineitems`,
+    addLinkLineItem(linkId, item) {
+      return url(create({ ...item, resourceLinkId: linkId, createdBy: "lms" }).id);
+    },
+    lineItemOf(linkId) {
+      const item = [...items.values()].find((i) => i.resourceLinkId === linkId && i.createdBy === "lms");
+      return item && url(item.id);
+    },
+    saw(userId, name) { names.set(userId, name); },
+    get lineItems() { return [...items.values()]; },
+    scores,
+    counts,
+    setOutage(ms) { outageUntil = Date.now() + ms; },
+  };
+}
+
+/** Rows: learners; columns: line items; a cell: the latest score by timestamp (the AGS rule: an older one never replaces it). */
+function gradebookPage(title: string, items: (LmsLineItem & { url: string })[], scores: readonly LmsScore[], names: Map<string, string>): string {
+  const latest = new Map<string, LmsScore>();
+  for (const s of scores) {
+    const k = `${s.userId}\u0000${s.lineItemId}`;
+    const had = latest.get(k);
+    if (!had || Date.parse(s.timestamp) >= Date.parse(had.timestamp)) latest.set(k, s);
+  }
+  const users = [...new Set(scores.map((s) => s.userId))];
+  const head = items.map((i) => `<th scope="col">${esc(i.label)}${i.resourceId ? `<br><small>${esc(i.resourceId)}</small>` : ""}</th>`).join("");
+  const rows = users.map((u) => `<tr data-user="${esc(u)}"><th scope="row">${esc(names.get(u) ?? u)}</th>${items.map((i) => {
+    const s = latest.get(`${u}\u0000${i.url}`);
+    if (!s) return "<td>–</td>";
+    const score = s.scoreGiven !== undefined ? ` <strong class="score">${s.scoreGiven}/${s.scoreMaximum}</strong>` : "";
+    return `<td class="cell" data-activity="${esc(s.activityProgress)}" data-grading="${esc(s.gradingProgress)}"><span class="activity">${esc(s.activityProgress)}</span> · <span class="grading">${esc(s.gradingProgress)}</span>${score}${s.comment ? `<br><small class="comment">${esc(s.comment)}</small>` : ""}</td>`;
+  }).join("")}</tr>`).join("");
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Gradebook</title>
+<style>body{font:16px system-ui;margin:1rem}table{border-collapse:collapse}td,th{border:1px solid #999;padding:.3rem .5rem;text-align:left;vertical-align:top}</style></head><body>
+<h1>Gradebook: ${esc(title)}</h1>
+${items.length === 0 ? '<p id="empty">No grade items yet.</p>' : `<table id="gradebook"><thead><tr><th>Learner</th>${head}</tr></thead><tbody>${rows || `<tr><td colspan="${items.length + 1}">No scores yet.</td></tr>`}</tbody></table>`}
+</body></html>`;
+}

@@ -1,0 +1,92 @@
+/**
+ * The scores the tool queues: a launch's `Started` / `NotReady`, a return's `Submitted` /
+ * `PendingManual`, and a grade from the app. Each carries a comment (Blackboard clears
+ * the comment of a score posted without one) and, once the learner submitted,
+ * `submittedAt` (Canvas otherwise takes the grading's time as a late submission,
+ * canvas-lms#1799).
+ */
+import { randomId } from "../../core/random-id.js";
+import type { ExamKind } from "../../store/types.js";
+import type { ActivityProgress, GradingProgress, LtiScoreEntry, LtiScoreRecord } from "../../store/lti-gradebook-types.js";
+import type { LaunchGradebook } from "./launch-gradebook.js";
+
+const WHAT: Record<ExamKind, string> = { oral: "Oral exam", roleplay: "Role-play" };
+
+export interface Learner {
+  kind: ExamKind;
+  examId: string;
+  student: { orgInternalId?: string; email?: string };
+  launch: LaunchGradebook;
+}
+
+function entry(id: string, l: Learner, score: LtiScoreEntry["score"]): LtiScoreEntry {
+  return {
+    id, key: { ...l.launch.course, kind: l.kind, examId: l.examId }, userId: l.launch.userId, student: l.student,
+    ...(l.launch.resourceLinkId ? { resourceLinkId: l.launch.resourceLinkId } : {}),
+    ags: l.launch.ags, label: l.launch.title ?? `${WHAT[l.kind]} ${l.examId}`, score, queuedAt: new Date().toISOString(),
+  };
+}
+
+/** The launch reached the exam. One per exam link (`linkId`): a waiting page's refreshes queue nothing more. */
+export function startedEntry(l: Learner, linkId: string, at = new Date()): LtiScoreEntry {
+  const t = at.toISOString();
+  return entry(`started:${linkId}`, l, {
+    activityProgress: "Started", gradingProgress: "NotReady", timestamp: t, startedAt: l.launch.launchedAt,
+    comment: `Started the ${WHAT[l.kind].toLowerCase()} at ${t} (launched from the LMS).`,
+  });
+}
+
+/** The learner came back through `/lti/return`: a hint that they finished, not proof. */
+export function submittedEntry(l: Learner, at = new Date()): LtiScoreEntry {
+  const t = at.toISOString();
+  return entry(`returned:${randomId(16)}`, l, {
+    activityProgress: "Submitted", gradingProgress: "PendingManual", timestamp: t, startedAt: l.launch.launchedAt, submittedAt: t,
+    comment: `Came back from the ${WHAT[l.kind].toLowerCase()} at ${t}: submitted, awaiting grading (a sign from the exam site's redirect, not proof).`,
+  });
+}
+
+export interface GradeInput {
+  scoreGiven?: number;
+  scoreMaximum?: number;
+  comment?: string;
+  activityProgress?: ActivityProgress;
+  gradingProgress?: GradingProgress;
+  /** ISO 8601; default now. */
+  timestamp?: string;
+}
+
+/**
+ * A grade for a learner, built from their latest entry on this exam and course (who and
+ * where); `submittedAt` from their return, else their launch; the comment, when the app
+ * gives none, the last one sent (so Blackboard keeps it).
+ */
+export function gradeEntry(previous: readonly LtiScoreRecord[], grade: GradeInput, scoreMaximum: number): LtiScoreEntry {
+  const latest = previous[0]!;
+  const returned = previous.find((r) => r.score.activityProgress === "Submitted" || r.score.activityProgress === "Completed");
+  const submittedAt = returned?.score.submittedAt ?? returned?.score.timestamp ?? latest.score.startedAt ?? previous.at(-1)!.score.timestamp;
+  const graded = grade.scoreGiven !== undefined;
+  return {
+    ...latest,
+    id: `graded:${randomId(16)}`,
+    queuedAt: new Date().toISOString(),
+    score: {
+      activityProgress: grade.activityProgress ?? "Completed",
+      gradingProgress: grade.gradingProgress ?? (graded ? "FullyGraded" : "PendingManual"),
+      timestamp: grade.timestamp ?? new Date().toISOString(),
+      ...(graded ? { scoreGiven: grade.scoreGiven, scoreMaximum: grade.scoreMaximum ?? scoreMaximum } : {}),
+      comment: grade.comment ?? latest.score.comment,
+      submittedAt,
+      ...(latest.score.startedAt ? { startedAt: latest.score.startedAt } : {}),
+    },
+  };
+}
+
+/** The score's body for the LMS (`application/vnd.ims.lis.v1.score+json`). */
+export function scoreBody(r: Pick<LtiScoreEntry, "userId" | "score">): Record<string, unknown> {
+  const s = r.score;
+  return {
+    userId: r.userId, activityProgress: s.activityProgress, gradingProgress: s.gradingProgress, timestamp: s.timestamp, comment: s.comment,
+    ...(s.scoreGiven !== undefined ? { scoreGiven: s.scoreGiven, scoreMaximum: s.scoreMaximum } : {}),
+    ...(s.startedAt || s.submittedAt ? { submission: { ...(s.startedAt ? { startedAt: s.startedAt } : {}), ...(s.submittedAt ? { submittedAt: s.submittedAt } : {}) } } : {}),
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * The LMS gradebook (LTI AGS), as the LTI routes use it:
+ *
+ * - `reached`: a learner's exam link reached the exam (the router's launch answered its
+ *   redirect): queues `Started` / `NotReady` (once per link) and leaves the return mark.
+ *   Never on the launch's critical path: the entry is written after the answer went out,
+ *   and a store failure is logged, not shown to the learner.
+ * - `returnRoute`: `GET /lti/return`, where the organization sends learners back from the
+ *   exam site: queues `Submitted` / `PendingManual` for the marked learner and shows a
+ *   small page. A hint that they finished, not proof: anyone can open the URL, and only
+ *   the browser's own mark says who.
+ * - `queueGrades`: the app's grades (`POST /oral-assessments/:examId/scores`, `router.lti.postScore`).
+ *
+ * Scores go through the durable outbox in the store (outbox.ts); the worker starts with
+ * the routes and stops with `close()`.
+ */
+import type { Request, RequestHandler, Response } from "express";
+import type { Logger } from "../../core/logger.js";
+import type { OralStoreLtiGradebook, LtiScoreEntry } from "../../store/lti-gradebook-types.js";
+import type { ExamKind } from "../../store/types.js";
+import { sendLtiPage } from "../pages.js";
+import type { RegistrationSource } from "../registration-source.js";
+import type { ServiceAccess } from "../service-access.js";
+import type { ToolKeys } from "../tool-keys.js";
+import { agsSender } from "./ags.js";
+import { gradeEntry, startedEntry, submittedEntry, type GradeInput, type Learner } from "./entries.js";
+import type { LaunchGradebook } from "./launch-gradebook.js";
+import type { GradebookSettings } from "./options.js";
+import { ScoreOutbox } from "./outbox.js";
+import { returnMarks } from "./return-mark.js";
+import { DEFAULT_ORGANIZATION } from "../../store/types.js";
+
+export interface GradebookDeps {
+  settings: GradebookSettings;
+  store: OralStoreLtiGradebook;
+  access: ServiceAccess;
+  source: RegistrationSource;
+  keys: ToolKeys;
+  logger: Logger;
+}
+
+/** What the exam link knows when it is followed. */
+export interface ReachedLink {
+  linkId: string;
+  kind: ExamKind;
+  examId: string;
+  organization: string | undefined;
+  student: { orgInternalId?: string; email?: string };
+  gradebook: LaunchGradebook;
+}
+
+/** Why grades could not be queued: the field to name in a 400. */
+export class GradeRefusal extends Error {
+  constructor(readonly field: string, message: string) {
+    super(message);
+  }
+}
+
+export interface GradeRequest extends GradeInput {
+  /** The student: their `orgInternalId` or e-mail, as the launch record shows them. */
+  student: string;
+}
+
+export type Gradebook = ReturnType<typeof createGradebook>;
+
+export function createGradebook(deps: GradebookDeps) {
+  const { settings, store, logger } = deps;
+  const marks = returnMarks(deps.keys, settings.returnMarkMaxAgeMs);
+  const send = agsSender({
+    store, access: deps.access, settings, logger,
+    registration: async (issuer, clientId) => {
+      const found = await deps.source.find(issuer, clientId);
+      return "found" in found ? found.found : undefined;
+    },
+  });
+  const outbox = new ScoreOutbox(store, send, settings, logger);
+  const orgOf = (organization: string | undefined) => organization ?? DEFAULT_ORGANIZATION;
+
+  const queue = (org: string, entries: LtiScoreEntry[], why: string): void => {
+    void store.addLtiScores(org, entries).then(() => outbox.kick(), (error: unknown) => {
+      logger.error({ event: "lti_score_not_queued", why, error: (error as Error)?.message }, "a score could not be queued for the LMS gradebook (the store failed)");
+    });
+  };
+
+  return {
+    outbox,
+    start: () => outbox.start(),
+    close: () => outbox.close(),
+
+    /** Call before the launch answers (the mark is a cookie); the score is queued once the answer is a redirect. */
+    reached(req: Request, res: Response, link: ReachedLink): void {
+      const learner: Learner = { kind: link.kind, examId: link.examId, student: link.student, launch: link.gradebook };
+      marks.set(req, res, { ...learner, organization: link.organization });
+      res.once("finish", () => {
+        if (res.statusCode === 303 || res.statusCode === 302) queue(orgOf(link.organization), [startedEntry(learner, link.linkId)], "started");
+      });
+    },
+
+    returnRoute: ((frameAncestors: readonly string[]): RequestHandler => (req, res) => {
+      const mark = marks.read(req);
+      res.setHeader("Cache-Control", "no-store");
+      if (!mark) {
+        logger.info({ event: "lti_return", outcome: "unmarked" }, "a return without a launch's mark: nothing told to the LMS");
+        return sendLtiPage(res, frameAncestors, { status: 200, title: "Thank you", message: "You can close this window and go back to your course." });
+      }
+      marks.clear(req, res);
+      queue(orgOf(mark.organization), [submittedEntry(mark)], "returned");
+      logger.info({ event: "lti_return", outcome: "submitted", examId: mark.examId, kind: mark.kind }, "a learner came back from the exam: Submitted queued for the LMS gradebook");
+      sendLtiPage(res, frameAncestors, { status: 200, title: "Thank you", message: "Your exam is handed in. Your course shows it as submitted, awaiting grading. You can close this window and go back to your course." });
+    }),
+
+    /**
+     * Queues grades for learners who launched this exam from an LMS, all or none: a
+     * student with no LTI launch of the exam refuses the whole call (naming
+     * `scores[i].student`). A learner who launched from two courses gets the grade in both.
+     */
+    async queueGrades(org: string, kind: ExamKind, examId: string, grades: readonly GradeRequest[]): Promise<{ student: string; queued: number }[]> {
+      const entries: LtiScoreEntry[] = [];
+      const answers: { student: string; queued: number }[] = [];
+      for (const [i, grade] of grades.entries()) {
+        const previous = await store.listLtiScores(org, { kind, examId, student: grade.student, limit: 200 });
+        if (previous.length === 0) throw new GradeRefusal(`scores[${i}].student`, `has no LMS launch of this exam: only learners who opened it from an LMS link have a place in the LMS gradebook.`);
+        const byLink = new Map<string, typeof previous>();
+        for (const r of previous) {
+          const k = JSON.stringify([r.key.issuer, r.key.clientId, r.key.deploymentId, r.key.contextId, r.userId]);
+          byLink.set(k, [...(byLink.get(k) ?? []), r]);
+        }
+        for (const group of byLink.values()) entries.push(gradeEntry(group, grade, settings.scoreMaximum));
+        answers.push({ student: grade.student, queued: byLink.size });
+      }
+      await store.addLtiScores(org, entries);
+      outbox.kick();
+      return answers;
+    },
+  };
+}

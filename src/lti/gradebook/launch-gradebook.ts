@@ -1,0 +1,49 @@
+/**
+ * What a learner's launch tells the gradebook: the LMS course (issuer, client id,
+ * deployment, `context.id`), the LMS user (`sub`), the resource link, and the AGS
+ * endpoint claim (`lineitems`, the link's own `lineitem`, the scopes granted). Kept with
+ * the exam link (open-link.ts) and in the return mark; undefined when the launch has no
+ * AGS claim or no course (the LMS offers no gradebook to this link).
+ */
+import { CLAIM } from "../claims.js";
+import type { VerifiedLaunch } from "../verify-launch.js";
+import type { LtiCourseKey } from "../../store/lti-course-types.js";
+
+export const AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint";
+
+export interface LaunchGradebook {
+  course: LtiCourseKey;
+  userId: string;
+  resourceLinkId?: string;
+  /** The link's title: the label of a line item the tool creates. */
+  title?: string;
+  ags: { lineItem?: string; lineItems?: string; scope: string[] };
+  /** ISO 8601: the LTI launch's time. */
+  launchedAt: string;
+}
+
+const text = (v: unknown, max = 255): string | undefined => (typeof v === "string" && v.length > 0 && v.length <= max ? v : undefined);
+const httpUrl = (v: unknown): string | undefined => {
+  const s = text(v, 2048);
+  return s !== undefined && URL.canParse(s) && /^https?:$/.test(new URL(s).protocol) ? s : undefined;
+};
+
+export function gradebookOfLaunch(launch: Pick<VerifiedLaunch, "claims" | "registration" | "deploymentId">, now = new Date()): LaunchGradebook | undefined {
+  const claim = launch.claims[AGS_CLAIM] as Record<string, unknown> | undefined;
+  const contextId = text((launch.claims[CLAIM.context] as { id?: unknown } | undefined)?.id);
+  const userId = text(launch.claims.sub);
+  if (!claim || typeof claim !== "object" || !contextId || !userId) return undefined;
+  const lineItem = httpUrl(claim.lineitem);
+  const lineItems = httpUrl(claim.lineitems);
+  if (!lineItem && !lineItems) return undefined;
+  const link = launch.claims[CLAIM.resourceLink] as { id?: unknown; title?: unknown } | undefined;
+  const scope = Array.isArray(claim.scope) ? claim.scope.filter((s): s is string => text(s, 255) !== undefined).slice(0, 10) : [];
+  return {
+    course: { issuer: launch.registration.issuer, clientId: launch.registration.clientId, deploymentId: launch.deploymentId, contextId },
+    userId,
+    ...(text(link?.id) ? { resourceLinkId: text(link?.id) } : {}),
+    ...(text(link?.title) ? { title: text(link?.title) } : {}),
+    ags: { ...(lineItem ? { lineItem } : {}), ...(lineItems ? { lineItems } : {}), scope },
+    launchedAt: now.toISOString(),
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * The return mark: a first-party cookie, `eoa_lti_return`, set when a learner's exam link
+ * reaches the exam (the launch redirects to the exam site), read by `GET /lti/return`
+ * when the exam site sends the learner back. It names the exam, the student and the LMS
+ * launch (course, user, AGS endpoint) and is signed (HMAC-SHA-256 under a key derived
+ * from the tool's signing key), so a browser cannot forge a return for another learner.
+ * `SameSite=Lax`: it travels on the exam site's top-level redirect back, not on a
+ * cross-site subrequest. One mark per browser: the latest exam reached.
+ */
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import type { Request, Response } from "express";
+import { cookieOf } from "../browser-id.js";
+import type { ToolKeys } from "../tool-keys.js";
+import type { Learner } from "./entries.js";
+
+export const RETURN_COOKIE = "eoa_lti_return";
+
+export interface ReturnMark extends Learner {
+  /** The organization the link acted for (undefined: the router's own). */
+  organization: string | undefined;
+}
+
+export function returnMarks(keys: ToolKeys, maxAgeMs: number) {
+  const secret = createHash("sha256").update("eoa-lti-return-mark\u0000").update(keys.signing().key.export({ format: "pem", type: "pkcs8" })).digest();
+  const sign = (payload: string) => createHmac("sha256", secret).update(payload).digest("base64url");
+  return {
+    set(req: Request, res: Response, mark: ReturnMark): void {
+      const payload = Buffer.from(JSON.stringify({ ...mark, exp: Date.now() + maxAgeMs })).toString("base64url");
+      res.cookie(RETURN_COOKIE, `${payload}.${sign(payload)}`, { httpOnly: true, secure: true, sameSite: "lax", maxAge: maxAgeMs, path: `${req.baseUrl}/lti/return` });
+    },
+    /** The request's mark, when it is ours, intact and not expired. */
+    read(req: Request): ReturnMark | undefined {
+      const value = cookieOf(req, RETURN_COOKIE);
+      const [payload, mac] = value?.split(".") ?? [];
+      if (!payload || !mac) return undefined;
+      const expected = Buffer.from(sign(payload));
+      const given = Buffer.from(mac);
+      if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+      try {
+        const mark = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as ReturnMark & { exp: number };
+        return typeof mark.exp === "number" && mark.exp > Date.now() ? mark : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    clear(req: Request, res: Response): void {
+      res.clearCookie(RETURN_COOKIE, { httpOnly: true, secure: true, sameSite: "lax", path: `${req.baseUrl}/lti/return` });
+    },
+  };
+}

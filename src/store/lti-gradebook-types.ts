@@ -1,0 +1,132 @@
+/**
+ * The LMS gradebook (AGS, schema version 10): the line item the tool uses per exam and
+ * LMS course, and the score outbox. A score is written here first, then posted to the
+ * LMS by the outbox worker (src/lti/gradebook/outbox.ts), retried with backoff until the
+ * LMS takes it: a restart, a crash or an LMS outage loses none. Entries of one learner on
+ * one exam go out in the order they were queued (a `Started` before its `Submitted`).
+ */
+import type { ExamKind } from "./types.js";
+import type { LtiCourseKey } from "./lti-course-types.js";
+
+export const ACTIVITY_PROGRESS = ["Initialized", "Started", "InProgress", "Submitted", "Completed"] as const;
+export const GRADING_PROGRESS = ["FullyGraded", "Pending", "PendingManual", "Failed", "NotReady"] as const;
+export type ActivityProgress = (typeof ACTIVITY_PROGRESS)[number];
+export type GradingProgress = (typeof GRADING_PROGRESS)[number];
+
+/** One exam in one LMS course. */
+export interface LtiLineItemKey extends LtiCourseKey {
+  kind: ExamKind;
+  examId: string;
+}
+
+/** What the LMS is told (AGS score, `application/vnd.ims.lis.v1.score+json`), less `userId`. */
+export interface LtiScoreBody {
+  activityProgress: ActivityProgress;
+  gradingProgress: GradingProgress;
+  /** ISO 8601: when this happened (a launch's time, a return's, a grading's). */
+  timestamp: string;
+  scoreGiven?: number;
+  scoreMaximum?: number;
+  /** Always set: Blackboard clears the comment of a score posted without one. */
+  comment: string;
+  /** When the learner submitted (their return, else their launch): a late grading is not a late submission (canvas-lms#1799). */
+  submittedAt?: string;
+  /** When the learner started (their launch). */
+  startedAt?: string;
+}
+
+/** One queued score. */
+export interface LtiScoreEntry {
+  /** Unique; a second entry with the same id is ignored (a launch's waiting page refreshing). */
+  id: string;
+  key: LtiLineItemKey;
+  /** The LMS user (`sub` of the launch). */
+  userId: string;
+  /** The student as the platform knows them (the launch record's). */
+  student: { orgInternalId?: string; email?: string };
+  resourceLinkId?: string;
+  /** The AGS endpoint claim of the launch: the link's own line item, the course's line item container, the scopes granted. */
+  ags: { lineItem?: string; lineItems?: string; scope: string[] };
+  /** The line item's label, should the tool have to create it. */
+  label: string;
+  score: LtiScoreBody;
+  /** ISO 8601. */
+  queuedAt: string;
+}
+
+export type LtiScoreState = "pending" | "sent" | "failed";
+
+/** An entry with its delivery. */
+export interface LtiScoreRecord extends LtiScoreEntry {
+  org: string;
+  state: LtiScoreState;
+  attempts: number;
+  /** When it is next due (ms since the epoch); a claimed entry is leased until then. */
+  nextAtMs: number;
+  sentAt?: string;
+  /** Why the last attempt failed (never a token). */
+  lastError?: string;
+}
+
+export interface LtiScoreSettle {
+  state: LtiScoreState;
+  attempts: number;
+  nextAtMs: number;
+  sentAt?: string;
+  lastError?: string;
+}
+
+export interface OralStoreLtiGradebook {
+  /** Keeps the first line item URL of this exam in this course; answers the one kept. */
+  putLtiLineItem(org: string, key: LtiLineItemKey, url: string): Promise<string>;
+  getLtiLineItem(org: string, key: LtiLineItemKey): Promise<string | undefined>;
+  /** Queues entries (one transaction); an id already queued is skipped. Answers how many were added. */
+  addLtiScores(org: string, entries: LtiScoreEntry[]): Promise<number>;
+  /**
+   * Claims up to `limit` pending entries due at `now`, in every organization, leasing
+   * each until `now + leaseMs` (another instance, or this one after a crash, takes it
+   * again only once the lease ran out). An entry waits while an earlier pending entry of
+   * the same learner and exam exists.
+   */
+  claimLtiScores(now: number, limit: number, leaseMs: number): Promise<LtiScoreRecord[]>;
+  settleLtiScore(id: string, outcome: LtiScoreSettle): Promise<void>;
+  /** One exam's entries, newest first (at most `limit`); `student`: only this `orgInternalId` or e-mail. */
+  listLtiScores(org: string, query: { kind: ExamKind; examId: string; student?: string; limit: number }): Promise<LtiScoreRecord[]>;
+}
+
+/** A TypeError, like the other checks: a bad entry is a bug in the caller. */
+export function checkLtiScoreEntry(org: unknown, e: LtiScoreEntry): void {
+  const text = (v: unknown, max = 2048) => typeof v === "string" && v.length > 0 && v.length <= max;
+  if (!text(org, 64) || !e || !text(e.id, 255) || !text(e.userId, 255) || !text(e.key?.examId, 255) || !text(e.key?.contextId, 255)
+    || !text(e.key?.issuer, 255) || !text(e.key?.clientId, 255) || !text(e.key?.deploymentId, 255) || typeof e.score?.comment !== "string") {
+    throw new TypeError("invalid LTI score entry: organization, id, userId, key (course and exam) and score.comment must be set");
+  }
+}
+
+/** A SQL row (both dialects). */
+export interface LtiScoreRow {
+  organization: string;
+  entry: string;
+  state: string;
+  attempts: number | string;
+  next_ms: number | string;
+  sent_at: string | null;
+  last_error: string | null;
+}
+
+export function toLtiScoreRecord(r: LtiScoreRow): LtiScoreRecord {
+  const entry = JSON.parse(r.entry) as LtiScoreEntry;
+  return {
+    ...entry, org: r.organization, state: r.state as LtiScoreState, attempts: Number(r.attempts), nextAtMs: Number(r.next_ms),
+    ...(r.sent_at ? { sentAt: r.sent_at } : {}), ...(r.last_error ? { lastError: r.last_error } : {}),
+  };
+}
+
+/** The columns of an entry (both dialects, by name). */
+export function ltiScoreColumns(org: string, e: LtiScoreEntry, now: number) {
+  return {
+    id: e.id, org, kind: e.key.kind, examId: e.key.examId, userId: e.userId, issuer: e.key.issuer,
+    studentId: e.student.orgInternalId ?? null, studentEmail: e.student.email ?? null,
+    entry: JSON.stringify(e), nextMs: now, queuedMs: Date.parse(e.queuedAt) || now,
+  };
+}
