@@ -257,7 +257,7 @@ describe("sqliteStore: the file", () => {
     try {
       expect(check.pragma("user_version", { simple: true })).toBe(10);
       const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
-      expect(tables).toEqual(["assessments", "classes", "courses", "idempotency", "launch_latest", "launches", "lti_course_links", "lti_deployments", "lti_exam_copies", "lti_line_items", "lti_registrations", "lti_scores"]);
+      expect(tables).toEqual(["assessments", "classes", "courses", "idempotency", "launch_latest", "launches", "lti_course_links", "lti_course_services", "lti_deployments", "lti_exam_copies", "lti_line_items", "lti_registrations", "lti_scores"]);
     } finally {
       check.close();
     }
