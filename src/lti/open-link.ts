@@ -3,8 +3,16 @@
  * (`GET /lti/open/:examId/:linkId`, `/lti/open/roleplay/:roleplayId/:linkId`). The LTI
  * launch stores the student, the exam and the organization under a random link id; the
  * link runs the router's own launch (`GET /launch/:examId`: prepared tokens, fair share,
- * waiting page, coalescing, fleet) with the student taken from here instead of
- * `req.user`, so the sign-in token is asked for only when the link is followed.
+ * waiting page, coalescing, fleet), handing it the stored student as an argument
+ * (`OpenExam`) instead of `req.user`, so the sign-in token is asked for only when the
+ * link is followed.
+ *
+ * Why a store and a link rather than launching inside `POST /lti/launch`: the exam is
+ * opened by a later request of the browser (the student's click on *Open the exam*, in a
+ * new window, since the exam page cannot run inside the LMS's frame), possibly on another
+ * instance of a fleet. Only the verified launch knows the student, so it is kept in the
+ * fleet's single-use store until that request, and each request of the link (its
+ * waiting page's refreshes too) reads it back here and passes it on.
  *
  * Single use: the first follow takes the link. A launch that answers the waiting page
  * refreshes to the same path with `?wait=`: that is honoured (the launch checks the wait
@@ -43,19 +51,21 @@ export interface LinkRecord {
 /** Told when a followed link runs the launch (before it answers): the gradebook's `reached`. */
 export type OnFollowed = (req: Request, res: Response, record: LinkRecord, linkId: string) => void;
 
-/** What the router's launch reads from an LTI link's request. */
-export interface LtiLaunchOf {
+/** What the router's launch is handed for a followed link: who the LMS launch said is launching. */
+export interface LinkLaunch {
   student: LtiStudentFields;
+  /** What `organizationFor` answered (undefined: the router's own). */
   organization: string | undefined;
-  claims?: Record<string, unknown>;
+  /** The launch's verified claims kept for `canLaunch` (launch-claims.ts). */
+  claims?: Record<string, unknown> | undefined;
 }
 
-const launched = new WeakMap<Request, LtiLaunchOf>();
-
-/** The LTI launch this request follows, if it came through an exam link. */
-export function ltiLaunchOf(req: Request): LtiLaunchOf | undefined {
-  return launched.get(req);
-}
+/**
+ * The router's launch of one exam kind for a followed link, the link's launch passed as
+ * an argument. Not an Express handler (Express takes a four-parameter function for an
+ * error handler): the link's route calls it.
+ */
+export type OpenExam = (req: Request, res: Response, next: NextFunction, launch: LinkLaunch) => void;
 
 /** Lives until followed. */
 const LINK_TTL_MS = 5 * 60_000;
@@ -93,7 +103,7 @@ function forAnotherOrganization(res: Response, text: string | undefined): boolea
 }
 
 /** `openExam`: the router's launch for that kind. */
-export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: RequestHandler, times: OpenLinkTimes, logger: Logger, frameAncestors: readonly string[], onFollowed?: OnFollowed): RequestHandler {
+export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: OpenExam, times: OpenLinkTimes, logger: Logger, frameAncestors: readonly string[], onFollowed?: OnFollowed): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     void (async () => {
       if (isSpeculative(req)) {
@@ -134,9 +144,8 @@ export function openLinkRoute(kind: LinkKind, store: SingleUseStore, openExam: R
           message: "Exam links from your LMS work once, for a few minutes, in the browser that first opened them. Go back to your course in the LMS and open the exam again.",
         });
       }
-      launched.set(req, { student: record.student, organization: record.organization, claims: record.claims });
       onFollowed?.(req, res, record, linkId);
-      openExam(req, res, next);
+      openExam(req, res, next, { student: record.student, organization: record.organization, claims: record.claims });
     })().catch(next);
   };
 }

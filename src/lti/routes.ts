@@ -29,7 +29,7 @@ import { launchRoute } from "./launch.js";
 import { loginRoute } from "./login.js";
 import { LoginLimits } from "./login-limit.js";
 import { LoginStates, MAX_STATE_WAIT_MS } from "./login-state.js";
-import { openLinkRoute, type OnFollowed } from "./open-link.js";
+import { openLinkRoute, type LinkKind, type OnFollowed, type OpenExam } from "./open-link.js";
 import { prepareCourseRoutes, type PrepareCourseDeps } from "./prepare-course.js";
 import { createGradebook, type Gradebook } from "./gradebook/gradebook.js";
 import { sendLtiPage } from "./pages.js";
@@ -45,7 +45,7 @@ export interface LtiRouteDeps {
   limiter: Fleet["limiter"];
   logger: Logger;
   /** The router's launch (`GET /launch/:examId` or the role-play one), with the student taken from the LTI link. */
-  openExam: { oral: RequestHandler; roleplay: RequestHandler };
+  openExam: Record<LinkKind, OpenExam>;
   /** How long a followed link's waiting page may refresh, ms (the launch's longest wait and a margin). */
   followedTtlMs: number;
   examIdPattern: RegExp;

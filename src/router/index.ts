@@ -21,7 +21,7 @@ import { answerSpeculative, isSpeculative } from "./launch/speculative.js";
 import { ltiMount } from "./lti-mount.js";
 import { programmaticScores, scoresRoute, type PostScoreInput } from "./gradebook-scores.js";
 import type { Gradebook } from "../lti/gradebook/gradebook.js";
-import { ltiLaunchOf } from "../lti/open-link.js";
+import type { OpenExam } from "../lti/open-link.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import type { PrepareProgress } from "./prepare/plan.js";
 import type { PrepareInput } from "./prepare/preparation.js";
@@ -149,19 +149,17 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // for the organization the link was made for.
   let gradebook: Gradebook | undefined;
   if (settings.lti) {
-    const linkOrganization: RequestHandler = (req, res, next) => {
-      const wanted = ltiLaunchOf(req)?.organization;
-      if (wanted === undefined || wanted === foundOrganization(res).id) next();
+    // The organization's launch, for the organization the link was made for (else the 404 page).
+    const openLinked = (kind: "ltiOral" | "ltiRoleplay"): OpenExam => (req, res, next, link) => asPage(req, res, (error?: unknown) => {
+      if (error !== undefined && error !== null) return next(error);
+      if (link.organization === undefined || link.organization === foundOrganization(res).id) scope(res)[kind](req, res, next, link);
       else sendPage(res, { status: 404, title: "Exam not found", message: "This exam link was made for another school. Open it again from your course page." });
-    };
+    });
     // The organization is found before an exam link is taken (a link followed under the wrong school stays usable).
     router.get(["/lti/open/roleplay/:roleplayId/:linkId", "/lti/open/:examId/:linkId"], asPage);
     const mounted = ltiMount({
       lti: settings.lti, launch: settings.launch, logger, fleet, store,
-      openExam: {
-        oral: chain([asPage, linkOrganization, (req, res, next) => scope(res).ltiOral(req, res, next)]),
-        roleplay: chain([asPage, linkOrganization, (req, res, next) => scope(res).ltiRoleplay(req, res, next)]),
-      },
+      openExam: { oral: openLinked("ltiOral"), roleplay: openLinked("ltiRoleplay") },
       organizationIdFor: async (req) => (await organizations.of(req))?.id,
       platformOf: async (req, id) => {
         const org = await organizations.of(req);

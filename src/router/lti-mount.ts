@@ -3,18 +3,19 @@
  * router's own launch plugged in. An LTI learner's exam link runs the same launch as
  * `GET /launch/:examId` (prepared tokens, fair share, waiting page, coalescing, fleet);
  * only where the student comes from differs: the verified LTI launch stored with the
- * link, instead of `req.user`. `canLaunch` (the app's roster check) is asked as for any
- * launch, its context saying `via: "lti"` with the verified claims kept with the link
- * (launch-claims.ts), so a roster check applies to every door; `loginUrl` never applies.
+ * link, handed to the launch as an argument (`ltiLaunchRoute`), instead of `req.user`.
+ * `canLaunch` (the app's roster check) is asked as for any launch, its context saying
+ * `via: "lti"` with the verified claims kept with the link (launch-claims.ts), so a
+ * roster check applies to every door; `loginUrl` never applies.
  *
  * Organizations: the link carries what `lti.organizationFor` answered for the launch's
- * deployment (`ltiLaunchOf(req).organization`). The router's organization step runs as
+ * deployment (`LinkLaunch.organization`). The router's organization step runs as
  * for any launch (with `organization`, the resolver is asked for `<mount>/lti/` requests too); an
  * organization other than the link's is refused with the 404 page.
  */
-import type { Request, RequestHandler, Router } from "express";
+import type { Request, Router } from "express";
 import type { Logger } from "../core/logger.js";
-import { ltiLaunchOf } from "../lti/open-link.js";
+import type { OpenExam } from "../lti/open-link.js";
 import { ltiRoutes } from "../lti/routes.js";
 import { createServiceAccess } from "../lti/service-access.js";
 import { fleetTokenShare } from "../lti/service-token-share.js";
@@ -32,26 +33,14 @@ import { EXAM_ID_PATTERN } from "./shared/exam-directory.js";
 /** A followed link's waiting page may refresh this long past the launch's longest wait. */
 const FOLLOWED_MARGIN_MS = 60_000;
 
-/** The launch settings of an LTI exam link: the student from the verified LMS launch, not `req.user`. */
-export function ltiLaunchSettings(launch: LaunchSettings): LaunchSettings {
-  return {
-    ...launch,
-    student: (req) => ltiLaunchOf(req)?.student,
-    canLaunch: launch.canLaunch && ((req, ctx) => launch.canLaunch!(req, { ...ctx, via: "lti", claims: ltiLaunchOf(req)?.claims ?? {} })),
-    loginUrl: undefined,
-    signedIn: (req) => ltiLaunchOf(req) !== undefined,
-    launchHref: (req) => `${req.baseUrl}${req.path}`,
-  };
-}
-
 export interface LtiMountInput {
   lti: LtiSettings;
   launch: LaunchSettings;
   logger: Logger;
   fleet: Fleet;
   store: OralStore;
-  /** The organization's LTI launch handlers (see organization/scope.ts), found per request. */
-  openExam: Record<"oral" | "roleplay", RequestHandler>;
+  /** The organization's LTI launches (see scope.ts), found per request, each handed the link's launch. */
+  openExam: Record<"oral" | "roleplay", OpenExam>;
   /** The request's organization id by the router's resolver (undefined: none). */
   organizationIdFor: (req: Request) => Promise<string | undefined>;
   /** The organization's client, when the request acts for that organization (the picker's new class, a course copy). */

@@ -18,14 +18,13 @@ import type { OralStore } from "../store/types.js";
 import { idempotentPost } from "./instructor/idempotency.js";
 import { instructorRoutes } from "./instructor/routes.js";
 import { LaunchAttempts } from "./launch/attempts.js";
-import { launchRoute } from "./launch/route.js";
+import { launchRoute, ltiLaunchRoute, type LinkedLaunchRoute } from "./launch/route.js";
 import { PlanCoordinator } from "./prepare/coordinator.js";
 import { createPreparation, type Preparation } from "./prepare/preparation.js";
 import { TokenPreparer } from "./prepare/preparer.js";
 import { prepareRoutes } from "./prepare/routes.js";
 import type { RouterSettings } from "./settings.js";
 import { ExamDirectory } from "./shared/exam-directory.js";
-import { ltiLaunchSettings } from "./lti-mount.js";
 import type { OrganizationIdOf } from "./shared/request-organization.js";
 import type { LaunchRecorder } from "./records/recorder.js";
 import { platformAnswers } from "./records/platform-answers.js";
@@ -37,9 +36,9 @@ import { scopeMetrics } from "./metrics/scope-metrics.js";
 export interface OrganizationScope {
   readonly launchOral: RequestHandler;
   readonly launchRoleplay: RequestHandler;
-  /** An LTI exam link's launch: the same launch, the student from the verified LMS launch. */
-  readonly ltiOral: RequestHandler;
-  readonly ltiRoleplay: RequestHandler;
+  /** An LTI exam link's launch: the same launch, handed the student of the verified LMS launch. */
+  readonly ltiOral: LinkedLaunchRoute;
+  readonly ltiRoleplay: LinkedLaunchRoute;
   /** The pre-warming routes (behind the instructor guards and the roster's body limit). */
   readonly prepare: RequestHandler;
   /** The rest of the instructor API (behind the guards and the body parser). */
@@ -91,9 +90,6 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
   const preparation = createPreparation(settings.prepare, directory, preparer, coordinator);
   const idempotent = idempotentPost(store, organizationIdOf, logger);
 
-  const ltiLaunch = ltiLaunchSettings(launch);
-  // The spread in ltiLaunchSettings read the exam host once: LTI links follow the latest answer too.
-  Object.defineProperty(ltiLaunch, "examHost", { get: () => org.examHost, enumerable: true });
   // Fleet mode records which instance answered; one instance has nothing to tell apart.
   const instance = fleet.kind === "redis" ? fleet.instanceId : undefined;
   // The snapshot is read when Prometheus scrapes; a launch only bumps a counter.
@@ -108,15 +104,14 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
     platform, logger, directory, organizationIdOf, attempts, preparer, launchLimiter: fleet.launchLimiter, breaker: signInBreaker, recorder, instance,
     countLaunch: metrics?.countLaunch,
   };
-  const ltiDeps = { ...launchDeps, via: "lti" as const };
   const answers = platformAnswers(platform, fleet.recentCounts, organization);
   const live = liveView({ store, recorder, organizationIdOf, platform, preparation, answers, limits: liveLimits });
   const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationIdOf, logger, () => directory.forget(), recorder, live.handler);
   return {
     launchOral: launchRoute(launch, launchDeps),
     launchRoleplay: launchRoute(launch, launchDeps, "roleplay"),
-    ltiOral: launchRoute(ltiLaunch, ltiDeps),
-    ltiRoleplay: launchRoute(ltiLaunch, ltiDeps, "roleplay"),
+    ltiOral: ltiLaunchRoute(launch, launchDeps),
+    ltiRoleplay: ltiLaunchRoute(launch, launchDeps, "roleplay"),
     prepare: prepareRoutes(preparation, idempotent, organizationIdOf),
     instructor,
     preparation,

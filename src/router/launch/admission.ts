@@ -22,6 +22,17 @@ const FIELD_NAMES: Record<string, string> = {
   orgInternalId: "user id",
 };
 
+/**
+ * Who an LTI exam link launches, handed to the launch as an argument by the link's route
+ * (lti/open-link.ts): the student the verified LMS launch was mapped to, and the claims
+ * kept for `canLaunch` (asked with `via: "lti"`). It stands for `req.user`: nobody is
+ * "signed out" of a link, and `student` (the option) is not asked.
+ */
+export interface LinkedLaunch {
+  student: Partial<StudentIdentity>;
+  claims?: Record<string, unknown> | undefined;
+}
+
 export interface Admitted {
   examId: string;
   exam: ExamClass;
@@ -37,7 +48,7 @@ export type LaunchLog = (req: Request, outcome: LaunchOutcome, status: number, s
  * else about the launch, the organization included (its resolver may need the user).
  */
 export function answerSignedOut(settings: LaunchSettings, req: Request, res: Response, kind: ExamKind): number | undefined {
-  if (settings.signedIn ? settings.signedIn(req) : userOf(req)) return undefined;
+  if (userOf(req)) return undefined;
   if (settings.loginUrl) {
     // Only the path on this site: an absolute returnTo would be an open redirect.
     const returnTo = launchPath(req.baseUrl, kind, launchedId(req.params));
@@ -51,13 +62,13 @@ export function answerSignedOut(settings: LaunchSettings, req: Request, res: Res
   return 401;
 }
 
-/** Answers the request itself (and returns undefined) when the launch stops here. */
+/** Answers the request itself (and returns undefined) when the launch stops here. `linked`: an LTI exam link's launch. */
 export async function admit(
   settings: LaunchSettings, directory: ExamDirectory, organizationIdOf: OrganizationIdOf, done: LaunchLog, req: Request, res: Response,
-  started: number, kind: ExamKind = "oral",
+  started: number, kind: ExamKind = "oral", linked?: LinkedLaunch,
 ): Promise<Admitted | undefined> {
   const examId = launchedId(req.params);
-  const signedOut = answerSignedOut(settings, req, res, kind);
+  const signedOut = linked ? undefined : answerSignedOut(settings, req, res, kind);
   if (signedOut !== undefined) return void done(req, "login_required", signedOut, started);
   if (!EXAM_ID_PATTERN.test(examId)) {
     sendPage(res, { status: 400, title: "Not an exam link", message: "This link does not point to an exam. Check the link you were given." });
@@ -69,7 +80,7 @@ export async function admit(
     sendPage(res, { status: 404, title: "Exam not found", message: "We could not find this exam. It may have been removed; ask your instructor for a new link." });
     return void done(req, "unknown_exam", 404, started);
   }
-  const parsed = StudentIdentity.safeParse((await settings.student(req)) ?? {});
+  const parsed = StudentIdentity.safeParse((linked ? linked.student : await settings.student(req)) ?? {});
   if (!parsed.success) {
     const fields = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? "student")))];
     const named = fields.map((f) => `${FIELD_NAMES[f] ?? f} (${f})`).join(", ");
@@ -77,7 +88,9 @@ export async function admit(
     return void done(req, "student_incomplete", 400, started, { fields });
   }
   const student = parsed.data;
-  const ctx: LaunchContext = { examId, classId: exam.classId, courseId: exam.courseId, student };
+  const ctx: LaunchContext = {
+    examId, classId: exam.classId, courseId: exam.courseId, student, ...(linked ? { via: "lti" as const, claims: linked.claims ?? {} } : {}),
+  };
   if (settings.canLaunch && !(await settings.canLaunch(req, ctx))) {
     sendPage(res, { status: 403, title: "You cannot take this exam", message: "Your account is not enrolled for this exam. Ask your instructor if you think this is wrong." });
     return void done(req, "forbidden", 403, started, { user: student.orgInternalId, student });

@@ -21,7 +21,7 @@
  * `?wait=<id>`; that id is honoured only for the student it was made for, on any
  * instance of a fleet.
  */
-import type { Request, Response } from "express";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Logger } from "../../core/logger.js";
 import type { LaunchLimiter } from "../../fleet/launch-limiter.js";
 import type { PlatformBreaker } from "../../fleet/platform-breaker.js";
@@ -30,7 +30,7 @@ import type { ExamDirectory } from "../shared/exam-directory.js";
 import type { OrganizationIdOf } from "../shared/request-organization.js";
 import { asyncHandler } from "../shared/guards.js";
 import type { TokenPreparer } from "../prepare/preparer.js";
-import { admit, type LaunchLog } from "./admission.js";
+import { admit, type LaunchLog, type LinkedLaunch } from "./admission.js";
 import { studentKey } from "../shared/student-key.js";
 import type { LaunchAttempts } from "./attempts.js";
 import { onDemandLaunches, type OnDemandLaunch } from "./on-demand.js";
@@ -69,7 +69,26 @@ export interface LaunchDeps {
 }
 
 /** `kind`: which exams this route launches (`/launch/:examId` oral, `/launch/roleplay/:roleplayId` role-plays). */
-export function launchRoute(settings: LaunchSettings, deps: LaunchDeps, kind: ExamKind = "oral") {
+export function launchRoute(settings: LaunchSettings, deps: LaunchDeps, kind: ExamKind = "oral"): RequestHandler {
+  const handle = launchHandler(settings, deps, kind);
+  return asyncHandler((req, res) => handle(req, res, undefined));
+}
+
+/** The launch of an LTI exam link (lti/open-link.ts's `OpenExam`): not an Express handler, the link's route calls it. */
+export type LinkedLaunchRoute = (req: Request, res: Response, next: NextFunction, linked: LinkedLaunch) => void;
+
+/**
+ * An LTI exam link's launch: the same launch, with the student of the verified LMS launch
+ * handed in as an argument by the link's route (lti/open-link.ts) and recorded
+ * `via: "lti"`. Every request of the link (its waiting page's refreshes too) passes
+ * through that route, which reads the student back from the fleet's store.
+ */
+export function ltiLaunchRoute(settings: LaunchSettings, deps: LaunchDeps, kind: ExamKind = "oral"): LinkedLaunchRoute {
+  const handle = launchHandler(settings, { ...deps, via: "lti" }, kind);
+  return (req, res, next, linked) => void handle(req, res, linked).catch(next);
+}
+
+function launchHandler(settings: LaunchSettings, deps: LaunchDeps, kind: ExamKind) {
   const { platform, logger, directory, organizationIdOf, attempts, preparer, launchLimiter, breaker } = deps;
   const via = deps.via ?? "link";
   const { countLaunch } = deps;
@@ -124,13 +143,13 @@ export function launchRoute(settings: LaunchSettings, deps: LaunchDeps, kind: Ex
     return true;
   }
 
-  return asyncHandler(async (req: Request, res: Response) => {
+  return async (req: Request, res: Response, linked: LinkedLaunch | undefined): Promise<void> => {
     const started = performance.now();
     if (isSpeculative(req)) {
       const answer = answerSpeculative(req, res);
       return done(req, answer.outcome, answer.status, started, { method: req.method });
     }
-    const admitted = await admit(settings, directory, organizationIdOf, done, req, res, started, kind);
+    const admitted = await admit(settings, directory, organizationIdOf, done, req, res, started, kind, linked);
     if (!admitted) return;
     const { examId, exam, student } = admitted;
     const user = student.orgInternalId;
@@ -143,7 +162,8 @@ export function launchRoute(settings: LaunchSettings, deps: LaunchDeps, kind: Ex
 
     const launch: OnDemandLaunch = {
       req, res, examId, userKey: studentKey(student), started,
-      launchHref: settings.launchHref?.(req, kind, examId) ?? launchPath(req.baseUrl, kind, examId),
+      // A link's waiting page refreshes to the link itself, which hands the student in again.
+      launchHref: linked ? `${req.baseUrl}${req.path}` : launchPath(req.baseUrl, kind, examId),
       meta: { user, classId: exam.classId, student },
       target: (token) => examUrl(examId, token),
       // The whole wait is bounded by launchWaitMs, not by the client's (shorter) deadline.
@@ -159,5 +179,5 @@ export function launchRoute(settings: LaunchSettings, deps: LaunchDeps, kind: Ex
     if (await overLimit(launch)) return;
     // Taken before this launch's own call is queued: the calls ahead of it.
     return onDemand.join(launch, platform.estimateWaitMs(attempts.pendingCount));
-  });
+  };
 }

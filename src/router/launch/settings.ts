@@ -22,13 +22,6 @@ export interface LaunchSettings {
   canLaunch: ((req: Request, ctx: LaunchContext) => MaybePromise<boolean>) | undefined;
   launchWaitMs: number;
   waitingPageAfterMs: number;
-  /**
-   * Whether the request has a student; default: `req.user` is set. A launch that finds its
-   * student elsewhere (an LTI exam link) says so here.
-   */
-  signedIn?: (req: Request) => boolean;
-  /** The path a waiting page refreshes to and retry links open; default `launchPath`. */
-  launchHref?: (req: Request, kind: import("../../store/types.js").ExamKind, examId: string) => string;
 }
 
 /**
