@@ -27,9 +27,11 @@ it("a slow sign-in's waiting page refreshes to the exam link, which resumes ther
     const cookie = (first.headers["set-cookie"] as unknown as string[])[0]!.split(";")[0]!;
     let refresh = /url=(.+)$/.exec(String(first.headers.refresh))?.[1];
     expect(refresh).toMatch(new RegExp(`^${link.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\?wait=[\\w-]+$`));
-    // Follow the page's refreshes, as the browser would, until the launch answers otherwise.
+    // Follow the page's refreshes, as the browser would, until the launch answers otherwise
+    // (polled for up to 20 s, a little apart: on a loaded machine the sign-in takes its time).
     let answer = first;
-    for (let i = 0; i < 50 && answer.status === 202; i += 1) {
+    for (const deadline = Date.now() + 20_000; answer.status === 202 && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
       answer = await request(bench.stack.app.url).get(refresh!).set("Cookie", cookie);
       if (answer.status === 202) refresh = /url=(.+)$/.exec(String(answer.headers.refresh))?.[1] ?? refresh;
     }
