@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { ProblemList } from "../core/configuration-error.js";
-import { flag, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
+import { flag, readOptions, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 import { KeyRing } from "./keys.js";
 import { resolveOrganizations, type ResolvedOrganization } from "./organizations.js";
 import type { EmulatorOptions } from "./types.js";
@@ -17,30 +17,17 @@ export interface KeyInfo {
   org: string;
 }
 
-export interface RateLimits {
-  dev: number;
-  prod: number;
-  windowMs: number;
-}
+export type RateLimits = ResolvedOptions["rateLimits"];
 
-export interface ResolvedOptions {
-  port: number;
-  host: string;
+/** The schema's fields, and the organizations and keys. */
+export type ResolvedOptions = OptionsOf<typeof emulatorSchema> & {
   /** The first organization's keys (`Emulator.testKey`/`liveKey`). */
   testKey: string;
   liveKey: string;
   keys: Map<string, KeyInfo>;
   /** At least one; the first is the one `testKey`, `liveKey` and `examHost` name. */
   organizations: ResolvedOrganization[];
-  rateLimits: RateLimits;
-  classCapacity: number;
-  ticketParam: string;
-  tokenTtlMs: number;
-  responseShape: "envelope" | "bare" | "mixed";
-  maxBodyBytes: number;
-  requestLogLimit: number;
-  controlFromAnyAddress: boolean;
-}
+};
 
 /** The emulator's options as a schema (organizations and keys are read by `resolveOrganizations`). */
 export const emulatorSchema = {
