@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { ProblemList } from "../core/configuration-error.js";
-import { flag, readOptions, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
+import { flag, pattern, readOptions, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 import { KeyRing } from "./keys.js";
 import { resolveOrganizations, type ResolvedOrganization } from "./organizations.js";
 import type { EmulatorOptions } from "./types.js";
@@ -32,14 +32,14 @@ export type ResolvedOptions = OptionsOf<typeof emulatorSchema> & {
 /** The emulator's options as a schema (organizations and keys are read by `resolveOrganizations`). */
 export const emulatorSchema = {
   port: withDefault(wholeNumber(0, 65_535), 0, { fix: "Use 0 to pick a free port." }),
-  host: withDefault(z.string().min(1, { error: "must be a non-empty string." }), "127.0.0.1", { fix: "Use 127.0.0.1." }),
+  host: withDefault(pattern(/./, "must be a non-empty string."), "127.0.0.1", { fix: "Use 127.0.0.1." }),
   rateLimits: withDefault(z.object({
     dev: withDefault(wholeNumber(0), 60, { fix: "Omit it for the vendor's default." }),
     prod: withDefault(wholeNumber(0), 600, { fix: "Omit it for the vendor's default." }),
     windowMs: withDefault(wholeNumber(1, undefined, "ms"), 60_000, { fix: "Omit it for the vendor's default." }),
   }), { dev: 60, prod: 600, windowMs: 60_000 }),
   classCapacity: withDefault(wholeNumber(0), 1000),
-  ticketParam: withDefault(z.string().regex(/^[A-Za-z0-9_.~-]+$/, { error: "must be a non-empty query parameter name (letters, digits, _ . ~ -)." }), "__clerk_ticket"),
+  ticketParam: withDefault(pattern(/^[A-Za-z0-9_.~-]+$/, "must be a non-empty query parameter name (letters, digits, _ . ~ -)."), "__clerk_ticket"),
   tokenTtlMs: withDefault(wholeNumber(1, undefined, "ms"), 600_000),
   responseShape: withDefault(z.enum(["envelope", "bare", "mixed"], { error: "must be envelope, bare or mixed." }), "envelope"),
   maxBodyBytes: withDefault(wholeNumber(1, undefined, "bytes"), 1_048_576),
