@@ -166,3 +166,6 @@ export function checked<T>(check: (value: unknown, option: string, problems: Pro
     return out;
   });
 }
+
+/** A string matching `re`; one message for a non-string and a mismatch alike. */
+export const pattern = (re: RegExp, message: string) => z.string({ error: message }).regex(re, { error: message });

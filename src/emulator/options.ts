@@ -2,7 +2,9 @@
  * Emulator options → validated settings. Every problem is reported at once (one
  * `ConfigurationError`), and keys only ever appear redacted in those messages.
  */
+import { z } from "zod";
 import { ProblemList } from "../core/configuration-error.js";
+import { flag, pattern, readOptions, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 import { KeyRing } from "./keys.js";
 import { resolveOrganizations, type ResolvedOrganization } from "./organizations.js";
 import type { EmulatorOptions } from "./types.js";
@@ -15,80 +17,42 @@ export interface KeyInfo {
   org: string;
 }
 
-export interface RateLimits {
-  dev: number;
-  prod: number;
-  windowMs: number;
-}
+export type RateLimits = ResolvedOptions["rateLimits"];
 
-export interface ResolvedOptions {
-  port: number;
-  host: string;
+/** The schema's fields, and the organizations and keys. */
+export type ResolvedOptions = OptionsOf<typeof emulatorSchema> & {
   /** The first organization's keys (`Emulator.testKey`/`liveKey`). */
   testKey: string;
   liveKey: string;
   keys: Map<string, KeyInfo>;
   /** At least one; the first is the one `testKey`, `liveKey` and `examHost` name. */
   organizations: ResolvedOrganization[];
-  rateLimits: RateLimits;
-  classCapacity: number;
-  ticketParam: string;
-  tokenTtlMs: number;
-  responseShape: "envelope" | "bare" | "mixed";
-  maxBodyBytes: number;
-  requestLogLimit: number;
-  controlFromAnyAddress: boolean;
-}
+};
 
-const isWholeNumber = (n: unknown, min: number, max = Number.MAX_SAFE_INTEGER): n is number =>
-  typeof n === "number" && Number.isInteger(n) && n >= min && n <= max;
+/** The emulator's options as a schema (organizations and keys are read by `resolveOrganizations`). */
+export const emulatorSchema = {
+  port: withDefault(wholeNumber(0, 65_535), 0, { fix: "Use 0 to pick a free port." }),
+  host: withDefault(pattern(/./, "must be a non-empty string."), "127.0.0.1", { fix: "Use 127.0.0.1." }),
+  rateLimits: withDefault(z.object({
+    dev: withDefault(wholeNumber(0), 60, { fix: "Omit it for the vendor's default." }),
+    prod: withDefault(wholeNumber(0), 600, { fix: "Omit it for the vendor's default." }),
+    windowMs: withDefault(wholeNumber(1, undefined, "ms"), 60_000, { fix: "Omit it for the vendor's default." }),
+  }), { dev: 60, prod: 600, windowMs: 60_000 }),
+  classCapacity: withDefault(wholeNumber(0), 1000),
+  ticketParam: withDefault(pattern(/^[A-Za-z0-9_.~-]+$/, "must be a non-empty query parameter name (letters, digits, _ . ~ -)."), "__clerk_ticket"),
+  tokenTtlMs: withDefault(wholeNumber(1, undefined, "ms"), 600_000),
+  responseShape: withDefault(z.enum(["envelope", "bare", "mixed"], { error: "must be envelope, bare or mixed." }), "envelope"),
+  maxBodyBytes: withDefault(wholeNumber(1, undefined, "bytes"), 1_048_576),
+  requestLogLimit: withDefault(wholeNumber(0), 10_000),
+  controlFromAnyAddress: withDefault(flag(), false),
+};
 
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   const problems = new ProblemList();
   const ring = new KeyRing(problems);
   const organizations = resolveOrganizations(options, ring, problems);
-
-  const port = options.port ?? 0;
-  if (!isWholeNumber(port, 0, 65_535)) problems.add("port", "must be a whole number from 0 to 65535.", "Use 0 to pick a free port.");
-  const host = options.host ?? "127.0.0.1";
-  if (typeof host !== "string" || host.length === 0) problems.add("host", "must be a non-empty string.", "Use 127.0.0.1.");
-
-  const rateLimits: RateLimits = {
-    dev: options.rateLimits?.dev ?? 60,
-    prod: options.rateLimits?.prod ?? 600,
-    windowMs: options.rateLimits?.windowMs ?? 60_000,
-  };
-  for (const [name, value] of Object.entries(rateLimits)) {
-    if (!isWholeNumber(value, name === "windowMs" ? 1 : 0)) {
-      problems.add(`rateLimits.${name}`, "must be a whole number (windowMs at least 1).", "Omit it for the vendor's default.");
-    }
-  }
-
-  const classCapacity = options.classCapacity ?? 1000;
-  if (!isWholeNumber(classCapacity, 0)) problems.add("classCapacity", "must be a whole number ≥ 0.", "Omit it for 1000.");
-  const ticketParam = options.ticketParam ?? "__clerk_ticket";
-  if (typeof ticketParam !== "string" || !/^[A-Za-z0-9_.~-]+$/.test(ticketParam)) {
-    problems.add("ticketParam", "must be a non-empty query parameter name (letters, digits, _ . ~ -).", "Omit it for __clerk_ticket.");
-  }
-  const tokenTtlMs = options.tokenTtlMs ?? 600_000;
-  if (!isWholeNumber(tokenTtlMs, 1)) problems.add("tokenTtlMs", "must be a whole number of ms ≥ 1.", "Omit it for 600000 (10 minutes).");
-  const responseShape = options.responseShape ?? "envelope";
-  if (!["envelope", "bare", "mixed"].includes(responseShape)) {
-    problems.add("responseShape", "must be envelope, bare or mixed.", "Omit it for envelope.");
-  }
-  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
-  if (!isWholeNumber(maxBodyBytes, 1)) problems.add("maxBodyBytes", "must be a whole number ≥ 1.", "Omit it for 1 MiB.");
-  const requestLogLimit = options.requestLogLimit ?? 10_000;
-  if (!isWholeNumber(requestLogLimit, 0)) problems.add("requestLogLimit", "must be a whole number ≥ 0.", "Omit it for 10000.");
-
+  const read = readOptions(emulatorSchema, options, problems);
   problems.throwIfAny("startEmulator");
-
   const { testKey, liveKey } = organizations[0]!;
-  const keys = ring.keys;
-
-  return {
-    organizations,
-    port, host, testKey, liveKey, keys, rateLimits, classCapacity, ticketParam, tokenTtlMs,
-    responseShape, maxBodyBytes, requestLogLimit, controlFromAnyAddress: options.controlFromAnyAddress ?? false,
-  };
+  return { ...read, organizations, testKey, liveKey, keys: ring.keys };
 }

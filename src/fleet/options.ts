@@ -9,8 +9,7 @@ import type { CircuitBreakerSettings } from "./circuit-breaker.js";
 import { readLaunchLimit, type LaunchLimitOptions } from "./launch-limit-options.js";
 import type { LaunchLimitSettings } from "./launch-limiter.js";
 import { FLEET_DEFAULTS as D } from "./defaults.js";
-import { z } from "zod";
-import { optional, ratio, readOptions, type OptionsOf, wholeNumber, withDefault } from "../core/option-schema.js";
+import { optional, pattern, ratio, readOptions, type OptionsOf, wholeNumber, withDefault } from "../core/option-schema.js";
 
 export interface RedisFleetOptions {
   /** `redis://[user:password@]host:6379[/db]` or `rediss://…` for TLS. Required, no default. */
@@ -116,7 +115,7 @@ export type FleetSettings = Omit<OptionsOf<typeof redisFleetSchema>, "rateLimit"
  * are read beside it.
  */
 export const redisFleetSchema = {
-  prefix: withDefault(z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, { error: "must be 1-40 letters, digits, _ . or -." }), D.prefix),
+  prefix: withDefault(pattern(/^[A-Za-z0-9_.-]{1,40}$/, "must be 1-40 letters, digits, _ . or -."), D.prefix),
   expectedInstances: withDefault(wholeNumber(1), D.expectedInstances),
   rateWindowMs: withDefault(wholeNumber(1000, undefined, "ms"), D.rateWindowMs),
   maxConcurrency: withDefault(wholeNumber(1), D.maxConcurrency),

@@ -16,6 +16,7 @@ export function hostAllowed(hostname: string, allowed: readonly string[] | undef
   return allowed.some((a) => (a.startsWith("*.") ? host.endsWith(a.slice(1)) : host === a));
 }
 
+const ORGANIZATION = "must be an organization id (1-64 letters, digits, _ . or -).";
 const TOOL_NAME = "must be a string of 1-100 characters.";
 const at = (name: string) => `lti.dynamicRegistration${name ? `.${name}` : ""}`;
 
@@ -24,7 +25,7 @@ export const dynamicRegistrationSchema = {
   autoActivate: withDefault(flag(), false),
   acceptNewDeployments: withDefault(flag(), true),
   allowLoopbackHttp: withDefault(flag(), false),
-  organization: optional(z.string().refine(isOrganizationId, { error: "must be an organization id (1-64 letters, digits, _ . or -)." }),
+  organization: optional(z.string({ error: ORGANIZATION }).refine(isOrganizationId, { error: ORGANIZATION }),
     { fix: "Name the organization new deployments launch for, or leave it out." }),
   /** Lower-case host names (`*.example.edu` matches any subdomain); undefined: any host. */
   allowedHosts: optional(z.custom<string[]>((v) => Array.isArray(v) && v.length > 0 && v.every((h) => typeof h === "string" && HOST.test(h.toLowerCase())),

@@ -10,6 +10,7 @@
  * 50 a second = 18,000, about 15 MB of Redis at their largest; see docs/lti.md).
  */
 import type { ProblemList } from "../core/configuration-error.js";
+import { objectOrAbsent, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { LaunchLimiter, LaunchLimitSettings } from "../fleet/launch-limiter.js";
 
@@ -34,32 +35,27 @@ export const DEFAULT_LOGIN_LIMIT: Readonly<LoginLimitSettings> = Object.freeze({
   perRegistration: Object.freeze({ burst: 3000, refillMs: 20 }),
 });
 
-const whole = (v: unknown, min: number): v is number => typeof v === "number" && Number.isInteger(v) && v >= min;
+const bucketSchema = (d: LoginBucket) => ({
+  burst: withDefault(wholeNumber(1), d.burst),
+  refillMs: withDefault(wholeNumber(1, undefined, "ms"), d.refillMs),
+});
+/** `lti.loginLimit` as a schema: two buckets, each field defaulted on its own. */
+export const loginLimitSchema = { perAddress: bucketSchema(DEFAULT_LOGIN_LIMIT.perAddress), perRegistration: bucketSchema(DEFAULT_LOGIN_LIMIT.perRegistration) };
 
 /** `lti.loginLimit`, every mistake added to `problems`. */
 export function readLoginLimit(value: unknown, problems: ProblemList): LoginLimitSettings {
   const d = DEFAULT_LOGIN_LIMIT;
-  const settings: LoginLimitSettings = { perAddress: { ...d.perAddress }, perRegistration: { ...d.perRegistration } };
-  if (value === undefined) return settings;
-  if (typeof value !== "object" || value === null) {
-    problems.add("lti.loginLimit", "must be an object { perAddress, perRegistration }.", `Leave it out for { perAddress: { burst: ${d.perAddress.burst}, refillMs: ${d.perAddress.refillMs} }, perRegistration: { burst: ${d.perRegistration.burst}, refillMs: ${d.perRegistration.refillMs} } }.`);
-    return settings;
+  const given = (value ?? {}) as Record<string, unknown>;
+  if (!objectOrAbsent(value, "lti.loginLimit", problems, "must be an object { perAddress, perRegistration }.",
+    `Leave it out for { perAddress: { burst: ${d.perAddress.burst}, refillMs: ${d.perAddress.refillMs} }, perRegistration: { burst: ${d.perRegistration.burst}, refillMs: ${d.perRegistration.refillMs} } }.`)) {
+    return { perAddress: { ...d.perAddress }, perRegistration: { ...d.perRegistration } };
   }
-  for (const scope of ["perAddress", "perRegistration"] as const) {
-    const given = (value as Record<string, unknown>)[scope];
-    if (given === undefined) continue;
-    if (typeof given !== "object" || given === null) {
-      problems.add(`lti.loginLimit.${scope}`, "must be an object { burst, refillMs }.", `Leave it out for { burst: ${d[scope].burst}, refillMs: ${d[scope].refillMs} }.`);
-      continue;
-    }
-    for (const field of ["burst", "refillMs"] as const) {
-      const v = (given as Record<string, unknown>)[field];
-      if (v === undefined) continue;
-      if (whole(v, 1)) settings[scope][field] = v;
-      else problems.add(`lti.loginLimit.${scope}.${field}`, "must be a whole number of at least 1.", `Leave it out for ${d[scope][field]}.`);
-    }
-  }
-  return settings;
+  const read = (scope: keyof LoginLimitSettings): LoginBucket => {
+    const at = `lti.loginLimit.${scope}`;
+    objectOrAbsent(given[scope], at, problems, "must be an object { burst, refillMs }.", `Leave it out for { burst: ${d[scope].burst}, refillMs: ${d[scope].refillMs} }.`);
+    return readOptions(loginLimitSchema[scope], given[scope], problems, at);
+  };
+  return { perAddress: read("perAddress"), perRegistration: read("perRegistration") };
 }
 
 export interface LoginLimitDecision {

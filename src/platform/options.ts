@@ -7,34 +7,25 @@ import { ProblemList } from "../core/configuration-error.js";
 import { toLogger, type Logger } from "../core/logger.js";
 import { redactKey } from "../core/redact.js";
 import { z } from "zod";
-import { flag, optional, ratio, readOptions, shown, wholeNumber, withDefault } from "../core/option-schema.js";
+import { flag, optional, ratio, readOptions, shown, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 import { DEFAULT_NORMAL_SHARE, type RateBudget } from "./rate-budget.js";
 import type { PlatformClientOptions, PlatformEnv } from "./types.js";
 import { isHttpsOrLoopback } from "../core/secure-url.js";
 
-/** Validated, defaulted options: what the rest of the client reads. */
-export interface PlatformSettings {
+/** Validated, defaulted options: what the rest of the client reads (the schema's fields, resolved). */
+export type PlatformSettings = Omit<OptionsOf<typeof platformClientSchema>, "deadlineMs" | "rateLimitPerMinute" | "logger" | "allowInsecureHttp"> & {
   apiKey: string;
   env: PlatformEnv;
   /** scheme://host:port: where the platform's own exam pages live. */
   platformOrigin: string;
   /** `{baseUrl}/api/v1/{env}` without a trailing slash: every request path is appended to it. */
   apiBase: string;
-  timeoutMs: number;
-  maxRetries: number;
   deadlineMs: number;
-  maxRetryAfterMs: number;
-  maxConcurrency: number;
   rateLimitPerMinute: number;
   /** Whether `rateLimitPerMinute` was given (else the key environment's default, which the platform's stated limit replaces). */
   rateLimitGiven: boolean;
-  rateWindowMs: number;
-  normalShare: number;
-  retryBaseDelayMs: number;
-  retryMaxDelayMs: number;
-  rateBudget: RateBudget | undefined;
   logger: Logger;
-}
+};
 
 const COMPONENT = "createPlatformClient";
 /**

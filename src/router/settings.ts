@@ -57,18 +57,19 @@ export interface RouterSettings {
   metrics: Instruments | undefined;
 }
 
+const BODY_LIMIT = 'must be a positive number of bytes or a size like "100kb".';
+
 /** The router's own options as a schema (each feature's are beside it: launch, prepare, pages, records, organization). */
 export const routerSchema = {
   isInstructor: optional(fn<GuardSettings["isInstructor"]>(), { fix: "Pass a function or leave isInstructor out for the default." }),
   resolveClassId: optional(fn<NonNullable<OralAssessmentsOptions["resolveClassId"]>>(), { fix: "Pass a function or leave resolveClassId out for the default." }),
-  bodyLimit: withDefault(z.union([z.number(), z.string()]).transform((v, ctx) => bytesOf(v) ?? (ctx.addIssue({ code: "custom", message: BODY_LIMIT }), z.NEVER)),
+  bodyLimit: withDefault(z.union([z.number(), z.string()], { error: BODY_LIMIT }).transform((v, ctx) => bytesOf(v) ?? (ctx.addIssue({ code: "custom", message: BODY_LIMIT }), z.NEVER)),
     102_400, { fix: 'Use e.g. bodyLimit: "100kb".', unit: "bytes" }),
   trustedOrigins: withDefault(z.array(checked((v, option, problems) => checkOrigin(v, option, problems, false)), { error: "must be an array of origins." }), [],
     { fix: 'Use e.g. ["https://lms.example.edu"].' }),
   publicOrigin: optional(checked((v, option, problems) => checkOrigin(v, option, problems, true))),
   listCacheMs: withDefault(wholeNumber(0, undefined, "ms"), 5_000, { fix: "Use 0 to disable the cache, or leave it out for 5000." }),
 };
-const BODY_LIMIT = 'must be a positive number of bytes or a size like "100kb".';
 
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined): RouterSettings {
   const problems = new ProblemList();

@@ -4,7 +4,9 @@
  * contract as the database stores (test/store/store-contract.ts), down to returning
  * copies and JSON-shaped `data`, so code tested against it behaves the same in production.
  */
-import { ConfigurationError } from "../core/configuration-error.js";
+import { ProblemList } from "../core/configuration-error.js";
+import { readOptions } from "../core/option-schema.js";
+import { memoryStoreSchema } from "./options.js";
 import { memoryIdempotency } from "./idempotency.js";
 import { lifecycle } from "./lifecycle.js";
 import { memoryLaunches } from "./memory-launches.js";
@@ -71,13 +73,12 @@ export interface MemoryStoreOptions {
   maxLaunchRecords?: number;
 }
 
-export const DEFAULT_MAX_LAUNCH_RECORDS = 10_000;
+export const DEFAULT_MAX_LAUNCH_RECORDS = memoryStoreSchema.maxLaunchRecords.def.defaultValue;
 
 export function memoryStore(options: MemoryStoreOptions = {}): OralStore {
-  const maxLaunchRecords = options.maxLaunchRecords ?? DEFAULT_MAX_LAUNCH_RECORDS;
-  if (!Number.isInteger(maxLaunchRecords) || maxLaunchRecords < 1) {
-    throw new ConfigurationError("memoryStore", [{ option: "maxLaunchRecords", message: "must be a whole number ≥ 1.", fix: "Pass e.g. 10000, or leave it out." }]);
-  }
+  const problems = new ProblemList();
+  const { maxLaunchRecords } = readOptions(memoryStoreSchema, options, problems);
+  problems.throwIfAny("memoryStore");
   const organizations = new Map<string, Tables>();
   const state = lifecycle("memoryStore", async () => undefined, () => undefined);
   /** Reads never create an organization's tables (a lookup under an unknown organization holds no memory); writes do. */

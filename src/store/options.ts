@@ -1,29 +1,13 @@
 /**
- * Checks shared by the store factories' options. A typo'd option (`connectonString`) is
- * reported instead of ignored: silently falling back to a default database is the kind
- * of mistake that shows up weeks later as "where did our records go?".
+ * The store factories' options as schemas, and their one reader. A typo'd option
+ * (`connectonString`) is reported instead of ignored: silently falling back to a default
+ * database is the kind of mistake that shows up weeks later as "where did our records go?".
+ * Messages show a value's kind, never the value (a connection string holds a password).
  */
+import { z } from "zod";
 import type { ProblemList } from "../core/configuration-error.js";
-
-/** The options as a record to read fields from; empty (after reporting why) when they are not an object. */
-export function readOptions(
-  problems: ProblemList,
-  options: unknown,
-  known: readonly string[],
-): Record<string, unknown> {
-  if (options === undefined) return {};
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    problems.add("options", `must be an object, got ${kindOf(options)}.`, `Pass an object such as { ${known[0]}: … } or nothing.`);
-    return {};
-  }
-  const record = options as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    if (!known.includes(key)) {
-      problems.add(key, "is not an option of this store.", `Remove it, or use one of: ${known.join(", ")}.`);
-    }
-  }
-  return record;
-}
+import type { Logger } from "../core/logger.js";
+import { optional, readOptions, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 
 /** A short, secret-free description of a value for a problem message. */
 export function kindOf(value: unknown): string {
@@ -31,4 +15,47 @@ export function kindOf(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";
   return typeof value === "object" ? "an object" : `${typeof value}`;
+}
+
+/** A string schema whose message names the value's kind only. */
+const text = (ok: (s: string) => boolean, what: string) =>
+  z.custom<string>((v) => typeof v === "string" && ok(v), { error: (issue) => `must be ${what}, got ${kindOf(issue.input)}.` });
+
+export const DEFAULT_SQLITE_FILENAME = "./oral-assessments.sqlite";
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+/** The longest table prefix: the longest table name must fit PostgreSQL's 63 characters. */
+export const MAX_PREFIX = 63 - "assessments_by_course".length;
+
+export const sqliteStoreSchema = {
+  filename: withDefault(text((s) => s.trim() !== "", "a path"), DEFAULT_SQLITE_FILENAME, { fix: `Pass a file path such as "${DEFAULT_SQLITE_FILENAME}", or leave it out.` }),
+  busyTimeoutMs: withDefault(wholeNumber(0, undefined, "ms"), 5000, { fix: "Pass e.g. 5000, or leave it out." }),
+};
+
+export const postgresStoreSchema = {
+  connectionString: optional(text((s) => s.trim() !== "", "a non-empty string"), { fix: 'Pass e.g. "postgres://user:password@host:5432/db", often from process.env.DATABASE_URL.' }),
+  pool: optional(z.custom<unknown>((v) => typeof (v as { query?: unknown } | null)?.query === "function" && typeof (v as { connect?: unknown }).connect === "function",
+    { error: (issue) => `must be a pg.Pool, got ${kindOf(issue.input)}.` }), { fix: "Pass new pg.Pool({ … }), or use connectionString instead." }),
+  schema: withDefault(text((s) => IDENTIFIER.test(s) && s.length <= 63, "a lower-case SQL name (letters, digits, _; at most 63)"), "public",
+    { fix: 'Pass e.g. "public" or "oral", or leave it out.' }),
+  tablePrefix: withDefault(text((s) => (s === "" || IDENTIFIER.test(s)) && s.length <= MAX_PREFIX, `"" or a lower-case SQL name (letters, digits, _; at most ${MAX_PREFIX})`), "oral_",
+    { fix: 'Pass e.g. "oral_", or leave it out.' }),
+  logger: optional(z.custom<Partial<Logger>>((v) => typeof v === "object" && v !== null, { error: (issue) => `must be a logger object (pino or console-like), got ${kindOf(issue.input)}.` }),
+    { fix: "Pass e.g. pino() or console, or leave it out." }),
+};
+
+export const memoryStoreSchema = {
+  maxLaunchRecords: withDefault(wholeNumber(1), 10_000, { fix: "Pass e.g. 10000, or leave it out." }),
+};
+
+/** A store's options read against its schema: not an object, an unknown name and every wrong field are problems. */
+export function readStoreOptions<S extends Record<string, z.ZodType>>(problems: ProblemList, options: unknown, schema: S): OptionsOf<S> {
+  const known = Object.keys(schema);
+  if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) {
+    problems.add("options", `must be an object, got ${kindOf(options)}.`, `Pass an object such as { ${known[0]}: … } or nothing.`);
+  }
+  const record = typeof options === "object" && options !== null && !Array.isArray(options) ? (options as Record<string, unknown>) : {};
+  for (const key of Object.keys(record)) {
+    if (!known.includes(key)) problems.add(key, "is not an option of this store.", `Remove it, or use one of: ${known.join(", ")}.`);
+  }
+  return readOptions(schema, record, problems);
 }

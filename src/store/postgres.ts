@@ -10,7 +10,7 @@ import { lifecycle } from "./lifecycle.js";
 import type { PostgresPool } from "./postgres-pool.js";
 import { migrate } from "./postgres-migrations.js";
 import { names, queries, transaction } from "./postgres-schema.js";
-import { kindOf, readOptions } from "./options.js";
+import { postgresStoreSchema, readStoreOptions } from "./options.js";
 import { checkOrganization, checkRecord, createdMs } from "./records.js";
 import { checkLaunchRecord, pageOf } from "./launch-records.js";
 import { launchColumnArrays, launchColumns, listParams, positionOf, toLaunchRecord, type LaunchRow } from "./launch-rows.js";
@@ -42,11 +42,6 @@ export interface PostgresStoreOptions {
 }
 
 const COMPONENT = "postgresStore";
-const KNOWN = ["connectionString", "pool", "schema", "tablePrefix", "logger"] as const;
-/** Lower case only: the names then work unquoted in psql, exactly as written here. */
-const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
-/** PostgreSQL truncates names at 63 bytes; the longest name we add to the prefix is 21 characters. */
-const MAX_PREFIX = 63 - "assessments_by_course".length;
 
 interface Row {
   id: string;
@@ -95,36 +90,18 @@ async function createPool(connectionString: string, logger: Logger): Promise<Pos
 
 export function postgresStore(options: PostgresStoreOptions): OralStore {
   const problems = new ProblemList();
-  const given = readOptions(problems, options, KNOWN);
-  const { connectionString, pool } = given;
-  const schema = given.schema ?? "public";
-  const tablePrefix = given.tablePrefix ?? "oral_";
-  if (connectionString === undefined && pool === undefined) {
+  const given = readStoreOptions(problems, options, postgresStoreSchema);
+  const { connectionString, pool, schema, tablePrefix } = given;
+  if (options?.connectionString === undefined && options?.pool === undefined) {
     problems.add("connectionString", "is missing, and so is pool.", 'Pass connectionString: "postgres://user:password@host:5432/db", or pool: an existing pg.Pool.');
-  } else if (connectionString !== undefined && pool !== undefined) {
+  } else if (options.connectionString !== undefined && options.pool !== undefined) {
     problems.add("pool", "was given together with connectionString; the store cannot use both.", "Keep one: connectionString (the store makes and ends its own pool) or pool (yours; the store leaves it open).");
-  }
-  if (connectionString !== undefined && (typeof connectionString !== "string" || connectionString.trim() === "")) {
-    // Never echo the value: a connection string usually holds a password.
-    problems.add("connectionString", `must be a non-empty string, got ${kindOf(connectionString)}.`, 'Pass e.g. "postgres://user:password@host:5432/db", often from process.env.DATABASE_URL.');
-  }
-  if (pool !== undefined && !isPool(pool)) {
-    problems.add("pool", `must be a pg.Pool, got ${kindOf(pool)}.`, "Pass new pg.Pool({ … }), or use connectionString instead.");
-  }
-  if (typeof schema !== "string" || !IDENTIFIER.test(schema) || schema.length > 63) {
-    problems.add("schema", `must be a lower-case SQL name (letters, digits, _; at most 63), got ${kindOf(schema)}.`, 'Pass e.g. "public" or "oral", or leave it out.');
-  }
-  if (typeof tablePrefix !== "string" || (tablePrefix !== "" && !IDENTIFIER.test(tablePrefix)) || tablePrefix.length > MAX_PREFIX) {
-    problems.add("tablePrefix", `must be "" or a lower-case SQL name (letters, digits, _; at most ${MAX_PREFIX}), got ${kindOf(tablePrefix)}.`, 'Pass e.g. "oral_", or leave it out.');
-  }
-  if (given.logger !== undefined && (typeof given.logger !== "object" || given.logger === null)) {
-    problems.add("logger", `must be a logger object (pino or console-like), got ${kindOf(given.logger)}.`, "Pass e.g. pino() or console, or leave it out.");
   }
   problems.throwIfAny(COMPONENT);
 
-  const n = names(schema as string, tablePrefix as string);
+  const n = names(schema, tablePrefix);
   const sql = queries(n);
-  const logger = toLogger(given.logger as Partial<Logger> | undefined);
+  const logger = toLogger(given.logger);
   const state = lifecycle(
     COMPONENT,
     async () => {
@@ -236,9 +213,4 @@ export function postgresStore(options: PostgresStoreOptions): OralStore {
 
     close: () => state.close(),
   };
-}
-
-function isPool(value: unknown): value is PostgresPool {
-  const v = value as Partial<PostgresPool> | null;
-  return typeof v === "object" && v !== null && typeof v.connect === "function" && typeof v.query === "function";
 }

@@ -13,7 +13,7 @@ import { lifecycle } from "./lifecycle.js";
 import { pendingMigrations } from "./migrations.js";
 import { MIGRATIONS } from "./sqlite-migrations.js";
 import { SQL } from "./sqlite-schema.js";
-import { kindOf, readOptions } from "./options.js";
+import { DEFAULT_SQLITE_FILENAME, readStoreOptions, sqliteStoreSchema } from "./options.js";
 import { checkOrganization, checkRecord, createdMs } from "./records.js";
 import { checkLaunchRecord, pageOf } from "./launch-records.js";
 import { launchColumns, listParams, positionOf, toLaunchRecord, type LaunchColumns, type LaunchRow } from "./launch-rows.js";
@@ -40,7 +40,7 @@ export interface SqliteStore extends OralStore {
   readonly filename: string;
 }
 
-export const DEFAULT_SQLITE_FILENAME = "./oral-assessments.sqlite";
+export { DEFAULT_SQLITE_FILENAME };
 const COMPONENT = "sqliteStore";
 
 interface Row {
@@ -154,19 +154,11 @@ async function open(filename: string, busyTimeoutMs: number) {
 
 export function sqliteStore(options?: SqliteStoreOptions): SqliteStore {
   const problems = new ProblemList();
-  const given = readOptions(problems, options, ["filename", "busyTimeoutMs"]);
-  const filename = given.filename ?? DEFAULT_SQLITE_FILENAME;
-  const busyTimeoutMs = given.busyTimeoutMs ?? 5000;
-  if (typeof filename !== "string" || filename.trim() === "") {
-    problems.add("filename", `must be a path, got ${kindOf(filename)}.`, `Pass a file path such as "${DEFAULT_SQLITE_FILENAME}", or leave it out.`);
-  }
-  if (typeof busyTimeoutMs !== "number" || !Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    problems.add("busyTimeoutMs", `must be a whole number of milliseconds >= 0, got ${kindOf(busyTimeoutMs)}.`, "Pass e.g. 5000, or leave it out.");
-  }
+  const { filename, busyTimeoutMs } = readStoreOptions(problems, options, sqliteStoreSchema);
   problems.throwIfAny(COMPONENT);
 
-  const path = filename === ":memory:" ? filename : resolve(process.cwd(), filename as string);
-  const state = lifecycle(COMPONENT, async () => open(path, busyTimeoutMs as number), (handle) => {
+  const path = filename === ":memory:" ? filename : resolve(process.cwd(), filename);
+  const state = lifecycle(COMPONENT, async () => open(path, busyTimeoutMs), (handle) => {
     handle.db.close();
   });
   /** Every lookup names its organization: checked here, before the statement runs. */

@@ -6,8 +6,7 @@ import type { Request } from "express";
 import type { ProblemList } from "../../core/configuration-error.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
 import type { LaunchContext, MaybePromise, OralAssessmentsOptions } from "../shared/options.js";
-import { z } from "zod";
-import { checked, fn, optional, readOptions, wholeNumber, withDefault } from "../../core/option-schema.js";
+import { checked, fn, optional, pattern, readOptions, wholeNumber, withDefault } from "../../core/option-schema.js";
 import { ANY_SIGNED_IN_USER, checkOrigin, checkSiteUrl } from "../shared/checks.js";
 import { studentFromUser } from "../../identity/student-from-user.js";
 import { userOf } from "../shared/user.js";
@@ -37,7 +36,7 @@ export function studentFromRequest(req: Request): Partial<StudentIdentity> | und
 export const launchSchema = {
   examHost: optional(checked((v, option, problems) => checkOrigin(v, option, problems, true))),
   student: optional(fn<LaunchSettings["student"]>(), { fix: "Pass a function or leave student out for the default." }),
-  ticketParam: withDefault(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: "must be 1–64 characters of letters, digits, '_', '.' or '-'." }), "__clerk_ticket",
+  ticketParam: withDefault(pattern(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1–64 characters of letters, digits, '_', '.' or '-'."), "__clerk_ticket",
     { fix: 'Leave it out for "__clerk_ticket", or name the parameter your exam page reads.' }),
   loginUrl: optional(checked((v, option, problems) => checkSiteUrl(v, option, problems, "/login"))),
   launchWaitMs: withDefault(wholeNumber(1_000, undefined, "ms"), 120_000),

@@ -8,21 +8,7 @@ import type { Logger } from "../../core/logger.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
 import type { MaybePromise, OralAssessmentsOptions } from "../shared/options.js";
 import { warnDeprecated } from "../../core/deprecation.js";
-import { fn, objectOrAbsent, optional, ratio, readOptions, wholeNumber, withDefault } from "../../core/option-schema.js";
-
-export interface PrepareSettings {
-  tokenTtlMs: number;
-  minTokenLifeMs: number;
-  /** Undefined: computed from the roster (see `PrepareOptions.leadMs`). */
-  leadMs: number | undefined;
-  keepAfterStartMs: number;
-  keepFinishedMs: number;
-  budgetShare: number;
-  concurrency: number;
-  maxRoster: number;
-  /** The `roster` option: students of a class when a prepare request carries none. */
-  roster: ((classId: string, examId: string) => MaybePromise<StudentIdentity[] | undefined>) | undefined;
-}
+import { fn, objectOrAbsent, optional, ratio, readOptions, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
 
 /** The `prepare` option (alias `prewarm`) as a schema. */
 export const prepareSchema = {
@@ -35,6 +21,11 @@ export const prepareSchema = {
   budgetShare: withDefault(ratio(0, 1, { minExclusive: true }), 0.5),
   concurrency: withDefault(wholeNumber(1), 4),
   maxRoster: withDefault(wholeNumber(1), 5_000),
+};
+
+/** The schema's fields (`leadMs` undefined: computed from the roster), and the `roster` option. */
+export type PrepareSettings = OptionsOf<typeof prepareSchema> & {
+  roster: ((classId: string, examId: string) => MaybePromise<StudentIdentity[] | undefined>) | undefined;
 };
 
 export function resolvePrepareSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): PrepareSettings {

@@ -101,7 +101,7 @@ export interface OralAssessmentsOptions {
   resolveClassId?: (examId: string, req: Request, organization: string) => MaybePromise<string | { classId: string; courseId?: string } | undefined>;
   /** Where created records live. Default: `sqliteStore()`, a file `oral-assessments.sqlite` in the working directory. */
   store?: OralStore;
-  /** Query parameter that carries the sign-in token to the exam page. Default `__clerk_ticket`. */
+  /** Query parameter that carries the sign-in token to the exam page. Default `"__clerk_ticket"`. */
   ticketParam?: string;
   /**
    * Where a signed-out student is sent, with `?returnTo=<relative launch path>`: a path
