@@ -25,7 +25,7 @@ export default defineConfig({
       {
         extends: true,
         // The router suite, and every other suite that mounts the router: storms, prepare, OpenAPI.
-        test: { name: "express4", include: ["test/router/**/*.test.ts", "test/storm/**/*.test.ts", "test/openapi.test.ts", "test/openapi-answers.test.ts"] },
+        test: { name: "express4", include: ["test/router/**/*.test.ts", "test/storm/**/*.test.ts", "test/openapi.test.ts", "test/openapi-answers.test.ts", "test/lti/prepare-course.test.ts"] },
         resolve: { alias: [{ find: /^express$/, replacement: "express4" }] },
       },
     ],
