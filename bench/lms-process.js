@@ -3,15 +3,16 @@
  * RS256 signing of 600 id_tokens does not share the router's event loop (a real LMS is
  * another machine). Started by lti.js with LMS_OPTIONS (JSON: `preset`, `users`); sends
  * `{ url, registration }` once listening; answers IPC messages `{ registerTool: url }`
- * `{ openDeepLinking: true }` (→ the request's link id) and `{ addResourceLink: link }`
-(→ its id); stops when the parent
+ * `{ openDeepLinking: true }` (→ the request's link id), `{ addResourceLink: link }`
+ * (→ its id) and `{ counts: true }` (→ its token endpoint's and NRPS's counters); stops when the parent
  * disconnects.
  */
 import { createLmsEmulator } from "express-oral-assessments/emulator";
 
 const lms = await createLmsEmulator(JSON.parse(process.env.LMS_OPTIONS ?? "{}"));
-process.on("message", ({ id, registerTool, openDeepLinking, addResourceLink }) => {
+process.on("message", ({ id, registerTool, openDeepLinking, addResourceLink, counts }) => {
   try {
+    if (counts) return void process.send({ id, result: { tokens: { ...lms.tokenCounts }, nrpsPages: lms.membershipCounts.pages } });
     if (registerTool !== undefined) process.send({ id, result: (lms.registerTool(registerTool), true) });
     else if (openDeepLinking) process.send({ id, result: lms.openDeepLinking({}) });
     else if (addResourceLink !== undefined) process.send({ id, result: lms.addResourceLink(addResourceLink).id });

@@ -87,6 +87,33 @@ async function placeExam(agent, lms, examId) {
 }
 
 const WARM_UP = 5;
+const text = (html, id) => decode(new RegExp(`id="${id}">([^<]*)<`).exec(html)?.[1] ?? "");
+
+/**
+ * *Prepare this exam for the course* as the instructor does it (ltiRoster): their launch
+ * of the link, the page's form posted with the start time (the tool reads the roster
+ * through NRPS: a token, then pages of 50), then its progress page until every prepared
+ * learner's token is ready or failed. Answers the learners prepared and the last progress.
+ */
+async function prepareThroughNrps(agent, lms, linkId, startAt, log) {
+  const { launch, launchUrl } = await launchOnce(agent, lms, "instructor-1", linkId);
+  const action = decode(/<form id="prepare-course" method="post" action="([^"]+)"/.exec(launch.body)?.[1] ?? "");
+  const form = /name="form" value="([^"]+)"/.exec(launch.body)?.[1];
+  if (!action || !form) throw new Error(`ltiRoster: the instructor's page offers no Prepare this exam for the course (${launch.status})`);
+  const t = performance.now();
+  const posted = await call(agent, "POST", new URL(action, launchUrl).href, { form: { form, startAt, tzOffsetMin: "0" } });
+  const postMs = performance.now() - t;
+  if (posted.status !== 200) throw new Error(`ltiRoster: the form post answered ${posted.status}: ${decode(posted.body.replace(/<style[\s\S]*?<\/style>|<[^>]+>/g, " ")).replace(/\s+/g, " ").slice(0, 600)}`);
+  const prepared = Number(text(posted.body, "p-roster"));
+  const progressUrl = decode(/id="progress-link" href="([^"]+)"/.exec(posted.body)?.[1] ?? "");
+  log(`ltiRoster: NRPS read ${text(posted.body, "r-learners")} learners in ${text(posted.body, "r-pages")} pages (${Math.round(postMs)} ms), ${prepared} prepared, ${text(posted.body, "r-left-out")} left out`);
+  let page = posted.body;
+  while (Number(text(page, "p-ready")) + Number(text(page, "p-failed")) < prepared) {
+    await sleep(250);
+    page = (await call(agent, "GET", progressUrl)).body;
+  }
+  return { prepared, ready: Number(text(page, "p-ready")), failed: Number(text(page, "p-failed")), postMs: round(postMs, 1), pages: Number(text(posted.body, "r-pages")) };
+}
 
 /** One learner's click, timed: login, launch, and the single-use link's open (a 303 to the exam page). */
 async function walk(agent, lms, userId, linkId) {
@@ -103,7 +130,8 @@ async function walk(agent, lms, userId, linkId) {
   }
 }
 
-export async function runLtiStorm(emulator, { students = 600, arrivalMs = 60_000, preset = "canvas", limit = 100, windowMs = 1_000, log }) {
+/** `prepareVia`: `"api"` (POST …/prepare with the roster, the `lti` part) or `"nrps"` (the instructor's form, the roster from the LMS: the `ltiRoster` part). */
+export async function runLtiStorm(emulator, { students = 600, arrivalMs = 60_000, preset = "canvas", limit = 100, windowMs = 1_000, prepareVia = "api", log }) {
   // The platform's per-key limit scaled as the exam-day storm's (storm.js), so the prepare takes seconds.
   await emulator.setRateLimits({ dev: limit, windowMs });
   const instructor = { id: "instructor-1", name: "Ines Instructor", givenName: "Ines", familyName: "Instructor", email: "ins@bench.example", role: "Instructor", sourcedId: "ins" };
@@ -129,12 +157,19 @@ export async function runLtiStorm(emulator, { students = 600, arrivalMs = 60_000
     for (const w of warmers) await walk(agent, lms, w.id, linkId);
     const roster = learners.map((_, i) => studentOf(i)).map(({ email, firstName, lastName, orgInternalId }) => ({ email, firstName, lastName, orgInternalId }));
     const prepWall = Date.now();
-    const posted = await host.instructor("POST", `/oral-assessments/${examId}/prepare`, { startAt: new Date(Date.now() + 120_000).toISOString(), roster });
-    if (posted.status !== 202) throw new Error(`prepare: ${posted.status} ${JSON.stringify(posted.body)}`);
-    let progress = posted.body.data;
-    while (progress.ready + progress.failed < students) {
-      await sleep(250);
-      progress = (await host.instructor("GET", `/oral-assessments/${examId}/prepare`)).body.data;
+    let progress;
+    let nrps;
+    if (prepareVia === "nrps") {
+      nrps = await prepareThroughNrps(agent, lms, linkId, new Date(Date.now() + 120_000).toISOString(), log);
+      progress = nrps;
+    } else {
+      const posted = await host.instructor("POST", `/oral-assessments/${examId}/prepare`, { startAt: new Date(Date.now() + 120_000).toISOString(), roster });
+      if (posted.status !== 202) throw new Error(`prepare: ${posted.status} ${JSON.stringify(posted.body)}`);
+      progress = posted.body.data;
+      while (progress.ready + progress.failed < students) {
+        await sleep(250);
+        progress = (await host.instructor("GET", `/oral-assessments/${examId}/prepare`)).body.data;
+      }
     }
     log(`lti: ${preset} link placed, ${progress.ready} sign-in tokens ready; ${students} learners over ${arrivalMs} ms`);
     const loadBefore = round(loadavg()[0], 2);
@@ -167,6 +202,8 @@ export async function runLtiStorm(emulator, { students = 600, arrivalMs = 60_000
       failed,
       signInCallsPerStudent: round(all / students, 3),
       signInCallsInStorm: inStorm,
+      // The LMS emulator fills a small course to 150 members: the prepare then covers more learners than walk.
+      ...(nrps ? { prepared: nrps.prepared, signInCallsPerPrepared: round(all / nrps.prepared, 3), nrpsPages: nrps.pages, preparePostMs: nrps.postMs, lms: await lms.ask({ counts: true }) } : {}),
     };
   } finally {
     agent.destroy();

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --json] [--only storm,overhead,memory,organizations,record,lti,liveView,exports,loginFlood] [--breakdown] [--fleet]
+ * `npm run bench [-- --json] [--only storm,overhead,memory,organizations,record,lti,ltiRoster,liveView,exports,loginFlood] [--breakdown] [--fleet]
  *   [--students 600] [--launches 100000] [--rounds 2000] [--record-rounds 6000] [--lti-arrival-ms 60000] [--lti-preset canvas]
  *   [--flood-logins 5000] [--organizations-rounds 5] [--cpu-neighbour] [--organizations-skip-idle]`
  *
@@ -16,7 +16,10 @@
  * of theirs may outlive the expiry (fleet-organizations.js). `record`: the
  * launch p99 with and without the launch record, in the same run (launch-record.js).
  * `lti`: the LTI storm, learners launching from the LMS emulator within a minute on a
- * pre-warmed exam, p99 per step and sign-in calls per student (lti.js).
+ * pre-warmed exam, p99 per step and sign-in calls per student (lti.js). `ltiRoster`: the
+ * same storm on a roster the instructor prepared from the LMS (*Prepare this exam for the
+ * course*: the roster read through NRPS, 50 a page), failures, sign-in calls during the
+ * storm, p99 per step (lti.js, `prepareVia: "nrps"`).
  * `liveView`: another school's launch p95 beside 100 live streams on an exam of 60 000
  * records (live-view.js). `exports`: RSS growth with 30 clients that never read a 6 MB
  * CSV export (exports.js). `loginFlood`: 5,000 anonymous maximum-size LTI logins, every one
@@ -52,7 +55,7 @@ const { values } = parseArgs({
     // The record's p99 is the 1 % tail: it needs more samples than the overhead's medians.
     "record-rounds": { type: "string", default: "6000" },
     // A comma-separated subset of the parts below.
-    only: { type: "string", default: "storm,overhead,memory,organizations,record,lti,liveView,exports,loginFlood" },
+    only: { type: "string", default: "storm,overhead,memory,organizations,record,lti,ltiRoster,liveView,exports,loginFlood" },
     // The LTI storm's arrival window (600 learners "within a minute") and the LMS preset it launches from.
     "lti-arrival-ms": { type: "string", default: "60000" },
     "lti-preset": { type: "string", default: "canvas" },
@@ -78,7 +81,7 @@ const started = performance.now();
 const only = new Set(values.only.split(",").map((s) => s.trim()));
 if (values.breakdown) only.add("breakdown");
 if (values.fleet) only.add("fleet");
-const PARTS = ["storm", "overhead", "memory", "organizations", "record", "lti", "liveView", "exports", "loginFlood", "breakdown", "fleet"];
+const PARTS = ["storm", "overhead", "memory", "organizations", "record", "lti", "ltiRoster", "liveView", "exports", "loginFlood", "breakdown", "fleet"];
 const unknown = [...only].filter((s) => !PARTS.includes(s));
 if (unknown.length > 0) {
   process.stderr.write(`--only: unknown part(s) ${unknown.join(", ")}; choose from ${PARTS.join(", ")}\n`);
@@ -96,6 +99,7 @@ try {
   if (only.has("organizations")) result.organizations = await runOrganizations({ students: Number(values.students), hostIn: values["organizations-host"], stormIn: values["organizations-storm"], rounds: Number(values["organizations-rounds"]), cpuNeighbour: values["cpu-neighbour"], idle: !values["organizations-skip-idle"], log });
   if (only.has("record")) result.launchRecord = await runLaunchRecord(emulator, { rounds: Number(values["record-rounds"]), log });
   if (only.has("lti")) result.lti = await runLtiStorm(emulator, { students: Number(values.students), arrivalMs: Number(values["lti-arrival-ms"]), preset: values["lti-preset"], log });
+  if (only.has("ltiRoster")) result.ltiRoster = await runLtiStorm(emulator, { students: Number(values.students), arrivalMs: Number(values["lti-arrival-ms"]), preset: values["lti-preset"], prepareVia: "nrps", log });
   if (only.has("liveView")) result.liveView = await runLiveView({ log });
   if (only.has("exports")) result.exports = await runExports(emulator, { log });
   if (only.has("loginFlood")) result.loginFlood = await runLoginFlood(emulator, { logins: Number(values["flood-logins"]), redisUrl, log });
@@ -111,7 +115,7 @@ result.durationMs = Math.round(performance.now() - started);
 
 /** [metric, value, target, met] rows; a row with a target counts towards the exit code. */
 const rows = [];
-const { storm, overhead, memory, breakdown, fleet, organizations, launchRecord, lti, liveView, exports, loginFlood } = result;
+const { storm, overhead, memory, breakdown, fleet, organizations, launchRecord, lti, ltiRoster, liveView, exports, loginFlood } = result;
 if (storm) {
   const d = storm.onDemand;
   const w = storm.preWarmed;
@@ -266,6 +270,19 @@ if (lti) {
     ["lti storm: failed", lti.failed, "0", lti.failed === 0],
     ["lti storm: sign-in calls per student", lti.signInCallsPerStudent, "1", lti.signInCallsPerStudent === 1],
     ["lti storm: sign-in calls during the storm", lti.signInCallsInStorm, "0 (pre-warmed)", lti.signInCallsInStorm === 0],
+  );
+}
+if (ltiRoster) {
+  const r = ltiRoster;
+  rows.push(
+    ["lti roster storm: learners (preset, arrival ms)", `${r.students} (${r.preset}, ${r.arrivalMs})`],
+    ["lti roster storm: load average before / after", `${r.loadAverage.before} / ${r.loadAverage.after}`],
+    ["lti roster storm: prepared through NRPS (pages, form post ms)", `${r.prepared} (${r.nrpsPages}, ${r.preparePostMs})`],
+    ["lti roster storm: login p50 / p99 (ms)", `${r.login.p50Ms} / ${r.login.p99Ms}`, "p99 < 50", r.login.p99Ms < 50],
+    ["lti roster storm: launch p50 / p99 (ms)", `${r.launch.p50Ms} / ${r.launch.p99Ms}`, "p99 < 50", r.launch.p99Ms < 50],
+    ["lti roster storm: open p50 / p99 (ms)", `${r.open.p50Ms} / ${r.open.p99Ms}`, "p99 < 50", r.open.p99Ms < 50],
+    ["lti roster storm: failed", r.failed, "0", r.failed === 0],
+    ["lti roster storm: sign-in calls during the storm", r.signInCallsInStorm, "0 (prepared)", r.signInCallsInStorm === 0],
   );
 }
 if (breakdown) {

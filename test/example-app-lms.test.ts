@@ -118,6 +118,26 @@ describe("the example app's LMS", () => {
     if (!placed.ok) throw new Error(placed.error);
     expect(placed.links[0]!.custom).toEqual({ exam_id: examId });
 
+    // Back as the instructor, open the placed link: Prepare this exam for the course. (The
+    // LMS's roster cut to 5 members so the sign-ins are ready within the test's time.)
+    lms.lms.setRoster({ size: 5 });
+    const instructorHome = await get(lms.lms.courseUrl("instructor-1"));
+    const instructorPage = await get(new URL(attribute(instructorHome.text, new RegExp(`id="${placed.links[0]!.id}" href="([^"]+)"`)), lms.lms.url).href);
+    const opening = await launchFrom(new URL(attribute(instructorPage.text, /id="launch" href="([^"]+)"/), lms.lms.url).href);
+    expect(opening.response.status, opening.response.text).toBe(200);
+    const prepareAt = new URL(decode(attribute(opening.response.text, /<form id="prepare-course" method="post" action="([^"]+)"/)), opening.url);
+    const prepared = await request(prepareAt.origin).post(prepareAt.pathname).type("form")
+      .send({ form: attribute(opening.response.text, /name="form" value="([^"]+)"/), startAt: new Date(Date.now() + 20_000).toISOString(), tzOffsetMin: "0" });
+    expect(prepared.status, prepared.text).toBe(200);
+    expect(prepared.text).toContain('id="p-roster">4<');
+    const progressUrl = new URL(decode(attribute(prepared.text, /id="progress-link" href="([^"]+)"/)));
+    for (let end = Date.now() + 20_000; Date.now() < end;) {
+      if ((await get(progressUrl.href)).text.includes('id="p-ready">4<')) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect((await get(progressUrl.href)).text).toContain('id="p-ready">4<');
+    const signInsBefore = emulator.requests.filter((r) => r.path === "/students/sign-in-token").length;
+
     // As a student: the course lists the exam; its page opens the launch in a new window
     // (as the tool asked), which goes straight on to the exam link, then the exam page.
     const studentHome = await get(lms.lms.courseUrl("student-1"));
@@ -134,5 +154,7 @@ describe("the example app's LMS", () => {
     const page = await get(examPage.href);
     expect(page.status).toBe(200);
     expect(page.text).toContain("Signed in as Sam Student");
+    // Prepared: Sam's launch asked the platform for no sign-in.
+    expect(emulator.requests.filter((r) => r.path === "/students/sign-in-token").length).toBe(signInsBefore);
   });
 });

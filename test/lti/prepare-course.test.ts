@@ -7,11 +7,13 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LaunchContext } from "../../src/router/shared/options.js";
+import { memoryStore } from "../../src/store/memory.js";
 import { followToExam, launchFromCourse, startLtiBench, type LtiBench } from "../support/lti.js";
 
 const SIGN_IN = "/students/sign-in-token";
 const REFUSED = "learner-00003@lms.example";
 let bench: LtiBench;
+const store = memoryStore();
 
 const decode = (t: string) => t.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))).replace(/&amp;/g, "&");
 const text = (html: string, id: string) => decode(new RegExp(`id="${id}">([^<]*)<`).exec(html)?.[1] ?? "");
@@ -27,7 +29,7 @@ async function instructorForm(): Promise<{ action: URL; form: string; page: stri
 }
 
 beforeAll(async () => {
-  bench = await startLtiBench({}, { router: { canLaunch: (_req: unknown, ctx: LaunchContext) => ctx.student.email !== REFUSED } });
+  bench = await startLtiBench({}, { router: { store, canLaunch: (_req: unknown, ctx: LaunchContext) => ctx.student.email !== REFUSED } });
   bench.lms.setRoster({ size: 8, extra: [{ id: "no-mail", name: "Nora Nomail", givenName: "Nora", familyName: "Nomail", email: "", role: "Learner", sourcedId: "SIS-N" }] });
 });
 afterAll(async () => bench?.close());
@@ -59,6 +61,9 @@ describe("Prepare this exam for the course", () => {
   it("prepares the course's learners, lists who was left out and why, and a learner then starts with no sign-in call", async () => {
     const { action, form, page } = await instructorForm();
     expect(page).toContain("Prepare this exam for the course");
+    // The instructor's launch recorded the course's NRPS URL.
+    const course = { issuer: bench.lms.issuer, clientId: bench.lms.clientId, deploymentId: bench.lms.deploymentId, contextId: "course-1" };
+    expect((await store.getLtiCourseServices("default", course))?.membershipsUrl).toBe(`${bench.lms.url}/api/lti/courses/course-1/names_and_roles`);
     const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: new Date(Date.now() + 20_000).toISOString(), tzOffsetMin: "0" });
     expect(answer.status).toBe(200);
     // 8 members: the instructor, 7 learners; Nora has no e-mail, learner-00003 is refused by canLaunch.

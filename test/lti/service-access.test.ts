@@ -120,6 +120,16 @@ describe("service access: client credentials with a signed assertion", () => {
     expect(bench.lms.tokenCounts.requests).toBe(before);
   });
 
+  it("an LMS whose token endpoint does not answer → ServiceAccessError unreachable, naming the token URL", async () => {
+    const { logger, lines } = recordingLogger();
+    const access = createServiceAccess({ keys, logger, timeoutMs: 2_000 });
+    const closed = "http://127.0.0.1:9/token"; // the discard port: nothing listens
+    const error = await access.token({ ...registration, tokenUrl: closed }, [LTI_SCOPES.score]).catch((e: unknown) => e);
+    expect((error as ServiceAccessError).kind).toBe("unreachable");
+    expect((error as Error).message).toContain(closed);
+    expect(lines.some((l) => l.includes("unreachable"))).toBe(true);
+  });
+
   it("a 401 from a service drops the cached token and retries once with a fresh one", async () => {
     const { logger, lines } = recordingLogger();
     const access = createServiceAccess({ keys, logger });

@@ -31,7 +31,7 @@ export interface MembershipSide {
   route: RequestHandler;
   /** The URL launches carry in the NRPS claim. */
   url(): string;
-  /** Its path, where the emulator mounts `route`. */
+  /** Where the emulator mounts `route`: any course id (a preset's claim names its own, e.g. Canvas's `1`); the emulator has one course. */
   readonly path: string;
   readonly counts: MembershipCounts;
   /** The course's roster: the users, then `extra`, then generated learners up to `size` members. */
@@ -82,11 +82,11 @@ export function membershipSide(ctx: {
     const slice = chosen.slice((page - 1) * limit, page * limit);
     if (page * limit < chosen.length) {
       const next = new URLSearchParams({ ...Object.fromEntries(Object.entries(q).filter(([, v]) => typeof v === "string")) as Record<string, string>, page: String(page + 1), limit: String(limit) });
-      res.setHeader("Link", `<${ctx.base()}${path}?${next}>; rel="next"`);
+      res.setHeader("Link", `<${ctx.base()}${req.path}?${next}>; rel="next"`);
     }
     counts.pages += 1;
     res.type(MEMBERSHIP_MEDIA_TYPE).send(JSON.stringify({
-      id: `${ctx.base()}${path}`,
+      id: `${ctx.base()}${req.path}`,
       context: ctx.context,
       members: slice.map((m) => ({
         ...(m.status === undefined ? {} : { status: m.status }),
@@ -101,7 +101,7 @@ export function membershipSide(ctx: {
   return {
     route,
     url: () => `${ctx.base()}${path}`,
-    path,
+    path: "/api/lti/courses/:courseId/names_and_roles",
     counts,
     setRoster(next) {
       size = next.size ?? size;

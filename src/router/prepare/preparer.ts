@@ -34,35 +34,12 @@ import type { StudentIdentity } from "../../platform/schemas.js";
 import type { PrepareSettings } from "./settings.js";
 import { studentKey } from "../shared/student-key.js";
 import { PreparationPlan, type PreparedEntry, type PrepareProgress } from "./plan.js";
+import { alignEntry, dueAt, type FleetEntryState, type PlanFleetHooks, type PreparerInput } from "./entry-schedule.js";
+
+export type { FleetEntryState, PlanFleetHooks, PreparerInput } from "./entry-schedule.js";
 
 /** Calls per entry before a transient failure counts as failed. */
 const MAX_TRIES = 3;
-
-export interface PreparerInput {
-  examId: string;
-  classId: string;
-  courseId: string | undefined;
-  /** ms since epoch. */
-  startAt: number;
-  roster: StudentIdentity[];
-}
-
-/** What a fleet coordinator hears from the preparer (undefined in process). */
-export interface PlanFleetHooks {
-  /** A token was stored in the fleet's prepared tokens, usable until `usableUntil`. */
-  stored(examId: string, userKey: string, usableUntil: number): void;
-  /** A sign-in token request for the plan is about to be sent. */
-  called(examId: string): void;
-  /** A student launched: their prepared token was handed out, or they got one on demand. */
-  taken(examId: string, userKey: string, outcome: "handedOut" | "onDemand"): void;
-}
-
-/** A lease holder's view of one student, read back from the fleet on takeover. */
-export interface FleetEntryState {
-  /** The prepared token is still in the fleet, usable until then (ms). */
-  usableUntil?: number;
-  taken?: "handedOut" | "onDemand";
-}
 
 export class TokenPreparer {
   /** Fleet mode: the plans this instance leads. Undefined in process: it runs every plan. */
@@ -122,7 +99,7 @@ export class TokenPreparer {
   startLeading(examId: string, fleetState: Map<string, FleetEntryState>): void {
     const plan = this.plans.get(examId);
     if (!plan || !this.led) return;
-    for (const [key, entry] of plan.entries) this.align(entry, fleetState.get(key));
+    for (const [key, entry] of plan.entries) alignEntry(entry, fleetState.get(key));
     this.led.add(examId);
     this.pump();
   }
@@ -137,16 +114,8 @@ export class TokenPreparer {
     const plan = this.plans.get(examId);
     for (const [key, outcome] of taken) {
       const entry = plan?.entries.get(key);
-      if (entry) this.align(entry, { taken: outcome, usableUntil: entry.hasUsableToken(this.now()) ? entry.usableUntil : undefined });
+      if (entry) alignEntry(entry, { taken: outcome, usableUntil: entry.hasUsableToken(this.now()) ? entry.usableUntil : undefined });
     }
-  }
-
-  private align(entry: PreparedEntry, state: FleetEntryState | undefined): void {
-    if (entry.state === "handedOut" || state?.taken === "handedOut") entry.state = "handedOut";
-    else if (state?.taken === "onDemand" && entry.state !== "failed") entry.state = "onDemand";
-    else if (entry.state === "onDemand" || entry.state === "failed") return;
-    else if (state?.usableUntil !== undefined) entry.hold(state.usableUntil);
-    else if (entry.state === "ready") entry.state = "waiting";
   }
 
   /** How long a finished plan stays readable (the fleet keeps its input as long past keepUntil). */
@@ -232,17 +201,6 @@ export class TokenPreparer {
     return Math.min(Math.max(need, 60_000), Math.max(0, this.usableLifeMs - 60_000));
   }
 
-  /** When this entry next needs a platform call (Infinity: never, as things stand). */
-  private dueAt(plan: PreparationPlan, entry: PreparedEntry, now: number): number {
-    if (entry.inFlight || entry.noMoreCalls || now >= plan.keepUntil) return Infinity;
-    if (entry.state === "waiting") return Math.max(plan.issueFrom, entry.nextTryAt);
-    if (entry.state !== "ready") return Infinity;
-    // A token good past keepUntil needs no refresh.
-    if (entry.usableUntil >= plan.keepUntil) return Infinity;
-    const refreshAhead = Math.min(60_000, this.usableLifeMs / 4);
-    return Math.max(entry.usableUntil - refreshAhead, entry.nextTryAt);
-  }
-
   /** Starts every call that is due and allowed by the pacing; sets a timer for the next. */
   private pump(): void {
     if (this.closed) return;
@@ -254,7 +212,7 @@ export class TokenPreparer {
       for (const plan of this.plans.values()) {
         if (!this.leads(plan.examId)) continue;
         for (const entry of plan.entries.values()) {
-          const at = this.dueAt(plan, entry, now);
+          const at = dueAt(plan, entry, now, this.usableLifeMs);
           if (at !== Infinity && (!best || at < best.at)) best = { plan, entry, at };
         }
       }
