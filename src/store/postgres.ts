@@ -11,11 +11,11 @@ import type { PostgresPool } from "./postgres-pool.js";
 import { migrate } from "./postgres-migrations.js";
 import { names, queries, transaction } from "./postgres-schema.js";
 import { kindOf, readOptions } from "./options.js";
-import { checkOrganization, checkRecord, createdMs } from "./records.js";
+import { checkOrganization, checkRecord, createdMs, toAssessment, toClass, toCourse, type RecordRow as Row } from "./records.js";
 import { checkLaunchRecord, pageOf } from "./launch-records.js";
 import { launchColumnArrays, launchColumns, listParams, positionOf, toLaunchRecord, type LaunchRow } from "./launch-rows.js";
 import { postgresLti } from "./postgres-lti.js";
-import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, IdempotencyKey, OralStore } from "./types.js";
+import type { CourseRecord, IdempotencyKey, OralStore } from "./types.js";
 
 export interface PostgresStoreOptions {
   /**
@@ -47,22 +47,6 @@ const KNOWN = ["connectionString", "pool", "schema", "tablePrefix", "logger"] as
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 /** PostgreSQL truncates names at 63 bytes; the longest name we add to the prefix is 21 characters. */
 const MAX_PREFIX = 63 - "assessments_by_course".length;
-
-interface Row {
-  id: string;
-  kind?: ExamKind;
-  course_id?: string | null;
-  class_id?: string;
-  name: string;
-  data: Record<string, unknown>;
-  created_at: string;
-}
-
-const toCourse = (r: Row): CourseRecord => ({ id: r.id, name: r.name, data: r.data, createdAt: r.created_at });
-const toClass = (r: Row): ClassRecord => ({ ...toCourse(r), courseId: r.course_id as string });
-const toAssessment = (r: Row): AssessmentRecord => ({
-  ...toCourse(r), kind: r.kind ?? "oral", classId: r.class_id as string, courseId: r.course_id ?? undefined,
-});
 
 /** $1 to $6 of every write: the organization and the shared columns of a record. */
 const params = (org: string, r: CourseRecord): [string, ...unknown[]] => [org, r.id, r.name, JSON.stringify(r.data), r.createdAt, createdMs(r.createdAt)];
