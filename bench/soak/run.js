@@ -19,6 +19,12 @@
  *   (bench/soak/redis-restart.js): 0 failed students, ≤ 1 platform 429.
  *   `--only redisRestart` runs this phase alone.
  * `--only faults` runs the faults phase alone.
+ * `--store sqlite|memory` (default sqlite): the router's store in the faults and fuzz phases.
+ * The RSS target is the library's: with SQLite, the default store, the records the run
+ * creates (about 2,000 courses, classes and exams, and 2,000 launch records) are on disk,
+ * as in a user's process. With `--store memory` they sit in the router's heap (memoryStore
+ * keeps every course, class and exam; launch records up to `maxLaunchRecords`), which grows
+ * by their size: `faults.kept` says how many and how large.
  * Exits 1 when a target is missed. Progress goes to stderr.
  */
 import { fork } from "node:child_process";
@@ -40,6 +46,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "32" },
     seed: { type: "string", default: String(Date.now() % 1_000_000) },
     only: { type: "string" },
+    store: { type: "string", default: "sqlite" },
   },
 });
 const log = (text) => process.stderr.write(`[soak] ${text}\n`);
@@ -55,6 +62,10 @@ if (values.only === "redisRestart") {
   const targets = { redisRestart: redisRestartMet(redisRestart) };
   print({ redisRestart, targets });
   process.exit(targets.redisRestart ? 0 : 1);
+}
+if (values.store !== "sqlite" && values.store !== "memory") {
+  log(`--store takes sqlite or memory, not ${JSON.stringify(values.store)}`);
+  process.exit(2);
 }
 if (values.only !== undefined && values.only !== "faults") {
   log(`--only takes faults, abuse or redisRestart, not ${JSON.stringify(values.only)}`);
@@ -90,7 +101,7 @@ const countKey = (text) => {
 function startRouter() {
   const child = fork(CHILD, ["child"], {
     stdio: ["ignore", "pipe", "pipe", "ipc"],
-    env: { ...process.env, EMULATOR_URL: emulator.url, EMULATOR_KEY: emulator.testKey },
+    env: { ...process.env, EMULATOR_URL: emulator.url, EMULATOR_KEY: emulator.testKey, SOAK_STORE: values.store },
   });
   // Scan output in chunks joined per line; a key split across chunks is still found.
   for (const stream of [child.stdout, child.stderr]) {
@@ -106,7 +117,7 @@ function startRouter() {
   const pendingRss = [];
   child.on("message", (m) => {
     if (m?.type === "unhandledRejection") counters.unhandledRejections += 1;
-    if (m?.type === "rss") pendingRss.shift()?.({ rss: m.rss, heapUsed: m.heapUsed });
+    if (m?.type === "rss") pendingRss.shift()?.({ rss: m.rss, heapUsed: m.heapUsed, kept: m.kept });
   });
   return new Promise((resolve, reject) => {
     child.on("message", (m) => {
@@ -208,6 +219,8 @@ async function runFaults(total, concurrency) {
   stats.rssGrowthPct = growth("rss");
   // The JS heap after a full GC, beside RSS: RSS also holds freed pages the allocator keeps.
   stats.heapGrowthPct = growth("heapUsed");
+  // What the store keeps at the end: with --store memory, that much of the heap is the records the run created.
+  stats.kept = endRss.kept;
   stats.memoryMb = baseRss ? { rss: [baseRss.rss, endRss.rss].map((b) => Math.round(b / 1e5) / 10), heapUsed: [baseRss.heapUsed, endRss.heapUsed].map((b) => Math.round(b / 1e5) / 10) } : undefined;
   return stats;
 }
@@ -273,6 +286,8 @@ try {
       rssGrowthPct: faults.rssGrowthPct,
       heapGrowthPct: faults.heapGrowthPct,
       memoryMb: faults.memoryMb,
+      store: values.store,
+      kept: faults.kept,
       statuses: faults.statuses,
       deadlinesMs: DEADLINE,
       ...(faults.wrongExamples.length > 0 ? { wrongExamples: faults.wrongExamples } : {}),
