@@ -68,6 +68,9 @@ if (process.argv[2] === "child") {
     gc();
     gc();
     const { rss, heapUsed } = process.memoryUsage();
+    // SOAK_HEAP_DIR: a heap snapshot beside each measure (at the warm-up and at the end), to
+    // see what grew. The snapshot writer's own memory then stays in RSS: read the heap, not RSS.
+    if (process.env.SOAK_HEAP_DIR) v8.writeHeapSnapshot(join(process.env.SOAK_HEAP_DIR, `router-${Date.now()}.heapsnapshot`));
     keptBy(store, ids).then((kept) => process.send?.({ type: "rss", rss, heapUsed, kept }));
   });
   process.on("disconnect", () => {

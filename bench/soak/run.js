@@ -156,6 +156,26 @@ const random = () => {
 };
 const pick = (n) => Math.floor(random() * n);
 
+/** The soak's roster: launches pick one of these students. */
+const STUDENTS = 2_000;
+
+/**
+ * Every student of the roster launches once before the base RSS is measured: the
+ * router's state per student (a sign-in token, a remembered failure, the host's user
+ * object) then sits in the base, as in any process whose students have arrived. Without
+ * this, the growth measured the roster arriving (bounded by its size), not a leak.
+ */
+async function launchRoster(r, concurrency) {
+  let next = 0;
+  const worker = async () => {
+    while (next < STUDENTS) {
+      const path = `/launch/${r.ids.examId}`;
+      await rawRequest(r.url, { method: "GET", path, headers: { cookie: `bench_user=s${next++}` } }, 30_000).catch(() => undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
 function operation(r, i) {
   const ins = { cookie: "bench_user=ins" };
   const json = { ...ins, "content-type": "application/json" };
@@ -169,8 +189,8 @@ function operation(r, i) {
     () => ({ kind: "POST", method: "POST", path: "/oral-assessments", headers: json, body: JSON.stringify({ name: `Exam ${i}`, classId, questions: [{ text: "Why?" }] }) }),
     () => ({ kind: "GET", method: "GET", path: `/courses/${courseId}/classes`, headers: ins }),
     () => ({ kind: "GET", method: "GET", path: `/classes/${classId}/oral-assessments`, headers: ins }),
-    () => ({ kind: "launch", method: "GET", path: `/launch/${examId}`, headers: { cookie: `bench_user=s${pick(2_000)}` } }),
-    () => ({ kind: "launch", method: "GET", path: `/launch/${examId}`, headers: { cookie: `bench_user=s${pick(2_000)}` } }),
+    () => ({ kind: "launch", method: "GET", path: `/launch/${examId}`, headers: { cookie: `bench_user=s${pick(STUDENTS)}` } }),
+    () => ({ kind: "launch", method: "GET", path: `/launch/${examId}`, headers: { cookie: `bench_user=s${pick(STUDENTS)}` } }),
   ];
   return ops[pick(ops.length)]();
 }
@@ -180,6 +200,8 @@ async function runFaults(total, concurrency) {
   let next = 0;
   let baseRss;
   const warmup = Math.min(1_000, Math.floor(total / 10));
+  await launchRoster(await current(), concurrency);
+  log(`faults: the roster of ${STUDENTS} launched once`);
   const worker = async () => {
     while (next < total) {
       const i = next++;
