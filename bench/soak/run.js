@@ -19,12 +19,9 @@
  *   (bench/soak/redis-restart.js): 0 failed students, ≤ 1 platform 429.
  *   `--only redisRestart` runs this phase alone.
  * `--only faults` runs the faults phase alone.
- * `--store sqlite|memory` (default sqlite): the router's store in the faults and fuzz phases.
- * The RSS target is the library's: with SQLite, the default store, the records the run
- * creates (about 2,000 courses, classes and exams, and 2,000 launch records) are on disk,
- * as in a user's process. With `--store memory` they sit in the router's heap (memoryStore
- * keeps every course, class and exam; launch records up to `maxLaunchRecords`), which grows
- * by their size: `faults.kept` says how many and how large.
+ * `--store sqlite|memory` (default sqlite, the default store: the records the run creates
+ * are on disk, as in a user's process; memory: in the router's heap, which grows by their
+ * size). `faults.kept` says how many records the store holds and their size (docs/stores.md).
  * Exits 1 when a target is missed. Progress goes to stderr.
  */
 import { fork } from "node:child_process";
@@ -36,6 +33,7 @@ import { abuseMet, runAbuse } from "./abuse.js";
 import { redisRestartMet, runRedisRestart } from "./redis-restart.js";
 import { invalidRequest, malformedPathRequest, wrongAnswerFor } from "./fuzz-cases.js";
 import { rawRequest } from "./http.js";
+import { launchRoster, STUDENTS } from "./roster.js";
 import { CLIENT, ROUTER } from "./router-process.js";
 
 const { values } = parseArgs({
@@ -155,26 +153,6 @@ const random = () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 const pick = (n) => Math.floor(random() * n);
-
-/** The soak's roster: launches pick one of these students. */
-const STUDENTS = 2_000;
-
-/**
- * Every student of the roster launches once before the base RSS is measured: the
- * router's state per student (a sign-in token, a remembered failure, the host's user
- * object) then sits in the base, as in any process whose students have arrived. Without
- * this, the growth measured the roster arriving (bounded by its size), not a leak.
- */
-async function launchRoster(r, concurrency) {
-  let next = 0;
-  const worker = async () => {
-    while (next < STUDENTS) {
-      const path = `/launch/${r.ids.examId}`;
-      await rawRequest(r.url, { method: "GET", path, headers: { cookie: `bench_user=s${next++}` } }, 30_000).catch(() => undefined);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-}
 
 function operation(r, i) {
   const ins = { cookie: "bench_user=ins" };
