@@ -7,7 +7,7 @@
  * for the key. Talks to the parent over IPC:
  *   → { type: "ready", url, ids }        once listening and seeded
  *   → { type: "unhandledRejection" }    each time one happens
- *   ← { type: "rss" } → { type: "rss", rss, heapUsed, kept }   resident set size and JS heap after a full GC,
+ *   ← { type: "rss" } → { type: "rss", rss, heapUsed, heapTotal, external, kept }   resident set size and JS heap after a full GC,
  *                        and what the store keeps (`kept`: records and their JSON size, MB)
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -67,11 +67,11 @@ if (process.argv[2] === "child") {
     if (message?.type !== "rss") return;
     gc();
     gc();
-    const { rss, heapUsed } = process.memoryUsage();
+    const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
     // SOAK_HEAP_DIR: a heap snapshot beside each measure (at the warm-up and at the end), to
     // see what grew. The snapshot writer's own memory then stays in RSS: read the heap, not RSS.
     if (process.env.SOAK_HEAP_DIR) v8.writeHeapSnapshot(join(process.env.SOAK_HEAP_DIR, `router-${Date.now()}.heapsnapshot`));
-    keptBy(store, ids).then((kept) => process.send?.({ type: "rss", rss, heapUsed, kept }));
+    keptBy(store, ids).then((kept) => process.send?.({ type: "rss", rss, heapUsed, heapTotal, external, kept }));
   });
   process.on("disconnect", () => {
     host.close().finally(() => process.exit(0));

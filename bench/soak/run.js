@@ -115,7 +115,7 @@ function startRouter() {
   const pendingRss = [];
   child.on("message", (m) => {
     if (m?.type === "unhandledRejection") counters.unhandledRejections += 1;
-    if (m?.type === "rss") pendingRss.shift()?.({ rss: m.rss, heapUsed: m.heapUsed, kept: m.kept });
+    if (m?.type === "rss") pendingRss.shift()?.({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, kept: m.kept });
   });
   return new Promise((resolve, reject) => {
     child.on("message", (m) => {
@@ -221,7 +221,9 @@ async function runFaults(total, concurrency) {
   stats.heapGrowthPct = growth("heapUsed");
   // What the store keeps at the end: with --store memory, that much of the heap is the records the run created.
   stats.kept = endRss.kept;
-  stats.memoryMb = baseRss ? { rss: [baseRss.rss, endRss.rss].map((b) => Math.round(b / 1e5) / 10), heapUsed: [baseRss.heapUsed, endRss.heapUsed].map((b) => Math.round(b / 1e5) / 10) } : undefined;
+  // Base and end, MB: RSS, the heap in use and committed (V8 keeps pages after a peak), memory outside the heap (Buffers, SQLite's is not counted).
+  const mb = (field) => [baseRss[field], endRss[field]].map((b) => Math.round(b / 1e5) / 10);
+  stats.memoryMb = baseRss ? { rss: mb("rss"), heapUsed: mb("heapUsed"), heapTotal: mb("heapTotal"), external: mb("external") } : undefined;
   return stats;
 }
 
