@@ -20,6 +20,9 @@
  *   students, ≤ 1 platform 429, in each.
  *   `--only redisRestart` runs this phase alone.
  * `--only faults` runs the faults phase alone.
+ * `--store sqlite|memory` (default sqlite, the default store: the records the run creates
+ * are on disk, as in a user's process; memory: in the router's heap, which grows by their
+ * size). `faults.kept` says how many records the store holds and their size (docs/stores.md).
  * Exits 1 when a target is missed. Progress goes to stderr.
  */
 import { fork } from "node:child_process";
@@ -31,6 +34,7 @@ import { abuseMet, runAbuse } from "./abuse.js";
 import { redisRestartMet, runRedisRestarts } from "./redis-restart.js";
 import { invalidRequest, malformedPathRequest, wrongAnswerFor } from "./fuzz-cases.js";
 import { rawRequest } from "./http.js";
+import { launchRoster, STUDENTS } from "./roster.js";
 import { CLIENT, ROUTER } from "./router-process.js";
 
 const { values } = parseArgs({
@@ -41,6 +45,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "32" },
     seed: { type: "string", default: String(Date.now() % 1_000_000) },
     only: { type: "string" },
+    store: { type: "string", default: "sqlite" },
   },
 });
 const log = (text) => process.stderr.write(`[soak] ${text}\n`);
@@ -56,6 +61,10 @@ if (values.only === "redisRestart") {
   const targets = { redisRestart: redisRestartMet(redisRestart) };
   print({ redisRestart, targets });
   process.exit(targets.redisRestart ? 0 : 1);
+}
+if (values.store !== "sqlite" && values.store !== "memory") {
+  log(`--store takes sqlite or memory, not ${JSON.stringify(values.store)}`);
+  process.exit(2);
 }
 if (values.only !== undefined && values.only !== "faults") {
   log(`--only takes faults, abuse or redisRestart, not ${JSON.stringify(values.only)}`);
@@ -91,7 +100,7 @@ const countKey = (text) => {
 function startRouter() {
   const child = fork(CHILD, ["child"], {
     stdio: ["ignore", "pipe", "pipe", "ipc"],
-    env: { ...process.env, EMULATOR_URL: emulator.url, EMULATOR_KEY: emulator.testKey },
+    env: { ...process.env, EMULATOR_URL: emulator.url, EMULATOR_KEY: emulator.testKey, SOAK_STORE: values.store },
   });
   // Scan output in chunks joined per line; a key split across chunks is still found.
   for (const stream of [child.stdout, child.stderr]) {
@@ -107,7 +116,7 @@ function startRouter() {
   const pendingRss = [];
   child.on("message", (m) => {
     if (m?.type === "unhandledRejection") counters.unhandledRejections += 1;
-    if (m?.type === "rss") pendingRss.shift()?.({ rss: m.rss, heapUsed: m.heapUsed });
+    if (m?.type === "rss") pendingRss.shift()?.({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, kept: m.kept });
   });
   return new Promise((resolve, reject) => {
     child.on("message", (m) => {
@@ -159,8 +168,8 @@ function operation(r, i) {
     () => ({ kind: "POST", method: "POST", path: "/oral-assessments", headers: json, body: JSON.stringify({ name: `Exam ${i}`, classId, questions: [{ text: "Why?" }] }) }),
     () => ({ kind: "GET", method: "GET", path: `/courses/${courseId}/classes`, headers: ins }),
     () => ({ kind: "GET", method: "GET", path: `/classes/${classId}/oral-assessments`, headers: ins }),
-    () => ({ kind: "launch", method: "GET", path: `/launch/${examId}`, headers: { cookie: `bench_user=s${pick(2_000)}` } }),
-    () => ({ kind: "launch", method: "GET", path: `/launch/${examId}`, headers: { cookie: `bench_user=s${pick(2_000)}` } }),
+    () => ({ kind: "launch", method: "GET", path: `/launch/${examId}`, headers: { cookie: `bench_user=s${pick(STUDENTS)}` } }),
+    () => ({ kind: "launch", method: "GET", path: `/launch/${examId}`, headers: { cookie: `bench_user=s${pick(STUDENTS)}` } }),
   ];
   return ops[pick(ops.length)]();
 }
@@ -170,6 +179,8 @@ async function runFaults(total, concurrency) {
   let next = 0;
   let baseRss;
   const warmup = Math.min(1_000, Math.floor(total / 10));
+  await launchRoster(await current(), concurrency);
+  log(`faults: the roster of ${STUDENTS} launched once`);
   const worker = async () => {
     while (next < total) {
       const i = next++;
@@ -209,7 +220,11 @@ async function runFaults(total, concurrency) {
   stats.rssGrowthPct = growth("rss");
   // The JS heap after a full GC, beside RSS: RSS also holds freed pages the allocator keeps.
   stats.heapGrowthPct = growth("heapUsed");
-  stats.memoryMb = baseRss ? { rss: [baseRss.rss, endRss.rss].map((b) => Math.round(b / 1e5) / 10), heapUsed: [baseRss.heapUsed, endRss.heapUsed].map((b) => Math.round(b / 1e5) / 10) } : undefined;
+  // What the store keeps at the end: with --store memory, that much of the heap is the records the run created.
+  stats.kept = endRss.kept;
+  // Base and end, MB: RSS, the heap in use and committed (V8 keeps pages after a peak), memory outside the heap (Buffers, SQLite's is not counted).
+  const mb = (field) => [baseRss[field], endRss[field]].map((b) => Math.round(b / 1e5) / 10);
+  stats.memoryMb = baseRss ? { rss: mb("rss"), heapUsed: mb("heapUsed"), heapTotal: mb("heapTotal"), external: mb("external") } : undefined;
   return stats;
 }
 
@@ -274,6 +289,8 @@ try {
       rssGrowthPct: faults.rssGrowthPct,
       heapGrowthPct: faults.heapGrowthPct,
       memoryMb: faults.memoryMb,
+      store: values.store,
+      kept: faults.kept,
       statuses: faults.statuses,
       deadlinesMs: DEADLINE,
       ...(faults.wrongExamples.length > 0 ? { wrongExamples: faults.wrongExamples } : {}),

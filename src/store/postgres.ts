@@ -11,11 +11,11 @@ import type { PostgresPool } from "./postgres-pool.js";
 import { migrate } from "./postgres-migrations.js";
 import { names, queries, transaction } from "./postgres-schema.js";
 import { postgresStoreSchema, readStoreOptions } from "./options.js";
-import { checkOrganization, checkRecord, createdMs } from "./records.js";
+import { checkOrganization, checkRecord, createdMs, toAssessment, toClass, toCourse, type RecordRow as Row } from "./records.js";
 import { checkLaunchRecord, pageOf } from "./launch-records.js";
 import { launchColumnArrays, launchColumns, listParams, positionOf, toLaunchRecord, type LaunchRow } from "./launch-rows.js";
 import { postgresLti } from "./postgres-lti.js";
-import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, IdempotencyKey, OralStore } from "./types.js";
+import type { CourseRecord, IdempotencyKey, OralStore } from "./types.js";
 
 export interface PostgresStoreOptions {
   /**
@@ -42,22 +42,6 @@ export interface PostgresStoreOptions {
 }
 
 const COMPONENT = "postgresStore";
-
-interface Row {
-  id: string;
-  kind?: ExamKind;
-  course_id?: string | null;
-  class_id?: string;
-  name: string;
-  data: Record<string, unknown>;
-  created_at: string;
-}
-
-const toCourse = (r: Row): CourseRecord => ({ id: r.id, name: r.name, data: r.data, createdAt: r.created_at });
-const toClass = (r: Row): ClassRecord => ({ ...toCourse(r), courseId: r.course_id as string });
-const toAssessment = (r: Row): AssessmentRecord => ({
-  ...toCourse(r), kind: r.kind ?? "oral", classId: r.class_id as string, courseId: r.course_id ?? undefined,
-});
 
 /** $1 to $6 of every write: the organization and the shared columns of a record. */
 const params = (org: string, r: CourseRecord): [string, ...unknown[]] => [org, r.id, r.name, JSON.stringify(r.data), r.createdAt, createdMs(r.createdAt)];

@@ -3,7 +3,7 @@
  * out the key it is listed by. Sharing this keeps memory, SQLite and PostgreSQL from
  * drifting apart on the edge cases (odd timestamps, missing names).
  */
-import { isOrganizationId, type AssessmentRecord, type ClassRecord, type CourseRecord } from "./types.js";
+import { isOrganizationId, type AssessmentRecord, type ClassRecord, type CourseRecord, type ExamKind } from "./types.js";
 
 type AnyRecord = CourseRecord | ClassRecord | AssessmentRecord;
 
@@ -79,3 +79,23 @@ export function classFields(r: ClassRecord): ClassRecord {
 export function assessmentFields(r: AssessmentRecord): AssessmentRecord {
   return { id: r.id, kind: r.kind ?? "oral", classId: r.classId, courseId: r.courseId, name: r.name, data: toJsonData(r.data), createdAt: r.createdAt };
 }
+
+/** A course, class or assessment row as both SQL stores read it (SQLite keeps `data` as JSON text, PostgreSQL as JSONB). */
+export interface RecordRow {
+  id: string;
+  kind?: ExamKind;
+  course_id?: string | null;
+  class_id?: string;
+  name: string;
+  data: string | Record<string, unknown>;
+  created_at: string;
+}
+
+/** The SQL stores' row mappers, shared so both dialects give back the same record. */
+export const toCourse = (r: RecordRow): CourseRecord => ({
+  id: r.id, name: r.name, data: typeof r.data === "string" ? JSON.parse(r.data) as Record<string, unknown> : r.data, createdAt: r.created_at,
+});
+export const toClass = (r: RecordRow): ClassRecord => ({ ...toCourse(r), courseId: r.course_id as string });
+export const toAssessment = (r: RecordRow): AssessmentRecord => ({
+  ...toCourse(r), kind: r.kind ?? "oral", classId: r.class_id as string, courseId: r.course_id ?? undefined,
+});

@@ -14,11 +14,11 @@ import { pendingMigrations } from "./migrations.js";
 import { MIGRATIONS } from "./sqlite-migrations.js";
 import { SQL } from "./sqlite-schema.js";
 import { DEFAULT_SQLITE_FILENAME, readStoreOptions, sqliteStoreSchema } from "./options.js";
-import { checkOrganization, checkRecord, createdMs } from "./records.js";
+import { checkOrganization, checkRecord, createdMs, toAssessment, toClass, toCourse, type RecordRow as Row } from "./records.js";
 import { checkLaunchRecord, pageOf } from "./launch-records.js";
 import { launchColumns, listParams, positionOf, toLaunchRecord, type LaunchColumns, type LaunchRow } from "./launch-rows.js";
 import { sqliteLti } from "./sqlite-lti.js";
-import type { AssessmentRecord, ClassRecord, CourseRecord, ExamKind, OralStore } from "./types.js";
+import type { CourseRecord, OralStore } from "./types.js";
 
 export interface SqliteStoreOptions {
   /**
@@ -42,25 +42,6 @@ export interface SqliteStore extends OralStore {
 
 export { DEFAULT_SQLITE_FILENAME };
 const COMPONENT = "sqliteStore";
-
-interface Row {
-  id: string;
-  kind?: ExamKind;
-  course_id?: string | null;
-  class_id?: string;
-  name: string;
-  data: string;
-  created_at: string;
-}
-
-const toCourse = (r: Row): CourseRecord => ({ id: r.id, name: r.name, data: JSON.parse(r.data), createdAt: r.created_at });
-const toClass = (r: Row): ClassRecord => ({ ...toCourse(r), courseId: r.course_id as string });
-const toAssessment = (r: Row): AssessmentRecord => ({
-  ...toCourse(r),
-  kind: r.kind ?? "oral",
-  classId: r.class_id as string,
-  courseId: r.course_id ?? undefined,
-});
 
 /** What every write binds: the organization and the shared columns of a record. */
 function columns(org: string, r: CourseRecord): Record<string, string | number> {
