@@ -77,7 +77,7 @@ export function createGradebook(deps: GradebookDeps) {
   const orgOf = (organization: string | undefined) => organization ?? DEFAULT_ORGANIZATION;
 
   const queue = (org: string, entries: LtiScoreEntry[], why: string): void => {
-    void store.addLtiScores(org, entries).then(() => outbox.kick(), (error: unknown) => {
+    void store.addLtiScores(org, entries).then(() => { outbox.start(); outbox.kick(); }, (error: unknown) => {
       logger.error({ event: "lti_score_not_queued", why, error: (error as Error)?.message }, "a score could not be queued for the LMS gradebook (the store failed)");
     });
   };
@@ -129,6 +129,7 @@ export function createGradebook(deps: GradebookDeps) {
         answers.push({ student: grade.student, queued: byLink.size });
       }
       await store.addLtiScores(org, entries);
+      outbox.start();
       outbox.kick();
       return answers;
     },
