@@ -48,8 +48,11 @@ describe.runIf(existsSync(CHROMIUM))("the LMS gradebook in a browser", { retry: 
       expect(await book.locator("tbody th").first().textContent()).toBe("Sam Student");
       await book.screenshot({ path: `${ARTIFACTS}/gradebook-1-started.png` });
 
-      // The exam site's post-exam redirect, in the exam's own window.
-      await exam.goto(`${bench.stack.app.url}/oral/lti/return`);
+      // The exam site's post-exam redirect, in the exam's own window: a navigation the exam
+      // page starts, not a typed URL. (Here the emulator's exam host is on 127.0.0.1 like the
+      // tool, so the same site: this does not tell SameSite=Lax from Strict.)
+      const back = `${bench.stack.app.url}/oral/lti/return`;
+      await Promise.all([exam.waitForURL(back), exam.evaluate((u) => { window.location.href = u; }, back)]);
       expect(await exam.textContent("body")).toContain("handed in");
       await expect.poll(cell, { timeout: 20_000, intervals: [200] }).toBe("Submitted");
       expect(await book.locator("td.cell .grading").first().textContent()).toBe("PendingManual");
