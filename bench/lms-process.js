@@ -3,18 +3,20 @@
  * RS256 signing of 600 id_tokens does not share the router's event loop (a real LMS is
  * another machine). Started by lti.js with LMS_OPTIONS (JSON: `preset`, `users`); sends
  * `{ url, registration }` once listening; answers IPC messages `{ registerTool: url }`
- * `{ openDeepLinking: true }` (→ the request's link id) and `{ addResourceLink: link }`
+ * `{ openDeepLinking: true }` (→ the request's link id), `{ gradebook: true }` (→ the AGS
+ * scores and line items received) and `{ addResourceLink: link }`
 (→ its id); stops when the parent
  * disconnects.
  */
 import { createLmsEmulator } from "express-oral-assessments/emulator";
 
 const lms = await createLmsEmulator(JSON.parse(process.env.LMS_OPTIONS ?? "{}"));
-process.on("message", ({ id, registerTool, openDeepLinking, addResourceLink }) => {
+process.on("message", ({ id, registerTool, openDeepLinking, addResourceLink, gradebook }) => {
   try {
     if (registerTool !== undefined) process.send({ id, result: (lms.registerTool(registerTool), true) });
     else if (openDeepLinking) process.send({ id, result: lms.openDeepLinking({}) });
     else if (addResourceLink !== undefined) process.send({ id, result: lms.addResourceLink(addResourceLink).id });
+    else if (gradebook) process.send({ id, result: { scores: lms.scores.length, started: new Set(lms.scores.filter((s) => s.activityProgress === "Started").map((s) => s.userId)).size, lineItems: lms.lineItems.length, tokensIssued: lms.tokenCounts.issued } });
   } catch (error) {
     process.send({ id, error: String(error) });
   }

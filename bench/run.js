@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --json] [--only storm,overhead,memory,organizations,record,lti,liveView,exports,loginFlood] [--breakdown] [--fleet]
- *   [--students 600] [--launches 100000] [--rounds 2000] [--record-rounds 6000] [--lti-arrival-ms 60000] [--lti-preset canvas]
+ *   [--students 600] [--launches 100000] [--rounds 2000] [--record-rounds 6000] [--lti-arrival-ms 60000] [--lti-preset canvas] [--lti-gradebook on|off]
  *   [--flood-logins 5000]`
  *
  * Builds nothing itself (`npm run bench` runs the build first) and imports the package by
@@ -52,6 +52,7 @@ const { values } = parseArgs({
     // The LTI storm's arrival window (600 learners "within a minute") and the LMS preset it launches from.
     "lti-arrival-ms": { type: "string", default: "60000" },
     "lti-preset": { type: "string", default: "canvas" },
+    "lti-gradebook": { type: "string", default: "on" },
     // The login flood's anonymous maximum-size logins (login-flood.js).
     "flood-logins": { type: "string", default: "5000" },
     breakdown: { type: "boolean", default: false },
@@ -86,7 +87,7 @@ try {
   if (only.has("overhead")) result.overhead = await runOverhead(emulator, { rounds: Number(values.rounds), log });
   if (only.has("organizations")) result.organizations = await runOrganizations({ students: Number(values.students), hostIn: values["organizations-host"], stormIn: values["organizations-storm"], log });
   if (only.has("record")) result.launchRecord = await runLaunchRecord(emulator, { rounds: Number(values["record-rounds"]), log });
-  if (only.has("lti")) result.lti = await runLtiStorm(emulator, { students: Number(values.students), arrivalMs: Number(values["lti-arrival-ms"]), preset: values["lti-preset"], log });
+  if (only.has("lti")) result.lti = await runLtiStorm(emulator, { students: Number(values.students), arrivalMs: Number(values["lti-arrival-ms"]), preset: values["lti-preset"], gradebook: values["lti-gradebook"] !== "off", log });
   if (only.has("liveView")) result.liveView = await runLiveView({ log });
   if (only.has("exports")) result.exports = await runExports(emulator, { log });
   if (only.has("loginFlood")) result.loginFlood = await runLoginFlood(emulator, { logins: Number(values["flood-logins"]), redisUrl, log });
@@ -240,6 +241,10 @@ if (lti) {
     ["lti storm: failed", lti.failed, "0", lti.failed === 0],
     ["lti storm: sign-in calls per student", lti.signInCallsPerStudent, "1", lti.signInCallsPerStudent === 1],
     ["lti storm: sign-in calls during the storm", lti.signInCallsInStorm, "0 (pre-warmed)", lti.signInCallsInStorm === 0],
+    ...(lti.ags ? [
+      ["lti storm: AGS Started scores in the LMS gradebook", `${lti.ags.started} (${lti.ags.scores} posts, ${lti.ags.lineItems} line item, ${lti.ags.tokensIssued} tokens)`, `${lti.students}`, lti.ags.started === lti.students],
+      ["lti storm: AGS all delivered, ms after the last launch", lti.ags.allStartedMsAfterStorm],
+    ] : [["lti storm: gradebook", "off (--lti-gradebook off)"]]),
   );
 }
 if (breakdown) {
