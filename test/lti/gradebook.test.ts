@@ -134,6 +134,26 @@ describe("the LMS gradebook (AGS)", () => {
   });
 });
 
+describe("a launch the app refuses", () => {
+  it("leaves no return mark and tells the LMS nothing", async () => {
+    const lms = await createLmsEmulator();
+    const stack = await toolFor(lms, { router: { canLaunch: () => false } });
+    try {
+      const { examId } = await stack.seedExam();
+      const linkId = await placeExam({ lms }, examId);
+      const { opened } = await followToExam(await launchFromCourse({ lms }, "student-1", linkId));
+      expect(opened.status).toBe(403);
+      const cookies = (opened.headers["set-cookie"] as unknown as string[] | undefined) ?? [];
+      expect(cookies.filter((c) => c.startsWith("eoa_lti_return="))).toEqual([]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(lms.scores).toHaveLength(0);
+    } finally {
+      await stack.close();
+      await lms.close();
+    }
+  });
+});
+
 describe("Brightspace: no line item for a deep-linked 1.3 link", () => {
   it("the tool creates the exam's line item through lineitems, once, and posts there", async () => {
     const lms = await createLmsEmulator({ preset: "brightspace" as LmsPreset });
