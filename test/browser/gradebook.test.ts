@@ -44,7 +44,7 @@ describe.runIf(existsSync(CHROMIUM))("the LMS gradebook in a browser", { retry: 
         await book.goto(bench.lms.gradebookUrl());
         return book.locator("td.cell").first().getAttribute("data-activity", { timeout: 1_000 }).catch(() => null);
       };
-      await expect.poll(cell, { timeout: 20_000, intervals: [200] }).toBe("Started");
+      await expect.poll(cell, { timeout: 20_000, interval: 200 }).toBe("Started");
       expect(await book.locator("tbody th").first().textContent()).toBe("Sam Student");
       await book.screenshot({ path: `${ARTIFACTS}/gradebook-1-started.png` });
 
@@ -52,9 +52,9 @@ describe.runIf(existsSync(CHROMIUM))("the LMS gradebook in a browser", { retry: 
       // page starts, not a typed URL. (Here the emulator's exam host is on 127.0.0.1 like the
       // tool, so the same site: this does not tell SameSite=Lax from Strict.)
       const back = `${bench.stack.app.url}/oral/lti/return`;
-      await Promise.all([exam.waitForURL(back), exam.evaluate((u) => { window.location.href = u; }, back)]);
+      await Promise.all([exam.waitForURL(back), exam.evaluate(`window.location.href = ${JSON.stringify(back)}`)]);
       expect(await exam.textContent("body")).toContain("handed in");
-      await expect.poll(cell, { timeout: 20_000, intervals: [200] }).toBe("Submitted");
+      await expect.poll(cell, { timeout: 20_000, interval: 200 }).toBe("Submitted");
       expect(await book.locator("td.cell .grading").first().textContent()).toBe("PendingManual");
       await book.screenshot({ path: `${ARTIFACTS}/gradebook-2-submitted.png` });
     } finally {
