@@ -131,7 +131,7 @@ async function walk(agent, lms, userId, linkId) {
 }
 
 /** `prepareVia`: `"api"` (POST …/prepare with the roster, the `lti` part) or `"nrps"` (the instructor's form, the roster from the LMS: the `ltiRoster` part). */
-export async function runLtiStorm(emulator, { students = 600, arrivalMs = 60_000, preset = "canvas", limit = 100, windowMs = 1_000, prepareVia = "api", log }) {
+export async function runLtiStorm(emulator, { students = 600, arrivalMs = 60_000, preset = "canvas", limit = 100, windowMs = 1_000, prepareVia = "api", gradebook = true, log }) {
   // The platform's per-key limit scaled as the exam-day storm's (storm.js), so the prepare takes seconds.
   await emulator.setRateLimits({ dev: limit, windowMs });
   const instructor = { id: "instructor-1", name: "Ines Instructor", givenName: "Ines", familyName: "Instructor", email: "ins@bench.example", role: "Instructor", sourcedId: "ins" };
@@ -141,7 +141,7 @@ export async function runLtiStorm(emulator, { students = 600, arrivalMs = 60_000
   const warmers = Array.from({ length: WARM_UP }, (_, i) => learnerOf(studentOf(`w${i}`)));
   const lms = await startLms({ preset, users: [instructor, ...learners, ...warmers] });
   const privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "pem", type: "pkcs8" }).toString();
-  const host = await startHost(emulator, { client: { rateLimitPerMinute: limit, rateWindowMs: windowMs, timeoutMs: 10_000 }, router: { lti: { keys: [{ kid: "bench-tool-1", privateKey }], registrations: [lms.registration] } } });
+  const host = await startHost(emulator, { client: { rateLimitPerMinute: limit, rateWindowMs: windowMs, timeoutMs: 10_000 }, router: { lti: { keys: [{ kid: "bench-tool-1", privateKey }], registrations: [lms.registration], ...(gradebook ? {} : { gradebook: false }) } } });
   await lms.ask({ registerTool: `${host.url}/oral` });
   const agent = createBrowserPool();
   try {
@@ -190,6 +190,17 @@ export async function runLtiStorm(emulator, { students = 600, arrivalMs = 60_000
     const signIns = (await emulator.requests(5_000)).filter((r) => r.path === "/students/sign-in-token");
     const inStorm = signIns.filter((r) => r.at >= stormWall).length;
     const all = signIns.filter((r) => r.at >= prepWall).length;
+    // The LMS gradebook (AGS): each learner's Started, posted by the outbox off the launch's path, at its own pace.
+    let ags;
+    if (gradebook) {
+      let seen = await lms.ask({ gradebook: true });
+      const until = Date.now() + 120_000;
+      while (seen.started < students && Date.now() < until) {
+        await sleep(250);
+        seen = await lms.ask({ gradebook: true });
+      }
+      ags = { ...seen, allStartedMsAfterStorm: Date.now() - stormWall - stormMs };
+    }
     const stats = (key) => {
       const values = walks.map((w) => w[key]).filter((v) => Number.isFinite(v));
       return { p50Ms: round(percentile(values, 50), 2), p99Ms: round(percentile(values, 99), 2), maxMs: round(Math.max(...values), 2) };
@@ -204,6 +215,7 @@ export async function runLtiStorm(emulator, { students = 600, arrivalMs = 60_000
       signInCallsInStorm: inStorm,
       // The LMS emulator fills a small course to 150 members: the prepare then covers more learners than walk.
       ...(nrps ? { prepared: nrps.prepared, signInCallsPerPrepared: round(all / nrps.prepared, 3), nrpsPages: nrps.pages, preparePostMs: nrps.postMs, lms: await lms.ask({ counts: true }) } : {}),
+      gradebook, ...(ags ? { ags } : {}),
     };
   } finally {
     agent.destroy();

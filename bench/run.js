@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --json] [--only storm,overhead,memory,organizations,record,lti,ltiRoster,liveView,exports,loginFlood] [--breakdown] [--fleet]
- *   [--students 600] [--launches 100000] [--rounds 2000] [--record-rounds 6000] [--lti-arrival-ms 60000] [--lti-preset canvas]
+ *   [--students 600] [--launches 100000] [--rounds 2000] [--record-rounds 6000] [--lti-arrival-ms 60000] [--lti-preset canvas] [--lti-gradebook on|off]
  *   [--flood-logins 5000] [--organizations-rounds 5] [--cpu-neighbour] [--organizations-skip-idle]`
  *
  * Builds nothing itself (`npm run bench` runs the build first) and imports the package by
@@ -59,6 +59,7 @@ const { values } = parseArgs({
     // The LTI storm's arrival window (600 learners "within a minute") and the LMS preset it launches from.
     "lti-arrival-ms": { type: "string", default: "60000" },
     "lti-preset": { type: "string", default: "canvas" },
+    "lti-gradebook": { type: "string", default: "on" },
     // The login flood's anonymous maximum-size logins (login-flood.js).
     "flood-logins": { type: "string", default: "5000" },
     breakdown: { type: "boolean", default: false },
@@ -98,7 +99,7 @@ try {
   if (only.has("overhead")) result.overhead = await runOverhead(emulator, { rounds: Number(values.rounds), log });
   if (only.has("organizations")) result.organizations = await runOrganizations({ students: Number(values.students), hostIn: values["organizations-host"], stormIn: values["organizations-storm"], rounds: Number(values["organizations-rounds"]), cpuNeighbour: values["cpu-neighbour"], idle: !values["organizations-skip-idle"], log });
   if (only.has("record")) result.launchRecord = await runLaunchRecord(emulator, { rounds: Number(values["record-rounds"]), log });
-  if (only.has("lti")) result.lti = await runLtiStorm(emulator, { students: Number(values.students), arrivalMs: Number(values["lti-arrival-ms"]), preset: values["lti-preset"], log });
+  if (only.has("lti")) result.lti = await runLtiStorm(emulator, { students: Number(values.students), arrivalMs: Number(values["lti-arrival-ms"]), preset: values["lti-preset"], gradebook: values["lti-gradebook"] !== "off", log });
   if (only.has("ltiRoster")) result.ltiRoster = await runLtiStorm(emulator, { students: Number(values.students), arrivalMs: Number(values["lti-arrival-ms"]), preset: values["lti-preset"], prepareVia: "nrps", log });
   if (only.has("liveView")) result.liveView = await runLiveView({ log });
   if (only.has("exports")) result.exports = await runExports(emulator, { log });
@@ -270,6 +271,11 @@ if (lti) {
     ["lti storm: failed", lti.failed, "0", lti.failed === 0],
     ["lti storm: sign-in calls per student", lti.signInCallsPerStudent, "1", lti.signInCallsPerStudent === 1],
     ["lti storm: sign-in calls during the storm", lti.signInCallsInStorm, "0 (pre-warmed)", lti.signInCallsInStorm === 0],
+    ...(lti.ags ? [
+      // The warm-up learners (off the roster) reach the exam too: at least one Started per learner.
+      ["lti storm: AGS learners Started in the LMS gradebook", `${lti.ags.started} (${lti.ags.scores} posts, ${lti.ags.lineItems} line item, ${lti.ags.tokensIssued} tokens)`, `≥ ${lti.students}`, lti.ags.started >= lti.students],
+      ["lti storm: AGS all delivered, ms after the last launch", lti.ags.allStartedMsAfterStorm],
+    ] : [["lti storm: gradebook", "off (--lti-gradebook off)"]]),
   );
 }
 if (ltiRoster) {

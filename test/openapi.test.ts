@@ -20,6 +20,7 @@ import {
 import { oralAssessments } from "../src/router/index.js";
 import { buildOpenApiDocument } from "../src/api/openapi.js";
 import { PrepareRequest } from "../src/api/prepare-request.js";
+import { ScoresRequest } from "../src/api/scores-request.js";
 import { memoryStore } from "../src/store/memory.js";
 import { TEST_KEY } from "./support/keys.js";
 
@@ -36,7 +37,7 @@ const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
 
 /** The zod schema behind each request body of the document. */
 const ZOD_FOR: Record<string, z.ZodType> = {
-  CourseCreate, CourseUpdate, ClassCreate, ClassUpdate, OralAssessmentCreate, OralAssessmentUpdate, RoleplayCreate, RoleplayUpdate, PrepareRequest,
+  CourseCreate, CourseUpdate, ClassCreate, ClassUpdate, OralAssessmentCreate, OralAssessmentUpdate, RoleplayCreate, RoleplayUpdate, PrepareRequest, ScoresRequest,
 };
 
 /**
@@ -51,6 +52,11 @@ const DATES_IN_ORDER = {
 const CROSS_FIELD_RULES: Record<string, { described: RegExp; broken: (body: Json) => boolean }> = {
   ClassCreate: DATES_IN_ORDER,
   ClassUpdate: DATES_IN_ORDER,
+  ScoresRequest: {
+    described: /`scoreGiven` must not exceed `scoreMaximum`; `gradingProgress: FullyGraded` needs a `scoreGiven`/,
+    broken: (body: Json) => Array.isArray(body.scores) && (body.scores as Json[]).some((s) => (typeof s.scoreGiven === "number" && typeof s.scoreMaximum === "number" && s.scoreGiven > s.scoreMaximum)
+      || (s.gradingProgress === "FullyGraded" && s.scoreGiven === undefined)),
+  },
 };
 
 // ---------------------------------------------------------------------------------------

@@ -104,7 +104,7 @@ export function buildComponents({ requests, records }: RouteSchemas): JsonSchema
       ...Object.fromEntries([...records].map(([name, schema]) => [name, toSchema(schema, "output")])),
       PrepareRequest: prepareRequest,
       ScoresRequest: requestSchema(ScoresRequest, {
-        description: "Grades for learners who opened the exam from an LMS (at most 1 000). `student`: their `orgInternalId` or e-mail.",
+        description: "Grades for learners who opened the exam from an LMS (at most 1 000). `student`: their `orgInternalId` or e-mail. `scoreGiven` must not exceed `scoreMaximum`; `gradingProgress: FullyGraded` needs a `scoreGiven`.",
         examples: [{ scores: [{ student: "sam@school.example", scoreGiven: 17, scoreMaximum: 20, comment: "Clear and well argued." }] }],
       }),
       ScoresQueued: {

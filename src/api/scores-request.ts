@@ -1,6 +1,7 @@
 /**
  * The body of `POST /oral-assessments/:examId/scores`: grades for learners who opened the
- * exam from an LMS, posted to the LMS gradebook through the durable outbox. A zod schema:
+ * exam from an LMS, posted to the LMS gradebook through the durable outbox. Loose, like the
+ * other bodies: unknown fields are ignored, not refused. A zod schema:
  * the router validates with it and the OpenAPI document is generated from it.
  */
 import { z } from "zod";
@@ -8,7 +9,7 @@ import { ACTIVITY_PROGRESS, GRADING_PROGRESS } from "../store/lti-gradebook-type
 
 export const MAX_SCORES = 1_000;
 
-export const ScoreInput = z.strictObject({
+export const ScoreInput = z.looseObject({
   /** Their `orgInternalId` or e-mail, as the launch record shows them. */
   student: z.string().min(1).max(320),
   scoreGiven: z.number().min(0).max(1_000_000).optional(),
@@ -25,7 +26,7 @@ export const ScoreInput = z.strictObject({
 }).refine((s) => s.scoreGiven === undefined || s.scoreMaximum === undefined || s.scoreGiven <= s.scoreMaximum, { message: "scoreGiven must not exceed scoreMaximum", path: ["scoreGiven"] })
   .refine((s) => s.gradingProgress !== "FullyGraded" || s.scoreGiven !== undefined, { message: "is required when gradingProgress is FullyGraded", path: ["scoreGiven"] });
 
-export const ScoresRequest = z.strictObject({
+export const ScoresRequest = z.looseObject({
   scores: z.array(ScoreInput).min(1, "must list at least one score").max(MAX_SCORES, `must list at most ${MAX_SCORES} scores`),
 });
 export type ScoresRequestInput = z.input<typeof ScoresRequest>;

@@ -77,7 +77,7 @@ export function createGradebook(deps: GradebookDeps) {
   const orgOf = (organization: string | undefined) => organization ?? DEFAULT_ORGANIZATION;
 
   const queue = (org: string, entries: LtiScoreEntry[], why: string): void => {
-    void store.addLtiScores(org, entries).then(() => outbox.kick(), (error: unknown) => {
+    void store.addLtiScores(org, entries).then(() => { outbox.start(); outbox.kick(); }, (error: unknown) => {
       logger.error({ event: "lti_score_not_queued", why, error: (error as Error)?.message }, "a score could not be queued for the LMS gradebook (the store failed)");
     });
   };
@@ -87,10 +87,19 @@ export function createGradebook(deps: GradebookDeps) {
     start: () => outbox.start(),
     close: () => outbox.close(),
 
-    /** Call before the launch answers (the mark is a cookie); the score is queued once the answer is a redirect. */
+    /**
+     * Call before the launch answers: only an answer that redirects to the exam gets the
+     * mark (added as its headers go out, as on-headers does: a refused launch leaves none),
+     * and the score is queued once that answer is sent.
+     */
     reached(req: Request, res: Response, link: ReachedLink): void {
       const learner: Learner = { kind: link.kind, examId: link.examId, student: link.student, launch: link.gradebook };
-      marks.set(req, res, { ...learner, organization: link.organization });
+      const writeHead = res.writeHead;
+      res.writeHead = function (this: Response, ...args: unknown[]) {
+        const status = typeof args[0] === "number" ? args[0] : this.statusCode;
+        if (status === 303 || status === 302) marks.set(req, this, { ...learner, organization: link.organization });
+        return (writeHead as (...a: unknown[]) => Response).apply(this, args);
+      } as Response["writeHead"];
       res.once("finish", () => {
         if (res.statusCode === 303 || res.statusCode === 302) queue(orgOf(link.organization), [startedEntry(learner, link.linkId)], "started");
       });
@@ -129,6 +138,7 @@ export function createGradebook(deps: GradebookDeps) {
         answers.push({ student: grade.student, queued: byLink.size });
       }
       await store.addLtiScores(org, entries);
+      outbox.start();
       outbox.kick();
       return answers;
     },
