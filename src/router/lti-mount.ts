@@ -13,7 +13,7 @@
  * for any launch (with `organization`, the resolver is asked for `<mount>/lti/` requests too); an
  * organization other than the link's is refused with the 404 page.
  */
-import type { Request, RequestHandler } from "express";
+import type { Request } from "express";
 import type { Logger } from "../core/logger.js";
 import type { OpenExam } from "../lti/open-link.js";
 import { ltiRoutes } from "../lti/routes.js";
