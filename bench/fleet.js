@@ -162,12 +162,21 @@ async function storm(emulator, base, agent, examId, students, arrivalMs, retries
   const walks = await Promise.all(Array.from({ length: students }, async (_, i) => {
     await sleep((i * arrivalMs) / students);
     const started = performance.now();
-    for (let attempt = 0; ; attempt++) {
+    let path = `/oral/launch/${examId}`;
+    for (let attempt = 0, hops = 0; ; attempt++) {
       let walk;
       try {
-        walk = await launch(agent, base, `/oral/launch/${examId}`, cookieOf(i));
+        walk = await launch(agent, base, path, cookieOf(i));
       } catch (error) {
         walk = { status: 0, error: String(error), endedAt: performance.now(), waitingPages: 0 };
+      }
+      // A waiting page whose attempt was lost (expired under load) sends the browser back
+      // to the launch URL (a 303 to a relative path), which it follows, as a browser does.
+      if (walk.status === 303 && walk.location?.startsWith("/") && hops < 10) {
+        hops += 1;
+        attempt -= 1;
+        path = walk.location;
+        continue;
       }
       if (walk.status === 303 || attempt >= retries) return { ...walk, ms: performance.now() - started };
       await sleep(1_000);
