@@ -18,6 +18,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { createPlatformClient } from "express-oral-assessments";
 import { startBalancer } from "./lib/balancer.js";
@@ -55,6 +56,8 @@ export async function stop(instance, signal = "SIGTERM") {
 }
 
 export async function runFleet(emulator, { instances: count = 4, students = 600, limit = 100, windowMs = 1_000, arrivalMs = 1_000, latencyMs = 20, redisUrl, log }) {
+  // The machine's 1-minute load at the start and the end: figures from a busy machine are not comparable.
+  const loadBefore = round(loadavg()[0], 2);
   await emulator.setRateLimits({ dev: limit, windowMs });
   await emulator.setLatency({ fixedMs: 0, jitterMs: 0 });
   // The exams, made directly on the platform so every instance knows them (FLEET_EXAMS).
@@ -128,6 +131,7 @@ export async function runFleet(emulator, { instances: count = 4, students = 600,
 
     return {
       instances: count,
+      load: { before: loadBefore, after: round(loadavg()[0], 2) },
       onDemand: {
         students,
         ratio: round(onDemand.lastMs / boundMs),

@@ -15,6 +15,7 @@
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
+import { loadavg } from "node:os";
 import { createServer } from "node:net";
 import { promisify } from "node:util";
 import { createPlatformClient } from "express-oral-assessments";
@@ -155,6 +156,8 @@ export async function runRedisRestart({ log, downForMs = 0 }) {
       waitingPages: walks.reduce((n, w) => n + (w.waitingPages ?? 0), 0),
       startedOver: walks.reduce((n, w) => n + (w.startedOver ?? 0), 0),
       redisOutageMs: round(outageMs),
+      // The machine's 1-minute load when the storm ended.
+      load: round(loadavg()[0], 2),
       lastMs: round(lastMs),
     };
   } finally {
