@@ -176,12 +176,14 @@ async function storm(emulator, base, agent, examId, students, arrivalMs, retries
       }
       // A waiting page whose attempt was lost (expired under load) sends the browser back
       // to the launch URL (a 303 to a relative path), which it follows, as a browser does.
-      if (walk.status === 303 && walk.location?.startsWith("/") && hops < 10) {
+      if (walk.status === 303 && walk.location?.startsWith("/") && hops < 100) {
         hops += 1;
         attempt -= 1;
         path = walk.location;
         continue;
       }
+      // Still sent back after 100 start-overs: a failed student, not a token to redeem.
+      if (walk.status === 303 && walk.location?.startsWith("/")) return { ...walk, status: "startOverLoop", location: undefined, ms: performance.now() - started };
       if (walk.status === 303 || attempt >= retries) return { ...walk, ms: performance.now() - started };
       await sleep(1_000);
     }

@@ -32,6 +32,8 @@ const STUDENTS = 600;
 const LIMIT = 100;
 const WINDOW_MS = 1_000;
 const ARRIVAL_MS = 1_000;
+/** How many times one student may be sent back to the launch URL before the walk is given up. */
+const MAX_START_OVERS = 100;
 /** When Redis goes, after the storm's first student: the storm takes about STUDENTS ÷ LIMIT windows. */
 const RESTART_AT_MS = 2_500;
 
@@ -90,7 +92,11 @@ async function storm(base, agent, examId, students, prefix) {
         walk = { status: 0, error: String(error), endedAt: performance.now(), waitingPages: 0 };
       }
       waitingPages += walk.waitingPages;
-      if (walk.status !== 303 || !walk.location?.startsWith("/") || hop >= 10) return { ...walk, waitingPages, startedOver: hop };
+      // A browser follows these for as long as they come (during a 5 s outage a refresh that
+      // lands on another instance starts over each time); the cap only stops a loop. A walk
+      // still sent back at the cap counts as failed ("startOverLoop"), not as a token.
+      if (walk.status === 303 && walk.location?.startsWith("/") && hop >= MAX_START_OVERS) return { ...walk, status: "startOverLoop", location: undefined, waitingPages, startedOver: hop };
+      if (walk.status !== 303 || !walk.location?.startsWith("/")) return { ...walk, waitingPages, startedOver: hop };
       path = walk.location;
     }
   }));
