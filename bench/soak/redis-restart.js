@@ -32,8 +32,13 @@ const STUDENTS = 600;
 const LIMIT = 100;
 const WINDOW_MS = 1_000;
 const ARRIVAL_MS = 1_000;
-/** How many times one student may be sent back to the launch URL before the walk is given up. */
-const MAX_START_OVERS = 100;
+/**
+ * How long one student follows being sent back to the launch URL before the walk is given
+ * up: a browser follows a waiting page's refresh for as long as it comes, and during an
+ * outage each refresh that lands on another instance starts over (hundreds of times at a
+ * low load). The launch's own deadline, not a count.
+ */
+const GIVE_UP_AFTER_MS = 60_000;
 /** When Redis goes, after the storm's first student: the storm takes about STUDENTS ÷ LIMIT windows. */
 const RESTART_AT_MS = 2_500;
 
@@ -80,6 +85,7 @@ async function storm(base, agent, examId, students, prefix) {
   const startedAt = performance.now();
   const walks = await Promise.all(Array.from({ length: students }, async (_, i) => {
     await sleep((i * ARRIVAL_MS) / students);
+    const arrived = performance.now();
     let path = `/oral/launch/${examId}`;
     let waitingPages = 0;
     // A waiting page whose attempt Redis lost sends the browser back to the launch URL
@@ -95,7 +101,7 @@ async function storm(base, agent, examId, students, prefix) {
       // A browser follows these for as long as they come (during a 5 s outage a refresh that
       // lands on another instance starts over each time); the cap only stops a loop. A walk
       // still sent back at the cap counts as failed ("startOverLoop"), not as a token.
-      if (walk.status === 303 && walk.location?.startsWith("/") && hop >= MAX_START_OVERS) return { ...walk, status: "startOverLoop", location: undefined, waitingPages, startedOver: hop };
+      if (walk.status === 303 && walk.location?.startsWith("/") && performance.now() - arrived > GIVE_UP_AFTER_MS) return { ...walk, status: "startOverLoop", location: undefined, waitingPages, startedOver: hop };
       if (walk.status !== 303 || !walk.location?.startsWith("/")) return { ...walk, waitingPages, startedOver: hop };
       path = walk.location;
     }
