@@ -15,6 +15,7 @@
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
+import { loadavg } from "node:os";
 import { createServer } from "node:net";
 import { promisify } from "node:util";
 import { createPlatformClient } from "express-oral-assessments";
@@ -31,6 +32,13 @@ const STUDENTS = 600;
 const LIMIT = 100;
 const WINDOW_MS = 1_000;
 const ARRIVAL_MS = 1_000;
+/**
+ * How long one student follows being sent back to the launch URL before the walk is given
+ * up: a browser follows a waiting page's refresh for as long as it comes, and during an
+ * outage each refresh that lands on another instance starts over (hundreds of times at a
+ * low load). The launch's own deadline, not a count.
+ */
+const GIVE_UP_AFTER_MS = 60_000;
 /** When Redis goes, after the storm's first student: the storm takes about STUDENTS ÷ LIMIT windows. */
 const RESTART_AT_MS = 2_500;
 
@@ -77,6 +85,7 @@ async function storm(base, agent, examId, students, prefix) {
   const startedAt = performance.now();
   const walks = await Promise.all(Array.from({ length: students }, async (_, i) => {
     await sleep((i * ARRIVAL_MS) / students);
+    const arrived = performance.now();
     let path = `/oral/launch/${examId}`;
     let waitingPages = 0;
     // A waiting page whose attempt Redis lost sends the browser back to the launch URL
@@ -89,7 +98,11 @@ async function storm(base, agent, examId, students, prefix) {
         walk = { status: 0, error: String(error), endedAt: performance.now(), waitingPages: 0 };
       }
       waitingPages += walk.waitingPages;
-      if (walk.status !== 303 || !walk.location?.startsWith("/") || hop >= 10) return { ...walk, waitingPages, startedOver: hop };
+      // A browser follows these for as long as they come (during a 5 s outage a refresh that
+      // lands on another instance starts over each time); the cap only stops a loop. A walk
+      // still sent back at the cap counts as failed ("startOverLoop"), not as a token.
+      if (walk.status === 303 && walk.location?.startsWith("/") && performance.now() - arrived > GIVE_UP_AFTER_MS) return { ...walk, status: "startOverLoop", location: undefined, waitingPages, startedOver: hop };
+      if (walk.status !== 303 || !walk.location?.startsWith("/")) return { ...walk, waitingPages, startedOver: hop };
       path = walk.location;
     }
   }));
@@ -155,6 +168,8 @@ export async function runRedisRestart({ log, downForMs = 0 }) {
       waitingPages: walks.reduce((n, w) => n + (w.waitingPages ?? 0), 0),
       startedOver: walks.reduce((n, w) => n + (w.startedOver ?? 0), 0),
       redisOutageMs: round(outageMs),
+      // The machine's 1-minute load when the storm ended.
+      load: round(loadavg()[0], 2),
       lastMs: round(lastMs),
     };
   } finally {

@@ -9,7 +9,8 @@ import { PRELUDE } from "./rate-budget-prelude.js";
  * for "due" the window the reservation was made on, normalShare, the window epoch the
  * instance knew ("" if none), the probe's lease (ms), the instance's id, expectedInstances,
  * how long after a loss instances may still be coming back (ms), the configured windowMs
- * (the keys' idle lifetime).
+ * (the keys' idle lifetime), "1" when the instance comes back from an outage (its first
+ * script since) else "0".
  * Returns { waitMs, status, sentInWindow, pausedForMs, serverRemaining (-1: unknown), windowMs, epoch }:
  * status 1 = admitted (send now), 2 = slot reserved (sleep waitMs, then call again with
  * mode "due"), 0 = held without a reservation (pause, platform Remaining 0, or a normal
@@ -28,6 +29,18 @@ elseif known ~= '' and known ~= epoch and not redis.call('HGET', KEYS[9], 'fullU
   -- Another instance saw the empty Redis first, without knowing the window before it.
   local born = num(redis.call('HGET', KEYS[9], 'born'), 0)
   if born > now - W then redis.call('HSET', KEYS[9], 'fullUntil', born + W) end
+elseif ARGV[17] == '1' and known == epoch then
+  -- Back from an outage, and Redis kept the window: the other instances may have been cut
+  -- off too, and what they sent on their fallback is not in it. Recovered from as a loss
+  -- (taken to be full for a window, their shares kept until they are back), unless a
+  -- recovery is under way.
+  local full, born = num(redis.call('HGET', KEYS[9], 'fullUntil'), 0), num(redis.call('HGET', KEYS[9], 'born'), 0)
+  if now >= math.max(full, born + tonumber(ARGV[15])) then
+    for _, field in ipairs(redis.call('HKEYS', KEYS[9])) do
+      if string.sub(field, 1, 2) == 'i:' then redis.call('HDEL', KEYS[9], field) end
+    end
+    redis.call('HSET', KEYS[9], 'born', now, 'fullUntil', now + W, 'back', 0)
+  end
 end
 local fullUntil = num(redis.call('HGET', KEYS[9], 'fullUntil'), 0)
 -- Recovering from a loss: the instances not back on this window yet may still send on

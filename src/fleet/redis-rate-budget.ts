@@ -159,10 +159,12 @@ export class SharedRateBudget implements SharedBudget {
     for (;;) {
       let reply: Reply;
       try {
+        // Back from an outage: its first script since (the window may lack what others sent on their fallback).
+        const returning = this.connection.backSince > this.lastScriptAt ? 1 : 0;
         if (this.epoch !== RENAMED && this.idle()) this.epoch = "";
         const sentAt = Date.now();
         reply = await this.script("eoaAcquire", id, priority, scriptLimit(this.settings), this.windowMs, this.settings.launchShare, FLIGHT_LEASE_MS, LAUNCH_GRACE_MS, mode, reservedOn,
-          this.settings.normalShare, this.epoch, PROBE_LEASE_MS, this.instance, this.settings.expectedInstances, RETURN_WITHIN_MS, this.settings.windowMs) as Reply;
+          this.settings.normalShare, this.epoch, PROBE_LEASE_MS, this.instance, this.settings.expectedInstances, RETURN_WITHIN_MS, this.settings.windowMs, returning) as Reply;
         this.lastScriptAt = sentAt;
       } catch {
         return undefined;

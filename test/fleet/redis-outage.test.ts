@@ -2,9 +2,10 @@
  * Redis away for 5 s in the middle of a launch storm (issue 29, part 6), on a private
  * redis-server (no persistence) on a free port: the shared one on 6379 is never touched.
  * Redis is killed, stays away 5 s (more than 1.5 windows, after which an idle instance
- * forgets the window's epoch), and is started again empty. The instances come back at
- * different times, as ioredis reconnects them: instance B reaches Redis through a TCP
- * proxy on 127.0.0.1 port 0 that the test keeps closed until instance A is back and
+ * forgets the window's epoch), and is started again empty; or it keeps running and the
+ * instances lose it for 5 s (their proxies close). The instances come back at
+ * different times, as ioredis reconnects them: each reaches Redis through a TCP proxy on
+ * 127.0.0.1 port 0, and the test keeps B's closed until instance A is back and
  * sending through Redis, so A runs on the shared window while B still sends on its
  * fallback. Every launch call completes, and the platform answers at most one 429.
  */
@@ -33,9 +34,9 @@ async function until(check: () => boolean, ms = 30_000): Promise<void> {
 }
 
 /** A TCP proxy to `port` on 127.0.0.1 port 0; closed, it drops every connection. */
-async function tcpProxy(port: number): Promise<{ port: number; open: boolean; close(): Promise<void> }> {
+async function tcpProxy(port: number): Promise<{ port: number; open: boolean; drop(): void; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
-  const proxy = { port: 0, open: true, close: async () => {} };
+  const proxy = { port: 0, open: true, drop: () => { for (const s of sockets) s.destroy(); }, close: async () => {} };
   const server: Server = createServer((client) => {
     if (!proxy.open) return void client.destroy();
     const upstream = connectTcp(port, "127.0.0.1");
@@ -55,18 +56,24 @@ describe.runIf(available)("Redis away for 5 s mid-storm", () => {
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
   afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
 
-  it("no launch fails and the platform answers at most one 429 while the instances come back one by one", async () => {
+  /**
+   * `lost`: Redis is killed and started again empty (the soak's case); otherwise it keeps
+   * running with its data and only the instances lose it (a network outage: A's proxy
+   * closes too).
+   */
+  async function outage(lost: boolean) {
     const port = await freePort();
     const redis = { server: await startRedisServer(port) };
     cleanups.push(() => redis.server.stop());
     const proxy = await tcpProxy(port);
-    cleanups.push(() => proxy.close());
+    const proxyA = await tcpProxy(port);
+    cleanups.push(() => proxy.close(), () => proxyA.close());
     const emulator: Emulator = await startEmulator({ testKeys: [TEST_KEY], rateLimits: { dev: LIMIT, windowMs: WINDOW_MS } });
     cleanups.push(() => emulator.close());
     const prefix = randomPrefix("outage");
     const fleets: RedisFleet[] = [];
     const clients: PlatformClient[] = [];
-    for (const url of [redis.server.url, `redis://127.0.0.1:${proxy.port}`]) {
+    for (const url of [`redis://127.0.0.1:${proxyA.port}`, `redis://127.0.0.1:${proxy.port}`]) {
       const fleet = redisFleet({ url, secret: SECRET, prefix, rateLimitPerMinute: LIMIT, rateWindowMs: WINDOW_MS, expectedInstances: 2, commandTimeoutMs: 200 });
       const client = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, rateBudget: fleet.rateBudget, maxRetries: 5, deadlineMs: 60_000 });
       cleanups.push(() => fleet.close(), () => client.close());
@@ -92,11 +99,14 @@ describe.runIf(available)("Redis away for 5 s mid-storm", () => {
 
     const since = Date.now();
     proxy.open = false;
-    await redis.server.stop();
+    proxyA.open = false;
+    if (lost) await redis.server.stop();
+    else for (const p of [proxy, proxyA]) p.drop();
     // The outage itself is the scenario: Redis stays away OUTAGE_MS while the storm runs on the fallbacks.
     await until(() => !shared(a) && !shared(b));
     await sleep(OUTAGE_MS);
-    redis.server = await startRedisServer(port);
+    if (lost) redis.server = await startRedisServer(port);
+    proxyA.open = true;
     // A is back and sends through the (empty) shared window while B is still on its fallback.
     await until(() => shared(a));
     const sentByA = outcomes.length;
@@ -111,5 +121,8 @@ describe.runIf(available)("Redis away for 5 s mid-storm", () => {
 
     expect(outcomes.filter((o) => o !== "ok")).toEqual([]);
     expect(emulator.requests.filter((r) => r.at >= since && r.status === 429).length).toBeLessThanOrEqual(1);
-  }, 120_000);
+  }
+
+  it("restarted empty: no launch fails and the platform answers at most one 429 while the instances come back one by one", () => outage(true), 120_000);
+  it("kept, out of reach: no launch fails and the platform answers at most one 429 while the instances come back one by one", () => outage(false), 120_000);
 });
