@@ -6,9 +6,10 @@
  */
 import type { Request, Response } from "express";
 import { routeOf } from "../api/routes.js";
-import { ScoresRequest, type ScoresRequestInput } from "../api/scores-request.js";
+import { ScoresRequest } from "../api/scores-request.js";
 import { GradeRefusal, type Gradebook } from "../lti/gradebook/gradebook.js";
-import { DEFAULT_ORGANIZATION, isOrganizationId, type ExamKind } from "../store/types.js";
+import { DEFAULT_ORGANIZATION, isOrganizationId } from "../store/types.js";
+import type { PostScoreInput } from "./post-score-input.js";
 import { param, parseOr400 } from "./shared/instructor-http.js";
 import { sendJson } from "./shared/json-answer.js";
 import { invalidInput, sendProblem } from "./shared/problem.js";
@@ -33,14 +34,6 @@ export function scoresRoute(gradebook: () => Gradebook | undefined) {
       }
     },
   });
-}
-
-export interface PostScoreInput extends Partial<ScoresRequestInput> {
-  examId: string;
-  /** Default `"oral"`. */
-  kind?: ExamKind;
-  /** The organization (many organizations); default the router's own. */
-  organization?: string;
 }
 
 /** `router.lti.postScore({ examId, scores: [{ student, scoreGiven, comment }] })`: the same, for the app's own code. Throws a TypeError naming the field on bad input. */
