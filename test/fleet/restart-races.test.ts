@@ -119,7 +119,7 @@ describe.runIf(available)("right after Redis comes back empty", () => {
   // platform 429s in about 1 run of 3 since the outage-is-not-idleness change (issue 29
   // item 6), 0 in 3 alone; each retry is a fresh Redis restart, and a real regression
   // fails every attempt. Open finding, see docs/fleet.md.
-  it("what the fallback sent counts in the shared window once the instance is back", { retry: 2 }, async () => {
+  it("what the fallback sent counts in the shared window once the instance is back", { retry: 2, timeout: 120_000 }, async () => {
     const { port, redis, emulator, prefix } = await setUp();
     const b = fleetAt(redis.server.url, prefix);
     const clientB = clientOn(emulator, b.rateBudget);
@@ -169,7 +169,7 @@ describe.runIf(available)("right after Redis comes back empty", () => {
     expect(await storm(clientB, 10)).toEqual(Array(10).fill("ok"));
     expect(await stormA).toEqual(Array(6).fill("ok"));
     expect(refusedSince(emulator, since)).toBeLessThanOrEqual(1);
-  }, 120_000);
+  });
 });
 
 /** A real connection whose `up` is also held by the test (`setUp`), with its `onUp` listeners. */

@@ -16,14 +16,14 @@ import type { Server } from "node:http";
 import { randomUUID } from "node:crypto";
 import { decodeJwt, exportJWK, generateKeyPair } from "jose";
 import { autoPostPage, courseHomePage, coursePage, forwardingPage } from "./course-page.js";
-import { deepLinkingSide, type DeepLinkingRequestOptions, type DeepLinkReturn } from "./deep-linking.js";
+import { deepLinkingSide } from "./deep-linking.js";
 import { LMS_FAULTS, type LmsFault } from "./faults.js";
 import { mintLaunch, type LmsKey, type LmsUser, type ResourceLink } from "./mint.js";
-import { membershipSide, type MembershipCounts, type RosterMember } from "./memberships.js";
-import { lmsShape, type LmsPreset } from "./presets.js";
-import { registrationSide, type RegistrationFault, type ToolRegistration } from "./registration.js";
-import { tokenSide, type TokenCounts } from "./token.js";
-import { gradebookSide, type GradebookCounts, type LmsLineItem, type LmsScore } from "./gradebook.js";
+import { membershipSide } from "./memberships.js";
+import { lmsShape } from "./presets.js";
+import { registrationSide } from "./registration.js";
+import { tokenSide } from "./token.js";
+import { gradebookSide } from "./gradebook.js";
 
 export { LMS_FAULTS, type LmsFault } from "./faults.js";
 export type { LmsUser, ResourceLink } from "./mint.js";
@@ -34,107 +34,8 @@ export type { TokenCounts } from "./token.js";
 export type { GradebookCounts, LmsLineItem, LmsScore } from "./gradebook.js";
 export type { MembershipCounts, RosterMember } from "./memberships.js";
 
-export interface LmsEmulatorOptions {
-  /** Port on 127.0.0.1's `host`. Default 0 (any free port). */
-  port?: number;
-  /** Host the LMS listens on and names itself by. Default `localhost` (a site other than the tool's 127.0.0.1 in tests). */
-  host?: string;
-  /**
-   * Which LMS's launches to mint (presets.ts, docs/lti.md's table per LMS): its issuer,
-   * client and deployment id formats, login parameters, token lifetime, `aud`, user claims
-   * and roles. Default `"emulator"` (the plain shape: its URL as issuer, `lms-client-1`,
-   * `deployment-1`, every user claim, membership roles).
-   */
-  preset?: LmsPreset;
-  /** Default the preset's (`"lms-client-1"` for `emulator`). */
-  clientId?: string;
-  /** Default the preset's (`"deployment-1"` for `emulator`). */
-  deploymentId?: string;
-  /**
-   * The course's users. Default an instructor (`instructor-1`) and two learners
-   * (`student-1`, `student-2`); a benchmark passes hundreds of learners.
-   */
-  users?: readonly LmsUser[];
-}
-
-export interface LmsEmulator {
-  readonly url: string;
-  /** The preset whose launches it mints (`emulator` by default). */
-  readonly preset: LmsPreset;
-  /** The LMS's product name (`Canvas`, `Moodle`, …; `LMS emulator` for the plain shape). */
-  readonly product: string;
-  readonly issuer: string;
-  /** The client id launches carry: the constructor's, or the latest one Dynamic Registration issued. */
-  readonly clientId: string;
-  readonly deploymentId: string;
-  readonly authorizationUrl: string;
-  readonly jwksUrl: string;
-  readonly users: readonly LmsUser[];
-  /** How many times the key set was fetched (a tool's cache shows here). */
-  readonly jwksFetches: number;
-  /** The registration to give the tool: `oralAssessments({ lti: { keys, registrations: [lms.registration()] } })`. */
-  registration(deployments?: (string | { id: string; organization?: string })[]): { issuer: string; clientId: string; authorizationUrl: string; jwksUrl: string; tokenUrl: string; deployments: (string | { id: string; organization?: string })[] };
-  /** Tells the LMS where the tool lives (its mount URL, e.g. `http://127.0.0.1:3000/oral`). */
-  registerTool(toolUrl: string): void;
-  /**
-   * Starts Dynamic Registration as an administrator's *Register by URL* does: answers the
-   * URL to open (the tool's registration URL with `openid_configuration` and a fresh
-   * single-use `registration_token`). Once the tool registers, launches use its new client id.
-   */
-  dynamicRegistrationUrl(toolRegisterUrl: string): string;
-  /** A page (for a browser) framing the tool's registration URL, as Canvas does. */
-  dynamicRegistrationPageUrl(toolRegisterUrl: string): string;
-  /** Every registration the LMS accepted, oldest first. */
-  readonly toolRegistrations: readonly ToolRegistration[];
-  /** Makes Dynamic Registration fail one way (undefined: sound). */
-  setRegistrationFault(fault: RegistrationFault | undefined): void;
-  /** Adds a resource link placing an exam (custom `exam_id`, or `roleplay_id`). */
-  addResourceLink(link: Omit<ResourceLink, "id"> & { id?: string }): ResourceLink;
-  /** The login request a click on `linkId` by `userId` sends to the tool: its URL (GET form). */
-  loginUrl(userId: string, linkId: string, extra?: Record<string, string>): string;
-  /**
-   * Opens a deep-linking request (an instructor's *Add an oral exam*) and answers its id:
-   * use it wherever a link id goes (`loginUrl`, `coursePageUrl`); the launch is then an
-   * `LtiDeepLinkingRequest` returning to `/deep-link-return`.
-   */
-  openDeepLinking(options?: DeepLinkingRequestOptions): string;
-  /** Every deep-linking response received, verified (with the links it added) or refused (why). */
-  readonly deepLinkReturns: readonly DeepLinkReturn[];
-  /** A page (for a browser) opening a new deep-linking request as this user, framed as Canvas does. Default user `instructor-1`. */
-  addExamPageUrl(userId?: string): string;
-  /** The course's home as this user sees it: the placed links, and *Add an oral exam* for an instructor. Default user `instructor-1`. */
-  courseUrl(userId?: string): string;
-  /** Course page framing the tool for this user and link. */
-  coursePageUrl(userId: string, linkId: string): string;
-  /** Mints the next launch tokens with this fault (undefined: sound tokens). */
-  setFault(fault: LmsFault | undefined): void;
-  /** A new signing key under a new kid; the old one stays published unless `retire`. */
-  rotateKey(retire?: boolean): Promise<string>;
-  /** Claims added to (or, with undefined, removed from) every launch token. */
-  setClaims(extra: Record<string, unknown>): void;
-  /** What the token endpoint (`POST /token`) did: requests, tokens issued, refusals. */
-  readonly tokenCounts: TokenCounts;
-  /** `expires_in` of the next access tokens, seconds. Default 3600. */
-  setTokenLifetime(sec: number): void;
-  /** Forgets every access token issued: services answer 401 until the tool asks for a new one. */
-  revokeTokens(): void;
-  /** The course's gradebook page (line items × learners: latest activity, grading progress, score, comment). */
-  gradebookUrl(): string;
-  /** Every line item of the course (the LMS's own and the tool's). */
-  readonly lineItems: readonly LmsLineItem[];
-  /** Every score received, oldest first. */
-  readonly scores: readonly LmsScore[];
-  readonly gradebookCounts: GradebookCounts;
-  /** Answers 503 with `Retry-After` to every AGS call for `ms` (an LMS outage). */
-  setGradebookOutage(ms: number): void;
-  /** NRPS pages answered (50 members a page, as Canvas). */
-  readonly membershipCounts: MembershipCounts;
-  /** The course's NRPS roster: its users, then `extra`, then generated learners up to `size` members (default 150). */
-  setRoster(roster: { size?: number; extra?: readonly RosterMember[] }): void;
-  /** `"unauthorized"`: NRPS answers 401 to every page, even with a fresh token. */
-  setMembershipsFault(fault: "unauthorized" | undefined): void;
-  close(): Promise<void>;
-}
+export type { LmsEmulator, LmsEmulatorOptions } from "./emulator-types.js";
+import type { LmsEmulator, LmsEmulatorOptions } from "./emulator-types.js";
 
 const AGS_SCOPES = ["lineitem", "lineitem.readonly", "result.readonly", "score"].map((s) => `https://purl.imsglobal.org/spec/lti-ags/scope/${s}`);
 
