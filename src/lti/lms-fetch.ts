@@ -31,7 +31,7 @@ export async function fetchLmsJson(url: string, init: { method: "GET" | "POST"; 
   }
   let text: string;
   try {
-    text = await readLimited(response);
+    text = await readLimited(response, MAX_ANSWER_BYTES);
   } catch (error) {
     return { ok: false, why: (error as Error).message === "too_large" ? "too_large" : signal.aborted ? "timeout" : "unreachable", status: response.status };
   }
@@ -44,7 +44,8 @@ export async function fetchLmsJson(url: string, init: { method: "GET" | "POST"; 
   return response.ok ? { ok: true, status: response.status, json } : { ok: false, why: "status", status: response.status, json };
 }
 
-async function readLimited(response: Response): Promise<string> {
+/** The body as text, refused (`too_large`) past `maxBytes`: an LMS answer is read whole only when small. */
+export async function readLimited(response: Response, maxBytes: number): Promise<string> {
   if (!response.body) return "";
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -53,7 +54,7 @@ async function readLimited(response: Response): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
+    if (size > maxBytes) {
       await reader.cancel().catch(() => undefined);
       throw new Error("too_large");
     }

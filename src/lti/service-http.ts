@@ -3,6 +3,7 @@
  * redirect followed (a token must not travel to where a redirect points), and at most
  * `maxBytes` of answer read. Node's own `fetch`: a dependency would add nothing here.
  */
+import { readLimited } from "./lms-fetch.js";
 
 export interface LmsExchange {
   url: string;
@@ -36,24 +37,6 @@ export async function exchange(x: LmsExchange): Promise<LmsReply> {
   } catch (error) {
     return { ok: false, why: (error as Error).message === "too_large" ? "too_large" : signal.aborted ? "timeout" : "unreachable", status: response.status };
   }
-}
-
-async function readLimited(response: Response, maxBytes: number): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error("too_large");
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** The body as JSON when it parses, else the text (an LMS's HTML error page). */
