@@ -156,5 +156,15 @@ describe("the example app's LMS", () => {
     expect(page.text).toContain("Signed in as Sam Student");
     // Prepared: Sam's launch asked the platform for no sign-in.
     expect(emulator.requests.filter((r) => r.path === "/students/sign-in-token").length).toBe(signInsBefore);
+    // And the LMS's gradebook shows Sam as started (the outbox posts it off the launch's path: polled).
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline && !lms.lms.scores.some((x) => x.userId === "student-1"); ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Found as the instructor would: the course page's Gradebook link.
+    const gradebook = await get(new URL(attribute((await get(lms.lms.courseUrl("instructor-1"))).text, /id="gradebook" href="([^"]+)"/), lms.lms.url).href);
+    expect(gradebook.status).toBe(200);
+    const samRow = /<tr data-user="student-1">.*?<\/tr>/s.exec(gradebook.text)?.[0] ?? "";
+    expect(samRow, gradebook.text).toContain("Sam Student");
+    expect(samRow).toContain('data-activity="Started"');
   });
 });

@@ -53,9 +53,11 @@ export function courseHomePage(input: {
   users: readonly { id: string; name: string; role: string }[];
   links: readonly { id: string; title: string; href: string }[];
   addExamHref: string | undefined;
+  /** The course's gradebook, shown to instructors (undefined: not shown). */
+  gradebookHref?: string | undefined;
   homeHref: (userId: string) => string;
 }): string {
-  const { user, users, links, addExamHref, homeHref } = input;
+  const { user, users, links, addExamHref, gradebookHref, homeHref } = input;
   const items = links.length === 0
     ? "<li>Nothing placed yet.</li>"
     : links.map((l) => `<li><a class="link" id="${escapeHtml(l.id)}" href="${escapeHtml(l.href)}">${escapeHtml(l.title)}</a></li>`).join("");
@@ -65,6 +67,7 @@ export function courseHomePage(input: {
 <h1>Course</h1>
 <p id="who">Viewing as ${escapeHtml(user.name)} (${escapeHtml(user.role)}). View as: ${others}</p>
 ${addExamHref ? `<p><a id="add-exam" href="${escapeHtml(addExamHref)}">Add an oral exam</a></p>` : ""}
+${gradebookHref ? `<p><a id="gradebook" href="${escapeHtml(gradebookHref)}">Gradebook</a></p>` : ""}
 <h2>Course content</h2>
 <ul id="content">${items}</ul>
 </body></html>`;

@@ -11,6 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import express, { type Request, type RequestHandler, type Response } from "express";
+import { escapeHtml } from "../../core/html.js";
 
 const AGS = "https://purl.imsglobal.org/spec/lti-ags/scope/";
 const LINEITEM_TYPE = "application/vnd.ims.lis.v2.lineitem+json";
@@ -19,7 +20,6 @@ const SCORE_TYPE = "application/vnd.ims.lis.v1.score+json";
 const ACTIVITY = ["Initialized", "Started", "InProgress", "Submitted", "Completed"];
 const GRADING = ["FullyGraded", "Pending", "PendingManual", "Failed", "NotReady"];
 const PAGE = 10;
-const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export interface LmsLineItem {
   id: string;
@@ -192,16 +192,16 @@ function gradebookPage(title: string, items: (LmsLineItem & { url: string })[], 
     if (!had || Date.parse(s.timestamp) >= Date.parse(had.timestamp)) latest.set(k, s);
   }
   const users = [...new Set(scores.map((s) => s.userId))];
-  const head = items.map((i) => `<th scope="col">${esc(i.label)}${i.resourceId ? `<br><small>${esc(i.resourceId)}</small>` : ""}</th>`).join("");
-  const rows = users.map((u) => `<tr data-user="${esc(u)}"><th scope="row">${esc(names.get(u) ?? u)}</th>${items.map((i) => {
+  const head = items.map((i) => `<th scope="col">${escapeHtml(i.label)}${i.resourceId ? `<br><small>${escapeHtml(i.resourceId)}</small>` : ""}</th>`).join("");
+  const rows = users.map((u) => `<tr data-user="${escapeHtml(u)}"><th scope="row">${escapeHtml(names.get(u) ?? u)}</th>${items.map((i) => {
     const s = latest.get(`${u}\u0000${i.url}`);
     if (!s) return "<td>–</td>";
     const score = s.scoreGiven !== undefined ? ` <strong class="score">${s.scoreGiven}/${s.scoreMaximum}</strong>` : "";
-    return `<td class="cell" data-activity="${esc(s.activityProgress)}" data-grading="${esc(s.gradingProgress)}"><span class="activity">${esc(s.activityProgress)}</span> · <span class="grading">${esc(s.gradingProgress)}</span>${score}${s.comment ? `<br><small class="comment">${esc(s.comment)}</small>` : ""}</td>`;
+    return `<td class="cell" data-activity="${escapeHtml(s.activityProgress)}" data-grading="${escapeHtml(s.gradingProgress)}"><span class="activity">${escapeHtml(s.activityProgress)}</span> · <span class="grading">${escapeHtml(s.gradingProgress)}</span>${score}${s.comment ? `<br><small class="comment">${escapeHtml(s.comment)}</small>` : ""}</td>`;
   }).join("")}</tr>`).join("");
   return `<!doctype html><html><head><meta charset="utf-8"><title>Gradebook</title>
 <style>body{font:16px system-ui;margin:1rem}table{border-collapse:collapse}td,th{border:1px solid #999;padding:.3rem .5rem;text-align:left;vertical-align:top}</style></head><body>
-<h1>Gradebook: ${esc(title)}</h1>
+<h1>Gradebook: ${escapeHtml(title)}</h1>
 ${items.length === 0 ? '<p id="empty">No grade items yet.</p>' : `<table id="gradebook"><thead><tr><th>Learner</th>${head}</tr></thead><tbody>${rows || `<tr><td colspan="${items.length + 1}">No scores yet.</td></tr>`}</tbody></table>`}
 </body></html>`;
 }

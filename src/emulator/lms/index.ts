@@ -148,6 +148,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
       user, users: USERS, homeHref: home,
       links: [...links.values()].map((l) => ({ id: l.id, title: l.title, href: `/course/${encodeURIComponent(l.id)}?user=${encodeURIComponent(user.id)}` })),
       addExamHref: user.role === "Instructor" ? `/add-exam?user=${encodeURIComponent(user.id)}` : undefined,
+      gradebookHref: user.role === "Instructor" ? "/gradebook" : undefined,
     }));
   });
   app.get("/course/:linkId", (req, res) => {
