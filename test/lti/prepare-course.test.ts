@@ -51,6 +51,20 @@ describe("Prepare this exam for the course", () => {
     }
   });
 
+  it("answers 410 to a post with no form or a made-up one, reading no roster and asking for no token", async () => {
+    const { action } = await instructorForm();
+    const before = { tokens: bench.lms.tokenCounts.requests, pages: bench.lms.membershipCounts.pages };
+    const sent = bench.stack.track();
+    for (const form of [undefined, "not-a-form", "A".repeat(43), "<script>"]) {
+      const answer = await request(action.origin).post(action.pathname).type("form").send({ ...(form === undefined ? {} : { form }), startAt: new Date(Date.now() + 20_000).toISOString(), tzOffsetMin: "0" });
+      expect(answer.status, String(form)).toBe(410);
+      expect(answer.text).toContain("This form has expired");
+      expect(answer.text).not.toContain("<script>");
+    }
+    expect({ tokens: bench.lms.tokenCounts.requests, pages: bench.lms.membershipCounts.pages }).toEqual(before);
+    expect(sent()).toEqual([]);
+  });
+
   it("refuses a post without a start time, naming the field", async () => {
     const { action, form } = await instructorForm();
     const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: "tomorrow" });
