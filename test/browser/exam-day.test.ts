@@ -17,7 +17,8 @@ const ARTIFACTS = process.env.EXAMDAY_SHOTS ?? "test-artifacts";
 const haveChromium = existsSync(CHROMIUM);
 const PASSWORD = "exam-day-password";
 
-// flow.test.ts warns loudly (or fails in CI) when Chromium is missing; this file only skips.
+// The example app's other browser tests warn loudly (or fail in CI) when Chromium is missing
+// (chromiumOrSkip in ../support/example-app-browser.ts); this file only skips.
 describe.runIf(haveChromium)("the Exam day panel in a browser", () => {
   const users = createDemoUsers({ password: PASSWORD });
   let running: ExampleAppInBrowser | undefined;

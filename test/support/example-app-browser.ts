@@ -5,17 +5,18 @@
  * wait for the window instead of testing its form. Pacing is tested in test/platform and
  * test/storm; here each school's key gets a prod-sized budget on both sides.
  */
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { chromium, type Browser } from "playwright-core";
-import { memoryStore } from "express-oral-assessments";
-import { startEmulator, type Emulator } from "express-oral-assessments/emulator";
-import { createExampleApp } from "../../example-app/app.js";
-import { SCHOOLS } from "../../example-app/schools.js";
-import type { createDemoUsers } from "../../example-app/users.js";
-import { TEST_KEY } from "./keys.js";
+import { existsSync, mkdirSync } from "node:fs";
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Emulator } from "express-oral-assessments/emulator";
+import { createDemoUsers } from "../../example-app/users.js";
+import { startExampleApp } from "./example-app.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
+/** Screenshots go here (gitignored) for a person to look at. */
+export const ARTIFACTS = "test-artifacts";
+/** Every demo user's password in the browser tests. */
+export const BROWSER_PASSWORD = "browser-test-password";
 
 export interface ExampleAppInBrowser {
   emulator: Emulator;
@@ -26,14 +27,8 @@ export interface ExampleAppInBrowser {
 }
 
 export async function startExampleAppInBrowser(users: ReturnType<typeof createDemoUsers>): Promise<ExampleAppInBrowser> {
-  const emulator = await startEmulator({
-    port: 0, organizations: [{ ...SCHOOLS[0]!, testKeys: [TEST_KEY] }, { ...SCHOOLS[1]! }], rateLimits: { dev: 600 },
-  });
-  const schools = SCHOOLS.map(({ id, name }) => ({ id, name, apiKey: emulator.organization(id).testKey, baseUrl: emulator.url, examHost: emulator.organization(id).examHost }));
-  const app = createExampleApp({ schools, organizationClient: { rateLimitPerMinute: 600 }, store: memoryStore(), users });
-  const server: Server = app.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const running = await startExampleApp(users, { emulator: { rateLimits: { dev: 600 } }, app: { organizationClient: { rateLimitPerMinute: 600 } } });
+  const { emulator, base } = running;
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -45,9 +40,57 @@ export async function startExampleAppInBrowser(users: ReturnType<typeof createDe
     emulator, base, browser,
     async close() {
       await browser.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await emulator.close();
+      await running.close();
     },
   };
+}
+
+/** True when Chromium is installed. Without it: a loud warning, or in CI (CI set) a failing test. */
+export function chromiumOrSkip(): boolean {
+  const haveChromium = existsSync(CHROMIUM);
+  if (!haveChromium && !process.env.CI) {
+    console.warn(
+      "\n" + "!".repeat(78) + "\n" +
+      `!! BROWSER TEST SKIPPED: ${CHROMIUM} is missing. Install it with:\n` +
+      "!!   apt-get update && apt-get install -y chromium\n" +
+      "!! (In CI, where CI is set, this test fails instead of skipping.)\n" +
+      "!".repeat(78) + "\n",
+    );
+  }
+  if (!haveChromium && process.env.CI) {
+    describe("browser prerequisites", () => {
+      it("has Debian's Chromium at /usr/bin/chromium (CI must install it: apt-get install -y chromium)", () => {
+        expect(existsSync(CHROMIUM), `${CHROMIUM} is missing`).toBe(true);
+      });
+    });
+  }
+  return haveChromium;
+}
+
+/** Starts the example app and Chromium before the file's tests (an artifacts folder ready), and stops them after. */
+export function useExampleAppInBrowser(): ExampleAppInBrowser {
+  const fixture = {} as ExampleAppInBrowser;
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    Object.assign(fixture, await startExampleAppInBrowser(createDemoUsers({ password: BROWSER_PASSWORD })));
+  });
+  afterAll(async () => {
+    await fixture.close?.();
+  });
+  return fixture;
+}
+
+/** A fresh browser context (its own cookies) with a 15 s default timeout, and a tab in it. */
+export async function openTab(browser: Browser, options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; tab: Page }> {
+  const context = await browser.newContext(options);
+  context.setDefaultTimeout(15_000);
+  return { context, tab: await context.newPage() };
+}
+
+/** Logs in on the app's login page as `username`; waits for the navigation, or for `arrivesAt` when given. */
+export async function logInTab(tab: Page, base: string, username: string, arrivesAt?: string): Promise<void> {
+  await tab.goto(`${base}/login`);
+  await tab.fill("#username", username);
+  await tab.fill("#password", BROWSER_PASSWORD);
+  await Promise.all([arrivesAt ? tab.waitForURL(arrivesAt) : tab.waitForNavigation(), tab.click("form.login button[type=submit]")]);
 }

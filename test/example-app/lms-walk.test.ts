@@ -13,11 +13,11 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryStore } from "express-oral-assessments";
 import { startEmulator, type Emulator } from "express-oral-assessments/emulator";
-import { createExampleApp } from "../example-app/app.js";
-import { startExampleLms, type ExampleLms } from "../example-app/lms.js";
-import { SCHOOLS } from "../example-app/schools.js";
-import { createDemoUsers } from "../example-app/users.js";
-import { formFields } from "./support/lti.js";
+import { createExampleApp } from "../../example-app/app.js";
+import { startExampleLms, type ExampleLms } from "../../example-app/lms.js";
+import { SCHOOLS } from "../../example-app/schools.js";
+import { createDemoUsers } from "../../example-app/users.js";
+import { formFields } from "../support/lti.js";
 
 const PASSWORD = "correct horse battery staple";
 
