@@ -5,7 +5,7 @@
  * Request bodies are converted with `io: "input"` (what a caller may send: defaults
  * optional, transforms not applied yet), response records with `io: "output"`.
  * JSON Schema cannot say everything a zod refinement says; where a refinement matters to
- * a caller it is restated here by hand (and test/openapi.test.ts checks the two agree).
+ * a caller it is restated here by hand (and test/openapi-bodies.test.ts checks the two agree).
  */
 import { z } from "zod";
 import { RecordId } from "../platform/schemas.js";
