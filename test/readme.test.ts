@@ -128,7 +128,7 @@ describe("README: Mount the router", () => {
   }, 150_000);
 
   it("is how the example app mounts the router: the same options, word for word where they are not read from the environment, the platform per school", () => {
-    const app = readFileSync(join(root, "example-app", "app.js"), "utf8");
+    const app = readFileSync(join(root, "example-app", "oral-router.js"), "utf8");
     const theirs = optionLines(app);
     const ours = optionLines(mountJs);
     expect(ours.length).toBeGreaterThanOrEqual(5);

@@ -103,7 +103,7 @@ describe("two schools", () => {
     expect(signInCalls()).toBe(before);
   });
 
-  // Needs the store scoped by organization, as the 404 above (app.js, /app/my-exams).
+  // Needs the store scoped by organization, as the 404 above (app-api.js, /app/my-exams).
   it("lists on a student's page the exams of their own school only", async () => {
     const north = await examOf("instructor", "North page");
     const south = await examOf("professor", "South page");
