@@ -7,41 +7,29 @@
  * (the course page's frame, each auto-posted form), not built by the test. The app loads
  * the package by its name (dist/).
  */
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryStore } from "express-oral-assessments";
-import { startEmulator, type Emulator } from "express-oral-assessments/emulator";
-import { createExampleApp } from "../../example-app/app.js";
+import type { Emulator } from "express-oral-assessments/emulator";
 import { startExampleLms, type ExampleLms } from "../../example-app/lms.js";
-import { SCHOOLS } from "../../example-app/schools.js";
 import { createDemoUsers } from "../../example-app/users.js";
+import { PASSWORD, startExampleApp, type RunningExampleApp } from "../support/example-app.js";
 import { formFields } from "../support/lti.js";
 
-const PASSWORD = "correct horse battery staple";
-
+let running: RunningExampleApp;
 let emulator: Emulator;
 let lms: ExampleLms;
-let server: Server;
 let base: string;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, organizations: [...SCHOOLS] });
-  const schools = SCHOOLS.map(({ id, name }) => ({ id, name, apiKey: emulator.organization(id).testKey, baseUrl: emulator.url, examHost: emulator.organization(id).examHost }));
   lms = await startExampleLms({ school: "north" });
-  const app = createExampleApp({ schools, store: memoryStore(), users: createDemoUsers({ password: PASSWORD }), lms });
-  server = app.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  running = await startExampleApp(createDemoUsers({ password: PASSWORD }), { app: { lms } });
+  ({ emulator, base } = running);
   lms.lms.registerTool(`${base}/oral`);
 });
 
 afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await running?.close();
   await lms?.lms.close();
-  await emulator?.close();
 });
 
 const decode = (text: string) => text.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))).replace(/&amp;/g, "&");
