@@ -1,12 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BUILD_CONFIGS, staleDistReason } from "./support/dist-freshness.js";
 
 /**
  * Runs once before the suite:
  * - makes this run's canary keys (test workers inherit them through the environment);
  * - builds dist/, because the package test, the example app and the browser test load
- *   the package the way an integrator does (by its name), never a stale build.
+ *   the package the way an integrator does (by its name), never a stale build; unless
+ *   dist/ is already fresh (every emitted file newer than its source and the tsconfigs),
+ *   as it is in CI right after `npm run build`.
  */
 export default function setup(): void {
   const random = () => randomBytes(18).toString("base64url");
@@ -18,8 +22,9 @@ export default function setup(): void {
   // Runs once per vitest project, in one process: build once.
   if (process.env.EOA_DIST_BUILT) return;
   process.env.EOA_DIST_BUILT = "1";
+  if (staleDistReason(join(import.meta.dirname, "..")) === undefined) return;
   // Both builds, as `npm run build` makes them: ESM in dist/, CommonJS in dist/cjs.
-  for (const project of ["tsconfig.build.json", "tsconfig.build.cjs.json"]) {
+  for (const project of BUILD_CONFIGS) {
     try {
       execFileSync("npx", ["tsc", "-p", project], { stdio: "pipe" });
     } catch (error) {

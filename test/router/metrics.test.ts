@@ -92,7 +92,9 @@ describe("metrics: { registry }", () => {
 
   it("shows waiting launches and pre-warming behind schedule while they last", async () => {
     const registry = new Registry();
-    stack = await startStormStack({ client: { timeoutMs: 1_500, maxRetries: 0 }, router: { metrics: { registry }, waitingPageAfterMs: 200 } });
+    // The two timeouts and three 503s below are five sign-in failures: they open the breaker,
+    // for 15 s by default, which would hold pre-warming back long after the faults are gone.
+    stack = await startStormStack({ client: { timeoutMs: 1_500, maxRetries: 0 }, router: { metrics: { registry }, waitingPageAfterMs: 200, circuitBreaker: { openMs: 500 } } });
     const { examId } = await stack.seedExam();
 
     stack.emulator.fault({ type: "hang", count: 2, pathPrefix: "/students/sign-in-token" });
