@@ -37,8 +37,25 @@ export interface LaunchAttemptStore {
    * the store never falls back (in process).
    */
   readonly shared?: boolean;
+  /**
+   * When this instance last found Redis again after an outage (ms since epoch, 0: never
+   * away); undefined in process. Until the attempts begun or kept in the instances'
+   * fallbacks meanwhile are back in Redis, a wait id unknown here may still be running
+   * on another instance.
+   */
+  readonly backSince?: number;
   /** Joins the student's running attempt, or starts one (new, after a claimed/failed one, or taking over a lapsed lease). */
   begin(examId: string, userKey: string): Promise<AttemptTicket>;
+  /**
+   * Puts back, under its own wait id and the caller's lease, an attempt whose call the
+   * caller runs but which this store does not know (lost in a Redis restart, or out of
+   * reach in an outage): the student's waiting page, refreshed to that wait id, finds it
+   * again instead of starting over. True too, with the lease renewed, when the store still
+   * holds it under the caller's lease (kept through an outage). False (nothing changed)
+   * when the store knows the wait id otherwise, or the student has an attempt of their own
+   * there that is running or holds an unclaimed token: that one goes on instead.
+   */
+  adopt(waitId: string, examId: string, userKey: string, lease: string): Promise<boolean>;
   /** Extends the owner's lease; false if it is no longer the owner (lapsed and taken over). */
   renew(waitId: string, lease: string): Promise<boolean>;
   /** Stores the outcome; false if `lease` no longer owns the attempt (its outcome is then dropped). */
@@ -153,6 +170,23 @@ export function inProcessLaunchAttempts(timings: AttemptTimings, now: () => numb
       byStudent.set(studentOf(examId, userKey), fresh);
       byWaitId.set(fresh.waitId, fresh);
       return { waitId: fresh.waitId, lease };
+    },
+    async adopt(waitId, examId, userKey, lease) {
+      sweep();
+      const known = find(waitId, examId, userKey);
+      if (known && !known.outcome && known.lease === lease) {
+        known.leaseUntil = now() + timings.leaseMs;
+        return true;
+      }
+      if (known || byWaitId.has(waitId)) return false;
+      const current = byStudent.get(studentOf(examId, userKey));
+      const a = current && find(current.waitId, examId, userKey);
+      if (a && (!a.outcome ? a.leaseUntil > now() : a.outcome.kind === "token" && !a.claimed)) return false;
+      if (current) byWaitId.delete(current.waitId);
+      const adopted: Attempt = { waitId, examId, userKey, lease, leaseUntil: now() + timings.leaseMs, outcome: undefined, claimed: false, claimedAt: 0, expiresAt: now() + timings.outcomeTtlMs, joined: false };
+      byStudent.set(studentOf(examId, userKey), adopted);
+      byWaitId.set(waitId, adopted);
+      return true;
     },
     async renew(waitId, lease) {
       const a = byWaitId.get(waitId);

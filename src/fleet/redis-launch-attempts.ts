@@ -57,6 +57,29 @@ if prev then redis.call('HSET', KEYS[1], unpack(prev)) end
 return { ARGV[1], own(ARGV[2], ARGV[3], ARGV[4]) }
 `;
 
+/**
+ * ARGV: waitId, lease, leaseMs, ttlMs → 1 | 0. Puts back a lost attempt under its own wait
+ * id, owned by the instance running its call; not over the student's live attempt (running
+ * with a live lease, or an unclaimed token), nor over this wait id's own record, unless
+ * that still holds the caller's lease (Redis kept it through an outage): then it is
+ * renewed.
+ */
+const ADOPT = `${NOW}
+if mine(ARGV[1]) then
+  if field('state') ~= 'running' or field('lease') ~= ARGV[2] then return 0 end
+  redis.call('HSET', KEYS[1], 'leaseUntil', now + tonumber(ARGV[3]))
+  return 1
+end
+if replaced(ARGV[1]) then return 0 end
+local state = field('state')
+if state == 'running' and tonumber(field('leaseUntil')) > now then return 0 end
+if state == 'done' and field('kind') == 'token' and field('claimed') == '0' then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'waitId', ARGV[1], 'state', 'running', 'claimed', '0')
+own(ARGV[2], ARGV[3], ARGV[4])
+return 1
+`;
+
 /** ARGV: waitId, lease, leaseMs → 1 | 0. */
 const RENEW = `${NOW}
 if not mine(ARGV[1]) or field('state') ~= 'running' or field('lease') ~= ARGV[2] then return 0 end
@@ -108,7 +131,7 @@ end
 return field('outcome')
 `;
 
-const SCRIPTS = { attBegin: BEGIN, attRenew: RENEW, attComplete: COMPLETE, attView: VIEW, attTakeOver: TAKE_OVER, attClaim: CLAIM };
+const SCRIPTS = { attBegin: BEGIN, attAdopt: ADOPT, attRenew: RENEW, attComplete: COMPLETE, attView: VIEW, attTakeOver: TAKE_OVER, attClaim: CLAIM };
 type Name = keyof typeof SCRIPTS;
 
 export function defineAttemptScripts(define: (name: string, lua: string, keys: number) => void): void {
@@ -161,6 +184,13 @@ export function redisLaunchAttempts(connection: FleetConnection, cipher: Cipher,
       const [waitId, lease] = await run("attBegin", key, newWaitId(), newLease(), timings.leaseMs, timings.outcomeTtlMs, claimGraceMs) as [string, string | null];
       if (lease) owned.set(waitId, key);
       return { waitId, lease: lease ?? undefined };
+    },
+    async adopt(waitId, examId, userKey, lease) {
+      // Under the first secret's name, as `begin` does.
+      const key = keyOf(examId, userKey);
+      const adopted = (await run("attAdopt", key, waitId, lease, timings.leaseMs, timings.outcomeTtlMs)) === 1;
+      if (adopted) owned.set(waitId, key);
+      return adopted;
     },
     async renew(waitId, lease) {
       const key = owned.get(waitId);

@@ -32,6 +32,8 @@ export function scopeFleet(fleet: ScopedFleetParts, organization: string): Scope
   const prefix = `${SCOPED}${organization}/`;
   const attempts: LaunchAttemptStore = {
     get shared() { return fleet.attempts.shared; },
+    get backSince() { return fleet.attempts.backSince; },
+    adopt: (waitId, examId, userKey, lease) => fleet.attempts.adopt(waitId, key(examId), userKey, lease),
     begin: (examId, userKey) => fleet.attempts.begin(key(examId), userKey),
     renew: (waitId, lease) => fleet.attempts.renew(waitId, lease),
     complete: (waitId, lease, outcome) => fleet.attempts.complete(waitId, lease, outcome),

@@ -1,10 +1,9 @@
 /**
  * An attempt Redis lost (its keys gone, as after a restart without persistence) while its
- * sign-in call still runs on the owning instance: the student's waiting page finds its wait
- * id unknown and goes back to the launch URL. That launch joins the call still running
- * (the owner began a new attempt for the same student from what it holds) instead of
- * making a second sign-in call; the student gets the token. On the shared Redis, under a
- * prefix of its own.
+ * sign-in call still runs on the owning instance: the owner puts the attempt back under its
+ * wait id (from what it holds) at its next renewal, so the student's waiting page finds it
+ * again and a return to the launch URL joins it, instead of making a second sign-in call;
+ * the student gets the token. On the shared Redis, under a prefix of its own.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { fleetReady, redisFleet } from "../../src/fleet/index.js";
@@ -21,7 +20,7 @@ describe.runIf(available)("an attempt Redis lost while its call runs", () => {
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
   afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
 
-  it("is joined by the student's return to the launch URL: one sign-in call, and the token", async () => {
+  it("is put back under its wait id and joined by the student's return to the launch URL: one sign-in call, and the token", async () => {
     const prefix = randomPrefix("lost");
     const fleet = redisFleet({ url: REDIS_URL, secret: SECRET, prefix, attemptLeaseMs: LEASE_MS, commandTimeoutMs: 500, logger: quiet });
     cleanups.push(() => fleet.close(), () => dropPrefix(prefix));
@@ -40,10 +39,11 @@ describe.runIf(available)("an attempt Redis lost while its call runs", () => {
     expect((await attempts.view(first.handle)).state).toBe("unknown");
     await sleep(2 * LEASE_MS); // the owner renews every third of the lease, and finds it lost
 
-    // The waiting page's refresh: unknown wait id, so back to the launch URL, which joins.
-    expect((await attempts.view(first.handle)).state).toBe("unknown");
+    // The owner put it back under its wait id: the waiting page's refresh finds it again,
+    // and a return to the launch URL (a new tab) joins it.
+    expect(await attempts.view(first.handle)).toEqual({ state: "running", leaseLapsed: false });
     const again = await attempts.join("exam-1", "student-1", call);
-    expect(again.shared).toBe(true);
+    expect(again).toEqual({ handle: first.handle, shared: true });
     expect(calls).toBe(1);
 
     answer!({ kind: "token", token: "signin_after_loss" });

@@ -9,13 +9,13 @@
  * sending through Redis, so A runs on the shared window while B still sends on its
  * fallback. Every launch call completes, and the platform answers at most one 429.
  */
-import { createServer, connect as connectTcp, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator/index.js";
 import { fleetReady, redisFleet, type RedisFleet } from "../../src/fleet/index.js";
 import { createPlatformClient, type PlatformClient } from "../../src/platform/index.js";
 import { TEST_KEY } from "../support/keys.js";
 import { freePort, randomPrefix, redisOrSkip, SECRET, startRedisServer } from "../support/redis.js";
+import { tcpProxy } from "../support/tcp-proxy.js";
 
 const available = await redisOrSkip("the Redis outage test");
 const LIMIT = 10;
@@ -31,25 +31,6 @@ async function until(check: () => boolean, ms = 30_000): Promise<void> {
     if (Date.now() > end) throw new Error("timed out waiting for the fleet");
     await sleep(25);
   }
-}
-
-/** A TCP proxy to `port` on 127.0.0.1 port 0; closed, it drops every connection. */
-async function tcpProxy(port: number): Promise<{ port: number; open: boolean; drop(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const proxy = { port: 0, open: true, drop: () => { for (const s of sockets) s.destroy(); }, close: async () => {} };
-  const server: Server = createServer((client) => {
-    if (!proxy.open) return void client.destroy();
-    const upstream = connectTcp(port, "127.0.0.1");
-    sockets.add(client).add(upstream);
-    const drop = (): void => { client.destroy(); upstream.destroy(); sockets.delete(client); sockets.delete(upstream); };
-    client.on("error", drop).on("close", drop);
-    upstream.on("error", drop).on("close", drop);
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  proxy.port = (server.address() as { port: number }).port;
-  proxy.close = () => { for (const s of sockets) s.destroy(); return new Promise<void>((resolve) => server.close(() => resolve())); };
-  return proxy;
 }
 
 describe.runIf(available)("Redis away for 5 s mid-storm", () => {

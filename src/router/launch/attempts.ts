@@ -19,6 +19,7 @@
  */
 import type { AttemptOutcome, AttemptView, LaunchAttemptStore } from "../../fleet/launch-attempts.js";
 import type { AttemptCall, AttemptHandle, LaunchAttemptsOptions, RunningCall, WaitResult } from "./attempt-types.js";
+import { UnseenWaits } from "./unseen-waits.js";
 
 export type { AttemptOutcome } from "../../fleet/launch-attempts.js";
 export type { AttemptCall, AttemptHandle, LaunchAttemptsOptions, WaitResult } from "./attempt-types.js";
@@ -39,12 +40,18 @@ export class LaunchAttempts {
    * other student's own launch, which gives away nothing.)
    */
   private readonly issued = new Map<string, { examId: string; userKey: string; at: number }>();
+  /** Unknown wait ids refreshed here while the fleet may hold them out of sight. */
+  private readonly unseen: UnseenWaits;
   /** Calls in `running` not settled yet. */
   private unsettled = 0;
   private sweeper: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(private readonly store: LaunchAttemptStore, private readonly options: LaunchAttemptsOptions) {}
+  constructor(private readonly store: LaunchAttemptStore, private readonly options: LaunchAttemptsOptions) {
+    // After an outage: an owner's next renewal (a third of the lease) or the time another
+    // instance may take to find Redis again (its reconnect back-off ≤ 2 s, PING every 1 s).
+    this.unseen = new UnseenWaits(options.abandonMs, Math.max(options.leaseMs / 3, 3_000));
+  }
 
   /** A wait id's plausible shape (anything else is unknown without asking the store). */
   static isWaitId(value: unknown): value is string {
@@ -77,6 +84,12 @@ export class LaunchAttempts {
   belongsElsewhere(waitId: string, examId: string, userKey: string): boolean {
     const owner = this.issued.get(waitId);
     return owner !== undefined && (owner.examId !== examId || owner.userKey !== userKey);
+  }
+
+  /** Whether a refresh whose wait id the store does not know gets the waiting page again rather than a start-over (unseen-waits.ts). */
+  keepsLooking(handle: AttemptHandle): boolean {
+    this.startSweeper();
+    return this.unseen.keepLooking(handle.waitId, this.store.shared, this.store.backSince);
   }
 
   /** What a refresh with this wait id sees (only for the student it was made for). */
@@ -164,6 +177,7 @@ export class LaunchAttempts {
     for (const call of this.running.values()) if (!call.settled) call.controller.abort(new Error("the router closed"));
     this.running.clear();
     this.issued.clear();
+    this.unseen.clear();
     this.unsettled = 0;
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = undefined;
@@ -194,7 +208,7 @@ export class LaunchAttempts {
       this.store.renew(was.handle.waitId, was.lease)
         .then(async (mine) => {
           if (mine || state.settled) return;
-          const moved = await this.rehome(state, was.handle).catch(() => undefined);
+          const moved = await this.rehome(state, was.handle, was.lease).catch(() => undefined);
           if (moved) owned = moved;
           // Lost the lease (we were too slow and another instance took over): its call wins.
           else if (!state.settled) state.controller.abort(new Error("the attempt was taken over"));
@@ -204,7 +218,16 @@ export class LaunchAttempts {
     renewer.unref();
     call(state.controller.signal).then(async (outcome) => {
       clearInterval(renewer);
-      const stored = await this.store.complete(owned.handle.waitId, owned.lease, outcome).catch(() => false);
+      let stored = await this.store.complete(owned.handle.waitId, owned.lease, outcome).catch(() => false);
+      // Settled before a renewal noticed the loss (Redis away or back empty): the attempt is
+      // put back first, so that the outcome is not dropped and the student calls again.
+      if (!stored && !state.settled) {
+        const moved = await this.rehome(state, owned.handle, owned.lease).catch(() => undefined);
+        if (moved) {
+          owned = moved;
+          stored = await this.store.complete(moved.handle.waitId, moved.lease, outcome).catch(() => false);
+        }
+      }
       if (stored && outcome.kind === "token") this.options.onIssued?.(owned.handle);
       if (!state.settled) {
         state.settled = true;
@@ -222,9 +245,12 @@ export class LaunchAttempts {
    * a second sign-in call. undefined when the attempt is not lost (another instance took
    * it over) or the student already began a new one (whose call then goes instead).
    */
-  private async rehome(state: RunningCall, lost: AttemptHandle): Promise<{ handle: AttemptHandle; lease: string } | undefined> {
-    // Unknown to a fallback store (Redis unreachable) is not lost: a new attempt there would
-    // be seen by this instance only, and the student's refresh elsewhere would call again.
+  private async rehome(state: RunningCall, lost: AttemptHandle, lease: string): Promise<{ handle: AttemptHandle; lease: string } | undefined> {
+    // First the same attempt, under its own wait id: in Redis if it answers (it came back
+    // empty), else in this instance's fallback (an outage). The student's waiting page
+    // refreshes to that wait id, and finds it on whichever instance (or here) can see it.
+    if (await this.store.adopt(lost.waitId, lost.examId, lost.userKey, lease).catch(() => false)) return { handle: lost, lease };
+    // Refused in a fallback: the student began an attempt of their own here, whose call goes instead.
     if (!this.storeShared()) return undefined;
     const view = await this.store.view(lost.waitId, lost.examId, lost.userKey);
     if (view.state !== "unknown" || state.settled || !this.storeShared()) return undefined;
@@ -258,6 +284,7 @@ export class LaunchAttempts {
       if (now - at <= ISSUED_KEPT_MS) break; // insertion order is age order
       this.issued.delete(waitId);
     }
+    this.unseen.sweep(now);
     for (const [waitId, call] of this.running) {
       if (call.held.size > 0 || now - call.lastSeenAt <= this.options.abandonMs) continue;
       // Nobody is waiting: take its call out of the budget's queue (if it is still

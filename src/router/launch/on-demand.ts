@@ -76,6 +76,18 @@ export function onDemandLaunches(settings: LaunchSettings, { attempts, breaker, 
     done(launch.req, "wait_unknown", 303, launch.started, launch.meta);
   }
 
+  /**
+   * A wait id the store does not know: while the fleet may hold that attempt out of this
+   * instance's sight (Redis away or just back; why, in unseen-waits.ts), the waiting page
+   * again, refreshing to the same wait id after a second, with no call and nothing counted;
+   * otherwise back to the launch URL.
+   */
+  function unknownWait(launch: OnDemandLaunch, handle: AttemptHandle): void {
+    if (!attempts.keepsLooking(handle)) return startOver(launch);
+    const page = sendWaitingPage(launch.res, 0, `${launch.launchHref}?wait=${handle.waitId}`, 0);
+    done(launch.req, page.outcome, page.status, launch.started, { ...launch.meta, unseen: true });
+  }
+
   /** Holds the request on the attempt, then answers: redirect, waiting page, or failure. */
   async function follow(launch: OnDemandLaunch, handle: AttemptHandle, holdMs: number): Promise<void> {
     const { req, res, started, meta } = launch;
@@ -88,7 +100,7 @@ export function onDemandLaunches(settings: LaunchSettings, { attempts, breaker, 
       // Not claimed: the token (if any) waits for this student's next request.
       return done(req, "client_gone", 499, started, meta);
     }
-    if (result === "unknown") return startOver(launch);
+    if (result === "unknown") return unknownWait(launch, handle);
     if (result === "lapsed") {
       // The instance running the call died: this one takes it over (or someone else did).
       await attempts.takeOver(handle, callOf(launch));
@@ -128,8 +140,10 @@ export function onDemandLaunches(settings: LaunchSettings, { attempts, breaker, 
       }
       const handle = { waitId, examId: launch.examId, userKey: launch.userKey };
       const view = await attempts.view(handle);
-      // Expired, another student's, or already answered (a reload after the redirect): start over.
-      if (view.state === "unknown" || (view.state === "done" && view.claimed)) return startOver({ ...launch, meta });
+      // Already answered (a reload after the redirect): start over.
+      if (view.state === "done" && view.claimed) return startOver({ ...launch, meta });
+      // Expired, another student's, or held where this instance cannot see it.
+      if (view.state === "unknown") return unknownWait({ ...launch, meta }, handle);
       return follow({ ...launch, meta }, handle, settings.waitingPageAfterMs);
     },
   };

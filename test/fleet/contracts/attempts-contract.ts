@@ -182,6 +182,35 @@ export function describeAttemptsContract(name: string, make: MakePair<LaunchAtte
       expect(timedOut).toEqual({ state: "running", leaseLapsed: false });
     });
 
+    it("an attempt the store lost is put back under its wait id (adopt): any instance sees it, its owner completes it, a claim gets the token", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const waitId = "lostLostLostLostLostLost"; // what a store that lost it knows: nothing
+      expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "unknown" });
+      expect(await a.adopt(waitId, "exam-1", user, "lease-of-the-owner")).toBe(true);
+      expect(await b.view(waitId, "exam-1", user)).toEqual({ state: "running", leaseLapsed: false });
+      // The student's launch joins it: no second owner.
+      expect(await b.begin("exam-1", user)).toEqual({ waitId, lease: undefined });
+      expect(await a.renew(waitId, "lease-of-the-owner")).toBe(true);
+      expect(await a.complete(waitId, "lease-of-the-owner", { kind: "token", token: "tok-adopted" })).toBe(true);
+      expect(await b.claim(waitId, "exam-1", user)).toEqual({ kind: "token", token: "tok-adopted" });
+    });
+
+    it("adopt puts nothing over the student's live attempt, nor over a wait id held under another lease; the same lease is renewed", async () => {
+      const { a, b } = await open();
+      const user = student();
+      const live = await a.begin("exam-1", user);
+      expect(await b.adopt("otherOtherOtherOtherOthe", "exam-1", user, "lease-x")).toBe(false);
+      expect(await b.adopt(live.waitId, "exam-1", user, "lease-x")).toBe(false);
+      expect(await b.adopt(live.waitId, "exam-1", user, live.lease!)).toBe(true);
+      expect(await b.view(live.waitId, "exam-1", user)).toEqual({ state: "running", leaseLapsed: false });
+      expect(await b.view("otherOtherOtherOtherOthe", "exam-1", user)).toEqual({ state: "unknown" });
+      // An unclaimed token is the student's too.
+      expect(await a.complete(live.waitId, live.lease!, { kind: "token", token: "tok-live" })).toBe(true);
+      expect(await b.adopt("otherOtherOtherOtherOthe", "exam-1", user, "lease-x")).toBe(false);
+      expect(await a.claim(live.waitId, "exam-1", user)).toEqual({ kind: "token", token: "tok-live" });
+    });
+
     it("renewing keeps the lease alive past its first term", async () => {
       const { a, b, clock } = await open();
       const user = student();
