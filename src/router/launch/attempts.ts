@@ -251,9 +251,9 @@ export class LaunchAttempts {
     // refreshes to that wait id, and finds it on whichever instance (or here) can see it.
     if (await this.store.adopt(lost.waitId, lost.examId, lost.userKey, lease).catch(() => false)) return { handle: lost, lease };
     // Refused in a fallback: the student began an attempt of their own here, whose call goes instead.
-    if (!this.storeShared()) return undefined;
+    if (this.store.shared === false) return undefined;
     const view = await this.store.view(lost.waitId, lost.examId, lost.userKey);
-    if (view.state !== "unknown" || state.settled || !this.storeShared()) return undefined;
+    if (view.state !== "unknown" || state.settled || this.store.shared === false) return undefined;
     const ticket = await this.store.begin(lost.examId, lost.userKey);
     if (ticket.lease === undefined || state.settled) return undefined;
     const handle = { waitId: ticket.waitId, examId: lost.examId, userKey: lost.userKey };
@@ -262,10 +262,6 @@ export class LaunchAttempts {
     state.handle = handle;
     this.issued.set(handle.waitId, { examId: handle.examId, userKey: handle.userKey, at: Date.now() });
     return { handle, lease: ticket.lease };
-  }
-
-  private storeShared(): boolean {
-    return this.store.shared !== false;
   }
 
   /** Runs (unref'd) from the first call until close(): restarting it per launch cost more than its idle ticks. */
