@@ -1,10 +1,11 @@
 /**
  * How many lines read options (issue 30, item 2: "option-reading code < 900 lines"), so
- * the figure can be measured again by anyone: `node bench/option-lines.js [--json]`.
+ * the figure can be measured again by anyone: `node bench/option-lines.js [--json] [dir]`
+ * (`dir`: another checkout's root, e.g. `git archive main src | tar -x -C /tmp/main`).
  *
  * Which files: found, not listed by hand.
- * - Whole files: every `src/**` file named `options.ts`, `…-options.ts`, `settings.ts` or
- *   `…-settings.ts` (except those in NOT_OPTIONS, which read something else), and the two
+ * - Whole files: every `src/**` file named `options.ts`, `…-options.ts`, `settings.ts`,
+ *   `…-settings.ts` or `defaults.ts` (except those in NOT_OPTIONS, which read something else), and the two
  *   core files every reader uses (`core/option-schema.ts`, `core/deprecation.ts`).
  * - Parts of files: any other file that reads options (imports `core/option-schema.js` or
  *   `ProblemList`, calls `readOptions`/`readStoreOptions`) or declares a public option type
@@ -21,7 +22,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = process.argv.slice(2).find((a) => !a.startsWith("--")) ?? fileURLToPath(new URL("..", import.meta.url));
 const src = join(root, "src");
 
 /** Found by the rules below, but read something else. */
@@ -43,7 +44,7 @@ const PUBLIC_TYPES = new Set([
 ]);
 const PART_NAME = /Options$|Schema$|^read[A-Z]|^resolve[A-Z]|^check[A-Z]|Settings$|^DEFAULT_|_DEFAULTS$/;
 const READS_OPTIONS = /core\/option-schema\.js|\bProblemList\b|\breadOptions\(|\breadStoreOptions\(/;
-const WHOLE = /(^|[-/])(options|settings)\.ts$/;
+const WHOLE = /(^|[-/])(options|settings|defaults)\.ts$/;
 
 const files = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
 
