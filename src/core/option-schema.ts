@@ -99,6 +99,9 @@ export function readOptions<S extends Shape>(shape: S, input: unknown, problems:
   return out as OptionsOf<S>;
 }
 
+/** Every field's default, as reading nothing gives them (for code that needs them without options). */
+export const defaultsOf = <S extends Shape>(shape: S): Readonly<OptionsOf<S>> => Object.freeze(readOptions(shape, {}, new ProblemList()));
+
 /** zod's issues as problems, one per option (the first issue of each path), each with its fix. */
 export function addIssues(problems: ProblemList, schema: z.ZodType, issues: readonly z.core.$ZodIssue[], at: string): void {
   const seen = new Set<string>();
@@ -148,6 +151,22 @@ export function objectOrAbsent(value: unknown, at: string, problems: ProblemList
   if (value === undefined || (typeof value === "object" && value !== null && !Array.isArray(value))) return true;
   problems.add(at, message, fix);
   return false;
+}
+
+/**
+ * A nested options object (`launchLimit`, `prepare`, …) read against `shape`: not an object
+ * is one problem at `at` (`notObject`: its message and fix) and reads as every default.
+ * `strict`: a name the shape lacks (a typo) is a problem too, not silently ignored.
+ */
+export function readObject<S extends Shape>(
+  shape: S, value: unknown, problems: ProblemList, at: string, notObject: [message: string, fix: string], strict = false,
+): OptionsOf<S> {
+  if (objectOrAbsent(value, at, problems, ...notObject) && strict && value !== undefined) {
+    for (const key of Object.keys(value as object)) {
+      if (!(key in shape)) problems.add(`${at}.${key}`, "is not an option.", `Remove it; known options are ${Object.keys(shape).join(", ")}.`);
+    }
+  }
+  return readOptions(shape, value, problems, at);
 }
 
 /** Stands for the option's name in a `checked` schema's messages, replaced when reported. */

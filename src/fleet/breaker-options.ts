@@ -4,7 +4,7 @@
  * still throws one ConfigurationError listing everything.
  */
 import type { ProblemList } from "../core/configuration-error.js";
-import { objectOrAbsent, ratio, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
+import { ratio, readObject, wholeNumber, withDefault } from "../core/option-schema.js";
 import { DEFAULT_BREAKER_SETTINGS as D, type CircuitBreakerSettings } from "./circuit-breaker.js";
 
 /** What an integrator passes: every field optional. */
@@ -19,7 +19,6 @@ export const circuitBreakerSchema = {
 };
 
 export function readBreakerOptions(value: unknown, problems: ProblemList, option = "circuitBreaker"): CircuitBreakerSettings {
-  if (!objectOrAbsent(value, option, problems, "must be an object { minFailures, failureRatio, windowMs, openMs, probeLeaseMs }.",
-    "Leave it out for the defaults (5 failures, half the calls, within 30 s; open 15 s).")) return { ...D };
-  return readOptions(circuitBreakerSchema, value, problems, option);
+  return readObject(circuitBreakerSchema, value, problems, option, ["must be an object { minFailures, failureRatio, windowMs, openMs, probeLeaseMs }.",
+    "Leave it out for the defaults (5 failures, half the calls, within 30 s; open 15 s)."]);
 }

@@ -8,7 +8,7 @@ import { inProcessLaunchAttempts, type LaunchAttemptStore } from "./launch-attem
 import { DEFAULT_BREAKER_SETTINGS, type CircuitBreakerSettings, type CircuitBreakerStore } from "./circuit-breaker.js";
 import { inProcessCircuitBreaker } from "./in-process-circuit-breaker.js";
 import { DEFAULT_LAUNCH_LIMIT, inProcessLaunchLimiter, type LaunchLimiter, type LaunchLimitSettings } from "./launch-limiter.js";
-import { FLEET_DEFAULTS } from "./defaults.js";
+import { FLEET_DEFAULTS } from "./options.js";
 import { inProcessRecentCounts, type RecentCounts } from "./recent-counts.js";
 import { inProcessPlanLeases, type PlanLeaseStore } from "./plan-lease.js";
 import { inProcessPreparedTokens, type PreparedTokenStore } from "./prepared-tokens.js";

@@ -13,7 +13,7 @@
  * shares them across a fleet.
  */
 import { randomId } from "../core/random-id.js";
-import { FLEET_DEFAULTS } from "./defaults.js";
+import { FLEET_DEFAULTS } from "./options.js";
 
 export type AttemptOutcome =
   | { kind: "token"; token: string }

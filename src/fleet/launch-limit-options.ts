@@ -4,7 +4,7 @@
  * throws one ConfigurationError listing everything.
  */
 import type { ProblemList } from "../core/configuration-error.js";
-import { objectOrAbsent, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
+import { readObject, wholeNumber, withDefault } from "../core/option-schema.js";
 import { DEFAULT_LAUNCH_LIMIT as D, type LaunchLimitSettings } from "./launch-limiter.js";
 
 /** What an integrator passes: every field optional. */
@@ -18,9 +18,8 @@ export const launchLimitSchema = {
 };
 
 export function readLaunchLimit(value: unknown, problems: ProblemList, option = "launchLimit"): LaunchLimitSettings {
-  if (!objectOrAbsent(value, option, problems, "must be an object { burst, refillMs, failureBackoffMs, maxFailureBackoffMs }.",
-    `Leave it out for { burst: ${D.burst}, refillMs: ${D.refillMs}, failureBackoffMs: ${D.failureBackoffMs}, maxFailureBackoffMs: ${D.maxFailureBackoffMs} }.`)) return { ...D };
-  const settings = readOptions(launchLimitSchema, value, problems, option);
+  const settings = readObject(launchLimitSchema, value, problems, option, ["must be an object { burst, refillMs, failureBackoffMs, maxFailureBackoffMs }.",
+    `Leave it out for { burst: ${D.burst}, refillMs: ${D.refillMs}, failureBackoffMs: ${D.failureBackoffMs}, maxFailureBackoffMs: ${D.maxFailureBackoffMs} }.`]);
   if (settings.maxFailureBackoffMs < settings.failureBackoffMs) {
     problems.add(`${option}.maxFailureBackoffMs`, "is shorter than failureBackoffMs.", `Make it at least failureBackoffMs, or leave both out (${D.failureBackoffMs} and ${D.maxFailureBackoffMs}).`);
   }

@@ -3,13 +3,10 @@
  */
 import { ProblemList } from "../core/configuration-error.js";
 import type { Logger } from "../core/logger.js";
-import { readSecret, type FleetKey, type FleetSecret } from "./secret.js";
+import { readSecret, type FleetSecret } from "./secret.js";
 import { readBreakerOptions, type CircuitBreakerOptions } from "./breaker-options.js";
-import type { CircuitBreakerSettings } from "./circuit-breaker.js";
 import { readLaunchLimit, type LaunchLimitOptions } from "./launch-limit-options.js";
-import type { LaunchLimitSettings } from "./launch-limiter.js";
-import { FLEET_DEFAULTS as D } from "./defaults.js";
-import { optional, pattern, ratio, readOptions, type OptionsOf, wholeNumber, withDefault } from "../core/option-schema.js";
+import { defaultsOf, optional, pattern, ratio, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
 
 export interface RedisFleetOptions {
   /** `redis://[user:password@]host:6379[/db]` or `rediss://…` for TLS. Required, no default. */
@@ -98,16 +95,12 @@ export interface RedisFleetOptions {
   logger?: Partial<Logger>;
 }
 
-/** The options read: the schema's fields (the deprecated `rateLimit` folded into `rateLimitPerMinute`: undefined, each key's own). */
-export type FleetSettings = Omit<OptionsOf<typeof redisFleetSchema>, "rateLimit"> & {
-  url: string;
-  /** The decoded secrets, the sealing one first. */
-  keys: FleetKey[];
-  /** The deprecated `rateLimit` was given (the fleet warns once). */
-  deprecatedRateLimit: boolean;
-  launchLimit: LaunchLimitSettings;
-  circuitBreaker: CircuitBreakerSettings;
-};
+/**
+ * The options read: the schema's fields (the deprecated `rateLimit` folded into
+ * `rateLimitPerMinute`: undefined, each key's own; `deprecatedRateLimit`: it was given, the
+ * fleet warns once), `keys` (the decoded secrets, the sealing one first) and the parts.
+ */
+export type FleetSettings = ReturnType<typeof readFleetOptions>;
 
 /**
  * `redisFleet`'s options as a schema: type, range, unit and default of each, in the order
@@ -115,25 +108,32 @@ export type FleetSettings = Omit<OptionsOf<typeof redisFleetSchema>, "rateLimit"
  * are read beside it.
  */
 export const redisFleetSchema = {
-  prefix: withDefault(pattern(/^[A-Za-z0-9_.-]{1,40}$/, "must be 1-40 letters, digits, _ . or -."), D.prefix),
-  expectedInstances: withDefault(wholeNumber(1), D.expectedInstances),
-  rateWindowMs: withDefault(wholeNumber(1000, undefined, "ms"), D.rateWindowMs),
-  maxConcurrency: withDefault(wholeNumber(1), D.maxConcurrency),
-  commandTimeoutMs: withDefault(wholeNumber(10, undefined, "ms"), D.commandTimeoutMs),
-  attemptLeaseMs: withDefault(wholeNumber(100, undefined, "ms"), D.attemptLeaseMs),
-  outcomeTtlMs: withDefault(wholeNumber(1000, undefined, "ms"), D.outcomeTtlMs),
-  claimGraceMs: withDefault(wholeNumber(0, undefined, "ms"), D.claimGraceMs),
-  planLeaseMs: withDefault(wholeNumber(100, undefined, "ms"), D.planLeaseMs),
-  planProgressTtlMs: withDefault(wholeNumber(1000, undefined, "ms"), D.planProgressTtlMs),
+  prefix: withDefault(pattern(/^[A-Za-z0-9_.-]{1,40}$/, "must be 1-40 letters, digits, _ . or -."), "eoa"),
+  expectedInstances: withDefault(wholeNumber(1), 4),
+  rateWindowMs: withDefault(wholeNumber(1000, undefined, "ms"), 60_000),
+  maxConcurrency: withDefault(wholeNumber(1), 16),
+  commandTimeoutMs: withDefault(wholeNumber(10, undefined, "ms"), 500),
+  attemptLeaseMs: withDefault(wholeNumber(100, undefined, "ms"), 10_000),
+  outcomeTtlMs: withDefault(wholeNumber(1000, undefined, "ms"), 120_000),
+  claimGraceMs: withDefault(wholeNumber(0, undefined, "ms"), 5_000),
+  planLeaseMs: withDefault(wholeNumber(100, undefined, "ms"), 15_000),
+  planProgressTtlMs: withDefault(wholeNumber(1000, undefined, "ms"), 6 * 60 * 60_000),
   /** Default: each key's own, by its environment. */
   rateLimitPerMinute: optional(wholeNumber(1, undefined, "requests per window"), { fix: "Leave it out for each key's own limit (dev 60, prod 600)." }),
   /** @deprecated alias of `rateLimitPerMinute`. */
   rateLimit: optional(wholeNumber(1, undefined, "requests per window"), { fix: "Rename it rateLimitPerMinute (rateLimit is deprecated), or leave it out." }),
-  launchShare: withDefault(ratio(0, 1, { maxExclusive: true }), D.launchShare),
+  launchShare: withDefault(ratio(0, 1, { maxExclusive: true }), 0.2),
   normalShare: withDefault(ratio(0, 1), 0.1),
 };
 
-export function readFleetOptions(options: RedisFleetOptions): FleetSettings {
+/**
+ * The fleet's defaults, from the schema: the in-process fleet and the launch attempts read
+ * them too (the launch limit's and the circuit breaker's live beside their settings types:
+ * `DEFAULT_LAUNCH_LIMIT`, `DEFAULT_BREAKER_SETTINGS`).
+ */
+export const FLEET_DEFAULTS = defaultsOf(redisFleetSchema);
+
+export function readFleetOptions(options: RedisFleetOptions) {
   const problems = new ProblemList();
   const o = (options ?? {}) as Partial<RedisFleetOptions>;
   if (typeof o.url !== "string" || o.url === "") {

@@ -16,7 +16,7 @@
  * switch; `begin` uses the first secret's name only (see docs/fleet.md for the cost).
  */
 import type { Cipher } from "./cipher.js";
-import { FLEET_DEFAULTS } from "./defaults.js";
+import { FLEET_DEFAULTS } from "./options.js";
 import type { FleetConnection } from "./connection.js";
 import { newLease, newWaitId, type AttemptOutcome, type AttemptTimings, type AttemptView, type LaunchAttemptStore } from "./launch-attempts.js";
 import type { Refusals } from "./refused.js";

@@ -10,51 +10,36 @@
  * 50 a second = 18,000, about 15 MB of Redis at their largest; see docs/lti.md).
  */
 import type { ProblemList } from "../core/configuration-error.js";
-import { objectOrAbsent, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
+import { objectOrAbsent, readObject, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { LaunchLimiter, LaunchLimitSettings } from "../fleet/launch-limiter.js";
 
-/** A token bucket: `burst` logins at once, then one more every `refillMs`. */
-export interface LoginBucket {
-  burst: number;
-  refillMs: number;
-}
-
-export interface LoginLimitSettings {
-  perAddress: LoginBucket;
-  perRegistration: LoginBucket;
-}
-
 /**
- * Per address: a school behind one NAT address launching a whole year group at once
- * (600 students, then 600 a minute) passes. Per registration (one LMS, usually one
- * school): 3,000 at once, then 50 a second (3,000 a minute).
+ * A token bucket: `burst` logins at once, then one more every `refillMs`. Per address: a
+ * school behind one NAT address launching a whole year group at once (600 students, then
+ * 600 a minute) passes. Per registration (one LMS, usually one school): 3,000 at once, then
+ * 50 a second (3,000 a minute).
  */
-export const DEFAULT_LOGIN_LIMIT: Readonly<LoginLimitSettings> = Object.freeze({
-  perAddress: Object.freeze({ burst: 600, refillMs: 100 }),
-  perRegistration: Object.freeze({ burst: 3000, refillMs: 20 }),
-});
-
-const bucketSchema = (d: LoginBucket) => ({
-  burst: withDefault(wholeNumber(1), d.burst),
-  refillMs: withDefault(wholeNumber(1, undefined, "ms"), d.refillMs),
+const bucketSchema = (burst: number, refillMs: number) => ({
+  burst: withDefault(wholeNumber(1), burst),
+  refillMs: withDefault(wholeNumber(1, undefined, "ms"), refillMs),
 });
 /** `lti.loginLimit` as a schema: two buckets, each field defaulted on its own. */
-export const loginLimitSchema = { perAddress: bucketSchema(DEFAULT_LOGIN_LIMIT.perAddress), perRegistration: bucketSchema(DEFAULT_LOGIN_LIMIT.perRegistration) };
+export const loginLimitSchema = { perAddress: bucketSchema(600, 100), perRegistration: bucketSchema(3000, 20) };
+
+export type LoginBucket = OptionsOf<ReturnType<typeof bucketSchema>>;
+export type LoginLimitSettings = Record<keyof typeof loginLimitSchema, LoginBucket>;
 
 /** `lti.loginLimit`, every mistake added to `problems`. */
 export function readLoginLimit(value: unknown, problems: ProblemList): LoginLimitSettings {
-  const d = DEFAULT_LOGIN_LIMIT;
-  const given = (value ?? {}) as Record<string, unknown>;
-  if (!objectOrAbsent(value, "lti.loginLimit", problems, "must be an object { perAddress, perRegistration }.",
-    `Leave it out for { perAddress: { burst: ${d.perAddress.burst}, refillMs: ${d.perAddress.refillMs} }, perRegistration: { burst: ${d.perRegistration.burst}, refillMs: ${d.perRegistration.refillMs} } }.`)) {
-    return { perAddress: { ...d.perAddress }, perRegistration: { ...d.perRegistration } };
-  }
-  const read = (scope: keyof LoginLimitSettings): LoginBucket => {
-    const at = `lti.loginLimit.${scope}`;
-    objectOrAbsent(given[scope], at, problems, "must be an object { burst, refillMs }.", `Leave it out for { burst: ${d[scope].burst}, refillMs: ${d[scope].refillMs} }.`);
-    return readOptions(loginLimitSchema[scope], given[scope], problems, at);
+  const leaveOut = (scope: keyof LoginLimitSettings) => {
+    const { burst, refillMs } = loginLimitSchema[scope];
+    return `{ burst: ${burst.def.defaultValue}, refillMs: ${refillMs.def.defaultValue} }`;
   };
+  const given = objectOrAbsent(value, "lti.loginLimit", problems, "must be an object { perAddress, perRegistration }.",
+    `Leave it out for { perAddress: ${leaveOut("perAddress")}, perRegistration: ${leaveOut("perRegistration")} }.`) ? (value as Record<string, unknown> | undefined) : undefined;
+  const read = (scope: keyof LoginLimitSettings): LoginBucket => readObject(loginLimitSchema[scope], given?.[scope], problems, `lti.loginLimit.${scope}`,
+    ["must be an object { burst, refillMs }.", `Leave it out for ${leaveOut(scope)}.`]);
   return { perAddress: read("perAddress"), perRegistration: read("perRegistration") };
 }
 

@@ -3,7 +3,6 @@
  * its default; resolution and checks (one ConfigurationError for every mistake) are in
  * `settings.ts`.
  */
-import type { GradebookOptions } from "./gradebook/options.js";
 import type { Request } from "express";
 import type { StudentIdentity } from "../platform/schemas.js";
 // Our own JWK type, neither jose's (ESM only: a CommonJS consumer could not resolve its
@@ -74,6 +73,46 @@ export interface LtiDynamicRegistrationOptions {
   maxPending?: number;
   /** The tool's name in the LMS (`client_name`). Default `"Oral assessments"`. */
   toolName?: string;
+}
+
+/** `lti.roster`: how the course roster is read through NRPS (Names and Role Provisioning Services 2.0). */
+export interface LtiRosterOptions {
+  /**
+   * Pages of members read at most (Canvas answers 50 a page: 200 pages are 10,000
+   * members), 1-10 000. A roster with a `next` page left after this many is refused, not
+   * cut short. Default 200.
+   */
+  maxPages?: number;
+  /** Members asked per page (`limit`; an LMS may answer fewer: Canvas caps at 50, Schoology 100), 1-1 000. Default 100. */
+  pageSize?: number;
+  /** Time limit of one NRPS page or token request, ms (100-120 000). Default 10 000. */
+  requestTimeoutMs?: number;
+  /** How long the *Prepare this exam for the course* form stays usable after the instructor's launch, ms (60 000-86 400 000). Default 3 600 000 (an hour). */
+  formTtlMs?: number;
+}
+
+/** `lti.gradebook`: the LMS gradebook (LTI AGS). Every duration in ms. */
+export interface GradebookOptions {
+  /** The line item's `scoreMaximum` when the tool creates it (deep linking, or Brightspace's missing item), above 0 up to 1 000 000. Default 100. */
+  scoreMaximum?: number;
+  /** The line item's `tag`: how the tool finds its own items among the course's (1-255 characters). Default `"oral-assessment"`. */
+  tag?: string;
+  /** How long a launch's return mark (the signed cookie `GET /lti/return` reads) lives, ms (60 000 to 7 days). Default 43 200 000 (12 h: the longest exam day). */
+  returnMarkMaxAgeMs?: number;
+  /** How often the outbox looks for due scores, ms (10-60 000; a queued score also wakes it at once). Default 1 000. */
+  pollMs?: number;
+  /** Scores claimed per look (1-500). Default 20. */
+  batchSize?: number;
+  /** Score posts in flight at once per instance: the LMS's pace (1-64). Default 4. */
+  concurrency?: number;
+  /** How long a claimed score is this instance's before another may take it (a crash mid-post), ms (1 000-3 600 000). Default 60 000. */
+  leaseMs?: number;
+  /** The first retry's delay, ms (10-3 600 000); each next one doubles (with ±20 % jitter). Default 2 000. */
+  firstRetryMs?: number;
+  /** The longest delay between retries, ms (10 to 24 h). Default 3 600 000 (1 h). */
+  maxRetryMs?: number;
+  /** Attempts before a score is given up as `failed` (the launch record shows it), 1-1 000. Default 48 (about two days at the longest delay). */
+  maxAttempts?: number;
 }
 
 /** `lti.email`: the e-mail of a launch's learner, from the app (undefined: not known). */
@@ -155,11 +194,10 @@ export interface LtiOptions {
    */
   emailStandIn?: { domain: string };
   /**
-   * *Prepare this exam for the course* (the course roster through NRPS): `{ maxPages,
-   * pageSize, requestTimeoutMs, formTtlMs }`, see roster-options.ts. Default
+   * *Prepare this exam for the course* (the course roster through NRPS). Default
    * `{ maxPages: 200, pageSize: 100, requestTimeoutMs: 10 000, formTtlMs: 3 600 000 }`.
    */
-  roster?: import("./roster-options.js").LtiRosterOptions;
+  roster?: LtiRosterOptions;
   /**
    * Whether a launch that carries no context (course) role at all (Open edX sends only
    * institution roles) is a learner (`"learner"`), or an instructor when one of its

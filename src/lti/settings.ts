@@ -6,16 +6,16 @@ import type { ProblemList } from "../core/configuration-error.js";
 import { z } from "zod";
 import { warnDeprecated } from "../core/deprecation.js";
 import type { Logger } from "../core/logger.js";
-import { checked, fn, objectOrAbsent, optional, readOptions, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
+import { checked, fn, objectOrAbsent, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
 import type { CanLink, LtiOptions, OrganizationFor } from "./options.js";
-import { readDynamicRegistration, type DynamicRegistrationSettings } from "./dynamic-registration-settings.js";
-import { readLoginLimit, type LoginLimitSettings } from "./login-limit.js";
-import { readRegistrations, type Registrations } from "./registrations.js";
-import { readLtiRoster, type LtiRosterSettings } from "./roster-options.js";
-import { readEmailSettings, type EmailSettings } from "./student-email.js";
-import { readToolKeys, type ToolKeys } from "./tool-keys.js";
+import { readDynamicRegistration } from "./dynamic-registration-settings.js";
+import { readLoginLimit } from "./login-limit.js";
+import { readRegistrations } from "./registrations.js";
+import { readLtiRoster } from "./roster-options.js";
+import { readEmailSettings } from "./student-email.js";
+import { readToolKeys } from "./tool-keys.js";
 import { isHttpsOrLoopback } from "../core/secure-url.js";
-import { readGradebookOptions, type GradebookSettings } from "./gradebook/options.js";
+import { readGradebookOptions } from "./gradebook/options.js";
 
 function checkToolUrl(value: unknown, option: string, problems: ProblemList): string | undefined {
   const u = typeof value === "string" && URL.canParse(value) ? new URL(value) : undefined;
@@ -45,22 +45,15 @@ export const ltiSchema = {
 /** The deprecated seconds names and their `…Ms` successors. */
 const SECONDS_ALIASES = [["clockToleranceSec", "clockToleranceMs"], ["stateTtlSec", "stateTtlMs"], ["keySetCooldownSec", "keySetCooldownMs"]] as const;
 
-export type LtiSettings = Omit<OptionsOf<typeof ltiSchema>, (typeof SECONDS_ALIASES)[number][0] | "organizationFor"> & {
-  organizationFor: OrganizationFor;
-  keys: ToolKeys;
-  /** `lti.registrations` only; the routes look the store up too (registration-source.ts). */
-  registrations: Registrations;
-  dynamicRegistration: DynamicRegistrationSettings;
-  loginLimit: LoginLimitSettings;
-  /** `lti.email` and `lti.emailStandIn`: the e-mail of a launch without one. */
-  email: EmailSettings;
-  /** `lti.roster`: the course roster through NRPS (roster-options.ts). */
-  roster: LtiRosterSettings;
-  /** `lti.gradebook`; undefined: off. */
-  gradebook: GradebookSettings | undefined;
-};
+/**
+ * The schema's fields (the seconds names folded into the ms ones), and each part's
+ * settings: `registrations` are `lti.registrations` only (the routes look the store up too,
+ * registration-source.ts); `email` is `lti.email` and `lti.emailStandIn`; `gradebook`
+ * undefined is off.
+ */
+export type LtiSettings = NonNullable<ReturnType<typeof resolveLtiSettings>>;
 
-export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSettings | undefined {
+export function resolveLtiSettings(value: unknown, problems: ProblemList) {
   if (value === undefined) return undefined;
   if (!objectOrAbsent(value, "lti", problems, "must be an object { keys, registrations }.", "See docs/lti.md, or leave lti out to turn LMS launches off.")) return undefined;
   const o = value as Partial<LtiOptions>;
@@ -78,7 +71,8 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList): LtiSe
   const roster = readLtiRoster(o.roster, problems);
   const gradebook = readGradebookOptions(o.gradebook, problems);
   if (!keys || !registrations) return undefined;
-  return { ...read, organizationFor: read.organizationFor ?? (() => undefined), keys, registrations, dynamicRegistration, loginLimit, email, roster, gradebook };
+  const organizationFor: OrganizationFor = read.organizationFor ?? (() => undefined);
+  return { ...read, organizationFor, keys, registrations, dynamicRegistration, loginLimit, email, roster, gradebook };
 }
 
 /** A deprecated seconds name still works, and says so at start-up (once per process per name). */

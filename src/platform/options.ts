@@ -7,25 +7,19 @@ import { ProblemList } from "../core/configuration-error.js";
 import { toLogger, type Logger } from "../core/logger.js";
 import { redactKey } from "../core/redact.js";
 import { z } from "zod";
-import { flag, optional, ratio, readOptions, shown, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
+import { flag, optional, ratio, readOptions, shown, wholeNumber, withDefault } from "../core/option-schema.js";
 import { DEFAULT_NORMAL_SHARE, type RateBudget } from "./rate-budget.js";
 import type { PlatformClientOptions, PlatformEnv } from "./types.js";
 import { isHttpsOrLoopback } from "../core/secure-url.js";
 
-/** Validated, defaulted options: what the rest of the client reads (the schema's fields, resolved). */
-export type PlatformSettings = Omit<OptionsOf<typeof platformClientSchema>, "deadlineMs" | "rateLimitPerMinute" | "logger" | "allowInsecureHttp"> & {
-  apiKey: string;
-  env: PlatformEnv;
-  /** scheme://host:port: where the platform's own exam pages live. */
-  platformOrigin: string;
-  /** `{baseUrl}/api/v1/{env}` without a trailing slash: every request path is appended to it. */
-  apiBase: string;
-  deadlineMs: number;
-  rateLimitPerMinute: number;
-  /** Whether `rateLimitPerMinute` was given (else the key environment's default, which the platform's stated limit replaces). */
-  rateLimitGiven: boolean;
-  logger: Logger;
-};
+/**
+ * Validated, defaulted options: what the rest of the client reads (the schema's fields,
+ * resolved). `platformOrigin`: scheme://host:port, where the platform's own exam pages
+ * live; `apiBase`: `{baseUrl}/api/v1/{env}` without a trailing slash, every request path is
+ * appended to it; `rateLimitGiven`: whether `rateLimitPerMinute` was given (else the key
+ * environment's default, which the platform's stated limit replaces).
+ */
+export type PlatformSettings = ReturnType<typeof resolveOptions>;
 
 const COMPONENT = "createPlatformClient";
 /**
@@ -75,7 +69,7 @@ const LIKELY_MEANT: Record<string, string> = {
 // eslint-disable-next-line no-control-regex
 const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f-\u009f]/;
 
-export function resolveOptions(input: PlatformClientOptions): PlatformSettings {
+export function resolveOptions(input: PlatformClientOptions) {
   const problems = new ProblemList();
   const options: Partial<PlatformClientOptions> =
     input !== null && typeof input === "object" ? input : {};

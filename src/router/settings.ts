@@ -6,56 +6,29 @@
  * listing each problem with its fix.
  */
 import { ProblemList } from "../core/configuration-error.js";
-import { toLogger, type Logger } from "../core/logger.js";
-import { STORE_METHODS, type OralStore } from "../store/types.js";
-import type { InstructorSettings } from "./instructor/routes.js";
-import { resolveLaunchSettings, type LaunchSettings } from "./launch/settings.js";
+import { toLogger } from "../core/logger.js";
+import { STORE_METHODS } from "../store/types.js";
+import { resolveLaunchSettings } from "./launch/settings.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
-import { resolvePrepareSettings, warnIfPrewarm, type PrepareSettings } from "./prepare/settings.js";
+import { resolvePrepareSettings, warnIfPrewarm } from "./prepare/settings.js";
 import { z } from "zod";
 import { checked, fn, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
 import { checkOrigin } from "./shared/checks.js";
 import type { GuardSettings } from "./shared/guards.js";
-import type { PageSettings } from "./shared/html.js";
 import { resolvePageSettings } from "./shared/page-settings.js";
-import type { Fleet } from "../fleet/fleet.js";
 import { resolveFleetSettings } from "./shared/fleet-settings.js";
-import type { OrganizationSource } from "./organization/organizations.js";
 import { resolveOrganizationSource } from "./organization/settings.js";
-import type { CircuitBreakerSettings } from "../fleet/circuit-breaker.js";
-import type { LaunchLimitSettings } from "../fleet/launch-limiter.js";
-import { resolveLtiSettings, warnIfLtiSeconds, type LtiSettings } from "../lti/settings.js";
-import { resolveLaunchRecordSettings, resolveLiveSettings, type LaunchRecordSettings } from "./records/settings.js";
-import type { LiveLimitSettings } from "./records/live-limits.js";
+import { resolveLtiSettings, warnIfLtiSeconds } from "../lti/settings.js";
+import { resolveLaunchRecordSettings, resolveLiveSettings } from "./records/settings.js";
 import { resolveMetricsSettings } from "./metrics/settings.js";
-import type { Instruments } from "./metrics/instruments.js";
 
-export interface RouterSettings {
-  /** One organization (the `platform` option) or a resolver (`organization`). */
-  organizations: OrganizationSource;
-  logger: Logger;
-  /** Undefined: the router makes the default `sqliteStore()`. */
-  store: OralStore | undefined;
-  resolveClassId: OralAssessmentsOptions["resolveClassId"];
-  guards: GuardSettings;
-  instructor: InstructorSettings;
-  launch: LaunchSettings;
-  prepare: PrepareSettings;
-  pages: PageSettings;
-  /** The caps on the live view's open event streams. */
-  live: LiveLimitSettings;
-  /** The fleet the app passed, or undefined (the router makes an in-process one). */
-  fleet: Fleet | undefined;
-  /** The default in-process fleet's launch limit and circuit breaker (a fleet passed brings its own). */
-  launchLimit: LaunchLimitSettings;
-  circuitBreaker: CircuitBreakerSettings;
-  /** Undefined: no LTI routes. */
-  lti: LtiSettings | undefined;
-  /** Undefined: `launchRecord: false`, no launch is recorded. */
-  launchRecord: LaunchRecordSettings | undefined;
-  /** Undefined: no `metrics` option, nothing counted. */
-  metrics: Instruments | undefined;
-}
+/**
+ * One small settings object per feature. Undefined means: `store`, the router makes the
+ * default `sqliteStore()`; `fleet`, an in-process one (with `launchLimit` and
+ * `circuitBreaker`: a fleet passed brings its own); `lti`, no LTI routes;
+ * `launchRecord`, `launchRecord: false`, nothing recorded; `metrics`, nothing counted.
+ */
+export type RouterSettings = ReturnType<typeof resolveRouterOptions>;
 
 const BODY_LIMIT = 'must be a positive number of bytes or a size like "100kb".';
 
@@ -65,13 +38,14 @@ export const routerSchema = {
   resolveClassId: optional(fn<NonNullable<OralAssessmentsOptions["resolveClassId"]>>(), { fix: "Pass a function or leave resolveClassId out for the default." }),
   bodyLimit: withDefault(z.union([z.number(), z.string()], { error: BODY_LIMIT }).transform((v, ctx) => bytesOf(v) ?? (ctx.addIssue({ code: "custom", message: BODY_LIMIT }), z.NEVER)),
     102_400, { fix: 'Use e.g. bodyLimit: "100kb".', unit: "bytes" }),
-  trustedOrigins: withDefault(z.array(checked((v, option, problems) => checkOrigin(v, option, problems, false)), { error: "must be an array of origins." }), [],
+  trustedOrigins: withDefault(z.array(checked((v, option, problems) => checkOrigin(v, option, problems, false)), { error: "must be an array of origins." })
+    .transform((origins) => origins.filter((o) => o !== undefined)), [],
     { fix: 'Use e.g. ["https://lms.example.edu"].' }),
   publicOrigin: optional(checked((v, option, problems) => checkOrigin(v, option, problems, true))),
   listCacheMs: withDefault(wholeNumber(0, undefined, "ms"), 5_000, { fix: "Use 0 to disable the cache, or leave it out for 5000." }),
 };
 
-export function resolveRouterOptions(options: OralAssessmentsOptions | undefined): RouterSettings {
+export function resolveRouterOptions(options: OralAssessmentsOptions | undefined) {
   const problems = new ProblemList();
   const o = (options ?? {}) as Partial<OralAssessmentsOptions>;
   const { isInstructor, resolveClassId, bodyLimit, trustedOrigins, publicOrigin, listCacheMs } = readOptions(routerSchema, o, problems);
@@ -99,11 +73,12 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   warnIfPrewarm(o, logger);
   warnIfLtiSeconds(o.lti, logger);
   return {
+    /** One organization (the `platform` option) or a resolver (`organization`). */
     organizations: organizations!, // checked above: throwIfAny threw without it
     logger,
     store: o.store,
     resolveClassId,
-    guards: { isInstructor: isInstructor ?? (() => false), trustedOrigins: new Set(trustedOrigins.filter((t) => t !== undefined)), publicOrigin },
+    guards: { isInstructor: isInstructor ?? (() => false), trustedOrigins: new Set(trustedOrigins), publicOrigin },
     instructor: { listCacheMs, bodyLimit },
     launch,
     prepare,

@@ -73,8 +73,6 @@ export interface MemoryStoreOptions {
   maxLaunchRecords?: number;
 }
 
-export const DEFAULT_MAX_LAUNCH_RECORDS = memoryStoreSchema.maxLaunchRecords.def.defaultValue;
-
 export function memoryStore(options: MemoryStoreOptions = {}): OralStore {
   const problems = new ProblemList();
   const { maxLaunchRecords } = readOptions(memoryStoreSchema, options, problems);

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { ProblemList } from "../core/configuration-error.js";
 import type { Logger } from "../core/logger.js";
+import type { PostgresPool } from "./postgres-pool.js";
 import { optional, readOptions, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 
 /** A short, secret-free description of a value for a problem message. */
@@ -33,7 +34,7 @@ export const sqliteStoreSchema = {
 
 export const postgresStoreSchema = {
   connectionString: optional(text((s) => s.trim() !== "", "a non-empty string"), { fix: 'Pass e.g. "postgres://user:password@host:5432/db", often from process.env.DATABASE_URL.' }),
-  pool: optional(z.custom<unknown>((v) => typeof (v as { query?: unknown } | null)?.query === "function" && typeof (v as { connect?: unknown }).connect === "function",
+  pool: optional(z.custom<PostgresPool>((v) => typeof (v as { query?: unknown } | null)?.query === "function" && typeof (v as { connect?: unknown }).connect === "function",
     { error: (issue) => `must be a pg.Pool, got ${kindOf(issue.input)}.` }), { fix: "Pass new pg.Pool({ … }), or use connectionString instead." }),
   schema: withDefault(text((s) => IDENTIFIER.test(s) && s.length <= 63, "a lower-case SQL name (letters, digits, _; at most 63)"), "public",
     { fix: 'Pass e.g. "public" or "oral", or leave it out.' }),

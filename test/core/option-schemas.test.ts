@@ -17,6 +17,8 @@ import { prepareSchema } from "../../src/router/prepare/settings.js";
 import { launchRecordSchema, liveSchema } from "../../src/router/records/settings.js";
 import { ltiSchema } from "../../src/lti/settings.js";
 import { dynamicRegistrationSchema } from "../../src/lti/dynamic-registration-settings.js";
+import { ltiRosterSchema } from "../../src/lti/roster-options.js";
+import { gradebookSchema } from "../../src/lti/gradebook/options.js";
 import { memoryStoreSchema, postgresStoreSchema, sqliteStoreSchema } from "../../src/store/options.js";
 
 type Shape = Record<string, z.ZodType>;
@@ -58,6 +60,8 @@ const TSDOC: [string, string, Shape][] = [
   ["src/router/shared/options.ts", "LiveViewOptions", liveSchema],
   ["src/lti/options.ts", "LtiOptions", ltiSchema],
   ["src/lti/options.ts", "LtiDynamicRegistrationOptions", dynamicRegistrationSchema],
+  ["src/lti/options.ts", "LtiRosterOptions", ltiRosterSchema],
+  ["src/lti/options.ts", "GradebookOptions", gradebookSchema],
   ["src/store/sqlite.ts", "SqliteStoreOptions", sqliteStoreSchema],
   ["src/store/postgres.ts", "PostgresStoreOptions", postgresStoreSchema],
   ["src/store/memory.ts", "MemoryStoreOptions", memoryStoreSchema],

@@ -5,23 +5,21 @@
 import type { Request } from "express";
 import type { ProblemList } from "../../core/configuration-error.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
-import type { LaunchContext, MaybePromise, OralAssessmentsOptions } from "../shared/options.js";
-import { checked, fn, optional, pattern, readOptions, wholeNumber, withDefault } from "../../core/option-schema.js";
+import type { OralAssessmentsOptions } from "../shared/options.js";
+import { checked, fn, optional, pattern, readOptions, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
 import { ANY_SIGNED_IN_USER, checkOrigin, checkSiteUrl } from "../shared/checks.js";
 import { studentFromUser } from "../../identity/student-from-user.js";
 import { userOf } from "../shared/user.js";
 
-export interface LaunchSettings {
-  /** Undefined: students go to the platform's own host, with no token. */
-  examHost: string | undefined;
-  ticketParam: string;
-  loginUrl: string | undefined;
-  student: (req: Request) => MaybePromise<Partial<StudentIdentity> | undefined>;
-  /** Undefined only for `"any-signed-in-user"`: the integrator accepted that every signed-in user may launch. */
-  canLaunch: ((req: Request, ctx: LaunchContext) => MaybePromise<boolean>) | undefined;
-  launchWaitMs: number;
-  waitingPageAfterMs: number;
-}
+/**
+ * The schema's fields (`examHost` undefined: students go to the platform's own host, with
+ * no token), `student` defaulted, and `canLaunch`: undefined only for
+ * `"any-signed-in-user"`, the integrator accepted that every signed-in user may launch.
+ */
+export type LaunchSettings = OptionsOf<typeof launchSchema> & {
+  student: NonNullable<OralAssessmentsOptions["student"]>;
+  canLaunch: Exclude<OralAssessmentsOptions["canLaunch"], string> | undefined;
+};
 
 /**
  * The default student mapper: `req.user` as real login strategies leave it (a flat
@@ -35,7 +33,7 @@ export function studentFromRequest(req: Request): Partial<StudentIdentity> | und
 /** The launch's options as a schema (`canLaunch` is read apart: it has no default on purpose). */
 export const launchSchema = {
   examHost: optional(checked((v, option, problems) => checkOrigin(v, option, problems, true))),
-  student: optional(fn<LaunchSettings["student"]>(), { fix: "Pass a function or leave student out for the default." }),
+  student: optional(fn<NonNullable<OralAssessmentsOptions["student"]>>(), { fix: "Pass a function or leave student out for the default." }),
   ticketParam: withDefault(pattern(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1–64 characters of letters, digits, '_', '.' or '-'."), "__clerk_ticket",
     { fix: 'Leave it out for "__clerk_ticket", or name the parameter your exam page reads.' }),
   loginUrl: optional(checked((v, option, problems) => checkSiteUrl(v, option, problems, "/login"))),

@@ -8,7 +8,7 @@ import type { Logger } from "../../core/logger.js";
 import type { StudentIdentity } from "../../platform/schemas.js";
 import type { MaybePromise, OralAssessmentsOptions } from "../shared/options.js";
 import { warnDeprecated } from "../../core/deprecation.js";
-import { fn, objectOrAbsent, optional, ratio, readOptions, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
+import { fn, optional, ratio, readObject, readOptions, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
 
 /** The `prepare` option (alias `prewarm`) as a schema. */
 export const prepareSchema = {
@@ -34,8 +34,7 @@ export function resolvePrepareSettings(o: Partial<OralAssessmentsOptions>, probl
   }
   const name = o.prepare === undefined && o.prewarm !== undefined ? "prewarm" : "prepare";
   const input = o.prepare ?? o.prewarm;
-  objectOrAbsent(input, name, problems, "must be an object.", "Pass { tokenTtlMs, … } or leave it out.");
-  const p = readOptions(prepareSchema, input, problems, name);
+  const p = readObject(prepareSchema, input, problems, name, ["must be an object.", "Pass { tokenTtlMs, … } or leave it out."]);
   if (p.minTokenLifeMs >= p.tokenTtlMs) {
     problems.add(`${name}.minTokenLifeMs`, `(${p.minTokenLifeMs}) must be less than ${name}.tokenTtlMs (${p.tokenTtlMs}).`, "A token must be usable for some time after it is issued.");
   }

@@ -4,7 +4,7 @@
  * router's list (one ConfigurationError for all).
  */
 import type { ProblemList } from "../../core/configuration-error.js";
-import { objectOrAbsent, ratio, readOptions, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
+import { objectOrAbsent, ratio, readObject, readOptions, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
 import type { LaunchRecordOptions, LiveViewOptions } from "../shared/options.js";
 import type { LiveLimitSettings } from "./live-limits.js";
 
@@ -37,7 +37,6 @@ export function resolveLaunchRecordSettings(value: LaunchRecordOptions | false |
 
 /** The `live` option resolved: the caps on open event streams. */
 export function resolveLiveSettings(value: LiveViewOptions | undefined, problems: ProblemList): LiveLimitSettings {
-  objectOrAbsent(value, "live", problems, "must be an object.", "Pass e.g. { maxStreamsPerUser: 5 }, or leave it out.");
-  const o = readOptions(liveSchema, value, problems, "live");
+  const o = readObject(liveSchema, value, problems, "live", ["must be an object.", "Pass e.g. { maxStreamsPerUser: 5 }, or leave it out."]);
   return { perUser: o.maxStreamsPerUser, perOrganization: o.maxStreamsPerOrganization, perProcess: o.maxStreams };
 }

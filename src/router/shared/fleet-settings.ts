@@ -5,10 +5,8 @@
  */
 import type { ProblemList } from "../../core/configuration-error.js";
 import { readBreakerOptions } from "../../fleet/breaker-options.js";
-import type { CircuitBreakerSettings } from "../../fleet/circuit-breaker.js";
 import type { Fleet } from "../../fleet/fleet.js";
 import { readLaunchLimit } from "../../fleet/launch-limit-options.js";
-import type { LaunchLimitSettings } from "../../fleet/launch-limiter.js";
 import type { OralAssessmentsOptions } from "./options.js";
 import { onFleetBudget } from "../../platform/budget-binding.js";
 import type { RateBudget } from "../../platform/rate-budget-interface.js";
@@ -16,15 +14,8 @@ import type { PlatformClient } from "../../platform/types.js";
 
 const FLEET_PARTS = ["attempts", "preparedTokens", "planLeases", "launchLimiter", "breaker"] as const;
 
-export interface FleetSettings {
-  fleet: Fleet | undefined;
-  /** The platform client on the fleet's budget (the app's own, or its twin the router built), when a fleet shares one. */
-  platform: PlatformClient | undefined;
-  launchLimit: LaunchLimitSettings;
-  circuitBreaker: CircuitBreakerSettings;
-}
-
-export function resolveFleetSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): FleetSettings {
+/** `platform`: the platform client on the fleet's budget (the app's own, or its twin the router built), when a fleet shares one. */
+export function resolveFleetSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList) {
   let fleet: Fleet | undefined;
   if (o.fleet !== undefined) {
     const f = o.fleet as unknown as Record<string, unknown> | null;
