@@ -251,9 +251,9 @@ export class LaunchAttempts {
     // refreshes to that wait id, and finds it on whichever instance (or here) can see it.
     if (await this.store.adopt(lost.waitId, lost.examId, lost.userKey, lease).catch(() => false)) return { handle: lost, lease };
     // Refused in a fallback: the student began an attempt of their own here, whose call goes instead.
-    if (this.store.shared === false) return undefined;
+    if (!this.storeShared()) return undefined;
     const view = await this.store.view(lost.waitId, lost.examId, lost.userKey);
-    if (view.state !== "unknown" || state.settled || this.store.shared === false) return undefined;
+    if (view.state !== "unknown" || state.settled || !this.storeShared()) return undefined;
     const ticket = await this.store.begin(lost.examId, lost.userKey);
     if (ticket.lease === undefined || state.settled) return undefined;
     const handle = { waitId: ticket.waitId, examId: lost.examId, userKey: lost.userKey };
@@ -263,6 +263,9 @@ export class LaunchAttempts {
     this.issued.set(handle.waitId, { examId: handle.examId, userKey: handle.userKey, at: Date.now() });
     return { handle, lease: ticket.lease };
   }
+
+  /** Read afresh after each await: the fleet's Redis may have gone or come back meanwhile. */
+  private storeShared(): boolean { return this.store.shared !== false; }
 
   /** Runs (unref'd) from the first call until close(): restarting it per launch cost more than its idle ticks. */
   private startSweeper(): void {
