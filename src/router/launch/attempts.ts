@@ -264,8 +264,7 @@ export class LaunchAttempts {
     return { handle, lease: ticket.lease };
   }
 
-  /** Read afresh after each await: the fleet's Redis may have gone or come back meanwhile. */
-  private storeShared(): boolean { return this.store.shared !== false; }
+  private storeShared(): boolean { return this.store.shared !== false; } // read afresh after each await: Redis may have gone or come back
 
   /** Runs (unref'd) from the first call until close(): restarting it per launch cost more than its idle ticks. */
   private startSweeper(): void {
