@@ -1,7 +1,25 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
- * Two projects: the whole suite on Express 5, and the suites that mount the router again with `express`
+ * Test files that need a process of their own: a warning emitted once per process
+ * (deprecations, the key limit's), or a heap they measure (what 5,000 logins keep, nothing
+ * kept per mount-path spelling, an idle fleet's objects collected). Every other file
+ * shares its worker's modules with the files before it (`isolate: false`): importing
+ * express, zod, axios and our schemas afresh for each of ~200 files took ~40 % of the
+ * workers' time. No other file keeps state across files (servers, stores and Redis
+ * keys are per test), which `--sequence.shuffle` runs check.
+ */
+const OWN_PROCESS = [
+  "test/router/prewarm-deprecated.test.ts",
+  "test/router/lti-deprecated-seconds.test.ts",
+  "test/fleet/key-limit.test.ts",
+  "test/fleet/idle-expiry.test.ts",
+  "test/router/openapi-spellings.test.ts",
+  "test/router/lti-login-flood.test.ts",
+];
+
+/**
+ * Projects: the whole suite on Express 5, and the suites that mount the router again with `express`
  * resolved to Express 4 (the `express4` dev dependency), in our source and tests alike,
  * so both majors are proven in every run.
  */
@@ -20,7 +38,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "express5", include: ["test/**/*.test.ts"] },
+        test: { name: "express5", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...OWN_PROCESS], isolate: false },
+      },
+      {
+        extends: true,
+        // The same Express 5, one fresh module graph per file (see OWN_PROCESS).
+        test: { name: "express5-own-process", include: OWN_PROCESS },
       },
       {
         extends: true,
@@ -36,7 +59,8 @@ export default defineConfig({
           // measure our counters, limits, budget, breaker and pre-warming under load through
           // routes test/router already runs on Express 4 (launch, waiting, live, prepare,
           // launches): 11 files, 82 s of a run at load 12, nothing of Express's in them.
-          exclude: [...configDefaults.exclude, "test/router/openapi-spellings.test.ts", "test/router/lti-login-flood.test.ts", "test/router/metrics.test.ts"],
+          exclude: [...configDefaults.exclude, ...OWN_PROCESS, "test/router/metrics.test.ts"],
+          isolate: false,
         },
         resolve: { alias: [{ find: /^express$/, replacement: "express4" }] },
       },
