@@ -15,6 +15,14 @@ interface Waiter {
   onAbort: (() => void) | undefined;
 }
 
+/**
+ * Each request's place in the send order (`totalSent` just after it was sent), as a
+ * property of its release function under this symbol: a WeakMap entry per call (an
+ * ephemeron for the GC to trace) cost a storm more.
+ */
+const SENT = Symbol("sendNumber");
+type NumberedRelease = ReleaseFn & { [SENT]?: number };
+
 export class InProcessRateBudget implements RateBudget {
   private readonly configuredLimit: number;
   private readonly learnLimit: boolean;
@@ -43,8 +51,6 @@ export class InProcessRateBudget implements RateBudget {
   /** The part of a reported Remaining this budget may use (a fallback shares it with the other instances). */
   private readonly remainingShare: number;
   private inFlight = 0;
-  /** Each request's place in the send order (`totalSent` just after it was sent), by its release function. */
-  private readonly sendNumber = new WeakMap<ReleaseFn, number>();
   private totalSent = 0;
   private pausedUntil = 0;
   private server: { remaining: number; resetAt: number } | undefined;
@@ -133,7 +139,7 @@ export class InProcessRateBudget implements RateBudget {
       // (answers arrive out of order), were not counted in `remaining`: count them. (Those
       // sent before it were; counting them too would hold calls the platform has room
       // for.) Without the call, every other request in flight.
-      const sentAt = call === undefined ? undefined : this.sendNumber.get(call);
+      const sentAt = call === undefined ? undefined : (call as NumberedRelease)[SENT];
       const pending = sentAt === undefined ? Math.max(0, this.inFlight - 1) : this.totalSent - sentAt;
       // The reset is in whole seconds, so it may lie up to 1 s past the window's end; one
       // further away is clock skew or nonsense, and we do not wait on it longer than that.
@@ -259,7 +265,7 @@ export class InProcessRateBudget implements RateBudget {
       this.done.push(Math.max(now, this.now()));
       this.pump();
     };
-    this.sendNumber.set(release, this.totalSent);
+    (release as NumberedRelease)[SENT] = this.totalSent;
     return release;
   }
 
