@@ -8,7 +8,11 @@ export interface Logger {
   info(obj: Record<string, unknown>, msg?: string): void;
   warn(obj: Record<string, unknown>, msg?: string): void;
   error(obj: Record<string, unknown>, msg?: string): void;
+  /** pino's: false when lines at `level` are dropped (asked before building a line per request). Optional. */
+  isLevelEnabled?(level: string): boolean;
 }
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
 
 const noop = (): void => {};
 
@@ -18,7 +22,19 @@ export const silentLogger: Logger = { debug: noop, info: noop, warn: noop, error
 /** Fills the methods a partial logger (e.g. `console`-like objects) lacks. */
 export function toLogger(logger: Partial<Logger> | undefined): Logger {
   if (!logger) return silentLogger;
-  const bind = (fn: Logger[keyof Logger] | undefined): Logger["info"] =>
+  const bind = (fn: Logger[LogLevel] | undefined): Logger["info"] =>
     typeof fn === "function" ? fn.bind(logger) : noop;
-  return { debug: bind(logger.debug), info: bind(logger.info), warn: bind(logger.warn), error: bind(logger.error) };
+  const levels = { debug: bind(logger.debug), info: bind(logger.info), warn: bind(logger.warn), error: bind(logger.error) };
+  const enabled = logger.isLevelEnabled;
+  return typeof enabled === "function" ? { ...levels, isLevelEnabled: (level: string) => enabled.call(logger, level) } : levels;
+}
+
+/**
+ * Whether a line at `level` would be written: not for a method this module filled with a
+ * no-op (the silent default), nor for a level the logger says it drops (pino's
+ * `isLevelEnabled`, asked each time: its level can change at run time). A line built per
+ * request (a launch's outcome) is built only then.
+ */
+export function logsAt(logger: Logger, level: LogLevel): boolean {
+  return logger[level] !== noop && logger.isLevelEnabled?.(level) !== false;
 }

@@ -22,7 +22,7 @@
  * instance of a fleet.
  */
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { Logger } from "../../core/logger.js";
+import { logsAt, type Logger, type LogLevel } from "../../core/logger.js";
 import type { LaunchLimiter } from "../../fleet/launch-limiter.js";
 import type { PlatformBreaker } from "../../fleet/platform-breaker.js";
 import type { PlatformClient } from "../../platform/types.js";
@@ -100,11 +100,12 @@ function launchHandler(settings: LaunchSettings, deps: LaunchDeps, kind: ExamKin
     const servedBy = servedByOf(outcome, extra.source);
     countLaunch?.(kind, via, outcome, servedBy, ms / 1000);
     annotateLaunch(req, outcome, servedBy, kind, via);
-    const entry = { event: "launch", outcome, status, examId: launchedId(req.params), kind, durationMs: Math.round(ms), ...extra };
-    if (outcome === "waiting" || outcome === "client_gone" || outcome === "not_a_navigation") logger.debug(entry, `launch ${outcome}`);
     // A user the default mapper cannot make a student of is the integrator's to fix (req.user lacks fields): warn.
-    else if (status >= 500 || outcome === "student_incomplete") logger.warn(entry, `launch ${outcome}`);
-    else logger.info(entry, `launch ${outcome}`);
+    const level: LogLevel = outcome === "waiting" || outcome === "client_gone" || outcome === "not_a_navigation" ? "debug"
+      : status >= 500 || outcome === "student_incomplete" ? "warn" : "info";
+    // Built only when written: a storm's every request would otherwise make a line nobody reads.
+    if (!logsAt(logger, level)) return;
+    logger[level]({ event: "launch", outcome, status, examId: launchedId(req.params), kind, durationMs: Math.round(ms), ...extra }, `launch ${outcome}`);
   };
 
   /**
