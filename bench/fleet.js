@@ -18,6 +18,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { createPlatformClient } from "express-oral-assessments";
@@ -25,7 +26,7 @@ import { startBalancer } from "./lib/balancer.js";
 import { createBrowserPool, launch, settleStorm } from "./lib/browser.js";
 import { cookieOf, studentOf } from "./lib/host.js";
 import { maxInAnyWindow, median, percentile, round, sleep } from "./lib/stats.js";
-import { ratioToPhysical } from "./lib/storm-bound.js";
+import { physicalBoundMs, ratioToPhysical } from "./lib/storm-bound.js";
 
 const INSTANCE = fileURLToPath(new URL("./fleet-instance.js", import.meta.url));
 
@@ -82,7 +83,7 @@ export async function runFleet(emulator, { instances: count = 4, students = 600,
   }
   admin.close();
   await emulator.setLatency({ fixedMs: latencyMs, jitterMs: latencyMs / 2 });
-  const physical = { students, limit, windowMs, roundTripMs: median(trips) + latencyMs };
+  const physical = { students, limit, windowMs, roundTripMs: median(trips) + latencyMs, arrivalMs };
 
   const env = {
     FLEET_REDIS_URL: redisUrl, FLEET_SECRET: randomBytes(32).toString("base64url"), FLEET_PREFIX: `eoabench${randomBytes(3).toString("hex")}`,
@@ -136,6 +137,7 @@ export async function runFleet(emulator, { instances: count = 4, students = 600,
         students,
         ratio: round(onDemand.lastMs / boundMs),
         ratioToPhysical: round(ratioToPhysical(onDemand.lastMs, physical)),
+        physicalBoundMs: round(physicalBoundMs(physical), 1),
         lastRedirectMs: round(onDemand.lastMs, 1),
         lastSignInCallMs: onDemand.lastCallMs,
         failed: onDemand.failed,
@@ -166,6 +168,7 @@ async function storm(emulator, base, agent, examId, students, arrivalMs, retries
   const walks = await Promise.all(Array.from({ length: students }, async (_, i) => {
     await sleep((i * arrivalMs) / students);
     const started = performance.now();
+    const arrivedMs = started - startedAt;
     let path = `/oral/launch/${examId}`;
     for (let attempt = 0, hops = 0; ; attempt++) {
       let walk;
@@ -183,12 +186,14 @@ async function storm(emulator, base, agent, examId, students, arrivalMs, retries
         continue;
       }
       // Still sent back after 100 start-overs: a failed student, not a token to redeem.
-      if (walk.status === 303 && walk.location?.startsWith("/")) return { ...walk, status: "startOverLoop", location: undefined, ms: performance.now() - started };
-      if (walk.status === 303 || attempt >= retries) return { ...walk, ms: performance.now() - started };
+      if (walk.status === 303 && walk.location?.startsWith("/")) return { ...walk, status: "startOverLoop", location: undefined, ms: performance.now() - started, arrivedMs };
+      if (walk.status === 303 || attempt >= retries) return { ...walk, ms: performance.now() - started, arrivedMs };
       await sleep(1_000);
     }
   }));
   const lastMs = Math.max(...walks.map((w) => w.endedAt)) - startedAt;
+  // EOA_BENCH_FLEET_TRACE=<dir>: each storm's timeline, for bench/fleet-trace.js.
+  if (process.env.EOA_BENCH_FLEET_TRACE) await writeTrace(emulator, examId, walks, startedAt, wallStart);
   const { failed, platform } = await settleStorm(agent, emulator, walks, wallStart);
   return {
     lastMs,
@@ -200,4 +205,18 @@ async function storm(emulator, base, agent, examId, students, arrivalMs, retries
     failed,
     platform,
   };
+}
+
+/**
+ * Writes one storm's timeline to `<EOA_BENCH_FLEET_TRACE>/<examId>.json` (read by
+ * bench/fleet-trace.js): each student's arrival and last answer (ms from the storm's
+ * start), and every API request the emulator logged since (`at`: when it arrived there).
+ */
+async function writeTrace(emulator, examId, walks, startedAt, wallStart) {
+  const dir = process.env.EOA_BENCH_FLEET_TRACE;
+  mkdirSync(dir, { recursive: true });
+  const requests = (await emulator.requests(10_000)).filter((r) => r.at >= wallStart)
+    .map((r) => ({ at: r.at - wallStart, path: r.path, status: r.status }));
+  const students = walks.map((w, i) => ({ i, arrivedMs: round(w.arrivedMs, 1), endedMs: round(w.endedAt - startedAt, 1), status: w.status, waitingPages: w.waitingPages }));
+  writeFileSync(`${dir}/${examId}.json`, JSON.stringify({ wallStart, students, requests }));
 }

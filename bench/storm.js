@@ -6,9 +6,10 @@
  * - onDemand: no preparation. Every launch needs a token; the rate budget spreads them,
  *   students beyond the first seconds see the waiting page and follow its meta refresh.
  *   ratio = (time until the last student is redirected) ÷ (N ÷ rate), and
- *   ratioToPhysical = the same time ÷ ((N − limit) ÷ rate + one round trip), the tighter
- *   bound a sliding window allows (see lib/storm-bound.js). The round trip is the median
- *   of a few calls through the same client at the same emulator latency.
+ *   ratioToPhysical = the same time ÷ the tighter bound a sliding window allows for
+ *   students arriving as these do ((N − limit) ÷ rate, plus the first window's share of the
+ *   arrival spread, plus one round trip: see lib/storm-bound.js). The round trip is the
+ *   median of a few calls through the same client at the same emulator latency.
  * - preWarmed: the roster is prepared first (POST …/prepare), then the same storm; each
  *   launch should be served from memory, with no platform call.
  * A launch counts as failed unless it ends in a 303 whose token signs the student in at
@@ -37,7 +38,7 @@ export async function runStorms(emulator, { students = 600, limit = 100, windowM
       trips.push(performance.now() - started);
     }
     const roundTripMs = median(trips);
-    const physical = { students, limit, windowMs, roundTripMs };
+    const physical = { students, limit, windowMs, roundTripMs, arrivalMs };
     await sleep(windowMs + 100); // let the seeding and round-trip calls leave the window
     log(`storm: ${students} students on demand, limit ${limit}/${windowMs} ms (bound ${boundMs} ms)`);
     const onDemand = await storm(emulator, host, agent, first.examId, students, arrivalMs);

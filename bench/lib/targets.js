@@ -15,7 +15,7 @@ export function targetRows(result) {
     rows.push(
       ["storm: students", storm.students],
       ["storm: platform rate (per min)", storm.ratePerMinute],
-      ["on demand: last redirect (ms)", d.lastRedirectMs, `(N − limit) ÷ rate + round trip = ${d.physicalBoundMs}`],
+      ["on demand: last redirect (ms)", d.lastRedirectMs, `physical bound for these arrivals = ${d.physicalBoundMs}`],
       ["on demand: ratioToPhysical (single instance, time ÷ physical)", d.ratioToPhysical, "≤ 1.03 (issue 29)", d.ratioToPhysical <= 1.03],
       ["on demand: ratio to N ÷ rate (older, looser bound)", d.ratio, `N ÷ rate = ${d.boundMs}`],
       ["on demand: failed", d.failed, "0", d.failed === 0],
@@ -136,7 +136,8 @@ export function targetRows(result) {
     rows.push(
       ["fleet: instances", fleet.instances],
       ["fleet on demand: ratio", d.ratio, "≤ 1.00 (issue 29)", d.ratio <= 1.0],
-      ["fleet on demand: ratioToPhysical", d.ratioToPhysical],
+      ["fleet on demand: ratioToPhysical", d.ratioToPhysical, `physical bound for these arrivals = ${d.physicalBoundMs} ms`],
+    ["fleet on demand: last sign-in call / last redirect (ms)", `${d.lastSignInCallMs} / ${d.lastRedirectMs}`],
       ["fleet on demand: failed", d.failed, "0", d.failed === 0],
       ["fleet on demand: platform 429s", d.platform429, "0", d.platform429 === 0],
       ["fleet on demand: sign-in calls", d.signInCalls, `= students (${d.students})`, d.signInCalls === d.students],
