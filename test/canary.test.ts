@@ -5,7 +5,7 @@
  * The setup file (key-canary.setup.ts) additionally scans all output of every test file.
  */
 import { startTestEmulator } from "./support/emulator.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPlatformClient, PlatformError, type PlatformClient } from "../src/index.js";
 import { type Emulator } from "../src/emulator/index.js";
 import { assertNoKey, captureLogger, findKey } from "./support/canary.js";
@@ -38,29 +38,47 @@ describe("no failure of the client carries the key", () => {
     throw new Error("expected a failure");
   }
 
-  it.each([
+  /** Each failure the platform can answer with, set up on the emulator. */
+  const FAILURES: [string, () => void][] = [
     ["400", () => emulator.fault({ type: "status", status: 400 })],
     ["404", () => {}],
     ["500", () => emulator.fault({ type: "status", status: 500, count: 3 })],
     ["hang", () => emulator.fault({ type: "hang", count: 3 })],
     ["reset", () => emulator.fault({ type: "reset", count: 3 })],
     ["malformed", () => emulator.fault({ type: "malformed", count: 3 })],
-  ])("%s", async (_name, arrange) => {
+  ];
+  afterEach(() => { emulator.clearFaults(); });
+
+  /** Drives one failure through `through`; returns what it threw. */
+  async function platformFailure(through: PlatformClient, arrange: () => void): Promise<unknown> {
     arrange();
-    const error = await failure(() => client.courses.retrieve("000000000000000000000000"));
-    emulator.clearFaults();
+    try {
+      return await failure(() => through.courses.retrieve("000000000000000000000000"));
+    } finally {
+      emulator.clearFaults();
+    }
+  }
+
+  /** The failures that do not come from the platform's answer: a refused key, a closed port, bad input. */
+  async function otherFailures(through: PlatformClient, log: typeof logger): Promise<[string, unknown][]> {
+    const wrong = createPlatformClient({ apiKey: WRONG_KEY, baseUrl: emulator.url, logger: log });
+    const refused = await failure(() => wrong.courses.list());
+    wrong.close();
+    const closed = createPlatformClient({ apiKey: TEST_KEY, baseUrl: "http://127.0.0.1:9", maxRetries: 0, logger: log });
+    const unreachable = await failure(() => closed.courses.list());
+    closed.close();
+    const invalid = await failure(() => through.classes.create("c", { name: "", startDate: "x", endDate: "y" }));
+    return [["a 401 error", refused], ["a network error", unreachable], ["an invalid-request error", invalid]];
+  }
+
+  it.each(FAILURES)("%s", async (_name, arrange) => {
+    const error = await platformFailure(client, arrange);
     expect(error).toBeInstanceOf(PlatformError);
     assertNoKey(error, "the error");
   });
 
   it("a refused key, a closed port and bad input", async () => {
-    const wrong = createPlatformClient({ apiKey: WRONG_KEY, baseUrl: emulator.url, logger });
-    assertNoKey(await failure(() => wrong.courses.list()), "a 401 error");
-    wrong.close();
-    const closed = createPlatformClient({ apiKey: TEST_KEY, baseUrl: "http://127.0.0.1:9", maxRetries: 0, logger });
-    assertNoKey(await failure(() => closed.courses.list()), "a network error");
-    closed.close();
-    assertNoKey(await failure(() => client.classes.create("c", { name: "", startDate: "x", endDate: "y" })), "an invalid-request error");
+    for (const [what, error] of await otherFailures(client, logger)) assertNoKey(error, what);
   });
 
   it("a configuration error that is about the key", () => {
@@ -76,8 +94,18 @@ describe("no failure of the client carries the key", () => {
     expect(client.redactedKey).toMatch(/^svc_test_…/);
   });
 
-  it("the log lines written so far", () => {
-    expect(logger.lines.length).toBeGreaterThan(0);
-    assertNoKey(logger.lines, "the log lines");
+  // Drives every failure above itself, through a client and logger of its own, so it
+  // reads their log lines whichever tests ran before it.
+  it("the log lines of every failure above", async () => {
+    const lines = captureLogger();
+    const own = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, timeoutMs: 300, maxRetries: 1, logger: lines });
+    try {
+      for (const [, arrange] of FAILURES) await platformFailure(own, arrange);
+      await otherFailures(own, lines);
+    } finally {
+      own.close();
+    }
+    expect(lines.lines.length).toBeGreaterThan(0);
+    assertNoKey(lines.lines, "the log lines");
   });
 });

@@ -11,7 +11,11 @@ beforeAll(async () => {
   emu = await startTestEmulator();
 });
 afterAll(() => emu.close());
-beforeEach(() => emu.reset());
+// reset() keeps the rate limits, and tests here lower them: every test starts from the defaults.
+beforeEach(() => {
+  emu.reset();
+  emu.setRateLimits({ dev: 60, prod: 600 });
+});
 
 const control = async (method: string, path: string, body?: unknown) => {
   const res = await fetch(`${emu.url}/__emulator${path}`, {
@@ -121,8 +125,6 @@ function raw(method: string, path: string, headers: Record<string, string>, body
 
 describe("HTTP control endpoints against browser attacks", () => {
   const port = () => new URL(emu.url).port;
-  // reset() keeps rate limits; an earlier test lowered them.
-  beforeEach(() => emu.setRateLimits({ dev: 60, prod: 600 }));
 
   it("refuses a DNS-rebound Host (a page's own name on our port) with 403, so student names are not readable", async () => {
     await seed(emu);

@@ -5,15 +5,16 @@
  * sign-in call to the platform (its prepared token). A 401 from NRPS prepares nothing.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LaunchContext } from "../../src/router/shared/options.js";
 import { memoryStore } from "../../src/store/memory.js";
+import type { OralStore } from "../../src/store/types.js";
 import { followToExam, launchFromCourse, startLtiBench, type LtiBench } from "../support/lti.js";
 
 const SIGN_IN = "/students/sign-in-token";
 const REFUSED = "learner-00003@lms.example";
 let bench: LtiBench;
-const store = memoryStore();
+let store: OralStore;
 
 const decode = (t: string) => t.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))).replace(/&amp;/g, "&");
 const text = (html: string, id: string) => decode(new RegExp(`id="${id}">([^<]*)<`).exec(html)?.[1] ?? "");
@@ -28,11 +29,13 @@ async function instructorForm(): Promise<{ action: URL; form: string; page: stri
   return { action, form, page };
 }
 
-beforeAll(async () => {
+// A course of its own per test: one prepares the course, another checks that nothing was.
+beforeEach(async () => {
+  store = memoryStore();
   bench = await startLtiBench({}, { router: { store, canLaunch: (_req: unknown, ctx: LaunchContext) => ctx.student.email !== REFUSED } });
   bench.lms.setRoster({ size: 8, extra: [{ id: "no-mail", name: "Nora Nomail", givenName: "Nora", familyName: "Nomail", email: "", role: "Learner", sourcedId: "SIS-N" }] });
 });
-afterAll(async () => bench?.close());
+afterEach(async () => bench?.close());
 
 describe("Prepare this exam for the course", () => {
   it("a 401 from NRPS: a page saying the roster could not be read, nothing prepared", async () => {

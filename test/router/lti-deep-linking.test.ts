@@ -9,7 +9,7 @@
 import request from "supertest";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formFields, linkOf, startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
+import { formFields, linkCourse, linkOf, startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
 
 const L = "https://purl.imsglobal.org/spec/lti/claim/";
 const DL = "https://purl.imsglobal.org/spec/lti-dl/claim/";
@@ -31,9 +31,9 @@ describe("LTI Deep Linking and the instructor page", () => {
   });
   afterAll(async () => { await bench?.close(); });
 
-  async function openPicker(options: Parameters<LtiBench["lms"]["openDeepLinking"]>[0] = {}, user = "instructor-1") {
-    const dl = bench.lms.openDeepLinking(options);
-    return (await walkLaunch(bench, user, { linkId: dl })).launch;
+  async function openPicker(options: Parameters<LtiBench["lms"]["openDeepLinking"]>[0] = {}, user = "instructor-1", on = bench) {
+    const dl = on.lms.openDeepLinking(options);
+    return (await walkLaunch(on, user, { linkId: dl })).launch;
   }
 
   it("answers an instructor's deep-linking request with a picker of the store's exams, with the LTI headers", async () => {
@@ -130,25 +130,28 @@ describe("LTI Deep Linking and the instructor page", () => {
   });
 
   it("lists the classes linked to this LMS course first, and hides a class linked to another course", async () => {
-    // Another LMS course, linked to nothing yet (this bench's course-1 was linked by the tests above).
-    bench.lms.setClaims({ [`${L}context`]: { id: "course-ordering", title: "Ordering" } });
+    // A bench of its own: the exams it adds would be choices in the other tests' pickers.
+    const own = await startLtiBench();
     try {
-      const ines = await bench.stack.login("ines");
+      await linkCourse(own); // Autumn (own.examId's class) is now course-1's
+      // Another LMS course, linked to nothing yet.
+      own.lms.setClaims({ [`${L}context`]: { id: "course-ordering", title: "Ordering" } });
+      const ines = await own.stack.login("ines");
       const course = (await ines.post("/oral/courses").send({ name: "Chemistry" }).expect(201)).body.data._id;
       const exams: string[] = [];
       for (const name of ["Spring", "Summer"]) {
         const cls = (await ines.post(`/oral/courses/${course}/classes`).send({ name, startDate: "2027-01-10", endDate: "2027-05-30" }).expect(201)).body.data._id;
         exams.push((await ines.post("/oral/oral-assessments").send({ name: `Acids ${name}`, classId: cls, questions: [{ text: "What is an acid?" }] }).expect(201)).body.data._id);
       }
-      // Autumn (bench.examId's class) is course-1's: canLink's default hides it here.
-      const before = pickerOf((await openPicker()).text);
+      // Autumn (own.examId's class) is course-1's: canLink's default hides it here.
+      const before = pickerOf((await openPicker({}, "instructor-1", own)).text);
       expect(before.choices.map((c) => c.value)).toEqual(exams);
-      await request(tool).post("/oral/lti/deep-link").type("form").send({ pick: before.pick, examId: exams[1] }).expect(200);
-      const after = await openPicker();
+      await request(own.stack.app.url).post("/oral/lti/deep-link").type("form").send({ pick: before.pick, examId: exams[1] }).expect(200);
+      const after = await openPicker({}, "instructor-1", own);
       expect(pickerOf(after.text).choices.map((c) => c.value)).toEqual([exams[1], exams[0]]);
       expect(after.text).toContain("this course's class");
     } finally {
-      bench.lms.setClaims({});
+      await own.close();
     }
   });
 

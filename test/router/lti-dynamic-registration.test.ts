@@ -8,7 +8,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { memoryStore } from "../../src/index.js";
 import type { OralStore } from "../../src/store/types.js";
 import { linkCourse, linkOf, startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
@@ -142,11 +142,12 @@ describe("LTI Dynamic Registration", () => {
 describe("LTI registrations from the store", () => {
   let bench: LtiBench;
   let store: OralStore;
-  beforeAll(async () => {
+  // A store and bench per test: one test stores a registration, another expects none.
+  beforeEach(async () => {
     store = memoryStore();
     bench = await startLtiBench({ registrations: [] }, { router: { store } });
   });
-  afterAll(async () => { await bench.close(); });
+  afterEach(async () => { await bench.close(); });
 
   it("answers 404 at /lti/register when Dynamic Registration is off, asking the LMS nothing", async () => {
     const res = await register(bench);
@@ -180,11 +181,12 @@ describe("LTI registrations from the store", () => {
 describe("LTI Dynamic Registration with autoActivate and allowedHosts", () => {
   let bench: LtiBench;
   let store: OralStore;
-  beforeAll(async () => {
+  // A store and bench per test: one test stores a registration, another expects none.
+  beforeEach(async () => {
     store = memoryStore();
     bench = await startLtiBench({ registrations: [], dynamicRegistration: { autoActivate: true, allowedHosts: ["localhost"], acceptNewDeployments: true, allowLoopbackHttp: true } }, { router: { store } });
   });
-  afterAll(async () => { await bench.close(); });
+  afterEach(async () => { await bench.close(); });
 
   it("refuses a configuration URL on a host not allowed, asking it nothing", async () => {
     const url = new URL(bench.lms.dynamicRegistrationUrl(registerPath(bench)));

@@ -3,8 +3,8 @@
  * resolver (the `x-school` header), two LMSs whose deployments name the two schools.
  * The picker lists only the deployment's school's exams; a learner's launch from
  * deployment A runs A's exam on A's exam host, and A's link followed under B is the 404
- * page with no sign-in. And a sweep: no private member of the tool's key and no platform
- * key in any LTI answer or log line.
+ * page with no sign-in. And a sweep (which runs each of those again itself): no private
+ * member of the tool's key and no platform key in any LTI answer or log line.
  */
 import { createPrivateKey } from "node:crypto";
 import express from "express";
@@ -89,7 +89,10 @@ describe("LTI deployments mapped to two organizations", () => {
     southExam = await examOf("south");
   });
 
-  it("lists only the deployment's school's exams in the picker, and places one of them", async () => {
+  // Each check is a function of its own: its test runs it, and the sweep runs them all
+  // again, so the sweep reads answers of every kind whichever tests ran before it.
+
+  async function picksOnlyOwnExams(): Promise<void> {
     for (const [lms, own, other] of [[lmsNorth, northExam, southExam], [lmsSouth, southExam, northExam]] as const) {
       const { launch } = await walkLaunch(benchOf(lms, lms.openDeepLinking()), "instructor-1");
       keep(launch);
@@ -105,10 +108,13 @@ describe("LTI deployments mapped to two organizations", () => {
       expect(keep(await request(app.url).post("/oral/lti/deep-link").type("form").send({ pick: pick2, examId: other })).status).toBe(400);
       await request(lms.url).post("/deep-link-return").type("form").send({ JWT: formFields(chosen.text).JWT! }).expect(200);
     }
-  });
+  }
 
-  it("runs deployment A's link in A's exam, and A's link followed under B is the 404 page with no sign-in", async () => {
+  async function runsOnlyInItsSchool(): Promise<void> {
     const link = lmsNorth.addResourceLink({ title: "North oral", custom: { exam_id: northExam } });
+    // The course's instructor opens the link once: that links the exam's class to the
+    // course, without which a learner gets "not open in your course yet" (course-binding.ts).
+    expect(keep((await walkLaunch(benchOf(lmsNorth, link.id), "instructor-1")).launch).status).toBe(200);
     const first = keep((await walkLaunch(benchOf(lmsNorth, link.id))).launch);
     const opened = keep(await request(app.url).get(linkOf(first.text)!).set("x-school", "north"));
     expect(opened.status).toBe(303);
@@ -120,23 +126,34 @@ describe("LTI deployments mapped to two organizations", () => {
     expect(cross.status).toBe(404);
     expect(cross.text).toContain("another school");
     expect(emulator.requests.slice(before).filter((r) => r.path.includes("sign-in-token"))).toEqual([]);
-  });
+  }
 
-  it("shows the instructor page from the deployment's school", async () => {
+  async function showsInstructorPageOfItsSchool(): Promise<void> {
     const link = lmsSouth.addResourceLink({ title: "South oral", custom: { exam_id: southExam } });
     const page = keep((await walkLaunch(benchOf(lmsSouth, link.id), "instructor-1")).launch);
     expect(page.text).toContain("<h1>south oral</h1>");
     const wrong = lmsSouth.addResourceLink({ title: "North oral here", custom: { exam_id: northExam } });
     expect(keep((await walkLaunch(benchOf(lmsSouth, wrong.id), "instructor-1")).launch).text).toContain("Exam not found");
-  });
+  }
+
+  it("lists only the deployment's school's exams in the picker, and places one of them", picksOnlyOwnExams);
+
+  it("runs deployment A's link in A's exam, and A's link followed under B is the 404 page with no sign-in", runsOnlyInItsSchool);
+
+  it("shows the instructor page from the deployment's school", showsInstructorPageOfItsSchool);
 
   it("sweep: no private member of the tool's key and no platform key in any LTI answer or log line", async () => {
+    const before = answers.length;
+    await picksOnlyOwnExams();
+    await runsOnlyInItsSchool();
+    await showsInstructorPageOfItsSchool();
     keep(await request(app.url).get("/oral/lti/jwks.json"));
+    expect(answers.length - before).toBeGreaterThan(8);
     const jwk = createPrivateKey(TOOL_KEY_PEM).export({ format: "jwk" }) as Record<string, string>;
     const secrets = ["d", "p", "q", "dp", "dq", "qi"].map((m) => jwk[m]!);
     const pemBody = TOOL_KEY_PEM.split("\n").filter((l) => l && !l.startsWith("-----"));
+    // Everything this file answered and logged so far: this test's answers and any earlier test's.
     const everything = [...answers, ...logger.lines.map((l) => JSON.stringify(l))].join("\n");
-    expect(answers.length).toBeGreaterThan(8);
     for (const s of [...secrets, ...pemBody.slice(1, -1)]) expect(everything).not.toContain(s);
     assertNoKey(everything, "the LTI answers and log lines");
     expect(everything).not.toContain(south.testKey);

@@ -19,6 +19,8 @@ import { TEST_KEY } from "../support/keys.js";
 import { linkCourse, linkOf, TOOL_KEY_PEM, walkLaunch, type LtiBench } from "../support/lti.js";
 
 const ROTATED = `svc_test_${randomBytes(24).toString("hex")}`;
+/** The key whose sign-in breaker the breaker test opens: no other test launches with it. */
+const BROKEN = `svc_test_${randomBytes(24).toString("hex")}`;
 const SIGN_IN = "/students/sign-in-token";
 
 let first: Emulator;
@@ -31,7 +33,7 @@ const logger = captureLogger();
 let answer: OrganizationInfo;
 
 beforeAll(async () => {
-  first = await startEmulator({ organizations: [{ id: "north", name: "North High", testKeys: [TEST_KEY, ROTATED] }], rateLimits: { dev: 10_000 } });
+  first = await startEmulator({ organizations: [{ id: "north", name: "North High", testKeys: [TEST_KEY, ROTATED, BROKEN] }], rateLimits: { dev: 10_000 } });
   second = await startEmulator({ organizations: [{ id: "north", name: "North High", testKeys: [TEST_KEY] }], rateLimits: { dev: 10_000 } });
   lms = await createLmsEmulator({ deploymentId: "dep-north", clientId: "client-north" });
   router = oralAssessments({
@@ -76,7 +78,6 @@ async function examOf(): Promise<string> {
 const launch = (examId: string, user: string) => request(app.url).get(`/oral/launch/${examId}`).set("x-user", user);
 
 describe("the organization's latest answer", () => {
-  // The breaker test runs last: it leaves TEST_KEY's breaker open.
   it("checks the organization before an exam link is taken: followed under another school it is the 404 page, and still opens under its own", async () => {
     const examId = await examOf();
     const link = lms.addResourceLink({ title: "Oral", custom: { exam_id: examId } });
@@ -130,6 +131,8 @@ describe("the organization's latest answer", () => {
 
   it("scopes the sign-in breaker to the current key: after a rotation the old key's open breaker refuses no one", async () => {
     const examId = await examOf();
+    // A key of its own: the breaker it opens stays open, and no other test may meet it.
+    answer = { ...answer, apiKey: BROKEN };
     first.fault({ type: "status", status: 500, count: 10_000, pathPrefix: SIGN_IN });
     for (let i = 0; i < 5; i += 1) expect((await launch(examId, `b${i}`)).status).toBe(502);
     expect((await launch(examId, "b5")).status).toBe(503);

@@ -38,7 +38,9 @@ const canLaunch: OralAssessmentsOptions["canLaunch"] = (_req, ctx) => {
 const CLIENT = { timeoutMs: 500, maxRetries: 1, maxRetryAfterMs: 2_000 };
 
 let emulator: Emulator;
-beforeAll(async () => { emulator = await startTestEmulator({ classCapacity: 1 }); });
+// Every case seeds a stack of its own (~150 platform calls in a run): past the dev key's
+// 60 a minute. No case here is about the platform's rate limit (the 503 is a fault).
+beforeAll(async () => { emulator = await startTestEmulator({ classCapacity: 1, rateLimits: { dev: 10_000 } }); });
 afterAll(async () => { await emulator.close(); });
 afterEach(() => { emulator.clearFaults(); });
 
@@ -71,21 +73,29 @@ const SCENARIOS: Scenario[] = [
     name: "a platform that hangs", status: 504, kind: "platform_timeout", retry: true,
     run: (s, id) => { emulator.fault({ type: "hang", count: 5 }); return launch(s, "s6", id); },
   },
-  // Last: its Retry-After pauses the stack's client. A 429 the launch can wait out within
-  // launchWaitMs is a waiting page (storm/budget tests); one whose Retry-After is past it
-  // is this page at once.
+  // Its Retry-After pauses the stack's client for 10 minutes (why every case has a stack of
+  // its own). A 429 the launch can wait out within launchWaitMs is a waiting page
+  // (storm/budget tests); one whose Retry-After is past it is this page at once.
   {
     name: "a busy platform", status: 503, kind: "platform_busy", retry: true,
     run: (s, id) => { emulator.fault({ type: "status", status: 429, retryAfter: 600, count: 1 }); return launch(s, "s5", id); },
   },
 ];
 
-/** A stack whose exam's single seat is taken by `s3`, so the next student meets a full class. */
-async function pagesStack(router: Partial<OralAssessmentsOptions>): Promise<{ stack: Stack; examId: string }> {
+/**
+ * Runs `use` on a stack of its own whose exam's single seat is taken by `s3`, so the next
+ * student meets a full class, then closes it. One per case: a case leaves its mark on the
+ * stack (the 503's paused client, a student's backoff), and no other case may see it.
+ */
+async function withPagesStack(router: Partial<OralAssessmentsOptions>, use: (stack: Stack, examId: string) => Promise<void>): Promise<void> {
   const stack = await startStack({ useEmulator: emulator, client: CLIENT, router: { canLaunch, ...router } });
-  const { examId } = await stack.seedExam();
-  await (await stack.login("s3")).get(`/oral/launch/${examId}`).expect(303);
-  return { stack, examId };
+  try {
+    const { examId } = await stack.seedExam();
+    await (await stack.login("s3")).get(`/oral/launch/${examId}`).expect(303);
+    await use(stack, examId);
+  } finally {
+    await stack.close();
+  }
 }
 
 function styleHashOf(html: string): string {
@@ -95,12 +105,7 @@ function styleHashOf(html: string): string {
 }
 
 describe("the built-in pages", () => {
-  let stack: Stack;
-  let examId: string;
-  beforeAll(async () => ({ stack, examId } = await pagesStack({ homeUrl: BUILT_IN_HOME })));
-  afterAll(async () => { await stack.close(); });
-
-  it.each(SCENARIOS)("$status ($name): a way back to homeUrl, CSP with the style's hash, nosniff", async (scenario) => {
+  it.each(SCENARIOS)("$status ($name): a way back to homeUrl, CSP with the style's hash, nosniff", (scenario) => withPagesStack({ homeUrl: BUILT_IN_HOME }, async (stack, examId) => {
     const res = await scenario.run(stack, examId);
     expect(res.status).toBe(scenario.status);
     expect(res.headers["content-type"]).toMatch(/^text\/html/);
@@ -122,9 +127,9 @@ describe("the built-in pages", () => {
     expect(page.headings).toEqual([page.title]);
     if (scenario.kind === "login_required") expect(page.paragraphs[0]).toMatch(/sign in/i);
     if (scenario.status === 503) expect(Number(res.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-  });
+  }));
 
-  it("keeps an XSS attempt in the exam id and in the URL as text", async () => {
+  it("keeps an XSS attempt in the exam id and in the URL as text", () => withPagesStack({ homeUrl: BUILT_IN_HOME }, async (stack, examId) => {
     const attack = `"><script>alert(1)</script>`;
     const bad = await launch(stack, "ada", encodeURIComponent(attack));
     expect(bad.status).toBe(400);
@@ -151,46 +156,41 @@ describe("the built-in pages", () => {
     const page = readHtml(res.text);
     expect(page.tags).not.toContain("script");
     expect(page.links[0]).toEqual({ href: rawPath, text: "Try again" });
-  });
+  }));
 });
 
 describe("renderPage: the pages inside the integrator's layout", () => {
-  let stack: Stack;
-  let examId: string;
-  const rendered: RouterPage[] = [];
-  beforeAll(async () => ({ stack, examId } = await pagesStack({
-    homeUrl: LAYOUT_HOME,
-    renderPage: (_req: Request, res: Response, page: RouterPage) => {
+  it.each(SCENARIOS)("$status ($name): the page object, drawn in the layout, with the router's safety headers but not its CSP", async (scenario) => {
+    const rendered: RouterPage[] = [];
+    const renderPage = (_req: Request, res: Response, page: RouterPage) => {
       rendered.push(page);
       res.send(layout(page));
-    },
-  })));
-  afterAll(async () => { await stack.close(); });
+    };
+    await withPagesStack({ homeUrl: LAYOUT_HOME, renderPage }, async (stack, examId) => {
+      const before = rendered.length;
+      const res = await scenario.run(stack, examId);
+      expect(res.status).toBe(scenario.status);
+      expect(rendered).toHaveLength(before + 1);
+      const page = rendered.at(-1)!;
+      expect(page).toMatchObject({ status: scenario.status, kind: scenario.kind, title: expect.any(String), message: expect.any(String) });
+      expect(page.links.at(-1)).toEqual({ href: LAYOUT_HOME, text: "Back to the home page", rel: "home" });
+      if (scenario.retry) expect(page.links[0]).toMatchObject({ rel: "retry", href: expect.stringMatching(new RegExp(`^/oral/launch/${examId}`)) });
+      expect(page.links).toHaveLength(scenario.retry ? 2 : 1);
 
-  it.each(SCENARIOS)("$status ($name): the page object, drawn in the layout, with the router's safety headers but not its CSP", async (scenario) => {
-    const before = rendered.length;
-    const res = await scenario.run(stack, examId);
-    expect(res.status).toBe(scenario.status);
-    expect(rendered).toHaveLength(before + 1);
-    const page = rendered.at(-1)!;
-    expect(page).toMatchObject({ status: scenario.status, kind: scenario.kind, title: expect.any(String), message: expect.any(String) });
-    expect(page.links.at(-1)).toEqual({ href: LAYOUT_HOME, text: "Back to the home page", rel: "home" });
-    if (scenario.retry) expect(page.links[0]).toMatchObject({ rel: "retry", href: expect.stringMatching(new RegExp(`^/oral/launch/${examId}`)) });
-    expect(page.links).toHaveLength(scenario.retry ? 2 : 1);
-
-    const html = readHtml(res.text);
-    expect(html.attr("header", "id")).toEqual(["site"]);
-    expect(html.attr("main", "data-kind")).toEqual([scenario.kind]);
-    expect(html.headings).toEqual([page.title]);
-    expect(html.links.map((l) => l.href)).toEqual(page.links.map((l) => l.href));
-    expect(res.headers["content-security-policy"]).toBeUndefined();
-    expect(res.headers["x-content-type-options"]).toBe("nosniff");
-    expect(res.headers["cache-control"]).toBe("no-store");
-    expect(res.headers["referrer-policy"]).toBe("no-referrer");
-    if (scenario.status === 503) {
-      expect(page.retryAfter).toBeGreaterThanOrEqual(1);
-      expect(res.headers["retry-after"]).toBe(String(page.retryAfter));
-    }
+      const html = readHtml(res.text);
+      expect(html.attr("header", "id")).toEqual(["site"]);
+      expect(html.attr("main", "data-kind")).toEqual([scenario.kind]);
+      expect(html.headings).toEqual([page.title]);
+      expect(html.links.map((l) => l.href)).toEqual(page.links.map((l) => l.href));
+      expect(res.headers["content-security-policy"]).toBeUndefined();
+      expect(res.headers["x-content-type-options"]).toBe("nosniff");
+      expect(res.headers["cache-control"]).toBe("no-store");
+      expect(res.headers["referrer-policy"]).toBe("no-referrer");
+      if (scenario.status === 503) {
+        expect(page.retryAfter).toBeGreaterThanOrEqual(1);
+        expect(res.headers["retry-after"]).toBe(String(page.retryAfter));
+      }
+    });
   });
 });
 
