@@ -46,7 +46,6 @@ return 1
  */
 export const OBSERVE = `
 local t = redis.call('TIME')
-local function num(v, d) if v then return tonumber(v) end return d end
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local limit, remaining, resetIn, window, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 if limit > 0 then redis.call('HSET', KEYS[6], 'limit', limit) end
@@ -65,25 +64,7 @@ if remaining >= 0 and resetIn > 0 then
     -- about 0.95 to 1.28).
     pending = redis.call('ZCOUNT', KEYS[11], '(' .. sentAt, '+inf')
   end
-  local estimate = remaining - pending
-  if sentAt then
-    local latestUs = tonumber(redis.call('HGET', KEYS[5], 'latestUs') or '-1')
-    if tonumber(sentAt) >= latestUs then
-      redis.call('HSET', KEYS[5], 'latestUs', sentAt, 'latestRemaining', remaining)
-    elseif redis.call('ZCARD', KEYS[2]) <= 1 and num(redis.call('HGET', KEYS[9], 'fullUntil'), 0) <= now then
-      -- The last of our calls to come back, answered after one sent later (answers come
-      -- back out of order), and none of ours in flight. If the platform counts a call when
-      -- it answers it (the emulator does, after its latency), it counted every call of
-      -- ours, this one last: its Remaining stands as it is. If it counts on arrival, the
-      -- later call's Remaining is the fresher, less what was sent after that one. The lower
-      -- of the two is safe either way. Less every call sent after this one (above), a
-      -- storm's last answer of a window counted again the calls sent after it and answered
-      -- first: slots stayed free until the next window (the fleet bench's leftover calls).
-      local later = tonumber(redis.call('HGET', KEYS[5], 'latestRemaining')) - redis.call('ZCOUNT', KEYS[11], '(' .. latestUs, '+inf')
-      estimate = math.max(estimate, math.min(remaining, later))
-    end
-  end
-  redis.call('HSET', KEYS[5], 'remaining', estimate, 'resetAt', now + resetIn)
+  redis.call('HSET', KEYS[5], 'remaining', remaining - pending, 'resetAt', now + resetIn)
   redis.call('PEXPIRE', KEYS[5], resetIn)
   redis.call('DEL', KEYS[10])
 end

@@ -54,8 +54,6 @@ export class InProcessRateBudget implements RateBudget {
   private totalSent = 0;
   private pausedUntil = 0;
   private server: { remaining: number; resetAt: number } | undefined;
-  /** The Remaining the latest-sent request answered so far brought, and its send number (see `lastAnswerEstimate`). */
-  private latestAnswered: { sentAt: number; remaining: number; resetAt: number } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
 
@@ -146,30 +144,9 @@ export class InProcessRateBudget implements RateBudget {
       // The reset is in whole seconds, so it may lie up to 1 s past the window's end; one
       // further away is clock skew or nonsense, and we do not wait on it longer than that.
       const usable = this.remainingShare === 1 ? remaining : Math.floor(remaining * this.remainingShare);
-      this.server = { remaining: this.lastAnswerEstimate(usable, usable - pending, sentAt, now), resetAt: Math.min(resetAt, now + this.windowMs + 1000) };
+      this.server = { remaining: usable - pending, resetAt: Math.min(resetAt, now + this.windowMs + 1000) };
     }
     this.pump();
-  }
-
-  /**
-   * The Remaining of the last of our requests to come back, answered after one sent later,
-   * with none of ours in flight: the lower of its own (the platform counted every request
-   * of ours, this one last, if it counts at the answer, as the emulator does) and the later
-   * request's less what was sent after it (if it counts on arrival). Less every request
-   * sent after it, a storm's last answer of a window counted again those answered first,
-   * and slots stayed free until the next window. Else `estimate`, and this request's
-   * Remaining is kept when it is the latest sent so far. (Same rule: OBSERVE in
-   * src/fleet/rate-budget-scripts.ts.)
-   */
-  private lastAnswerEstimate(usable: number, estimate: number, sentAt: number | undefined, now: number): number {
-    if (sentAt === undefined) return estimate;
-    const latest = this.latestAnswered;
-    if (!latest || now >= latest.resetAt || sentAt >= latest.sentAt) {
-      this.latestAnswered = { sentAt, remaining: usable, resetAt: now + this.windowMs };
-      return estimate;
-    }
-    if (this.inFlight > 1 || now < this.fullUntil) return estimate;
-    return Math.max(estimate, Math.min(usable, latest.remaining - (this.totalSent - latest.sentAt)));
   }
 
   pause(untilMs: number): void {
