@@ -104,6 +104,10 @@ describe.runIf(available)("Redis away for 5 s mid-storm", () => {
     expect(emulator.requests.filter((r) => r.at >= since && r.status === 429).length).toBeLessThanOrEqual(1);
   }
 
-  it("restarted empty: no launch fails and the platform answers at most one 429 while the instances come back one by one", () => outage(true), 120_000);
+  // Retried like restart-races' fallback case (docs/fleet.md, Limits): on a loaded machine
+  // this case saw 2-3 platform 429s in both clean-clone CI runs of 2026-11-26 and in 1 of 3
+  // runs of the code before that day under two CPU burners (0 in 9 alone). Each retry is a
+  // fresh storm and a fresh Redis restart; a real regression fails every attempt.
+  it("restarted empty: no launch fails and the platform answers at most one 429 while the instances come back one by one", { retry: 2, timeout: 120_000 }, () => outage(true));
   it("kept, out of reach: no launch fails and the platform answers at most one 429 while the instances come back one by one", () => outage(false), 120_000);
 });
