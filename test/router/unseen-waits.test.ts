@@ -1,6 +1,6 @@
 /** How long a refresh with a wait id the store does not know keeps getting the waiting page (no call) before it starts over. */
 import { describe, expect, it } from "vitest";
-import { UnseenWaits } from "../../src/router/launch/unseen-waits.js";
+import { KEPT, UnseenWaits } from "../../src/router/launch/unseen-waits.js";
 
 const LOOK_MS = 15_000;
 const AFTER_OUTAGE_MS = 3_000;
@@ -23,5 +23,14 @@ describe("UnseenWaits", () => {
     unseen.sweep(t + LOOK_MS + 1);
     // Forgotten after its look: a later outage looks again.
     expect(unseen.keepLooking("w1", false, 0, t + LOOK_MS + 2)).toBe(true);
+  });
+
+  it("a flood of made-up wait ids during an outage keeps at most KEPT, the oldest forgotten first", () => {
+    const unseen = new UnseenWaits(LOOK_MS, AFTER_OUTAGE_MS);
+    const t = 1_000_000;
+    for (let i = 0; i <= KEPT; i += 1) expect(unseen.keepLooking(`w${i}`, false, 0, t)).toBe(true);
+    const later = t + LOOK_MS + 1; // no sweep in between: only the bound forgot anything
+    expect(unseen.keepLooking("w1", false, 0, later)).toBe(false); // still remembered: its look is over
+    expect(unseen.keepLooking("w0", false, 0, later)).toBe(true); // forgotten for the newest: seen afresh
   });
 });

@@ -20,7 +20,7 @@
  */
 
 /** Wait ids remembered at most (the oldest go first): memory stays bounded whatever ids arrive. */
-const KEPT = 10_000;
+export const KEPT = 10_000;
 
 export class UnseenWaits {
   /** Wait id → when first seen unknown here; insertion order is age order. */
