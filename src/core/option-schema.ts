@@ -62,19 +62,21 @@ export const flag = () => z.boolean({ error: "must be true or false." });
 export const fn = <T>(what = "a function") =>
   z.custom<T>((v) => typeof v === "function", { error: (issue) => `must be ${what}, got ${typeof issue.input}.` });
 
-/** `schema` with its default (and metadata). A wrong value reads as the default. */
-export function withDefault<S extends z.ZodType>(schema: S, value: z.output<S>, meta: OptionMeta = {}) {
-  const out = schema.default(value as never);
-  optionMeta.add(out, meta);
-  return out;
+/** `schema` with its metadata (kept in `optionMeta`). */
+function described<S extends z.ZodType>(schema: S, meta: OptionMeta): S {
+  optionMeta.add(schema, meta);
+  return schema;
 }
 
+/**
+ * `schema` with its default (and metadata). A wrong value reads as the default, and its fix
+ * says so unless `meta` gives one.
+ */
+export const withDefault = <S extends z.ZodType>(schema: S, value: z.output<S>, meta: OptionMeta = {}) =>
+  described(schema.default(value as never), { fix: `Leave it out for the default (${JSON.stringify(value)}).`, ...meta });
+
 /** `schema`, optional, with no default (undefined stays undefined). */
-export function optional<S extends z.ZodType>(schema: S, meta: OptionMeta = {}) {
-  const out = schema.optional();
-  optionMeta.add(out, meta);
-  return out;
-}
+export const optional = <S extends z.ZodType>(schema: S, meta: OptionMeta = {}) => described(schema.optional(), meta);
 
 type Shape = Record<string, z.ZodType>;
 export type OptionsOf<S extends Shape> = { [K in keyof S]: z.output<S[K]> };
@@ -89,12 +91,8 @@ export function readOptions<S extends Shape>(shape: S, input: unknown, problems:
   const out: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(shape)) {
     const result = schema.safeParse(record[key]);
-    if (result.success) {
-      out[key] = result.data;
-      continue;
-    }
-    addIssues(problems, schema, result.error.issues, at ? `${at}.${key}` : key);
-    out[key] = schema.safeParse(undefined).data;
+    if (!result.success) addIssues(problems, schema, result.error.issues, at ? `${at}.${key}` : key);
+    out[key] = result.success ? result.data : schema.safeParse(undefined).data;
   }
   return out as OptionsOf<S>;
 }
@@ -114,36 +112,14 @@ export function addIssues(problems: ProblemList, schema: z.ZodType, issues: read
   }
 }
 
-/** The fix of the schema at `path`: its own, or the nearest enclosing one, or "leave it out". */
-function fixOf(schema: z.ZodType, path: readonly PropertyKey[]): string {
-  let fix = fixHere(schema);
-  let s: z.ZodType | undefined = schema;
-  for (const key of path) {
-    s = childOf(s, key);
-    if (!s) break;
-    fix = fixHere(s) ?? fix;
-  }
-  return fix ?? "Leave it out for the default.";
-}
-
-function fixHere(schema: z.ZodType): string | undefined {
-  for (let s: z.ZodType | undefined = schema; s; s = innerOf(s)) {
-    const meta = optionMeta.get(s);
-    if (meta?.fix) return meta.fix;
-    if (s instanceof z.ZodDefault) return `Leave it out for the default (${JSON.stringify(s.def.defaultValue)}).`;
-  }
-  return undefined;
-}
-
-const innerOf = (s: z.ZodType): z.ZodType | undefined =>
-  s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable ? (s.def.innerType as z.ZodType) : undefined;
-
-function childOf(schema: z.ZodType, key: PropertyKey): z.ZodType | undefined {
-  let s: z.ZodType | undefined = schema;
-  while (s && innerOf(s)) s = innerOf(s);
-  if (s instanceof z.ZodObject) return (s.shape as Shape)[String(key)];
-  if (s instanceof z.ZodArray) return s.element as z.ZodType;
-  return undefined;
+/** The fix of the schema at `path`: the innermost one along it that has a fix (a nested field's, else its option's). */
+function fixOf(schema: z.ZodType | undefined, path: readonly PropertyKey[], outer = "Leave it out for the default."): string {
+  const fix = (schema && optionMeta.get(schema)?.fix) ?? outer;
+  let s = schema;
+  while (s instanceof z.ZodDefault || s instanceof z.ZodOptional) s = s.unwrap() as z.ZodType;
+  if (path.length === 0) return fix;
+  const child = s instanceof z.ZodObject ? (s.shape as Shape)[String(path[0])] : s instanceof z.ZodArray ? (s.element as z.ZodType) : undefined;
+  return child ? fixOf(child, path.slice(1), fix) : fix;
 }
 
 /** Whether `value` is absent or an object; anything else is one problem at `at`. */
@@ -154,18 +130,29 @@ export function objectOrAbsent(value: unknown, at: string, problems: ProblemList
 }
 
 /**
- * A nested options object (`launchLimit`, `prepare`, …) read against `shape`: not an object
- * is one problem at `at` (`notObject`: its message and fix) and reads as every default.
- * `strict`: a name the shape lacks (a typo) is a problem too, not silently ignored.
+ * Each name in `record` that `known` lacks is one problem: a typo'd option would otherwise
+ * read as its default without a word. `meant`: common misspellings and the name meant.
+ */
+export function refuseUnknown(
+  record: object, known: readonly string[], problems: ProblemList, at = "", message = "is not an option.", meant: Record<string, string> = {},
+): void {
+  for (const key of Object.keys(record)) {
+    if (known.includes(key)) continue;
+    const fix = Object.hasOwn(meant, key) ? `Did you mean \`${meant[key]}\`? Rename it.` : `Remove it; known options are ${known.join(", ")}.`;
+    problems.add(at ? `${at}.${key}` : key, message, fix);
+  }
+}
+
+/**
+ * An options object (`launchLimit`, `prepare`, …; `at` "" for a factory's own) read against
+ * `shape`: not an object is one problem at `at` (or `options`; `notObject`: its message and
+ * fix) and reads as every default. `strict`: a name the shape lacks is a problem too.
  */
 export function readObject<S extends Shape>(
   shape: S, value: unknown, problems: ProblemList, at: string, notObject: [message: string, fix: string], strict = false,
 ): OptionsOf<S> {
-  if (objectOrAbsent(value, at, problems, ...notObject) && strict && value !== undefined) {
-    for (const key of Object.keys(value as object)) {
-      if (!(key in shape)) problems.add(`${at}.${key}`, "is not an option.", `Remove it; known options are ${Object.keys(shape).join(", ")}.`);
-    }
-  }
+  const given = objectOrAbsent(value, at || "options", problems, ...notObject) && value !== undefined;
+  if (given && strict) refuseUnknown(value as object, Object.keys(shape), problems, at);
   return readOptions(shape, value, problems, at);
 }
 
