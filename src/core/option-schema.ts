@@ -100,26 +100,19 @@ export function readOptions<S extends Shape>(shape: S, input: unknown, problems:
 /** Every field's default, as reading nothing gives them (for code that needs them without options). */
 export const defaultsOf = <S extends Shape>(shape: S): Readonly<OptionsOf<S>> => Object.freeze(readOptions(shape, {}, new ProblemList()));
 
-/** zod's issues as problems, one per option (the first issue of each path), each with its fix. */
+/**
+ * zod's issues as problems, one per option (the first issue of each path), each with its
+ * fix: the check's own (`checked`), else the option's (a nested field's is its option's).
+ */
 export function addIssues(problems: ProblemList, schema: z.ZodType, issues: readonly z.core.$ZodIssue[], at: string): void {
   const seen = new Set<string>();
   for (const issue of issues) {
     const option = at + issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
     if (seen.has(option)) continue;
     seen.add(option);
-    const fix = (issue as { params?: { fix?: string } }).params?.fix ?? fixOf(schema, issue.path);
+    const fix = (issue as { params?: { fix?: string } }).params?.fix ?? optionMeta.get(schema)?.fix ?? "Leave it out for the default.";
     problems.add(option, issue.message.replaceAll(OPTION, option), fix.replaceAll(OPTION, option));
   }
-}
-
-/** The fix of the schema at `path`: the innermost one along it that has a fix (a nested field's, else its option's). */
-function fixOf(schema: z.ZodType | undefined, path: readonly PropertyKey[], outer = "Leave it out for the default."): string {
-  const fix = (schema && optionMeta.get(schema)?.fix) ?? outer;
-  let s = schema;
-  while (s instanceof z.ZodDefault || s instanceof z.ZodOptional) s = s.unwrap() as z.ZodType;
-  if (path.length === 0) return fix;
-  const child = s instanceof z.ZodObject ? (s.shape as Shape)[String(path[0])] : s instanceof z.ZodArray ? (s.element as z.ZodType) : undefined;
-  return child ? fixOf(child, path.slice(1), fix) : fix;
 }
 
 /** Whether `value` is absent or an object; anything else is one problem at `at`. */
