@@ -23,14 +23,24 @@ export interface OptionMeta {
 /** The metadata of option schemas (kept out of zod's global registry: it is ours). */
 export const optionMeta = z.registry<OptionMeta>();
 
+/** What a value is, without showing it (a connection string holds a password): "a string", "an object", "null", … */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";
+  return typeof value === "object" ? "an object" : typeof value;
+}
+
 /**
  * A value as a problem message may show it: key-like strings are redacted (a key pasted
- * into the wrong option is a real mistake) and long strings cut.
+ * into the wrong option is a real mistake; `secret`: the key given, however it looks) and
+ * long strings cut; anything else but a number by its kind.
  */
-export function shown(value: unknown): string {
+export function shown(value: unknown, secret?: unknown): string {
   if (typeof value === "number") return String(value);
-  if (typeof value !== "string") return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
-  if (/(svc|ct)_(live|test)_/.test(value)) return `a key-like value (${redactKey(value)})`;
+  if (typeof value !== "string") return kindOf(value);
+  const hasSecret = typeof secret === "string" && secret.length >= 8 && value.includes(secret);
+  if (hasSecret || /(svc|ct)_(live|test)_/.test(value)) return `a key-like value (${redactKey(value)})`;
   return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
 }
 
@@ -38,21 +48,18 @@ export function shown(value: unknown): string {
  * The one whole-number check of every factory: an integer from `min` (up to `max`), in
  * `unit`. One message for every way to miss it (not a number, a fraction, out of range).
  */
-export function wholeNumber(min: number, max?: number, unit?: OptionMeta["unit"]) {
-  const range = max === undefined ? `≥ ${min}` : `from ${min} to ${max}`;
+export function wholeNumber(min: number, max = Infinity, unit?: OptionMeta["unit"]) {
+  const range = max === Infinity ? `≥ ${min}` : `from ${min} to ${max}`;
   const error = (issue: { input?: unknown }) => `must be a whole number${unit ? ` of ${unit}` : ""} ${range}, got ${shown(issue.input)}.`;
-  const schema = z.number({ error }).int({ error }).min(min, { error });
-  return max === undefined ? schema : schema.max(max, { error });
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
 }
 
 /** A number in a range that need not be whole (shares, ratios, days). */
 export function ratio(min: number, max: number, { minExclusive = false, maxExclusive = false } = {}) {
   const upper = max === Infinity ? "" : ` ${maxExclusive ? "up to (not including)" : "to"} ${max}`;
-  const range = `${minExclusive ? "above" : "from"} ${min}${upper}`;
-  const error = (issue: { input?: unknown }) => `must be a number ${range}, got ${shown(issue.input)}.`;
-  const low = z.number({ error });
-  const lowChecked = minExclusive ? low.gt(min, { error }) : low.min(min, { error });
-  return maxExclusive ? lowChecked.lt(max, { error }) : lowChecked.max(max, { error });
+  const error = (issue: { input?: unknown }) => `must be a number ${minExclusive ? "above" : "from"} ${min}${upper}, got ${shown(issue.input)}.`;
+  const low = minExclusive ? z.number({ error }).gt(min, { error }) : z.number({ error }).min(min, { error });
+  return maxExclusive ? low.lt(max, { error }) : low.max(max, { error });
 }
 
 /** `true` or `false`. */

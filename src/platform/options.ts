@@ -120,25 +120,23 @@ function checkKeyAndEnv(apiKey: unknown, env: unknown, problems: ProblemList): P
   const prefix = Object.keys(PREFIX_ENV).find((p) => key.startsWith(p));
   if (key === prefix) problems.add("apiKey", `(${redactKey(key)}) is only a prefix.`, "Pass the whole key, not just its prefix.");
   const keyEnv = prefix === undefined ? undefined : PREFIX_ENV[prefix];
-  if (env !== undefined && env !== "prod" && env !== "dev") {
-    problems.add("env", `must be "prod" or "dev", got ${shownBeside(env, apiKey)}.`,
+  const valid = env === undefined || env === "prod" || env === "dev";
+  if (!valid) {
+    problems.add("env", `must be "prod" or "dev", got ${shown(env, apiKey)}.`,
       'Use "prod" for a live key (svc_live_…, ct_live_…), "dev" for a test key (svc_test_…, ct_test_…), or leave it out to derive it from the key.');
-    return keyEnv;
-  }
-  if (env !== undefined && keyEnv !== undefined && env !== keyEnv) {
+  } else if (env !== undefined && keyEnv !== undefined && env !== keyEnv) {
     problems.add("env", `is "${env}" but the key ${redactKey(key)} is a ${keyEnv === "prod" ? "live" : "test"} key (${keyEnv}).`,
       `Leave env out, or use a ${env === "prod" ? "live (svc_live_…, ct_live_…)" : "test (svc_test_…, ct_test_…)"} key: the platform refuses a key on the other environment's path (401).`);
-  }
-  if (env === undefined && keyEnv === undefined && key !== "") {
+  } else if (env === undefined && keyEnv === undefined && key !== "") {
     problems.add("apiKey", `(${redactKey(key)}) has none of the prefixes svc_live_, svc_test_, ct_live_, ct_test_, so the environment cannot be derived.`,
       'Check that this is the platform API key; if it is, pass env: "prod" or "dev" explicitly.');
   }
-  return (env as PlatformEnv | undefined) ?? keyEnv;
+  return valid ? (env ?? keyEnv) : keyEnv;
 }
 
 function checkBaseUrl(value: unknown, apiKey: unknown, allowInsecureHttp: unknown, problems: ProblemList): { origin: string; prefix: string } | undefined {
   const example = "Pass the platform's address, e.g. https://platform.example.com (without /api/v1).";
-  const url = readUrl(value, "baseUrl", problems, example, notAString(value), (text) => `(${shownBeside(text, apiKey)}) is not an absolute URL.`);
+  const url = readUrl(value, "baseUrl", problems, example, notAString(value), (text) => `(${shown(text, apiKey)}) is not an absolute URL.`);
   if (!url) return undefined;
   const before = problems.size;
   if (url.protocol !== "https:" && url.protocol !== "http:") {
@@ -162,10 +160,4 @@ function checkBaseUrl(value: unknown, apiKey: unknown, allowInsecureHttp: unknow
       "Use https://, or set allowInsecureHttp: true for a private network you trust (e.g. the emulator in a container).");
   }
   return problems.size === before ? { origin: url.origin, prefix } : undefined;
-}
-
-/** A value as a message may show it; a value containing the key is redacted too. */
-function shownBeside(value: unknown, apiKey: unknown): string {
-  const hasKey = typeof value === "string" && typeof apiKey === "string" && apiKey.length >= 8 && value.includes(apiKey);
-  return hasKey ? `a key-like value (${redactKey(value)})` : shown(value);
 }

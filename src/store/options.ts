@@ -8,15 +8,7 @@ import { z } from "zod";
 import type { ProblemList } from "../core/configuration-error.js";
 import type { Logger } from "../core/logger.js";
 import type { PostgresPool } from "./postgres-pool.js";
-import { optional, readObject, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
-
-/** A short, secret-free description of a value for a problem message. */
-export function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";
-  return typeof value === "object" ? "an object" : `${typeof value}`;
-}
+import { kindOf, optional, readObject, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 
 /** A string schema whose message names the value's kind only. */
 const text = (ok: (s: string) => boolean, what: string) =>
