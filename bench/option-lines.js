@@ -5,8 +5,8 @@
  *
  * Which files: found, not listed by hand.
  * - Whole files: every `src/**` file named `options.ts`, `…-options.ts`, `settings.ts`,
- *   `…-settings.ts` or `defaults.ts` (except those in NOT_OPTIONS, which read something else), and the
- *   core files readers share (`core/option-schema.ts`, `core/deprecation.ts`, `core/url-option.ts`).
+ *   `…-settings.ts` or `defaults.ts` (except those in NOT_OPTIONS, which read something else), and the two
+ *   core files every reader uses (`core/option-schema.ts`, `core/deprecation.ts`).
  * - Parts of files: any other file that reads options (imports `core/option-schema.js` or
  *   `ProblemList`, calls `readOptions`/`readStoreOptions`) or declares a public option type
  *   counts only its public option types and, when it reads options, the top-level
@@ -30,7 +30,7 @@ const NOT_OPTIONS = new Map([
   ["src/lti/deep-link-settings.ts", "reads the LMS's deep_linking_settings claim, not an option"],
   ["src/router/organization/answer-checks.ts", "checks a resolver's answer per request, not an option"],
 ]);
-const CORE = ["src/core/option-schema.ts", "src/core/deprecation.ts", "src/core/url-option.ts"];
+const CORE = ["src/core/option-schema.ts", "src/core/deprecation.ts"];
 /**
  * The public option types: each factory's options object (the package's exports) and the
  * public types it is made of.
@@ -141,7 +141,7 @@ const sumOf = (list) => {
   return { ...out, withoutTypes: { lines: out.lines - out.types, code: out.code - out.typesCode } };
 };
 const totals = sumOf(rows);
-/** The whole files only (the option files and the core files), without the parts of other files. */
+/** The whole files only (the option files and the two core files), without the parts of other files. */
 const wholeFiles = sumOf(rows.filter((r) => r.whole));
 
 if (process.argv.includes("--json")) {

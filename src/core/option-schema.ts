@@ -156,6 +156,19 @@ export function readObject<S extends Shape>(
   return readOptions(shape, value, problems, at);
 }
 
+/**
+ * A URL option's first step (the platform's `baseUrl`, an origin, …): `value` parsed, or
+ * undefined with one problem at `option`: `notString` when it is not a non-empty string,
+ * `notUrl(value)` when it does not parse; `fix` for both. What a URL must be beyond that
+ * differs per option.
+ */
+export function readUrl(value: unknown, option: string, problems: ProblemList, fix: string, notString: string, notUrl: (value: string) => string): URL | undefined {
+  if (typeof value !== "string" || value === "") problems.add(option, notString, fix);
+  else if (!URL.canParse(value)) problems.add(option, notUrl(value), fix);
+  else return new URL(value);
+  return undefined;
+}
+
 /** Stands for the option's name in a `checked` schema's messages, replaced when reported. */
 const OPTION = "\u0000option\u0000";
 

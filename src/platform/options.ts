@@ -7,11 +7,10 @@ import { ProblemList } from "../core/configuration-error.js";
 import { toLogger, type Logger } from "../core/logger.js";
 import { redactKey } from "../core/redact.js";
 import { z } from "zod";
-import { flag, objectOrAbsent, optional, ratio, readOptions, refuseUnknown, shown, wholeNumber, withDefault } from "../core/option-schema.js";
+import { flag, objectOrAbsent, optional, ratio, readOptions, readUrl, refuseUnknown, shown, wholeNumber, withDefault } from "../core/option-schema.js";
 import { DEFAULT_NORMAL_SHARE, type RateBudget } from "./rate-budget.js";
 import type { PlatformClientOptions, PlatformEnv } from "./types.js";
 import { isHttpsOrLoopback } from "../core/secure-url.js";
-import { readUrl } from "../core/url-option.js";
 
 /**
  * Validated, defaulted options: what the rest of the client reads (the schema's fields,
@@ -22,7 +21,6 @@ import { readUrl } from "../core/url-option.js";
  */
 export type PlatformSettings = ReturnType<typeof resolveOptions>;
 
-const COMPONENT = "createPlatformClient";
 /**
  * Key families: PLATFORM.md's `svc_` and the vendor reference's `ct_` prefixes are both
  * in use, so both derive the environment.
@@ -57,7 +55,6 @@ export const platformClientSchema = {
     { fix: "Pass a pino logger (or console), or leave it out." }),
 };
 const RATE_BUDGET_METHODS = ["acquire", "observe", "pause", "stats", "estimateWaitMs", "pacingIntervalMs"] as const;
-const KNOWN_OPTIONS = ["apiKey", "baseUrl", "env", ...Object.keys(platformClientSchema)];
 
 /** Common misspellings, so the fix can name the option that was meant. */
 const LIKELY_MEANT: Record<string, string> = {
@@ -75,7 +72,7 @@ export function resolveOptions(input: PlatformClientOptions) {
   // The client's own options must be given: left out (undefined), they are not an object either.
   const given = objectOrAbsent(input ?? null, "options", problems, "must be an object.", "Call createPlatformClient({ apiKey, baseUrl }).");
   const options: Partial<PlatformClientOptions> = given ? input : {};
-  refuseUnknown(options, KNOWN_OPTIONS, problems, "", "is not an option of the platform client.", LIKELY_MEANT);
+  refuseUnknown(options, ["apiKey", "baseUrl", "env", ...Object.keys(platformClientSchema)], problems, "", "is not an option of the platform client.", LIKELY_MEANT);
   const env = checkKeyAndEnv(options.apiKey, options.env, problems);
   const base = checkBaseUrl(options.baseUrl, options.apiKey, options.allowInsecureHttp, problems);
   const o = readOptions(platformClientSchema, options, problems);
@@ -84,7 +81,7 @@ export function resolveOptions(input: PlatformClientOptions) {
       "Make retryMaxDelayMs at least retryBaseDelayMs.");
   }
 
-  problems.throwIfAny(COMPONENT);
+  problems.throwIfAny("createPlatformClient");
   // Every field below was checked: the casts only restate what the checks proved.
   const resolvedEnv = env as PlatformEnv;
   const origin = base as { origin: string; prefix: string };

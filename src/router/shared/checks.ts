@@ -4,7 +4,7 @@
  */
 import type { ProblemList } from "../../core/configuration-error.js";
 import { isHttpsOrLoopback } from "../../core/secure-url.js";
-import { readUrl } from "../../core/url-option.js";
+import { readUrl } from "../../core/option-schema.js";
 
 /** The one `canLaunch` value that is not a function: every signed-in user may launch, accepted on purpose. */
 export const ANY_SIGNED_IN_USER = "any-signed-in-user";
@@ -16,13 +16,12 @@ export function checkOrigin(value: unknown, option: string, problems: ProblemLis
   if (!url) return undefined;
   if (!isHttpsOrLoopback(url) && !(url.protocol === "http:" && !httpLoopbackOnly)) {
     problems.add(option, `must use https (http is allowed only for localhost), got "${url.protocol}".`, `Use "https://${url.host}".`);
-    return undefined;
-  }
-  if ((url.pathname !== "/" && url.pathname !== "") || url.search || url.hash || url.username || url.password) {
+  } else if ((url.pathname !== "/" && url.pathname !== "") || url.search || url.hash || url.username || url.password) {
     problems.add(option, "must be an origin only (no path, query, fragment or credentials).", `Use "${url.origin}".`);
-    return undefined;
+  } else {
+    return url.origin;
   }
-  return url.origin;
+  return undefined;
 }
 
 /**
