@@ -136,8 +136,7 @@ export function objectOrAbsent(value: unknown, at: string, problems: ProblemList
 export function refuseUnknown(
   record: object, known: readonly string[], problems: ProblemList, at = "", message = "is not an option.", meant: Record<string, string> = {},
 ): void {
-  for (const key of Object.keys(record)) {
-    if (known.includes(key)) continue;
+  for (const key of Object.keys(record).filter((k) => !known.includes(k))) {
     const fix = Object.hasOwn(meant, key) ? `Did you mean \`${meant[key]}\`? Rename it.` : `Remove it; known options are ${known.join(", ")}.`;
     problems.add(at ? `${at}.${key}` : key, message, fix);
   }
@@ -162,7 +161,7 @@ export function readObject<S extends Shape>(
  * `notUrl(value)` when it does not parse; `fix` for both. What a URL must be beyond that
  * differs per option.
  */
-export function readUrl(value: unknown, option: string, problems: ProblemList, fix: string, notString: string, notUrl: (value: string) => string): URL | undefined {
+export function readUrl(value: unknown, option: string, problems: ProblemList, fix: string, notString: string, notUrl: (value: string) => string) {
   if (typeof value !== "string" || value === "") problems.add(option, notString, fix);
   else if (!URL.canParse(value)) problems.add(option, notUrl(value), fix);
   else return new URL(value);

@@ -55,6 +55,7 @@ export const platformClientSchema = {
     { fix: "Pass a pino logger (or console), or leave it out." }),
 };
 const RATE_BUDGET_METHODS = ["acquire", "observe", "pause", "stats", "estimateWaitMs", "pacingIntervalMs"] as const;
+const KNOWN_OPTIONS = ["apiKey", "baseUrl", "env", ...Object.keys(platformClientSchema)];
 
 /** Common misspellings, so the fix can name the option that was meant. */
 const LIKELY_MEANT: Record<string, string> = {
@@ -72,7 +73,7 @@ export function resolveOptions(input: PlatformClientOptions) {
   // The client's own options must be given: left out (undefined), they are not an object either.
   const given = objectOrAbsent(input ?? null, "options", problems, "must be an object.", "Call createPlatformClient({ apiKey, baseUrl }).");
   const options: Partial<PlatformClientOptions> = given ? input : {};
-  refuseUnknown(options, ["apiKey", "baseUrl", "env", ...Object.keys(platformClientSchema)], problems, "", "is not an option of the platform client.", LIKELY_MEANT);
+  refuseUnknown(options, KNOWN_OPTIONS, problems, "", "is not an option of the platform client.", LIKELY_MEANT);
   const env = checkKeyAndEnv(options.apiKey, options.env, problems);
   const base = checkBaseUrl(options.baseUrl, options.apiKey, options.allowInsecureHttp, problems);
   const o = readOptions(platformClientSchema, options, problems);
@@ -99,7 +100,7 @@ export function resolveOptions(input: PlatformClientOptions) {
 }
 
 /** "is missing or empty." or "must be a string, got …": what a required string option is not. */
-const notAString = (value: unknown) => (value === undefined || value === null || value === "" ? "is missing or empty." : `must be a string, got ${typeof value}.`);
+const notAString = (value: unknown) => ((value ?? "") === "" ? "is missing or empty." : `must be a string, got ${typeof value}.`);
 
 /** The key's checks, and the environment: `env`, else the one the key's prefix implies. */
 function checkKeyAndEnv(apiKey: unknown, env: unknown, problems: ProblemList): PlatformEnv | undefined {
