@@ -56,6 +56,15 @@ describe("configuration mistakes", () => {
     expect(error.message).toContain("key-like value");
   });
 
+  it("never echoes a key of neither family pasted into env or baseUrl", () => {
+    const odd = `sk_${TEST_KEY.slice(9)}`;
+    const error = configurationErrorOf({ apiKey: odd, baseUrl: odd, env: odd });
+    expect(error.problems.map((p) => [p.option, p.message])).toEqual([
+      ["env", `must be "prod" or "dev", got a key-like value (…${odd.slice(-4)}).`], ["baseUrl", `(a key-like value (…${odd.slice(-4)})) is not an absolute URL.`],
+    ]);
+    expect(JSON.stringify(error.toJSON())).not.toContain(odd);
+  });
+
   it("names a missing apiKey and a missing baseUrl together", () => {
     expect(optionsNamed(configurationErrorOf({}))).toEqual(["apiKey", "baseUrl"]);
     expect(optionsNamed(configurationErrorOf({ apiKey: "", baseUrl: "" }))).toEqual(["apiKey", "baseUrl"]);
