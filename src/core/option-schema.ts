@@ -23,14 +23,24 @@ export interface OptionMeta {
 /** The metadata of option schemas (kept out of zod's global registry: it is ours). */
 export const optionMeta = z.registry<OptionMeta>();
 
+/** What a value is, without showing it (a connection string holds a password): "a string", "an object", "null", … */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";
+  return typeof value === "object" ? "an object" : typeof value;
+}
+
 /**
  * A value as a problem message may show it: key-like strings are redacted (a key pasted
- * into the wrong option is a real mistake) and long strings cut.
+ * into the wrong option is a real mistake; `secret`: the key given, however it looks) and
+ * long strings cut; anything else but a number by its kind.
  */
-export function shown(value: unknown): string {
+export function shown(value: unknown, secret?: unknown): string {
   if (typeof value === "number") return String(value);
-  if (typeof value !== "string") return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
-  if (/(svc|ct)_(live|test)_/.test(value)) return `a key-like value (${redactKey(value)})`;
+  if (typeof value !== "string") return kindOf(value);
+  const hasSecret = typeof secret === "string" && secret.length >= 8 && value.includes(secret);
+  if (hasSecret || /(svc|ct)_(live|test)_/.test(value)) return `a key-like value (${redactKey(value)})`;
   return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
 }
 
@@ -38,21 +48,18 @@ export function shown(value: unknown): string {
  * The one whole-number check of every factory: an integer from `min` (up to `max`), in
  * `unit`. One message for every way to miss it (not a number, a fraction, out of range).
  */
-export function wholeNumber(min: number, max?: number, unit?: OptionMeta["unit"]) {
-  const range = max === undefined ? `≥ ${min}` : `from ${min} to ${max}`;
+export function wholeNumber(min: number, max = Infinity, unit?: OptionMeta["unit"]) {
+  const range = max === Infinity ? `≥ ${min}` : `from ${min} to ${max}`;
   const error = (issue: { input?: unknown }) => `must be a whole number${unit ? ` of ${unit}` : ""} ${range}, got ${shown(issue.input)}.`;
-  const schema = z.number({ error }).int({ error }).min(min, { error });
-  return max === undefined ? schema : schema.max(max, { error });
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
 }
 
 /** A number in a range that need not be whole (shares, ratios, days). */
 export function ratio(min: number, max: number, { minExclusive = false, maxExclusive = false } = {}) {
   const upper = max === Infinity ? "" : ` ${maxExclusive ? "up to (not including)" : "to"} ${max}`;
-  const range = `${minExclusive ? "above" : "from"} ${min}${upper}`;
-  const error = (issue: { input?: unknown }) => `must be a number ${range}, got ${shown(issue.input)}.`;
-  const low = z.number({ error });
-  const lowChecked = minExclusive ? low.gt(min, { error }) : low.min(min, { error });
-  return maxExclusive ? lowChecked.lt(max, { error }) : lowChecked.max(max, { error });
+  const error = (issue: { input?: unknown }) => `must be a number ${minExclusive ? "above" : "from"} ${min}${upper}, got ${shown(issue.input)}.`;
+  const low = minExclusive ? z.number({ error }).gt(min, { error }) : z.number({ error }).min(min, { error });
+  return maxExclusive ? low.lt(max, { error }) : low.max(max, { error });
 }
 
 /** `true` or `false`. */
@@ -62,19 +69,21 @@ export const flag = () => z.boolean({ error: "must be true or false." });
 export const fn = <T>(what = "a function") =>
   z.custom<T>((v) => typeof v === "function", { error: (issue) => `must be ${what}, got ${typeof issue.input}.` });
 
-/** `schema` with its default (and metadata). A wrong value reads as the default. */
-export function withDefault<S extends z.ZodType>(schema: S, value: z.output<S>, meta: OptionMeta = {}) {
-  const out = schema.default(value as never);
-  optionMeta.add(out, meta);
-  return out;
+/** `schema` with its metadata (kept in `optionMeta`). */
+function described<S extends z.ZodType>(schema: S, meta: OptionMeta): S {
+  optionMeta.add(schema, meta);
+  return schema;
 }
 
+/**
+ * `schema` with its default (and metadata). A wrong value reads as the default, and its fix
+ * says so unless `meta` gives one.
+ */
+export const withDefault = <S extends z.ZodType>(schema: S, value: z.output<S>, meta: OptionMeta = {}) =>
+  described(schema.default(value as never), { fix: `Leave it out for the default (${JSON.stringify(value)}).`, ...meta });
+
 /** `schema`, optional, with no default (undefined stays undefined). */
-export function optional<S extends z.ZodType>(schema: S, meta: OptionMeta = {}) {
-  const out = schema.optional();
-  optionMeta.add(out, meta);
-  return out;
-}
+export const optional = <S extends z.ZodType>(schema: S, meta: OptionMeta = {}) => described(schema.optional(), meta);
 
 type Shape = Record<string, z.ZodType>;
 export type OptionsOf<S extends Shape> = { [K in keyof S]: z.output<S[K]> };
@@ -89,12 +98,8 @@ export function readOptions<S extends Shape>(shape: S, input: unknown, problems:
   const out: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(shape)) {
     const result = schema.safeParse(record[key]);
-    if (result.success) {
-      out[key] = result.data;
-      continue;
-    }
-    addIssues(problems, schema, result.error.issues, at ? `${at}.${key}` : key);
-    out[key] = schema.safeParse(undefined).data;
+    if (!result.success) addIssues(problems, schema, result.error.issues, at ? `${at}.${key}` : key);
+    out[key] = result.success ? result.data : schema.safeParse(undefined).data;
   }
   return out as OptionsOf<S>;
 }
@@ -102,48 +107,19 @@ export function readOptions<S extends Shape>(shape: S, input: unknown, problems:
 /** Every field's default, as reading nothing gives them (for code that needs them without options). */
 export const defaultsOf = <S extends Shape>(shape: S): Readonly<OptionsOf<S>> => Object.freeze(readOptions(shape, {}, new ProblemList()));
 
-/** zod's issues as problems, one per option (the first issue of each path), each with its fix. */
+/**
+ * zod's issues as problems, one per option (the first issue of each path), each with its
+ * fix: the check's own (`checked`), else the option's (a nested field's is its option's).
+ */
 export function addIssues(problems: ProblemList, schema: z.ZodType, issues: readonly z.core.$ZodIssue[], at: string): void {
   const seen = new Set<string>();
   for (const issue of issues) {
     const option = at + issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
     if (seen.has(option)) continue;
     seen.add(option);
-    const fix = (issue as { params?: { fix?: string } }).params?.fix ?? fixOf(schema, issue.path);
+    const fix = (issue as { params?: { fix?: string } }).params?.fix ?? optionMeta.get(schema)?.fix ?? "Leave it out for the default.";
     problems.add(option, issue.message.replaceAll(OPTION, option), fix.replaceAll(OPTION, option));
   }
-}
-
-/** The fix of the schema at `path`: its own, or the nearest enclosing one, or "leave it out". */
-function fixOf(schema: z.ZodType, path: readonly PropertyKey[]): string {
-  let fix = fixHere(schema);
-  let s: z.ZodType | undefined = schema;
-  for (const key of path) {
-    s = childOf(s, key);
-    if (!s) break;
-    fix = fixHere(s) ?? fix;
-  }
-  return fix ?? "Leave it out for the default.";
-}
-
-function fixHere(schema: z.ZodType): string | undefined {
-  for (let s: z.ZodType | undefined = schema; s; s = innerOf(s)) {
-    const meta = optionMeta.get(s);
-    if (meta?.fix) return meta.fix;
-    if (s instanceof z.ZodDefault) return `Leave it out for the default (${JSON.stringify(s.def.defaultValue)}).`;
-  }
-  return undefined;
-}
-
-const innerOf = (s: z.ZodType): z.ZodType | undefined =>
-  s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable ? (s.def.innerType as z.ZodType) : undefined;
-
-function childOf(schema: z.ZodType, key: PropertyKey): z.ZodType | undefined {
-  let s: z.ZodType | undefined = schema;
-  while (s && innerOf(s)) s = innerOf(s);
-  if (s instanceof z.ZodObject) return (s.shape as Shape)[String(key)];
-  if (s instanceof z.ZodArray) return s.element as z.ZodType;
-  return undefined;
 }
 
 /** Whether `value` is absent or an object; anything else is one problem at `at`. */
@@ -154,19 +130,42 @@ export function objectOrAbsent(value: unknown, at: string, problems: ProblemList
 }
 
 /**
- * A nested options object (`launchLimit`, `prepare`, …) read against `shape`: not an object
- * is one problem at `at` (`notObject`: its message and fix) and reads as every default.
- * `strict`: a name the shape lacks (a typo) is a problem too, not silently ignored.
+ * Each name in `record` that `known` lacks is one problem: a typo'd option would otherwise
+ * read as its default without a word. `meant`: common misspellings and the name meant.
+ */
+export function refuseUnknown(
+  record: object, known: readonly string[], problems: ProblemList, at = "", message = "is not an option.", meant: Record<string, string> = {},
+): void {
+  for (const key of Object.keys(record).filter((k) => !known.includes(k))) {
+    const fix = Object.hasOwn(meant, key) ? `Did you mean \`${meant[key]}\`? Rename it.` : `Remove it; known options are ${known.join(", ")}.`;
+    problems.add(at ? `${at}.${key}` : key, message, fix);
+  }
+}
+
+/**
+ * An options object (`launchLimit`, `prepare`, …; `at` "" for a factory's own) read against
+ * `shape`: not an object is one problem at `at` (or `options`; `notObject`: its message and
+ * fix) and reads as every default. `strict`: a name the shape lacks is a problem too.
  */
 export function readObject<S extends Shape>(
   shape: S, value: unknown, problems: ProblemList, at: string, notObject: [message: string, fix: string], strict = false,
 ): OptionsOf<S> {
-  if (objectOrAbsent(value, at, problems, ...notObject) && strict && value !== undefined) {
-    for (const key of Object.keys(value as object)) {
-      if (!(key in shape)) problems.add(`${at}.${key}`, "is not an option.", `Remove it; known options are ${Object.keys(shape).join(", ")}.`);
-    }
-  }
+  const given = objectOrAbsent(value, at || "options", problems, ...notObject) && value !== undefined;
+  if (given && strict) refuseUnknown(value as object, Object.keys(shape), problems, at);
   return readOptions(shape, value, problems, at);
+}
+
+/**
+ * A URL option's first step (the platform's `baseUrl`, an origin, …): `value` parsed, or
+ * undefined with one problem at `option`: `notString` when it is not a non-empty string,
+ * `notUrl(value)` when it does not parse; `fix` for both. What a URL must be beyond that
+ * differs per option.
+ */
+export function readUrl(value: unknown, option: string, problems: ProblemList, fix: string, notString: string, notUrl: (value: string) => string) {
+  if (typeof value !== "string" || value === "") problems.add(option, notString, fix);
+  else if (!URL.canParse(value)) problems.add(option, notUrl(value), fix);
+  else return new URL(value);
+  return undefined;
 }
 
 /** Stands for the option's name in a `checked` schema's messages, replaced when reported. */

@@ -4,9 +4,9 @@
  */
 import { z } from "zod";
 import { ProblemList } from "../core/configuration-error.js";
-import { flag, pattern, readOptions, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
+import { flag, pattern, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
 import { KeyRing } from "./keys.js";
-import { resolveOrganizations, type ResolvedOrganization } from "./organizations.js";
+import { resolveOrganizations } from "./organizations.js";
 import type { EmulatorOptions } from "./types.js";
 
 export type ApiEnv = "dev" | "prod";
@@ -19,25 +19,21 @@ export interface KeyInfo {
 
 export type RateLimits = ResolvedOptions["rateLimits"];
 
-/** The schema's fields, and the organizations and keys. */
-export type ResolvedOptions = OptionsOf<typeof emulatorSchema> & {
-  /** The first organization's keys (`Emulator.testKey`/`liveKey`). */
-  testKey: string;
-  liveKey: string;
-  keys: Map<string, KeyInfo>;
-  /** At least one; the first is the one `testKey`, `liveKey` and `examHost` name. */
-  organizations: ResolvedOrganization[];
-};
+/**
+ * The schema's fields, and the organizations and keys: at least one organization, the
+ * first the one `testKey`, `liveKey` (`Emulator.testKey`/`liveKey`) and `examHost` name.
+ */
+export type ResolvedOptions = ReturnType<typeof resolveOptions>;
 
 /** The emulator's options as a schema (organizations and keys are read by `resolveOrganizations`). */
 export const emulatorSchema = {
   port: withDefault(wholeNumber(0, 65_535), 0, { fix: "Use 0 to pick a free port." }),
   host: withDefault(pattern(/./, "must be a non-empty string."), "127.0.0.1", { fix: "Use 127.0.0.1." }),
   rateLimits: withDefault(z.object({
-    dev: withDefault(wholeNumber(0), 60, { fix: "Omit it for the vendor's default." }),
-    prod: withDefault(wholeNumber(0), 600, { fix: "Omit it for the vendor's default." }),
-    windowMs: withDefault(wholeNumber(1, undefined, "ms"), 60_000, { fix: "Omit it for the vendor's default." }),
-  }), { dev: 60, prod: 600, windowMs: 60_000 }),
+    dev: withDefault(wholeNumber(0), 60),
+    prod: withDefault(wholeNumber(0), 600),
+    windowMs: withDefault(wholeNumber(1, undefined, "ms"), 60_000),
+  }, { error: "must be an object { dev, prod, windowMs }." }), { dev: 60, prod: 600, windowMs: 60_000 }, { fix: "Omit it for the vendor's default." }),
   classCapacity: withDefault(wholeNumber(0), 1000),
   ticketParam: withDefault(pattern(/^[A-Za-z0-9_.~-]+$/, "must be a non-empty query parameter name (letters, digits, _ . ~ -)."), "__clerk_ticket"),
   tokenTtlMs: withDefault(wholeNumber(1, undefined, "ms"), 600_000),
@@ -47,7 +43,7 @@ export const emulatorSchema = {
   controlFromAnyAddress: withDefault(flag(), false),
 };
 
-export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
+export function resolveOptions(options: EmulatorOptions = {}) {
   const problems = new ProblemList();
   const ring = new KeyRing(problems);
   const organizations = resolveOrganizations(options, ring, problems);

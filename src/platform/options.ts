@@ -7,7 +7,7 @@ import { ProblemList } from "../core/configuration-error.js";
 import { toLogger, type Logger } from "../core/logger.js";
 import { redactKey } from "../core/redact.js";
 import { z } from "zod";
-import { flag, optional, ratio, readOptions, shown, wholeNumber, withDefault } from "../core/option-schema.js";
+import { flag, objectOrAbsent, optional, ratio, readOptions, readUrl, refuseUnknown, shown, wholeNumber, withDefault } from "../core/option-schema.js";
 import { DEFAULT_NORMAL_SHARE, type RateBudget } from "./rate-budget.js";
 import type { PlatformClientOptions, PlatformEnv } from "./types.js";
 import { isHttpsOrLoopback } from "../core/secure-url.js";
@@ -21,7 +21,6 @@ import { isHttpsOrLoopback } from "../core/secure-url.js";
  */
 export type PlatformSettings = ReturnType<typeof resolveOptions>;
 
-const COMPONENT = "createPlatformClient";
 /**
  * Key families: PLATFORM.md's `svc_` and the vendor reference's `ct_` prefixes are both
  * in use, so both derive the environment.
@@ -71,22 +70,11 @@ const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f-\u009f]/;
 
 export function resolveOptions(input: PlatformClientOptions) {
   const problems = new ProblemList();
-  const options: Partial<PlatformClientOptions> =
-    input !== null && typeof input === "object" ? input : {};
-  if (input === null || typeof input !== "object") {
-    problems.add("options", "must be an object.", "Call createPlatformClient({ apiKey, baseUrl }).");
-  }
-
-  for (const name of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.includes(name)) {
-      const meant = LIKELY_MEANT[name];
-      problems.add(name, "is not an option of the platform client.",
-        meant ? `Did you mean \`${meant}\`? Rename it.` : `Remove it; known options are ${KNOWN_OPTIONS.join(", ")}.`);
-    }
-  }
-
-  const keyEnv = checkApiKey(options.apiKey, problems);
-  const env = checkEnv(options.env, keyEnv, options.apiKey, problems);
+  // The client's own options must be given: left out (undefined), they are not an object either.
+  const given = objectOrAbsent(input ?? null, "options", problems, "must be an object.", "Call createPlatformClient({ apiKey, baseUrl }).");
+  const options: Partial<PlatformClientOptions> = given ? input : {};
+  refuseUnknown(options, KNOWN_OPTIONS, problems, "", "is not an option of the platform client.", LIKELY_MEANT);
+  const env = checkKeyAndEnv(options.apiKey, options.env, problems);
   const base = checkBaseUrl(options.baseUrl, options.apiKey, options.allowInsecureHttp, problems);
   const o = readOptions(platformClientSchema, options, problems);
   if (o.retryMaxDelayMs < o.retryBaseDelayMs) {
@@ -94,7 +82,7 @@ export function resolveOptions(input: PlatformClientOptions) {
       "Make retryMaxDelayMs at least retryBaseDelayMs.");
   }
 
-  problems.throwIfAny(COMPONENT);
+  problems.throwIfAny("createPlatformClient");
   // Every field below was checked: the casts only restate what the checks proved.
   const resolvedEnv = env as PlatformEnv;
   const origin = base as { origin: string; prefix: string };
@@ -111,66 +99,43 @@ export function resolveOptions(input: PlatformClientOptions) {
   };
 }
 
-/** Returns the env the key's prefix implies, if any. */
-function checkApiKey(apiKey: unknown, problems: ProblemList): PlatformEnv | undefined {
-  if (apiKey === undefined || apiKey === null || apiKey === "") {
-    problems.add("apiKey", "is missing or empty.",
-      "Pass the organization's API key (svc_live_…/ct_live_… or svc_test_…/ct_test_…), e.g. from process.env.ORAL_API_KEY on the server.");
-    return undefined;
+/** "is missing or empty." or "must be a string, got …": what a required string option is not. */
+const notAString = (value: unknown) => ((value ?? "") === "" ? "is missing or empty." : `must be a string, got ${typeof value}.`);
+
+/** The key's checks, and the environment: `env`, else the one the key's prefix implies. */
+function checkKeyAndEnv(apiKey: unknown, env: unknown, problems: ProblemList): PlatformEnv | undefined {
+  const key = typeof apiKey === "string" ? apiKey : "";
+  if (key === "") {
+    problems.add("apiKey", notAString(apiKey),
+      "Pass the organization's API key (svc_live_…/ct_live_… or svc_test_…/ct_test_…) as a string, e.g. from process.env.ORAL_API_KEY on the server.");
   }
-  if (typeof apiKey !== "string") {
-    problems.add("apiKey", `must be a string, got ${typeof apiKey}.`, "Pass the key as a string.");
-    return undefined;
-  }
-  const shown = redactKey(apiKey);
-  if (apiKey.trim() !== apiKey || WHITESPACE_OR_CONTROL.test(apiKey)) {
+  if (key.trim() !== key || WHITESPACE_OR_CONTROL.test(key)) {
     // A trailing newline from a secrets file is the usual cause; in a header it would also
     // be a request-splitting vector, so it is refused rather than silently trimmed.
-    problems.add("apiKey", `(${shown}) contains whitespace or control characters.`,
+    problems.add("apiKey", `(${redactKey(key)}) contains whitespace or control characters.`,
       "Trim the value (a trailing newline from a secrets file is the usual cause).");
   }
-  const prefix = Object.keys(PREFIX_ENV).find((p) => apiKey.startsWith(p));
-  if (prefix !== undefined && apiKey.length === prefix.length) {
-    problems.add("apiKey", `(${shown}) is only a prefix.`, "Pass the whole key, not just its prefix.");
-  }
-  return prefix === undefined ? undefined : PREFIX_ENV[prefix];
-}
-
-function checkEnv(env: unknown, keyEnv: PlatformEnv | undefined, apiKey: unknown, problems: ProblemList): PlatformEnv | undefined {
-  if (env !== undefined && env !== "prod" && env !== "dev") {
-    problems.add("env", `must be "prod" or "dev", got ${shownBeside(env, apiKey)}.`,
+  const prefix = Object.keys(PREFIX_ENV).find((p) => key.startsWith(p));
+  if (key === prefix) problems.add("apiKey", `(${redactKey(key)}) is only a prefix.`, "Pass the whole key, not just its prefix.");
+  const keyEnv = prefix === undefined ? undefined : PREFIX_ENV[prefix];
+  const valid = env === undefined || env === "prod" || env === "dev";
+  if (!valid) {
+    problems.add("env", `must be "prod" or "dev", got ${shown(env, apiKey)}.`,
       'Use "prod" for a live key (svc_live_…, ct_live_…), "dev" for a test key (svc_test_…, ct_test_…), or leave it out to derive it from the key.');
-    return keyEnv;
-  }
-  const keyIsString = typeof apiKey === "string" && apiKey.length > 0;
-  if (env !== undefined && keyEnv !== undefined && env !== keyEnv) {
-    problems.add("env", `is "${env}" but the key ${redactKey(apiKey)} is a ${keyEnv === "prod" ? "live" : "test"} key (${keyEnv}).`,
+  } else if (env !== undefined && keyEnv !== undefined && env !== keyEnv) {
+    problems.add("env", `is "${env}" but the key ${redactKey(key)} is a ${keyEnv === "prod" ? "live" : "test"} key (${keyEnv}).`,
       `Leave env out, or use a ${env === "prod" ? "live (svc_live_…, ct_live_…)" : "test (svc_test_…, ct_test_…)"} key: the platform refuses a key on the other environment's path (401).`);
-  }
-  if (env === undefined && keyEnv === undefined && keyIsString) {
-    problems.add("apiKey", `(${redactKey(apiKey)}) has none of the prefixes svc_live_, svc_test_, ct_live_, ct_test_, so the environment cannot be derived.`,
+  } else if (env === undefined && keyEnv === undefined && key !== "") {
+    problems.add("apiKey", `(${redactKey(key)}) has none of the prefixes svc_live_, svc_test_, ct_live_, ct_test_, so the environment cannot be derived.`,
       'Check that this is the platform API key; if it is, pass env: "prod" or "dev" explicitly.');
   }
-  return (env as PlatformEnv | undefined) ?? keyEnv;
+  return valid ? (env ?? keyEnv) : keyEnv;
 }
 
 function checkBaseUrl(value: unknown, apiKey: unknown, allowInsecureHttp: unknown, problems: ProblemList): { origin: string; prefix: string } | undefined {
   const example = "Pass the platform's address, e.g. https://platform.example.com (without /api/v1).";
-  if (value === undefined || value === null || value === "") {
-    problems.add("baseUrl", "is missing or empty.", example);
-    return undefined;
-  }
-  if (typeof value !== "string") {
-    problems.add("baseUrl", `must be a string, got ${typeof value}.`, example);
-    return undefined;
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    problems.add("baseUrl", `(${shownBeside(value, apiKey)}) is not an absolute URL.`, example);
-    return undefined;
-  }
+  const url = readUrl(value, "baseUrl", problems, example, notAString(value), (text) => `(${shown(text, apiKey)}) is not an absolute URL.`);
+  if (!url) return undefined;
   const before = problems.size;
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     problems.add("baseUrl", `uses ${url.protocol}; only http: and https: are supported.`, example);
@@ -179,7 +144,7 @@ function checkBaseUrl(value: unknown, apiKey: unknown, allowInsecureHttp: unknow
     problems.add("baseUrl", "contains credentials (user:password@).",
       "Remove them: the client authenticates with apiKey, and credentials in a URL end up in logs.");
   }
-  if (url.search || url.hash || value.includes("?") || value.includes("#")) {
+  if (url.search || url.hash || /[?#]/.test(value as string)) {
     problems.add("baseUrl", "has a query string or fragment, which would end up in the middle of every request path.",
       "Remove everything from ? or # on.");
   }
@@ -193,10 +158,4 @@ function checkBaseUrl(value: unknown, apiKey: unknown, allowInsecureHttp: unknow
       "Use https://, or set allowInsecureHttp: true for a private network you trust (e.g. the emulator in a container).");
   }
   return problems.size === before ? { origin: url.origin, prefix } : undefined;
-}
-
-/** A value as a message may show it; a value containing the key is redacted too. */
-function shownBeside(value: unknown, apiKey: unknown): string {
-  const hasKey = typeof value === "string" && typeof apiKey === "string" && apiKey.length >= 8 && value.includes(apiKey);
-  return hasKey ? `a key-like value (${redactKey(value)})` : shown(value);
 }

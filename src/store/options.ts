@@ -8,15 +8,7 @@ import { z } from "zod";
 import type { ProblemList } from "../core/configuration-error.js";
 import type { Logger } from "../core/logger.js";
 import type { PostgresPool } from "./postgres-pool.js";
-import { optional, readOptions, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
-
-/** A short, secret-free description of a value for a problem message. */
-export function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";
-  return typeof value === "object" ? "an object" : `${typeof value}`;
-}
+import { kindOf, optional, readObject, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 
 /** A string schema whose message names the value's kind only. */
 const text = (ok: (s: string) => boolean, what: string) =>
@@ -50,13 +42,6 @@ export const memoryStoreSchema = {
 
 /** A store's options read against its schema: not an object, an unknown name and every wrong field are problems. */
 export function readStoreOptions<S extends Record<string, z.ZodType>>(problems: ProblemList, options: unknown, schema: S): OptionsOf<S> {
-  const known = Object.keys(schema);
-  if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) {
-    problems.add("options", `must be an object, got ${kindOf(options)}.`, `Pass an object such as { ${known[0]}: … } or nothing.`);
-  }
-  const record = typeof options === "object" && options !== null && !Array.isArray(options) ? (options as Record<string, unknown>) : {};
-  for (const key of Object.keys(record)) {
-    if (!known.includes(key)) problems.add(key, "is not an option of this store.", `Remove it, or use one of: ${known.join(", ")}.`);
-  }
-  return readOptions(schema, record, problems);
+  const notObject = `must be an object, got ${kindOf(options)}.`;
+  return readObject(schema, options, problems, "", [notObject, `Pass an object such as { ${Object.keys(schema)[0]}: … } or nothing.`], true);
 }

@@ -65,6 +65,17 @@ describe("API keys", () => {
     expect(String((err as Error).message)).toContain("testKeys[0]");
     assertNoKey(err, "the configuration error");
   });
+
+  it("names a wrong rateLimits field and a rateLimits that is not an object, each with the vendor-default fix", async () => {
+    const problemsOf = async (rateLimits: unknown) =>
+      ((await startEmulator({ rateLimits } as never).catch((e: unknown) => e)) as { problems: unknown[] }).problems;
+    expect(await problemsOf({ dev: -1 })).toEqual([
+      { option: "rateLimits.dev", message: "must be a whole number ≥ 0, got -1.", fix: "Omit it for the vendor's default." },
+    ]);
+    expect(await problemsOf(5)).toEqual([
+      { option: "rateLimits", message: "must be an object { dev, prod, windowMs }.", fix: "Omit it for the vendor's default." },
+    ]);
+  });
 });
 
 describe("organizations", () => {

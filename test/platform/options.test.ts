@@ -56,10 +56,29 @@ describe("configuration mistakes", () => {
     expect(error.message).toContain("key-like value");
   });
 
+  it("never echoes a key of neither family pasted into env or baseUrl", () => {
+    const odd = `sk_${TEST_KEY.slice(9)}`;
+    const error = configurationErrorOf({ apiKey: odd, baseUrl: odd, env: odd });
+    expect(error.problems.map((p) => [p.option, p.message])).toEqual([
+      ["env", `must be "prod" or "dev", got a key-like value (…${odd.slice(-4)}).`], ["baseUrl", `(a key-like value (…${odd.slice(-4)})) is not an absolute URL.`],
+    ]);
+    expect(JSON.stringify(error.toJSON())).not.toContain(odd);
+  });
+
   it("names a missing apiKey and a missing baseUrl together", () => {
     expect(optionsNamed(configurationErrorOf({}))).toEqual(["apiKey", "baseUrl"]);
     expect(optionsNamed(configurationErrorOf({ apiKey: "", baseUrl: "" }))).toEqual(["apiKey", "baseUrl"]);
     expect(optionsNamed(configurationErrorOf(undefined))).toEqual(["options", "apiKey", "baseUrl"]);
+    expect(optionsNamed(configurationErrorOf([]))).toEqual(["options", "apiKey", "baseUrl"]);
+  });
+
+  it("names the option likely meant only for a known misspelling, never an Object.prototype member", () => {
+    const error = configurationErrorOf({ apiKey: TEST_KEY, baseUrl: "https://p.example.com", url: "x", constructor: 1 });
+    expect(error.problems.map((p) => [p.option, p.message])).toEqual([
+      ["url", "is not an option of the platform client."], ["constructor", "is not an option of the platform client."],
+    ]);
+    expect(error.problems[0]?.fix).toBe("Did you mean `baseUrl`? Rename it.");
+    expect(error.problems[1]?.fix).toMatch(/^Remove it; known options are apiKey, baseUrl, env, timeoutMs, .*, logger\.$/);
   });
 
   it("refuses env values other than prod and dev", () => {

@@ -4,32 +4,24 @@
  */
 import type { ProblemList } from "../../core/configuration-error.js";
 import { isHttpsOrLoopback } from "../../core/secure-url.js";
+import { readUrl } from "../../core/option-schema.js";
 
 /** The one `canLaunch` value that is not a function: every signed-in user may launch, accepted on purpose. */
 export const ANY_SIGNED_IN_USER = "any-signed-in-user";
 
 /** An origin (`https://host[:port]`); http only for loopback hosts when `httpLoopbackOnly`. */
 export function checkOrigin(value: unknown, option: string, problems: ProblemList, httpLoopbackOnly: boolean): string | undefined {
-  if (typeof value !== "string" || value.length === 0) {
-    problems.add(option, "must be an origin string.", `Set ${option} to e.g. "https://exams.example.edu".`);
-    return undefined;
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    problems.add(option, `"${value}" is not a URL.`, `Set ${option} to an origin such as "https://exams.example.edu".`);
-    return undefined;
-  }
+  const fix = `Set ${option} to an origin such as "https://exams.example.edu".`;
+  const url = readUrl(value, option, problems, fix, "must be an origin string.", (text) => `"${text}" is not a URL.`);
+  if (!url) return undefined;
   if (!isHttpsOrLoopback(url) && !(url.protocol === "http:" && !httpLoopbackOnly)) {
     problems.add(option, `must use https (http is allowed only for localhost), got "${url.protocol}".`, `Use "https://${url.host}".`);
-    return undefined;
-  }
-  if ((url.pathname !== "/" && url.pathname !== "") || url.search || url.hash || url.username || url.password) {
+  } else if ((url.pathname !== "/" && url.pathname !== "") || url.search || url.hash || url.username || url.password) {
     problems.add(option, "must be an origin only (no path, query, fragment or credentials).", `Use "${url.origin}".`);
-    return undefined;
+  } else {
+    return url.origin;
   }
-  return url.origin;
+  return undefined;
 }
 
 /**
