@@ -7,7 +7,8 @@
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import type { JWK } from "jose";
-import type { ProblemList } from "../core/configuration-error.js";
+import { z } from "zod";
+import { optionMeta } from "../core/option-schema.js";
 import type { LtiToolKey } from "./options.js";
 
 const KID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -31,28 +32,41 @@ export interface ToolKeys {
   signing(): { kid: string; key: KeyObject };
 }
 
-export function readToolKeys(value: unknown, problems: ProblemList): ToolKeys | undefined {
-  const fix = 'Pass keys: [{ kid: "tool-2026-11", privateKey: fs.readFileSync("tool.pem", "utf8") }] (make one with `openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048`).';
-  if (!Array.isArray(value) || value.length === 0) {
-    problems.add("lti.keys", "must be a non-empty array of { kid, privateKey }.", fix);
-    return undefined;
-  }
-  const read: { kid: string; key: KeyObject; published: PublishedKey }[] = [];
-  const kids = new Set<string>();
-  value.forEach((entry: Partial<LtiToolKey> | undefined, i) => {
-    const where = `lti.keys[${i}]`;
-    const kid = entry?.kid;
-    if (typeof kid !== "string" || !KID.test(kid)) return problems.add(`${where}.kid`, "must be 1-64 letters, digits, '.', '_' or '-'.", 'Use e.g. "tool-2026-11".');
-    if (kids.has(kid)) return problems.add(`${where}.kid`, `"${kid}" is used by two keys; an LMS could not tell them apart.`, "Give each key its own kid.");
-    kids.add(kid);
-    const key = privateKeyOf(entry?.privateKey);
-    if (typeof key === "string") return problems.add(`${where}.privateKey`, key, fix);
-    const jwk = createPublicKey(key).export({ format: "jwk" }) as { n: string; e: string };
-    read.push({ kid, key, published: { kty: "RSA", n: jwk.n, e: jwk.e, kid, alg: "RS256", use: "sig" } });
+const KEYS_FIX = 'Pass keys: [{ kid: "tool-2026-11", privateKey: fs.readFileSync("tool.pem", "utf8") }] (make one with `openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048`).';
+const KEYS = "must be a non-empty array of { kid, privateKey }.";
+
+/**
+ * `lti.keys` read into the tool's keys. A kid's fixes travel with its issues (`params`):
+ * the last step builds the keys, and option-schema.ts finds no registered fix through it.
+ */
+export const toolKeysSchema = z.array(z.object({
+  kid: z.custom<string>((kid) => typeof kid === "string" && KID.test(kid), { error: "must be 1-64 letters, digits, '.', '_' or '-'.", abort: false, params: { fix: 'Use e.g. "tool-2026-11".' } }),
+  privateKey: z.unknown().transform((value, ctx) => {
+    const key = privateKeyOf(value);
+    if (typeof key !== "string") return key;
+    ctx.addIssue({ code: "custom", message: key });
+    return z.NEVER;
+  }),
+}, { error: "must be { kid, privateKey }." }), { error: KEYS }).min(1, { error: KEYS })
+  // Even when another key is wrong (`when`), so one pass shows every mistake.
+  .superRefine(checkKids, { when: (payload) => Array.isArray(payload.value) })
+  .transform((read): ToolKeys => {
+    const keys = read.map(({ kid, privateKey }): PublishedKey => {
+      const { n, e } = createPublicKey(privateKey).export({ format: "jwk" }) as { n: string; e: string };
+      return { kty: "RSA", n, e, kid, alg: "RS256", use: "sig" };
+    });
+    return { jwks: { keys }, signing: () => ({ kid: read[0]!.kid, key: read[0]!.privateKey }) };
+  })
+  .register(optionMeta, { fix: KEYS_FIX });
+
+/** Each kid once: an LMS picks the key to verify with by its kid. */
+function checkKids(list: readonly unknown[], ctx: z.RefinementCtx): void {
+  const kids = new Set<unknown>();
+  list.forEach((entry, i) => {
+    const { kid } = (entry ?? {}) as Partial<LtiToolKey>;
+    if (kids.has(kid)) ctx.addIssue({ code: "custom", path: [i, "kid"], message: `"${kid}" is used by two keys; an LMS could not tell them apart.`, params: { fix: "Give each key its own kid." } });
+    if (typeof kid === "string") kids.add(kid);
   });
-  if (read.length !== value.length) return undefined;
-  const jwks = { keys: read.map((k) => k.published) };
-  return { jwks, signing: () => ({ kid: read[0]!.kid, key: read[0]!.key }) };
 }
 
 /** The private RSA key, or why it is not one (never quoting it). */
