@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { optionMeta, withDefault } from "../core/option-schema.js";
 import type { LtiRegistration } from "./options.js";
-import { httpsUrl, text } from "./shared-options.js";
+import { eachOnce, httpsUrl, text } from "./shared-options.js";
 
 export interface Registration {
   issuer: string;
@@ -87,20 +87,8 @@ export const registrationsSchema = withDefault(z.array(z.object({
   deployments: z.array(deploymentSchema, { error: DEPLOYMENTS }).min(1, { error: DEPLOYMENTS }).register(optionMeta,
     { fix: 'List the deployment ids the LMS shows for this tool, e.g. ["1:8865aa…"] or [{ id: "1:8865aa…", organization: "north" }].' }),
 }, { error: "must be an object { issuer, clientId, authorizationUrl, jwksUrl, deployments }." }), { error: "must be an array." })
-  // Even when another entry is wrong (`when`), so one pass shows every mistake.
-  .superRefine(checkRepeats, { when: (payload) => Array.isArray(payload.value) }), [], {
+  .check(eachOnce<LtiRegistration>((r) => (r.issuer && r.clientId ? `${r.issuer}\u0000${r.clientId}` : undefined), [],
+    (r) => `repeats issuer ${r.issuer} with client id ${r.clientId}.`, "List each (issuer, clientId) once, with all its deployments.")), [], {
   fix: 'Pass e.g. registrations: [{ issuer: "https://canvas.instructure.com", clientId: "10000000000123", authorizationUrl, jwksUrl, deployments: ["1:8865aa…"] }], '
     + "or leave it out to use only the store's registrations (Dynamic Registration).",
 });
-
-/** Each (issuer, clientId) once. */
-function checkRepeats(list: readonly unknown[], ctx: z.RefinementCtx): void {
-  const seen = new Set<string>();
-  list.forEach((entry, i) => {
-    const { issuer, clientId } = (entry ?? {}) as Partial<LtiRegistration>;
-    if (!issuer || !clientId) return;
-    const key = `${issuer}\u0000${clientId}`;
-    if (seen.has(key)) ctx.addIssue({ code: "custom", path: [i], message: `repeats issuer ${issuer} with client id ${clientId}.`, params: { fix: "List each (issuer, clientId) once, with all its deployments." } });
-    seen.add(key);
-  });
-}

@@ -57,8 +57,7 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList) {
   if (value === undefined) return undefined;
   if (!objectOrAbsent(value, "lti", problems, "must be an object { keys, registrations }.", "See docs/lti.md, or leave lti out to turn LMS launches off.")) return undefined;
   const o = value as Partial<LtiOptions>;
-  const { keys } = readOptions({ keys: toolKeysSchema }, o, problems, "lti");
-  const { clockToleranceSec, stateTtlSec, keySetCooldownSec, email, emailStandIn, ...read } = readOptions(ltiSchema, o, problems, "lti");
+  const { keys, clockToleranceSec, stateTtlSec, keySetCooldownSec, email, emailStandIn, ...read } = readOptions({ keys: toolKeysSchema, ...ltiSchema }, o, problems, "lti");
   const seconds = { clockToleranceSec, stateTtlSec, keySetCooldownSec };
   for (const [old, name] of SECONDS_ALIASES) {
     if (o[old] !== undefined && o[name] !== undefined) problems.add(`lti.${old}`, `is the deprecated name of ${name} (in seconds), and both are set.`, `Keep only ${name}.`);

@@ -12,3 +12,18 @@ export const text = (max: number, message = `must be a string of 1-${max} charac
 /** An https URL (http only for a loopback host) that also passes `more`; one message for every way to miss it. */
 export const httpsUrl = (message: string, more: (url: URL) => boolean = () => true) =>
   z.string({ error: message }).refine((v) => URL.canParse(v) && isHttpsOrLoopback(new URL(v)) && more(new URL(v)), { error: message });
+
+/**
+ * A list's check that no two entries share a key (`keyOf`; undefined: not checked), each
+ * repeat one problem at its index (and `at` in it). It runs even when another entry is
+ * wrong (`when`), so one pass shows every mistake.
+ */
+export const eachOnce = <E>(keyOf: (entry: Partial<E>) => string | undefined, at: string[], message: (entry: Partial<E>) => string, fix: string) =>
+  z.superRefine((list: unknown[], ctx) => {
+    const seen = new Set<string>();
+    list.forEach((entry, i) => {
+      const key = keyOf((entry ?? {}) as Partial<E>);
+      if (key !== undefined && seen.has(key)) ctx.addIssue({ code: "custom", path: [i, ...at], message: message(entry as Partial<E>), params: { fix } });
+      if (key !== undefined) seen.add(key);
+    });
+  }, { when: (payload) => Array.isArray(payload.value) });

@@ -10,6 +10,7 @@ import type { JWK } from "jose";
 import { z } from "zod";
 import { optionMeta } from "../core/option-schema.js";
 import type { LtiToolKey } from "./options.js";
+import { eachOnce } from "./shared-options.js";
 
 const KID = /^[A-Za-z0-9._-]{1,64}$/;
 /** RSA moduli below this are refused (1EdTech Security Framework §6.1: RS256 with at least 2048 bits). */
@@ -41,15 +42,11 @@ const KEYS = "must be a non-empty array of { kid, privateKey }.";
  */
 export const toolKeysSchema = z.array(z.object({
   kid: z.custom<string>((kid) => typeof kid === "string" && KID.test(kid), { error: "must be 1-64 letters, digits, '.', '_' or '-'.", abort: false, params: { fix: 'Use e.g. "tool-2026-11".' } }),
-  privateKey: z.unknown().transform((value, ctx) => {
-    const key = privateKeyOf(value);
-    if (typeof key !== "string") return key;
-    ctx.addIssue({ code: "custom", message: key });
-    return z.NEVER;
-  }),
+  privateKey: z.unknown().transform(privateKeyOf),
 }, { error: "must be { kid, privateKey }." }), { error: KEYS }).min(1, { error: KEYS })
-  // Even when another key is wrong (`when`), so one pass shows every mistake.
-  .superRefine(checkKids, { when: (payload) => Array.isArray(payload.value) })
+  // An LMS picks the key to verify with by its kid.
+  .check(eachOnce<LtiToolKey>((k) => (typeof k.kid === "string" ? k.kid : undefined), ["kid"],
+    (k) => `"${k.kid}" is used by two keys; an LMS could not tell them apart.`, "Give each key its own kid."))
   .transform((read): ToolKeys => {
     const keys = read.map(({ kid, privateKey }): PublishedKey => {
       const { n, e } = createPublicKey(privateKey).export({ format: "jwk" }) as { n: string; e: string };
@@ -59,32 +56,26 @@ export const toolKeysSchema = z.array(z.object({
   })
   .register(optionMeta, { fix: KEYS_FIX });
 
-/** Each kid once: an LMS picks the key to verify with by its kid. */
-function checkKids(list: readonly unknown[], ctx: z.RefinementCtx): void {
-  const kids = new Set<unknown>();
-  list.forEach((entry, i) => {
-    const { kid } = (entry ?? {}) as Partial<LtiToolKey>;
-    if (kids.has(kid)) ctx.addIssue({ code: "custom", path: [i, "kid"], message: `"${kid}" is used by two keys; an LMS could not tell them apart.`, params: { fix: "Give each key its own kid." } });
-    if (typeof kid === "string") kids.add(kid);
-  });
-}
-
-/** The private RSA key, or why it is not one (never quoting it). */
-function privateKeyOf(value: unknown): KeyObject | string {
+/** The private RSA key, or an issue saying why it is not one (never quoting it). */
+function privateKeyOf(value: unknown, ctx: z.RefinementCtx): KeyObject {
+  const no = (message: string): never => {
+    ctx.addIssue({ code: "custom", message });
+    return z.NEVER;
+  };
   let key: KeyObject;
   try {
     if (typeof value === "string") {
-      if (!value.includes("-----BEGIN PRIVATE KEY-----")) return "is not a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----) or an RSA JWK. Convert a PKCS#1 key with `openssl pkcs8 -topk8 -nocrypt`.";
+      if (!value.includes("-----BEGIN PRIVATE KEY-----")) return no("is not a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----) or an RSA JWK. Convert a PKCS#1 key with `openssl pkcs8 -topk8 -nocrypt`.");
       key = createPrivateKey({ key: value, format: "pem" });
     } else if (value !== null && typeof value === "object") {
-      if (typeof (value as JWK).d !== "string") return "is a JWK without its private member `d`: it cannot sign.";
+      if (typeof (value as JWK).d !== "string") return no("is a JWK without its private member `d`: it cannot sign.");
       key = createPrivateKey({ key: value as import("node:crypto").JsonWebKey, format: "jwk" });
-    } else return "is missing.";
+    } else return no("is missing.");
   } catch {
-    return "could not be read as a private key.";
+    return no("could not be read as a private key.");
   }
-  if (key.asymmetricKeyType !== "rsa") return `is a ${key.asymmetricKeyType ?? "non-RSA"} key; LTI 1.3 signs with RS256, an RSA key.`;
+  if (key.asymmetricKeyType !== "rsa") return no(`is a ${key.asymmetricKeyType ?? "non-RSA"} key; LTI 1.3 signs with RS256, an RSA key.`);
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
-  if (bits < MIN_MODULUS_BITS) return `is a ${bits}-bit RSA key; at least ${MIN_MODULUS_BITS} bits are required.`;
+  if (bits < MIN_MODULUS_BITS) return no(`is a ${bits}-bit RSA key; at least ${MIN_MODULUS_BITS} bits are required.`);
   return key;
 }
