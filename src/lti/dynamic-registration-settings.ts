@@ -6,7 +6,8 @@
 import type { ProblemList } from "../core/configuration-error.js";
 import { isOrganizationId } from "../store/types.js";
 import { z } from "zod";
-import { flag, objectOrAbsent, optional, readOptions, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
+import { flag, optional, readObject, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
+import { text } from "./shared-options.js";
 
 const HOST = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/;
 
@@ -17,8 +18,6 @@ export function hostAllowed(hostname: string, allowed: readonly string[] | undef
 }
 
 const ORGANIZATION = "must be an organization id (1-64 letters, digits, _ . or -).";
-const TOOL_NAME = "must be a string of 1-100 characters.";
-const at = (name: string) => `lti.dynamicRegistration${name ? `.${name}` : ""}`;
 
 export const dynamicRegistrationSchema = {
   enabled: withDefault(flag(), true),
@@ -33,19 +32,18 @@ export const dynamicRegistrationSchema = {
   { fix: 'Pass e.g. ["canvas.school.edu", "*.instructure.com"], or leave it out to allow any host.' }),
   timeoutMs: withDefault(wholeNumber(500, 30_000, "ms"), 5_000),
   maxPending: withDefault(wholeNumber(1, 1_000), 20),
-  toolName: withDefault(z.string({ error: TOOL_NAME }).min(1, { error: TOOL_NAME }).max(100, { error: TOOL_NAME }), "Oral assessments"),
+  toolName: withDefault(text(100), "Oral assessments"),
 };
 
 export type DynamicRegistrationSettings = OptionsOf<typeof dynamicRegistrationSchema>;
 
+/** `lti.dynamicRegistration`, off (`enabled: false`) when left out. */
 export function readDynamicRegistration(value: unknown, problems: ProblemList): DynamicRegistrationSettings {
-  const given = value !== undefined && objectOrAbsent(value, at(""), problems, "must be an object { enabled, organization, autoActivate, allowedHosts, … }.",
-    "See docs/lti.md, or leave it out to keep Dynamic Registration off.");
-  const settings = readOptions(dynamicRegistrationSchema, given ? value : {}, problems, at(""));
-  if (!given) return { ...settings, enabled: false };
+  const settings = readObject(dynamicRegistrationSchema, value, problems, "lti.dynamicRegistration",
+    ["must be an object { enabled, organization, autoActivate, allowedHosts, … }.", "See docs/lti.md, or leave it out to keep Dynamic Registration off."]);
   if (settings.enabled && settings.autoActivate && (value as { allowedHosts?: unknown }).allowedHosts === undefined) {
-    problems.add(at("autoActivate"), "needs allowedHosts: the registration URL is public, and an active registration lets its LMS sign students in.",
+    problems.add("lti.dynamicRegistration.autoActivate", "needs allowedHosts: the registration URL is public, and an active registration lets its LMS sign students in.",
       "List the LMS hosts allowed to register (allowedHosts), or leave autoActivate out and activate each registration (docs/lti.md).");
   }
-  return settings;
+  return value === undefined ? { ...settings, enabled: false } : settings;
 }

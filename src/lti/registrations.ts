@@ -5,9 +5,10 @@
  * `aud`/`azp` must. Each registration lists its deployments, each possibly naming an
  * organization.
  */
-import type { ProblemList } from "../core/configuration-error.js";
+import { z } from "zod";
+import { optionMeta, withDefault } from "../core/option-schema.js";
 import type { LtiRegistration } from "./options.js";
-import { isHttpsOrLoopback } from "../core/secure-url.js";
+import { eachOnce, httpsUrl, text } from "./shared-options.js";
 
 export interface Registration {
   issuer: string;
@@ -62,70 +63,32 @@ export function originsOf(r: Pick<Registration, "issuer" | "authorizationUrl">):
   return [r.issuer, r.authorizationUrl].filter((url) => URL.canParse(url)).map((url) => new URL(url).origin);
 }
 
-/** `lti.registrations`: optional (the store may hold every registration), each entry checked. */
-export function readRegistrations(value: unknown, problems: ProblemList): Registrations | undefined {
-  const example = 'registrations: [{ issuer: "https://canvas.instructure.com", clientId: "10000000000123", authorizationUrl, jwksUrl, deployments: ["1:8865aa…"] }]';
-  if (value === undefined) return new Registrations([]);
-  if (!Array.isArray(value)) {
-    problems.add("lti.registrations", "must be an array.", `Pass e.g. ${example}, or leave it out to use only the store's registrations (Dynamic Registration).`);
-    return undefined;
-  }
-  const before = problems.size;
-  const read: Registration[] = [];
-  const seen = new Set<string>();
-  value.forEach((entry: Partial<LtiRegistration> | undefined, i) => {
-    const where = `lti.registrations[${i}]`;
-    const text = (name: "issuer" | "clientId") => {
-      const v = entry?.[name];
-      if (typeof v === "string" && v.length > 0 && v.length <= 255) return v;
-      problems.add(`${where}.${name}`, "must be a non-empty string of at most 255 characters.", "Copy it from the LMS's registration of this tool.");
-      return undefined;
-    };
-    const url = (name: "authorizationUrl" | "jwksUrl" | "tokenUrl", required: boolean) => {
-      const v = entry?.[name];
-      if (v === undefined && !required) return undefined;
-      if (typeof v === "string" && URL.canParse(v)) {
-        const u = new URL(v);
-        if (isHttpsOrLoopback(u)) return v;
-      }
-      problems.add(`${where}.${name}`, "must be an https URL (http only for localhost).", "Copy it from the LMS's documentation (see docs/lti.md for each LMS).");
-      return undefined;
-    };
-    const issuer = text("issuer");
-    const clientId = text("clientId");
-    const authorizationUrl = url("authorizationUrl", true);
-    const jwksUrl = url("jwksUrl", true);
-    const tokenUrl = url("tokenUrl", false);
-    const deployments = readDeployments(entry?.deployments, `${where}.deployments`, problems);
-    if (issuer && clientId) {
-      const key = `${issuer}\u0000${clientId}`;
-      if (seen.has(key)) problems.add(where, `repeats issuer ${issuer} with client id ${clientId}.`, "List each (issuer, clientId) once, with all its deployments.");
-      seen.add(key);
-    }
-    if (issuer && clientId && authorizationUrl && jwksUrl && deployments) read.push({ issuer, clientId, authorizationUrl, jwksUrl, tokenUrl, deployments, active: true, acceptNewDeployments: false, organization: undefined, source: "options" });
-  });
-  return problems.size === before ? new Registrations(read) : undefined;
-}
+const DEPLOYMENT = "must be a deployment id (1-255 characters) or { id, organization }.";
+/** Aborting, so that a wrong id fails both forms below and the union reports it at the entry. */
+const deploymentIdSchema = z.custom<string>((id) => typeof id === "string" && id.length > 0 && id.length <= 255, { error: DEPLOYMENT, abort: true });
+/**
+ * A deployment: its id, or `{ id, organization }`. Every mistake is the entry's, but for an
+ * organization wrong beside a right id: the one form that fails without aborting, so the
+ * union reports its issue where it is (`…deployments[0].organization`), with its own fix.
+ */
+const deploymentSchema = z.union([deploymentIdSchema, z.object({ id: deploymentIdSchema, organization: z.custom<string>((o) => typeof o === "string" && o.length > 0,
+  { error: "must be a non-empty string.", abort: false, params: { fix: "Name the organization this deployment launches for, or leave it out." } }).optional() })], { error: DEPLOYMENT });
+const DEPLOYMENTS = "must be a non-empty array: launches from a deployment not listed are refused.";
+const lmsTextSchema = text(255, "must be a non-empty string of at most 255 characters.").register(optionMeta, { fix: "Copy it from the LMS's registration of this tool." });
+const lmsUrlSchema = httpsUrl("must be an https URL (http only for localhost).").register(optionMeta, { fix: "Copy it from the LMS's documentation (see docs/lti.md for each LMS)." });
 
-function readDeployments(value: unknown, where: string, problems: ProblemList): Map<string, string | undefined> | undefined {
-  const fix = 'List the deployment ids the LMS shows for this tool, e.g. ["1:8865aa…"] or [{ id: "1:8865aa…", organization: "north" }].';
-  if (!Array.isArray(value) || value.length === 0) {
-    problems.add(where, "must be a non-empty array: launches from a deployment not listed are refused.", fix);
-    return undefined;
-  }
-  const map = new Map<string, string | undefined>();
-  for (const [i, d] of value.entries()) {
-    const id = typeof d === "string" ? d : (d as { id?: unknown } | null)?.id;
-    const organization = typeof d === "object" && d !== null ? (d as { organization?: unknown }).organization : undefined;
-    if (typeof id !== "string" || id.length === 0 || id.length > 255) {
-      problems.add(`${where}[${i}]`, "must be a deployment id (1-255 characters) or { id, organization }.", fix);
-      return undefined;
-    }
-    if (organization !== undefined && (typeof organization !== "string" || organization.length === 0)) {
-      problems.add(`${where}[${i}].organization`, "must be a non-empty string.", "Name the organization this deployment launches for, or leave it out.");
-      return undefined;
-    }
-    map.set(id, organization as string | undefined);
-  }
-  return map;
-}
+/** `lti.registrations`: optional (the store may hold every registration), each entry checked. */
+export const registrationsSchema = withDefault(z.array(z.object({
+  issuer: lmsTextSchema,
+  clientId: lmsTextSchema,
+  authorizationUrl: lmsUrlSchema,
+  jwksUrl: lmsUrlSchema,
+  tokenUrl: lmsUrlSchema.optional(),
+  deployments: z.array(deploymentSchema, { error: DEPLOYMENTS }).min(1, { error: DEPLOYMENTS }).register(optionMeta,
+    { fix: 'List the deployment ids the LMS shows for this tool, e.g. ["1:8865aa…"] or [{ id: "1:8865aa…", organization: "north" }].' }),
+}, { error: "must be an object { issuer, clientId, authorizationUrl, jwksUrl, deployments }." }), { error: "must be an array." })
+  .check(eachOnce<LtiRegistration>((r) => (r.issuer && r.clientId ? `${r.issuer}\u0000${r.clientId}` : undefined), [],
+    (r) => `repeats issuer ${r.issuer} with client id ${r.clientId}.`, "List each (issuer, clientId) once, with all its deployments.")), [], {
+  fix: 'Pass e.g. registrations: [{ issuer: "https://canvas.instructure.com", clientId: "10000000000123", authorizationUrl, jwksUrl, deployments: ["1:8865aa…"] }], '
+    + "or leave it out to use only the store's registrations (Dynamic Registration).",
+});

@@ -6,27 +6,24 @@ import type { ProblemList } from "../core/configuration-error.js";
 import { z } from "zod";
 import { warnDeprecated } from "../core/deprecation.js";
 import type { Logger } from "../core/logger.js";
-import { checked, fn, objectOrAbsent, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
-import type { CanLink, LtiOptions, OrganizationFor } from "./options.js";
+import { fn, objectOrAbsent, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
+import type { CanLink, LtiEmailLookup, LtiOptions, OrganizationFor } from "./options.js";
 import { readDynamicRegistration } from "./dynamic-registration-settings.js";
 import { readLoginLimit } from "./login-limit.js";
-import { readRegistrations } from "./registrations.js";
+import { Registrations, registrationsSchema } from "./registrations.js";
 import { readLtiRoster } from "./roster-options.js";
-import { readEmailSettings } from "./student-email.js";
-import { readToolKeys } from "./tool-keys.js";
-import { isHttpsOrLoopback } from "../core/secure-url.js";
+import { emailStandInSchema } from "./student-email.js";
+import { toolKeysSchema } from "./tool-keys.js";
+import { httpsUrl } from "./shared-options.js";
 import { readGradebookOptions } from "./gradebook/options.js";
 
-function checkToolUrl(value: unknown, option: string, problems: ProblemList): string | undefined {
-  const u = typeof value === "string" && URL.canParse(value) ? new URL(value) : undefined;
-  if (u && isHttpsOrLoopback(u) && !u.search && !u.hash && !u.username) return u.href.replace(/\/+$/, "");
-  problems.add(option, "must be the mount's public https URL (http only for localhost), with no query or fragment.", 'Use e.g. "https://app.example.edu/oral", or leave it out to derive it from each request.');
-  return undefined;
-}
+const TOOL_URL = "must be the mount's public https URL (http only for localhost), with no query or fragment.";
 
 /** Every LTI duration in ms; the earlier names in seconds are deprecated aliases (`SECONDS_ALIASES`). */
 export const ltiSchema = {
-  toolUrl: optional(checked(checkToolUrl)),
+  toolUrl: optional(httpsUrl(TOOL_URL, (u) => !u.search && !u.hash && !u.username).transform((url) => new URL(url).href.replace(/\/+$/, "")),
+    { fix: 'Use e.g. "https://app.example.edu/oral", or leave it out to derive it from each request.' }),
+  registrations: registrationsSchema,
   clockToleranceMs: withDefault(wholeNumber(0, 300_000, "ms"), 60_000),
   stateTtlMs: withDefault(wholeNumber(60_000, 3_600_000, "ms"), 600_000),
   keySetCooldownMs: withDefault(wholeNumber(0, 300_000, "ms"), 30_000),
@@ -34,6 +31,9 @@ export const ltiSchema = {
   stateTtlSec: optional(wholeNumber(60, 3600), { fix: "Use stateTtlMs (ms) instead: stateTtlSec is deprecated." }),
   keySetCooldownSec: optional(wholeNumber(0, 300), { fix: "Use keySetCooldownMs (ms) instead: keySetCooldownSec is deprecated." }),
   student: optional(fn<NonNullable<LtiOptions["student"]>>("a function (claims) => student"), { fix: "Pass a function or leave it out for the default." }),
+  email: optional(fn<LtiEmailLookup>("a function (claims, { organization }) => e-mail | undefined (may be async)"),
+    { fix: "Pass a function, or leave it out to refuse launches without an e-mail." }),
+  emailStandIn: emailStandInSchema,
   /** Default: the router's own organization (`() => undefined`; many organizations: see router/settings.ts). */
   organizationFor: optional(fn<OrganizationFor>(), { fix: "Pass a function or leave it out for the router's platform." }),
   canLink: optional(fn<CanLink>("a function (claims, { examId, classId, organization, linkedTo }) => boolean"),
@@ -57,32 +57,30 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList) {
   if (value === undefined) return undefined;
   if (!objectOrAbsent(value, "lti", problems, "must be an object { keys, registrations }.", "See docs/lti.md, or leave lti out to turn LMS launches off.")) return undefined;
   const o = value as Partial<LtiOptions>;
-  const keys = readToolKeys(o.keys, problems);
-  const registrations = readRegistrations(o.registrations, problems);
-  const dynamicRegistration = readDynamicRegistration(o.dynamicRegistration, problems);
-  const { clockToleranceSec, stateTtlSec, keySetCooldownSec, ...read } = readOptions(ltiSchema, o, problems, "lti");
+  const { keys, clockToleranceSec, stateTtlSec, keySetCooldownSec, email, emailStandIn, ...read } = readOptions({ keys: toolKeysSchema, ...ltiSchema }, o, problems, "lti");
   const seconds = { clockToleranceSec, stateTtlSec, keySetCooldownSec };
   for (const [old, name] of SECONDS_ALIASES) {
     if (o[old] !== undefined && o[name] !== undefined) problems.add(`lti.${old}`, `is the deprecated name of ${name} (in seconds), and both are set.`, `Keep only ${name}.`);
     else if (seconds[old] !== undefined) read[name] = seconds[old] * 1000;
   }
-  const loginLimit = readLoginLimit(o.loginLimit, problems);
-  const email = readEmailSettings(o.email, o.emailStandIn, problems);
-  const roster = readLtiRoster(o.roster, problems);
-  const gradebook = readGradebookOptions(o.gradebook, problems);
-  if (!keys || !registrations) return undefined;
+  const registrations = new Registrations(read.registrations.map((r) => ({ ...r, tokenUrl: r.tokenUrl, active: true, acceptNewDeployments: false, organization: undefined,
+    source: "options" as const, deployments: new Map<string, string | undefined>(r.deployments.map((d) => (typeof d === "string" ? [d, undefined] : [d.id, d.organization]))) })));
+  const parts = {
+    email: { lookup: email, standInDomain: emailStandIn?.domain },
+    dynamicRegistration: readDynamicRegistration(o.dynamicRegistration, problems),
+    loginLimit: readLoginLimit(o.loginLimit, problems),
+    roster: readLtiRoster(o.roster, problems),
+    gradebook: readGradebookOptions(o.gradebook, problems),
+  };
   const organizationFor: OrganizationFor = read.organizationFor ?? (() => undefined);
-  return { ...read, organizationFor, keys, registrations, dynamicRegistration, loginLimit, email, roster, gradebook };
+  return keys && { ...read, organizationFor, keys, registrations, ...parts };
 }
 
 /** A deprecated seconds name still works, and says so at start-up (once per process per name). */
 export function warnIfLtiSeconds(value: unknown, logger: Logger): void {
-  const o = (typeof value === "object" && value !== null ? value : {}) as Partial<LtiOptions>;
-  for (const [old, name] of SECONDS_ALIASES) {
-    if (o[old] === undefined) continue;
-    warnDeprecated(logger, {
-      event: "router_option_deprecated", option: `lti.${old}`, use: `lti.${name}`, code: `EOA_LTI_${old.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`,
-      message: `oralAssessments()'s lti.${old} is deprecated: use lti.${name}, in milliseconds (every duration of the package is in ms).`,
-    });
+  for (const [old, name] of SECONDS_ALIASES.filter(([old]) => (value as Partial<LtiOptions> | null | undefined)?.[old] !== undefined)) {
+    const code = `EOA_LTI_${old.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+    const message = `oralAssessments()'s lti.${old} is deprecated: use lti.${name}, in milliseconds (every duration of the package is in ms).`;
+    warnDeprecated(logger, { event: "router_option_deprecated", option: `lti.${old}`, use: `lti.${name}`, code, message });
   }
 }

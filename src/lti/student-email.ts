@@ -5,7 +5,8 @@
  * refused (launch.ts).
  */
 import { createHash } from "node:crypto";
-import type { ProblemList } from "../core/configuration-error.js";
+import { z } from "zod";
+import { optional } from "../core/option-schema.js";
 import type { LtiEmailLookup } from "./options.js";
 
 export interface EmailSettings {
@@ -36,15 +37,12 @@ export async function fallbackEmail(settings: EmailSettings, claims: Record<stri
   return { email: undefined, from: "none" };
 }
 
-export function readEmailSettings(email: unknown, standIn: unknown, problems: ProblemList): EmailSettings {
-  if (email !== undefined && typeof email !== "function") {
-    problems.add("lti.email", "must be a function (claims, { organization }) => e-mail | undefined (may be async).", "Pass a function, or leave it out to refuse launches without an e-mail.");
-  }
-  let standInDomain: string | undefined;
-  if (standIn !== undefined) {
-    const domain = (standIn as { domain?: unknown } | null)?.domain;
-    if (typeof domain === "string" && DOMAIN.test(domain.toLowerCase())) standInDomain = domain.toLowerCase();
-    else problems.add("lti.emailStandIn", "must be { domain } with a host name such as \"lms-users.example.edu\".", "Use a domain you control that receives no mail, or leave it out (launches without an e-mail are then refused).");
-  }
-  return { lookup: typeof email === "function" ? (email as LtiEmailLookup) : undefined, standInDomain };
-}
+/**
+ * `lti.emailStandIn`: `{ domain }`, lower-cased. Checked as a whole, so a wrong domain is
+ * the option's problem (`lti.emailStandIn`), as the message names the object.
+ */
+export const emailStandInSchema = optional(z.custom<{ domain: string }>((v) => {
+  const domain = (v as { domain?: unknown } | null)?.domain;
+  return typeof domain === "string" && DOMAIN.test(domain.toLowerCase());
+}, { error: 'must be { domain } with a host name such as "lms-users.example.edu".' }).transform(({ domain }) => ({ domain: domain.toLowerCase() })),
+{ fix: "Use a domain you control that receives no mail, or leave it out (launches without an e-mail are then refused)." });

@@ -7,8 +7,10 @@
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import type { JWK } from "jose";
-import type { ProblemList } from "../core/configuration-error.js";
+import { z } from "zod";
+import { optionMeta } from "../core/option-schema.js";
 import type { LtiToolKey } from "./options.js";
+import { eachOnce } from "./shared-options.js";
 
 const KID = /^[A-Za-z0-9._-]{1,64}$/;
 /** RSA moduli below this are refused (1EdTech Security Framework §6.1: RS256 with at least 2048 bits). */
@@ -31,46 +33,49 @@ export interface ToolKeys {
   signing(): { kid: string; key: KeyObject };
 }
 
-export function readToolKeys(value: unknown, problems: ProblemList): ToolKeys | undefined {
-  const fix = 'Pass keys: [{ kid: "tool-2026-11", privateKey: fs.readFileSync("tool.pem", "utf8") }] (make one with `openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048`).';
-  if (!Array.isArray(value) || value.length === 0) {
-    problems.add("lti.keys", "must be a non-empty array of { kid, privateKey }.", fix);
-    return undefined;
-  }
-  const read: { kid: string; key: KeyObject; published: PublishedKey }[] = [];
-  const kids = new Set<string>();
-  value.forEach((entry: Partial<LtiToolKey> | undefined, i) => {
-    const where = `lti.keys[${i}]`;
-    const kid = entry?.kid;
-    if (typeof kid !== "string" || !KID.test(kid)) return problems.add(`${where}.kid`, "must be 1-64 letters, digits, '.', '_' or '-'.", 'Use e.g. "tool-2026-11".');
-    if (kids.has(kid)) return problems.add(`${where}.kid`, `"${kid}" is used by two keys; an LMS could not tell them apart.`, "Give each key its own kid.");
-    kids.add(kid);
-    const key = privateKeyOf(entry?.privateKey);
-    if (typeof key === "string") return problems.add(`${where}.privateKey`, key, fix);
-    const jwk = createPublicKey(key).export({ format: "jwk" }) as { n: string; e: string };
-    read.push({ kid, key, published: { kty: "RSA", n: jwk.n, e: jwk.e, kid, alg: "RS256", use: "sig" } });
-  });
-  if (read.length !== value.length) return undefined;
-  const jwks = { keys: read.map((k) => k.published) };
-  return { jwks, signing: () => ({ kid: read[0]!.kid, key: read[0]!.key }) };
-}
+const KEYS_FIX = 'Pass keys: [{ kid: "tool-2026-11", privateKey: fs.readFileSync("tool.pem", "utf8") }] (make one with `openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048`).';
+const KEYS = "must be a non-empty array of { kid, privateKey }.";
 
-/** The private RSA key, or why it is not one (never quoting it). */
-function privateKeyOf(value: unknown): KeyObject | string {
+/**
+ * `lti.keys` read into the tool's keys. A kid's fixes travel with its issues (`params`):
+ * the last step builds the keys, and option-schema.ts finds no registered fix through it.
+ */
+export const toolKeysSchema = z.array(z.object({
+  kid: z.custom<string>((kid) => typeof kid === "string" && KID.test(kid), { error: "must be 1-64 letters, digits, '.', '_' or '-'.", abort: false, params: { fix: 'Use e.g. "tool-2026-11".' } }),
+  privateKey: z.unknown().transform(privateKeyOf),
+}, { error: "must be { kid, privateKey }." }), { error: KEYS }).min(1, { error: KEYS })
+  // An LMS picks the key to verify with by its kid.
+  .check(eachOnce<LtiToolKey>((k) => (typeof k.kid === "string" ? k.kid : undefined), ["kid"],
+    (k) => `"${k.kid}" is used by two keys; an LMS could not tell them apart.`, "Give each key its own kid."))
+  .transform((read): ToolKeys => {
+    const keys = read.map(({ kid, privateKey }): PublishedKey => {
+      const { n, e } = createPublicKey(privateKey).export({ format: "jwk" }) as { n: string; e: string };
+      return { kty: "RSA", n, e, kid, alg: "RS256", use: "sig" };
+    });
+    return { jwks: { keys }, signing: () => ({ kid: read[0]!.kid, key: read[0]!.privateKey }) };
+  })
+  .register(optionMeta, { fix: KEYS_FIX });
+
+/** The private RSA key, or an issue saying why it is not one (never quoting it). */
+function privateKeyOf(value: unknown, ctx: z.RefinementCtx): KeyObject {
+  const no = (message: string): never => {
+    ctx.addIssue({ code: "custom", message });
+    return z.NEVER;
+  };
   let key: KeyObject;
   try {
     if (typeof value === "string") {
-      if (!value.includes("-----BEGIN PRIVATE KEY-----")) return "is not a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----) or an RSA JWK. Convert a PKCS#1 key with `openssl pkcs8 -topk8 -nocrypt`.";
+      if (!value.includes("-----BEGIN PRIVATE KEY-----")) return no("is not a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----) or an RSA JWK. Convert a PKCS#1 key with `openssl pkcs8 -topk8 -nocrypt`.");
       key = createPrivateKey({ key: value, format: "pem" });
     } else if (value !== null && typeof value === "object") {
-      if (typeof (value as JWK).d !== "string") return "is a JWK without its private member `d`: it cannot sign.";
+      if (typeof (value as JWK).d !== "string") return no("is a JWK without its private member `d`: it cannot sign.");
       key = createPrivateKey({ key: value as import("node:crypto").JsonWebKey, format: "jwk" });
-    } else return "is missing.";
+    } else return no("is missing.");
   } catch {
-    return "could not be read as a private key.";
+    return no("could not be read as a private key.");
   }
-  if (key.asymmetricKeyType !== "rsa") return `is a ${key.asymmetricKeyType ?? "non-RSA"} key; LTI 1.3 signs with RS256, an RSA key.`;
+  if (key.asymmetricKeyType !== "rsa") return no(`is a ${key.asymmetricKeyType ?? "non-RSA"} key; LTI 1.3 signs with RS256, an RSA key.`);
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
-  if (bits < MIN_MODULUS_BITS) return `is a ${bits}-bit RSA key; at least ${MIN_MODULUS_BITS} bits are required.`;
+  if (bits < MIN_MODULUS_BITS) return no(`is a ${bits}-bit RSA key; at least ${MIN_MODULUS_BITS} bits are required.`);
   return key;
 }

@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProblemList } from "../../src/core/configuration-error.js";
 import type { Logger } from "../../src/core/logger.js";
-import { readRegistrations, type Registration } from "../../src/lti/registrations.js";
+import type { Registration } from "../../src/lti/registrations.js";
 import { nextLink, readRoster } from "../../src/lti/roster.js";
 import { createServiceAccess, ServiceAccessError, type ServiceAccess } from "../../src/lti/service-access.js";
-import { readToolKeys } from "../../src/lti/tool-keys.js";
+import { resolveLtiSettings } from "../../src/lti/settings.js";
 import { startLtiBench, TOOL_KEY_PEM, type LtiBench } from "../support/lti.js";
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -20,8 +20,10 @@ let url: string;
 beforeAll(async () => {
   bench = await startLtiBench();
   const problems = new ProblemList();
-  registration = readRegistrations([bench.lms.registration()], problems)!.all()[0]!;
-  access = createServiceAccess({ keys: readToolKeys([{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], problems)!, logger: quiet });
+  const lti = resolveLtiSettings({ keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [bench.lms.registration()] }, problems)!;
+  problems.throwIfAny("test");
+  registration = lti.registrations.all()[0]!;
+  access = createServiceAccess({ keys: lti.keys, logger: quiet });
   url = `${bench.lms.url}/api/lti/courses/course-1/names_and_roles`;
 });
 afterAll(async () => bench?.close());

@@ -8,9 +8,10 @@ import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProblemList } from "../../src/core/configuration-error.js";
 import type { Logger } from "../../src/core/logger.js";
-import { readRegistrations, type Registration } from "../../src/lti/registrations.js";
+import type { Registration } from "../../src/lti/registrations.js";
+import { resolveLtiSettings } from "../../src/lti/settings.js";
 import { createServiceAccess, LTI_SCOPES, ServiceAccessError } from "../../src/lti/service-access.js";
-import { readToolKeys, type ToolKeys } from "../../src/lti/tool-keys.js";
+import { toolKeysSchema, type ToolKeys } from "../../src/lti/tool-keys.js";
 import { fleetTokenShare } from "../../src/lti/service-token-share.js";
 import { fleetReady, redisFleet } from "../../src/fleet/redis-fleet.js";
 import { startLtiBench, TOOL_KEY_PEM, type LtiBench } from "../support/lti.js";
@@ -23,12 +24,7 @@ let bench: LtiBench;
 let registration: Registration;
 let keys: ToolKeys;
 
-function toolKeys(pem: string, kid: string): ToolKeys {
-  const problems = new ProblemList();
-  const read = readToolKeys([{ kid, privateKey: pem }], problems);
-  problems.throwIfAny("test");
-  return read!;
-}
+const toolKeys = (pem: string, kid: string): ToolKeys => toolKeysSchema.parse([{ kid, privateKey: pem }]);
 
 function recordingLogger(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
@@ -49,7 +45,8 @@ async function until<T>(what: () => Promise<T | undefined>, ms = 15_000): Promis
 beforeAll(async () => {
   bench = await startLtiBench();
   const problems = new ProblemList();
-  registration = readRegistrations([bench.lms.registration()], problems)!.all()[0]!;
+  registration = resolveLtiSettings({ keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [bench.lms.registration()] }, problems)!.registrations.all()[0]!;
+  problems.throwIfAny("test");
   keys = toolKeys(TOOL_KEY_PEM, "tool-1");
 });
 afterAll(async () => bench?.close());

@@ -4,16 +4,15 @@
  * gradebook off (no line items, no scores, `GET /lti/return` answers its page without
  * posting anything).
  */
-import { z } from "zod";
 import type { ProblemList } from "../../core/configuration-error.js";
 import { ratio, readObject, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
+import { text } from "../shared-options.js";
 
-const TAG = "must be a string of 1-255 characters.";
 const HOUR_MS = 3_600_000;
 
 export const gradebookSchema = {
   scoreMaximum: withDefault(ratio(0, 1_000_000, { minExclusive: true }), 100),
-  tag: withDefault(z.string({ error: TAG }).min(1, { error: TAG }).max(255, { error: TAG }), "oral-assessment"),
+  tag: withDefault(text(255), "oral-assessment"),
   returnMarkMaxAgeMs: withDefault(wholeNumber(60_000, 7 * 24 * HOUR_MS, "ms"), 12 * HOUR_MS),
   pollMs: withDefault(wholeNumber(10, 60_000, "ms"), 1_000),
   batchSize: withDefault(wholeNumber(1, 500), 20),
