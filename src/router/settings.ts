@@ -14,7 +14,6 @@ import { resolvePrepareSettings, warnIfPrewarm } from "./prepare/settings.js";
 import { z } from "zod";
 import { checked, fn, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
 import { checkOrigin } from "./shared/checks.js";
-import type { GuardSettings } from "./shared/guards.js";
 import { pageSchema } from "./shared/page-settings.js";
 import { resolveFleetSettings } from "./shared/fleet-settings.js";
 import { resolveOrganizationSource } from "./organization/settings.js";
@@ -36,7 +35,7 @@ const missingMethods = (store: unknown) => STORE_METHODS.filter((m) => typeof (s
 
 /** The router's own options as a schema (each feature's are beside it: launch, prepare, pages, records, organization). */
 export const routerSchema = {
-  isInstructor: optional(fn<GuardSettings["isInstructor"]>(), { fix: "Pass a function or leave isInstructor out for the default." }),
+  isInstructor: optional(fn<NonNullable<OralAssessmentsOptions["isInstructor"]>>(), { fix: "Pass a function or leave isInstructor out for the default." }),
   resolveClassId: optional(fn<NonNullable<OralAssessmentsOptions["resolveClassId"]>>(), { fix: "Pass a function or leave resolveClassId out for the default." }),
   bodyLimit: withDefault(z.union([z.number(), z.string()], { error: BODY_LIMIT }).transform((v, ctx) => bytesOf(v) ?? (ctx.addIssue({ code: "custom", message: BODY_LIMIT }), z.NEVER)),
     102_400, { fix: 'Use e.g. bodyLimit: "100kb".', unit: "bytes" }),

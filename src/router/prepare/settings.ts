@@ -5,8 +5,7 @@
  */
 import type { ProblemList } from "../../core/configuration-error.js";
 import type { Logger } from "../../core/logger.js";
-import type { StudentIdentity } from "../../platform/schemas.js";
-import type { MaybePromise, OralAssessmentsOptions } from "../shared/options.js";
+import type { OralAssessmentsOptions } from "../shared/options.js";
 import { warnDeprecated } from "../../core/deprecation.js";
 import { fn, optional, ratio, readObject, readOptions, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
 
@@ -24,9 +23,7 @@ export const prepareSchema = {
 };
 
 /** The schema's fields (`leadMs` undefined: computed from the roster), and the `roster` option. */
-export type PrepareSettings = OptionsOf<typeof prepareSchema> & {
-  roster: ((classId: string, examId: string) => MaybePromise<StudentIdentity[] | undefined>) | undefined;
-};
+export type PrepareSettings = OptionsOf<typeof prepareSchema> & { roster: OralAssessmentsOptions["roster"] };
 
 export function resolvePrepareSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): PrepareSettings {
   if (o.prepare !== undefined && o.prewarm !== undefined) {
