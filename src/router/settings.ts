@@ -8,7 +8,7 @@
 import { ProblemList } from "../core/configuration-error.js";
 import { toLogger } from "../core/logger.js";
 import { STORE_METHODS, type OralStore } from "../store/types.js";
-import { resolveLaunchSettings } from "./launch/settings.js";
+import { launchSchema } from "./launch/settings.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import { resolvePrepareSettings, warnIfPrewarm } from "./prepare/settings.js";
 import { z } from "zod";
@@ -52,7 +52,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const problems = new ProblemList();
   const o = (options ?? {}) as Partial<OralAssessmentsOptions>;
   const { isInstructor, trustedOrigins, publicOrigin, listCacheMs, bodyLimit, ...router } = readOptions(routerSchema, o, problems);
-  const launch = resolveLaunchSettings(o, problems);
+  const launch = readOptions(launchSchema, o, problems);
   const prepare = resolvePrepareSettings(o, problems);
   const logger = toLogger(o.logger);
   const pages = { ...readOptions(pageSchema, o, problems), logger };

@@ -1,21 +1,18 @@
 /**
- * The launch feature's settings: the options `GET /launch/:examId` reads, resolved and
- * checked. Problems are added to the router's list (one ConfigurationError for all).
+ * The launch feature's settings: the options `GET /launch/:examId` reads, as a schema the
+ * router reads with its own (settings.ts: one ConfigurationError for all).
  */
-import type { ProblemList } from "../../core/configuration-error.js";
 import type { OralAssessmentsOptions } from "../shared/options.js";
 import { z } from "zod";
-import { checked, fn, optional, optionMeta, pattern, readOptions, shown, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
+import { checked, fn, optional, optionMeta, pattern, shown, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
 import { ANY_SIGNED_IN_USER, checkOrigin, checkSiteUrl } from "../shared/checks.js";
-import { studentFromUser } from "../../identity/student-from-user.js";
-import { userOf } from "../shared/user.js";
 
 /**
- * The schema's fields (`examHost` undefined: students go to the platform's own host, with
+ * The schema's fields: `examHost` undefined, students go to the platform's own host, with
  * no token; `canLaunch` undefined only for `"any-signed-in-user"`, the integrator accepted
- * that every signed-in user may launch) and `student` defaulted.
+ * that every signed-in user may launch; `student` undefined, the default mapper (admission.ts).
  */
-export type LaunchSettings = OptionsOf<typeof launchSchema> & { student: NonNullable<OralAssessmentsOptions["student"]> };
+export type LaunchSettings = OptionsOf<typeof launchSchema>;
 
 /**
  * `canLaunch` has no silent default: without it every signed-in user could launch every
@@ -40,13 +37,3 @@ export const launchSchema = {
   waitingPageAfterMs: withDefault(wholeNumber(0, 30_000, "ms"), 2_000, { fix: "Use a few seconds (proxies and browsers give up on requests held longer than 30 s), e.g. 2000." }),
   canLaunch,
 };
-
-/**
- * `student` defaults to `req.user` as real login strategies leave it (a flat record,
- * passport's normalized profile, ID-token claims, SAML or LDAP attributes), read by the
- * exported `studentFromUser`.
- */
-export function resolveLaunchSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): LaunchSettings {
-  const settings = readOptions(launchSchema, o, problems);
-  return { ...settings, student: settings.student ?? ((req) => studentFromUser(userOf(req))) };
-}
