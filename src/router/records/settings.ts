@@ -6,7 +6,6 @@
 import type { ProblemList } from "../../core/configuration-error.js";
 import { ratio, readObject, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
 import type { LaunchRecordOptions, LiveViewOptions } from "../shared/options.js";
-import type { LiveLimitSettings } from "./live-limits.js";
 
 export const launchRecordSchema = {
   retentionDays: withDefault(ratio(0, Infinity, { minExclusive: true }), 180, { unit: "days" }),
@@ -36,7 +35,6 @@ export function resolveLaunchRecordSettings(value: LaunchRecordOptions | false |
 }
 
 /** The `live` option resolved: the caps on open event streams. */
-export function resolveLiveSettings(value: LiveViewOptions | undefined, problems: ProblemList): LiveLimitSettings {
-  const o = readObject(liveSchema, value, problems, "live", ["must be an object.", "Pass e.g. { maxStreamsPerUser: 5 }, or leave it out."]);
-  return { perUser: o.maxStreamsPerUser, perOrganization: o.maxStreamsPerOrganization, perProcess: o.maxStreams };
+export function resolveLiveSettings(value: LiveViewOptions | undefined, problems: ProblemList) {
+  return readObject(liveSchema, value, problems, "live", ["must be an object.", "Pass e.g. { maxStreamsPerUser: 5 }, or leave it out."]);
 }
