@@ -19,5 +19,6 @@ export const circuitBreakerSchema = {
 };
 
 /** The whole option: not an object is one problem, each wrong field another (`circuitBreaker.windowMs`). */
-export const circuitBreakerOption = withDefault(z.object(circuitBreakerSchema, { error: "must be an object { minFailures, failureRatio, windowMs, openMs, probeLeaseMs }." }),
+export const circuitBreakerOption = withDefault(
+  z.object(circuitBreakerSchema, { error: "must be an object { minFailures, failureRatio, windowMs, openMs, probeLeaseMs }." }),
   D, { fix: "Leave it out for the defaults (5 failures, half the calls, within 30 s; open 15 s)." });

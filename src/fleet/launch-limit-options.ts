@@ -18,7 +18,9 @@ export const launchLimitSchema = {
 };
 
 /** The whole option: not an object is one problem, each wrong field another (`launchLimit.burst`), then the backoffs' order. */
-export const launchLimitOption = withDefault(z.object(launchLimitSchema, { error: "must be an object { burst, refillMs, failureBackoffMs, maxFailureBackoffMs }." })
-  .refine((s) => s.maxFailureBackoffMs >= s.failureBackoffMs, { path: ["maxFailureBackoffMs"], error: "is shorter than failureBackoffMs.",
-    params: { fix: `Make it at least failureBackoffMs, or leave both out (${D.failureBackoffMs} and ${D.maxFailureBackoffMs}).` } }),
-  D, { fix: `Leave it out for { burst: ${D.burst}, refillMs: ${D.refillMs}, failureBackoffMs: ${D.failureBackoffMs}, maxFailureBackoffMs: ${D.maxFailureBackoffMs} }.` });
+export const launchLimitOption = withDefault(
+  z.object(launchLimitSchema, { error: "must be an object { burst, refillMs, failureBackoffMs, maxFailureBackoffMs }." }).refine(
+    (s) => s.maxFailureBackoffMs >= s.failureBackoffMs, { path: ["maxFailureBackoffMs"], error: "is shorter than failureBackoffMs.",
+      params: { fix: `Make it at least failureBackoffMs, or leave both out (${D.failureBackoffMs} and ${D.maxFailureBackoffMs}).` } }),
+  D,
+  { fix: `Leave it out for { burst: ${D.burst}, refillMs: ${D.refillMs}, failureBackoffMs: ${D.failureBackoffMs}, maxFailureBackoffMs: ${D.maxFailureBackoffMs} }.` });

@@ -44,8 +44,9 @@ export const routerSchema = {
     { fix: 'Use e.g. ["https://lms.example.edu"].' }),
   publicOrigin: optional(checked((v, option, problems) => checkOrigin(v, option, problems, true))),
   listCacheMs: withDefault(wholeNumber(0, undefined, "ms"), 5_000, { fix: "Use 0 to disable the cache, or leave it out for 5000." }),
-  store: optional(z.custom<OralStore>((store) => missingMethods(store).length === 0, { error: (issue) => `does not implement ${missingMethods(issue.input).join(", ")}.` }),
-    { fix: "Pass memoryStore(), sqliteStore({ filename }) or postgresStore({ connectionString })." }),
+  store: optional(z.custom<OralStore>((store) => missingMethods(store).length === 0, {
+    error: (issue) => `does not implement ${missingMethods(issue.input).join(", ")}.`,
+  }), { fix: "Pass memoryStore(), sqliteStore({ filename }) or postgresStore({ connectionString })." }),
 };
 
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined) {

@@ -77,7 +77,8 @@ describe("oralAssessments() options", () => {
 
   it("reads launchLimit and circuitBreaker as redisFleet does: each wrong field named, a non-object once, the backoffs' order", () => {
     const problems = problemsOf(() => oralAssessments({
-      platform, canLaunch: "any-signed-in-user", launchLimit: { burst: 0, failureBackoffMs: 5_000, maxFailureBackoffMs: 1_000 }, circuitBreaker: "fast" as never,
+      platform, canLaunch: "any-signed-in-user",
+      launchLimit: { burst: 0, failureBackoffMs: 5_000, maxFailureBackoffMs: 1_000 }, circuitBreaker: "fast" as never,
     }));
     expect(problems.map((p) => `${p.option}: ${p.message}`)).toEqual([
       "launchLimit.burst: must be a whole number ≥ 1, got 0.",
@@ -93,6 +94,7 @@ describe("oralAssessments() options", () => {
 
   it("names each resolver option set without organization", () => {
     const problems = problemsOf(() => oralAssessments({ platform, canLaunch: "any-signed-in-user", organizationCache: { max: 5 }, organizationClient: {} }));
-    expect(problems.map((p) => `${p.option}: ${p.message}`)).toEqual(["organizationCache: is set without organization.", "organizationClient: is set without organization."]);
+    expect(problems.map((p) => `${p.option}: ${p.message}`))
+      .toEqual(["organizationCache: is set without organization.", "organizationClient: is set without organization."]);
   });
 });

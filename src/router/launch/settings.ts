@@ -20,7 +20,8 @@ export type LaunchSettings = OptionsOf<typeof launchSchema>;
  * the roster or says, in so many words, that anyone signed in may launch.
  */
 const canLaunch = z.union([z.literal(ANY_SIGNED_IN_USER).transform(() => undefined), fn<Exclude<OralAssessmentsOptions["canLaunch"], string>>()], {
-  error: (issue) => (issue.input === undefined ? "is missing: who may launch an exam must be decided explicitly." : `must be a function or "${ANY_SIGNED_IN_USER}", got ${shown(issue.input)}.`),
+  error: (issue) => (issue.input === undefined ? "is missing: who may launch an exam must be decided explicitly."
+    : `must be a function or "${ANY_SIGNED_IN_USER}", got ${shown(issue.input)}.`),
 });
 optionMeta.add(canLaunch, { fix: "Pass a roster check, e.g. canLaunch: async (req, { classId }) => roster.has(classId, req.user.id), " +
   `or canLaunch: "${ANY_SIGNED_IN_USER}" to let every signed-in user launch every exam (and be enrolled in its class) on purpose.` });

@@ -30,8 +30,7 @@ export function resolvePrepareSettings(o: Partial<OralAssessmentsOptions>, probl
     problems.add("prewarm", "is the deprecated name of prepare, and both are set.", "Keep only prepare.");
   }
   const name = o.prepare === undefined && o.prewarm !== undefined ? "prewarm" : "prepare";
-  const input = o.prepare ?? o.prewarm;
-  const p = readObject(prepareSchema, input, problems, name, ["must be an object.", "Pass { tokenTtlMs, … } or leave it out."]);
+  const p = readObject(prepareSchema, o[name], problems, name, ["must be an object.", "Pass { tokenTtlMs, … } or leave it out."]);
   if (p.minTokenLifeMs >= p.tokenTtlMs) {
     problems.add(`${name}.minTokenLifeMs`, `(${p.minTokenLifeMs}) must be less than ${name}.tokenTtlMs (${p.tokenTtlMs}).`, "A token must be usable for some time after it is issued.");
   }

@@ -24,7 +24,8 @@ const fleetSchema = optional(z.custom<Fleet>((value) => {
 
 /** `platform`: the platform client on the fleet's budget (the app's own, or its twin the router built), when a fleet shares one. */
 export function resolveFleetSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList) {
-  const { fleet, launchLimit, circuitBreaker } = readOptions({ fleet: fleetSchema, launchLimit: launchLimitOption, circuitBreaker: circuitBreakerOption }, o, problems);
+  const fleetOptions = { fleet: fleetSchema, launchLimit: launchLimitOption, circuitBreaker: circuitBreakerOption };
+  const { fleet, launchLimit, circuitBreaker } = readOptions(fleetOptions, o, problems);
   for (const option of o.fleet === undefined ? [] : (["launchLimit", "circuitBreaker"] as const).filter((name) => o[name] !== undefined)) {
     problems.add(option, "is set on the router when a fleet is passed.", `Move it to redisFleet({ ${option} }) so every instance enforces the same one.`);
   }
