@@ -1,10 +1,10 @@
 /**
  * The `circuitBreaker` option, one schema read the same way on the router (in process)
- * and on `redisFleet` (fleet-wide): problems go to the caller's list, so each factory
- * still throws one ConfigurationError listing everything.
+ * and on `redisFleet` (fleet-wide): a field of each factory's schema, so each still
+ * throws one ConfigurationError listing everything.
  */
-import type { ProblemList } from "../core/configuration-error.js";
-import { ratio, readObject, wholeNumber, withDefault } from "../core/option-schema.js";
+import { z } from "zod";
+import { ratio, wholeNumber, withDefault } from "../core/option-schema.js";
 import { DEFAULT_BREAKER_SETTINGS as D, type CircuitBreakerSettings } from "./circuit-breaker.js";
 
 /** What an integrator passes: every field optional. */
@@ -18,7 +18,7 @@ export const circuitBreakerSchema = {
   failureRatio: withDefault(ratio(0, 1, { minExclusive: true }), D.failureRatio),
 };
 
-export function readBreakerOptions(value: unknown, problems: ProblemList, option = "circuitBreaker"): CircuitBreakerSettings {
-  return readObject(circuitBreakerSchema, value, problems, option, ["must be an object { minFailures, failureRatio, windowMs, openMs, probeLeaseMs }.",
-    "Leave it out for the defaults (5 failures, half the calls, within 30 s; open 15 s)."]);
-}
+/** The whole option: not an object is one problem, each wrong field another (`circuitBreaker.windowMs`). */
+export const circuitBreakerOption = withDefault(
+  z.object(circuitBreakerSchema, { error: "must be an object { minFailures, failureRatio, windowMs, openMs, probeLeaseMs }." }),
+  D, { fix: "Leave it out for the defaults (5 failures, half the calls, within 30 s; open 15 s)." });

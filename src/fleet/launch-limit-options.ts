@@ -1,10 +1,10 @@
 /**
  * The `launchLimit` option, one schema read the same way on the router (in process) and
- * on `redisFleet` (fleet-wide): problems go to the caller's list, so each factory still
- * throws one ConfigurationError listing everything.
+ * on `redisFleet` (fleet-wide): a field of each factory's schema, so each still throws one
+ * ConfigurationError listing everything.
  */
-import type { ProblemList } from "../core/configuration-error.js";
-import { readObject, wholeNumber, withDefault } from "../core/option-schema.js";
+import { z } from "zod";
+import { wholeNumber, withDefault } from "../core/option-schema.js";
 import { DEFAULT_LAUNCH_LIMIT as D, type LaunchLimitSettings } from "./launch-limiter.js";
 
 /** What an integrator passes: every field optional. */
@@ -17,11 +17,10 @@ export const launchLimitSchema = {
   maxFailureBackoffMs: withDefault(wholeNumber(0, undefined, "ms"), D.maxFailureBackoffMs),
 };
 
-export function readLaunchLimit(value: unknown, problems: ProblemList, option = "launchLimit"): LaunchLimitSettings {
-  const settings = readObject(launchLimitSchema, value, problems, option, ["must be an object { burst, refillMs, failureBackoffMs, maxFailureBackoffMs }.",
-    `Leave it out for { burst: ${D.burst}, refillMs: ${D.refillMs}, failureBackoffMs: ${D.failureBackoffMs}, maxFailureBackoffMs: ${D.maxFailureBackoffMs} }.`]);
-  if (settings.maxFailureBackoffMs < settings.failureBackoffMs) {
-    problems.add(`${option}.maxFailureBackoffMs`, "is shorter than failureBackoffMs.", `Make it at least failureBackoffMs, or leave both out (${D.failureBackoffMs} and ${D.maxFailureBackoffMs}).`);
-  }
-  return settings;
-}
+/** The whole option: not an object is one problem, each wrong field another (`launchLimit.burst`), then the backoffs' order. */
+export const launchLimitOption = withDefault(
+  z.object(launchLimitSchema, { error: "must be an object { burst, refillMs, failureBackoffMs, maxFailureBackoffMs }." }).refine(
+    (s) => s.maxFailureBackoffMs >= s.failureBackoffMs, { path: ["maxFailureBackoffMs"], error: "is shorter than failureBackoffMs.",
+      params: { fix: `Make it at least failureBackoffMs, or leave both out (${D.failureBackoffMs} and ${D.maxFailureBackoffMs}).` } }),
+  D,
+  { fix: `Leave it out for { burst: ${D.burst}, refillMs: ${D.refillMs}, failureBackoffMs: ${D.failureBackoffMs}, maxFailureBackoffMs: ${D.maxFailureBackoffMs} }.` });

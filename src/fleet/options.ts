@@ -4,8 +4,8 @@
 import { ProblemList } from "../core/configuration-error.js";
 import type { Logger } from "../core/logger.js";
 import { readSecret, type FleetSecret } from "./secret.js";
-import { readBreakerOptions, type CircuitBreakerOptions } from "./breaker-options.js";
-import { readLaunchLimit, type LaunchLimitOptions } from "./launch-limit-options.js";
+import { circuitBreakerOption, type CircuitBreakerOptions } from "./breaker-options.js";
+import { launchLimitOption, type LaunchLimitOptions } from "./launch-limit-options.js";
 import { defaultsOf, optional, pattern, ratio, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
 
 export interface RedisFleetOptions {
@@ -104,8 +104,7 @@ export type FleetSettings = ReturnType<typeof readFleetOptions>;
 
 /**
  * `redisFleet`'s options as a schema: type, range, unit and default of each, in the order
- * problems are listed. `url` and `secret` (required), `launchLimit` and `circuitBreaker`
- * are read beside it.
+ * problems are listed. `url` and `secret` (required) are read before it.
  */
 export const redisFleetSchema = {
   prefix: withDefault(pattern(/^[A-Za-z0-9_.-]{1,40}$/, "must be 1-40 letters, digits, _ . or -."), "eoa"),
@@ -124,6 +123,8 @@ export const redisFleetSchema = {
   rateLimit: optional(wholeNumber(1, undefined, "requests per window"), { fix: "Rename it rateLimitPerMinute (rateLimit is deprecated), or leave it out." }),
   launchShare: withDefault(ratio(0, 1, { maxExclusive: true }), 0.2),
   normalShare: withDefault(ratio(0, 1), 0.1),
+  launchLimit: launchLimitOption,
+  circuitBreaker: circuitBreakerOption,
 };
 
 /**
@@ -146,12 +147,10 @@ export function readFleetOptions(options: RedisFleetOptions) {
   if (o.rateLimit !== undefined && o.rateLimitPerMinute !== undefined) {
     problems.add("rateLimit", "is the old name of rateLimitPerMinute, and both are given.", "Remove rateLimit and keep rateLimitPerMinute.");
   }
-  const launchLimit = readLaunchLimit(o.launchLimit, problems);
-  const circuitBreaker = readBreakerOptions(o.circuitBreaker, problems);
   problems.throwIfAny("redisFleet");
   const { rateLimit, ...rest } = read;
   return {
-    ...rest, url: o.url as string, keys, launchLimit, circuitBreaker,
+    ...rest, url: o.url as string, keys,
     rateLimitPerMinute: read.rateLimitPerMinute ?? rateLimit, deprecatedRateLimit: rateLimit !== undefined,
   };
 }

@@ -61,42 +61,39 @@ export function decodeSecret(text: string): { material: Buffer } | { problem: st
   return { material };
 }
 
-/** Reads `secret` (a string, or a list of `{ id, secret }`) into keys, the sealing one first; problems go to `problems`. */
+/**
+ * Reads `secret` (a string, or a list of `{ id, secret }`) into keys, the sealing one first;
+ * problems go to `problems`. A string is the list `[{ id: "default", secret }]`, its
+ * problems named `secret`.
+ */
 export function readSecret(value: unknown, problems: ProblemList): FleetKey[] {
   if (value === undefined || value === null || value === "") {
     problems.add("secret", "is missing.", FIX);
     return [];
   }
-  if (typeof value === "string") {
-    const decoded = decodeSecret(value);
-    if ("problem" in decoded) {
-      problems.add("secret", decoded.problem, FIX);
-      return [];
-    }
-    return [{ id: DEFAULT_KEY_ID, material: decoded.material }];
-  }
-  if (!Array.isArray(value) || value.length === 0) {
+  const list: unknown = typeof value === "string" ? [{ id: DEFAULT_KEY_ID, secret: value }] : value;
+  if (!Array.isArray(list) || list.length === 0) {
     problems.add("secret", "must be a string or a non-empty list of { id, secret }.", `${FIX} To rotate, list { id, secret } entries, the sealing one first.`);
     return [];
   }
   const keys: FleetKey[] = [];
   const before = problems.size;
-  value.forEach((entry: unknown, i) => {
-    const at = `secret[${i}]`;
+  list.forEach((entry: unknown, i) => {
+    const at = typeof value === "string" ? "secret" : `secret[${i}].secret`;
     const { id, secret } = (entry ?? {}) as Partial<FleetSecret>;
     if (typeof id !== "string" || !KEY_ID.test(id)) {
-      problems.add(`${at}.id`, "must be 1-16 letters, digits, _ or -.", 'Name each secret, e.g. { id: "2025-09", secret }; a plain-string secret had the id "default".');
-    } else if (value.slice(0, i).some((earlier: Partial<FleetSecret> | null | undefined) => earlier?.id === id)) {
-      problems.add(`${at}.id`, `repeats the id "${id}".`, "Give every secret its own id: a value names the secret that opens it by its id.");
+      problems.add(`secret[${i}].id`, "must be 1-16 letters, digits, _ or -.", 'Name each secret, e.g. { id: "2025-09", secret }; a plain-string secret had the id "default".');
+    } else if (list.slice(0, i).some((earlier: Partial<FleetSecret> | null | undefined) => earlier?.id === id)) {
+      problems.add(`secret[${i}].id`, `repeats the id "${id}".`, "Give every secret its own id: a value names the secret that opens it by its id.");
     }
     if (typeof secret !== "string") {
-      problems.add(`${at}.secret`, "is missing.", FIX);
+      problems.add(at, "is missing.", FIX);
       return;
     }
     const decoded = decodeSecret(secret);
-    if ("problem" in decoded) problems.add(`${at}.secret`, decoded.problem, FIX);
+    if ("problem" in decoded) problems.add(at, decoded.problem, FIX);
     else if (keys.some((k) => k.material.equals(decoded.material))) {
-      problems.add(`${at}.secret`, "repeats an earlier entry's secret.", "List each secret once, under one id.");
+      problems.add(at, "repeats an earlier entry's secret.", "List each secret once, under one id.");
     } else if (typeof id === "string") keys.push({ id, material: decoded.material });
   });
   return problems.size > before ? [] : keys;

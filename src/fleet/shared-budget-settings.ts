@@ -4,9 +4,10 @@
  */
 import { DEFAULT_RATE_LIMITS } from "../platform/options.js";
 import type { KeyLimit } from "../platform/rate-budget.js";
+import type { FleetSettings } from "./options.js";
 
-export interface SharedBudgetSettings {
-  prefix: string;
+/** `redisFleet`'s settings the budget reads as they are (their types from its schema), and the key's own. */
+export type SharedBudgetSettings = Pick<FleetSettings, "prefix" | "maxConcurrency" | "launchShare" | "normalShare" | "expectedInstances"> & {
   /** Requests per window for this budget's key. */
   limit: number;
   /** `limit` is a default (the key environment's): the platform's stated limit replaces it, higher or lower. */
@@ -14,10 +15,6 @@ export interface SharedBudgetSettings {
   /** `redisFleet`'s `rateLimitPerMinute` when set: every key's limit, whatever its client says. */
   fleetLimit?: number | undefined;
   windowMs: number;
-  maxConcurrency: number;
-  launchShare: number;
-  normalShare: number;
-  expectedInstances: number;
   /** The Redis name of a key's window, from the key's hash (an HMAC under the fleet secret). */
   nameKey: (keyHash: string) => string;
   /**
@@ -25,7 +22,7 @@ export interface SharedBudgetSettings {
    * found new is then taken to be full for one window length, as after a Redis restart.
    */
   renamed: boolean;
-}
+};
 
 /**
  * One key's limit: the fleet's `rateLimitPerMinute` when set; else the one its client

@@ -7,15 +7,14 @@
  */
 import { ProblemList } from "../core/configuration-error.js";
 import { toLogger } from "../core/logger.js";
-import { STORE_METHODS } from "../store/types.js";
-import { resolveLaunchSettings } from "./launch/settings.js";
+import { STORE_METHODS, type OralStore } from "../store/types.js";
+import { launchSchema } from "./launch/settings.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import { resolvePrepareSettings, warnIfPrewarm } from "./prepare/settings.js";
 import { z } from "zod";
 import { checked, fn, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
 import { checkOrigin } from "./shared/checks.js";
-import type { GuardSettings } from "./shared/guards.js";
-import { resolvePageSettings } from "./shared/page-settings.js";
+import { pageSchema } from "./shared/page-settings.js";
 import { resolveFleetSettings } from "./shared/fleet-settings.js";
 import { resolveOrganizationSource } from "./organization/settings.js";
 import { resolveLtiSettings, warnIfLtiSeconds } from "../lti/settings.js";
@@ -31,10 +30,12 @@ import { resolveMetricsSettings } from "./metrics/settings.js";
 export type RouterSettings = ReturnType<typeof resolveRouterOptions>;
 
 const BODY_LIMIT = 'must be a positive number of bytes or a size like "100kb".';
+/** The methods of the store interface a custom store lacks (every one is needed, deletes included). */
+const missingMethods = (store: unknown) => STORE_METHODS.filter((m) => typeof (store as Record<string, unknown> | null)?.[m] !== "function");
 
 /** The router's own options as a schema (each feature's are beside it: launch, prepare, pages, records, organization). */
 export const routerSchema = {
-  isInstructor: optional(fn<GuardSettings["isInstructor"]>(), { fix: "Pass a function or leave isInstructor out for the default." }),
+  isInstructor: optional(fn<NonNullable<OralAssessmentsOptions["isInstructor"]>>(), { fix: "Pass a function or leave isInstructor out for the default." }),
   resolveClassId: optional(fn<NonNullable<OralAssessmentsOptions["resolveClassId"]>>(), { fix: "Pass a function or leave resolveClassId out for the default." }),
   bodyLimit: withDefault(z.union([z.number(), z.string()], { error: BODY_LIMIT }).transform((v, ctx) => bytesOf(v) ?? (ctx.addIssue({ code: "custom", message: BODY_LIMIT }), z.NEVER)),
     102_400, { fix: 'Use e.g. bodyLimit: "100kb".', unit: "bytes" }),
@@ -43,24 +44,20 @@ export const routerSchema = {
     { fix: 'Use e.g. ["https://lms.example.edu"].' }),
   publicOrigin: optional(checked((v, option, problems) => checkOrigin(v, option, problems, true))),
   listCacheMs: withDefault(wholeNumber(0, undefined, "ms"), 5_000, { fix: "Use 0 to disable the cache, or leave it out for 5000." }),
+  store: optional(z.custom<OralStore>((store) => missingMethods(store).length === 0, {
+    error: (issue) => `does not implement ${missingMethods(issue.input).join(", ")}.`,
+  }), { fix: "Pass memoryStore(), sqliteStore({ filename }) or postgresStore({ connectionString })." }),
 };
 
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined) {
   const problems = new ProblemList();
   const o = (options ?? {}) as Partial<OralAssessmentsOptions>;
-  const { isInstructor, resolveClassId, bodyLimit, trustedOrigins, publicOrigin, listCacheMs } = readOptions(routerSchema, o, problems);
-  if (o.store !== undefined) {
-    const missing = STORE_METHODS.filter((m) => typeof (o.store as unknown as Record<string, unknown>)?.[m] !== "function");
-    if (missing.length > 0) {
-      problems.add("store", `does not implement ${missing.join(", ")}.`, "Pass memoryStore(), sqliteStore({ filename }) or postgresStore({ connectionString }).");
-    }
-  }
-
-  const launch = resolveLaunchSettings(o, problems);
+  const { isInstructor, trustedOrigins, publicOrigin, listCacheMs, bodyLimit, ...router } = readOptions(routerSchema, o, problems);
+  const launch = readOptions(launchSchema, o, problems);
   const prepare = resolvePrepareSettings(o, problems);
   const logger = toLogger(o.logger);
-  const pages = resolvePageSettings(o, problems, logger);
-  const { fleet, launchLimit, circuitBreaker, platform: onFleetBudget } = resolveFleetSettings(o, problems);
+  const pages = { ...readOptions(pageSchema, o, problems), logger };
+  const { platform: onFleetBudget, ...fleet } = resolveFleetSettings(o, problems);
   const organizations = resolveOrganizationSource(o, onFleetBudget, launch.examHost, problems);
   const lti = resolveLtiSettings(o.lti, problems);
   // With many organizations, a deployment's `organization` is the id of the one it launches for.
@@ -76,16 +73,15 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     /** One organization (the `platform` option) or a resolver (`organization`). */
     organizations: organizations!, // checked above: throwIfAny threw without it
     logger,
-    store: o.store,
-    resolveClassId,
+    /** `store` and `resolveClassId`. */
+    ...router,
     guards: { isInstructor: isInstructor ?? (() => false), trustedOrigins: new Set(trustedOrigins), publicOrigin },
     instructor: { listCacheMs, bodyLimit },
     launch,
     prepare,
     pages,
-    fleet,
-    launchLimit,
-    circuitBreaker,
+    /** `fleet`, `launchLimit` and `circuitBreaker`. */
+    ...fleet,
     lti,
     launchRecord,
     live,

@@ -74,4 +74,27 @@ describe("oralAssessments() options", () => {
     expect(problem?.message).toBe("does not implement deleteClass, deleteAssessment.");
     expect(() => oralAssessments({ platform, canLaunch: "any-signed-in-user", store: memoryStore() })).not.toThrow();
   });
+
+  it("reads launchLimit and circuitBreaker as redisFleet does: each wrong field named, a non-object once, the backoffs' order", () => {
+    const problems = problemsOf(() => oralAssessments({
+      platform, canLaunch: "any-signed-in-user",
+      launchLimit: { burst: 0, failureBackoffMs: 5_000, maxFailureBackoffMs: 1_000 }, circuitBreaker: "fast" as never,
+    }));
+    expect(problems.map((p) => `${p.option}: ${p.message}`)).toEqual([
+      "launchLimit.burst: must be a whole number ≥ 1, got 0.",
+      "launchLimit.maxFailureBackoffMs: is shorter than failureBackoffMs.",
+      "circuitBreaker: must be an object { minFailures, failureRatio, windowMs, openMs, probeLeaseMs }.",
+    ]);
+    expect(problems.map((p) => p.fix)).toEqual([
+      "Leave it out for the default (3).",
+      "Make it at least failureBackoffMs, or leave both out (2000 and 60000).",
+      "Leave it out for the defaults (5 failures, half the calls, within 30 s; open 15 s).",
+    ]);
+  });
+
+  it("names each resolver option set without organization", () => {
+    const problems = problemsOf(() => oralAssessments({ platform, canLaunch: "any-signed-in-user", organizationCache: { max: 5 }, organizationClient: {} }));
+    expect(problems.map((p) => `${p.option}: ${p.message}`))
+      .toEqual(["organizationCache: is set without organization.", "organizationClient: is set without organization."]);
+  });
 });

@@ -9,6 +9,7 @@ import type { LaunchContext } from "../shared/options.js";
 import { EXAM_ID_PATTERN, type ExamClass, type ExamDirectory } from "../shared/exam-directory.js";
 import { sendPage } from "../shared/html.js";
 import { userOf } from "../shared/user.js";
+import { studentFromUser } from "../../identity/student-from-user.js";
 import type { LaunchOutcome } from "./pages.js";
 import type { LaunchSettings } from "./settings.js";
 import type { ExamKind } from "../../store/types.js";
@@ -80,7 +81,7 @@ export async function admit(
     sendPage(res, { status: 404, title: "Exam not found", message: "We could not find this exam. It may have been removed; ask your instructor for a new link." });
     return void done(req, "unknown_exam", 404, started);
   }
-  const parsed = StudentIdentity.safeParse((linked ? linked.student : await settings.student(req)) ?? {});
+  const parsed = StudentIdentity.safeParse((linked ? linked.student : await (settings.student ?? studentFromRequest)(req)) ?? {});
   if (!parsed.success) {
     const fields = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? "student")))];
     const named = fields.map((f) => `${FIELD_NAMES[f] ?? f} (${f})`).join(", ");
@@ -96,4 +97,13 @@ export async function admit(
     return void done(req, "forbidden", 403, started, { user: student.orgInternalId, student });
   }
   return { examId, exam, student };
+}
+
+/**
+ * The default student mapper: `req.user` as real login strategies leave it (a flat
+ * record, passport's normalized profile, ID-token claims, SAML or LDAP attributes), read
+ * by the exported `studentFromUser`.
+ */
+function studentFromRequest(req: Request): Partial<StudentIdentity> | undefined {
+  return studentFromUser(userOf(req));
 }

@@ -1,36 +1,32 @@
 /**
- * The launch feature's settings: the options `GET /launch/:examId` reads, resolved and
- * checked. Problems are added to the router's list (one ConfigurationError for all).
+ * The launch feature's settings: the options `GET /launch/:examId` reads, as a schema the
+ * router reads with its own (settings.ts: one ConfigurationError for all).
  */
-import type { Request } from "express";
-import type { ProblemList } from "../../core/configuration-error.js";
-import type { StudentIdentity } from "../../platform/schemas.js";
 import type { OralAssessmentsOptions } from "../shared/options.js";
-import { checked, fn, optional, pattern, readOptions, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
+import { z } from "zod";
+import { checked, fn, optional, optionMeta, pattern, shown, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
 import { ANY_SIGNED_IN_USER, checkOrigin, checkSiteUrl } from "../shared/checks.js";
-import { studentFromUser } from "../../identity/student-from-user.js";
-import { userOf } from "../shared/user.js";
 
 /**
- * The schema's fields (`examHost` undefined: students go to the platform's own host, with
- * no token), `student` defaulted, and `canLaunch`: undefined only for
- * `"any-signed-in-user"`, the integrator accepted that every signed-in user may launch.
+ * The schema's fields: `examHost` undefined, students go to the platform's own host, with
+ * no token; `canLaunch` undefined only for `"any-signed-in-user"`, the integrator accepted
+ * that every signed-in user may launch; `student` undefined, the default mapper (admission.ts).
  */
-export type LaunchSettings = OptionsOf<typeof launchSchema> & {
-  student: NonNullable<OralAssessmentsOptions["student"]>;
-  canLaunch: Exclude<OralAssessmentsOptions["canLaunch"], string> | undefined;
-};
+export type LaunchSettings = OptionsOf<typeof launchSchema>;
 
 /**
- * The default student mapper: `req.user` as real login strategies leave it (a flat
- * record, passport's normalized profile, ID-token claims, SAML or LDAP attributes), read
- * by the exported `studentFromUser`.
+ * `canLaunch` has no silent default: without it every signed-in user could launch every
+ * known exam and be enrolled in its class on the platform. The integrator either checks
+ * the roster or says, in so many words, that anyone signed in may launch.
  */
-export function studentFromRequest(req: Request): Partial<StudentIdentity> | undefined {
-  return studentFromUser(userOf(req));
-}
+const canLaunch = z.union([z.literal(ANY_SIGNED_IN_USER).transform(() => undefined), fn<Exclude<OralAssessmentsOptions["canLaunch"], string>>()], {
+  error: (issue) => (issue.input === undefined ? "is missing: who may launch an exam must be decided explicitly."
+    : `must be a function or "${ANY_SIGNED_IN_USER}", got ${shown(issue.input)}.`),
+});
+optionMeta.add(canLaunch, { fix: "Pass a roster check, e.g. canLaunch: async (req, { classId }) => roster.has(classId, req.user.id), " +
+  `or canLaunch: "${ANY_SIGNED_IN_USER}" to let every signed-in user launch every exam (and be enrolled in its class) on purpose.` });
 
-/** The launch's options as a schema (`canLaunch` is read apart: it has no default on purpose). */
+/** The launch's options as a schema. */
 export const launchSchema = {
   examHost: optional(checked((v, option, problems) => checkOrigin(v, option, problems, true))),
   student: optional(fn<NonNullable<OralAssessmentsOptions["student"]>>(), { fix: "Pass a function or leave student out for the default." }),
@@ -40,24 +36,5 @@ export const launchSchema = {
   launchWaitMs: withDefault(wholeNumber(1_000, undefined, "ms"), 120_000),
   /** At most 30 s: proxies and browsers give up on requests held longer. */
   waitingPageAfterMs: withDefault(wholeNumber(0, 30_000, "ms"), 2_000, { fix: "Use a few seconds (proxies and browsers give up on requests held longer than 30 s), e.g. 2000." }),
+  canLaunch,
 };
-
-export function resolveLaunchSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): LaunchSettings {
-  const settings = readOptions(launchSchema, o, problems);
-  return { ...settings, student: settings.student ?? studentFromRequest, canLaunch: resolveCanLaunch(o.canLaunch, problems) };
-}
-
-/**
- * `canLaunch` has no silent default: without it every signed-in user could launch every
- * known exam and be enrolled in its class on the platform. The integrator either checks
- * the roster or says, in so many words, that anyone signed in may launch.
- */
-function resolveCanLaunch(value: OralAssessmentsOptions["canLaunch"] | undefined, problems: ProblemList): LaunchSettings["canLaunch"] {
-  if (value === ANY_SIGNED_IN_USER) return undefined;
-  if (typeof value === "function") return value;
-  const fix = "Pass a roster check, e.g. canLaunch: async (req, { classId }) => roster.has(classId, req.user.id), " +
-    `or canLaunch: "${ANY_SIGNED_IN_USER}" to let every signed-in user launch every exam (and be enrolled in its class) on purpose.`;
-  if (value === undefined) problems.add("canLaunch", "is missing: who may launch an exam must be decided explicitly.", fix);
-  else problems.add("canLaunch", `must be a function or "${ANY_SIGNED_IN_USER}", got ${typeof value === "string" ? JSON.stringify(value) : typeof value}.`, fix);
-  return undefined;
-}

@@ -8,12 +8,10 @@ import type { PlatformClient } from "../../platform/types.js";
 import type { OralAssessmentsOptions } from "../shared/options.js";
 import type { OrganizationSource } from "./organizations.js";
 
-/** `organizationCache`'s defaults: a district's dozen schools and a product's thousand customers both fit. */
-export const ORGANIZATION_CACHE_DEFAULTS = Object.freeze({ max: 1_000, idleMs: 15 * 60_000 });
-
+/** `organizationCache`: by default a district's dozen schools and a product's thousand customers both fit. */
 export const organizationCacheSchema = {
-  max: withDefault(wholeNumber(1), ORGANIZATION_CACHE_DEFAULTS.max),
-  idleMs: withDefault(wholeNumber(1, undefined, "ms"), ORGANIZATION_CACHE_DEFAULTS.idleMs),
+  max: withDefault(wholeNumber(1), 1_000),
+  idleMs: withDefault(wholeNumber(1, undefined, "ms"), 15 * 60_000),
 };
 
 const isClient = (p: unknown): p is PlatformClient => {
@@ -39,8 +37,7 @@ export function resolveOrganizationSource(
     if (typeof o.organization !== "function") return undefined;
     return { kind: "resolver", resolve: o.organization, client: o.organizationClient ?? {}, cache };
   }
-  if (o.organizationCache !== undefined || o.organizationClient !== undefined) {
-    const option = o.organizationCache !== undefined ? "organizationCache" : "organizationClient";
+  for (const option of (["organizationCache", "organizationClient"] as const).filter((name) => o[name] !== undefined)) {
     problems.add(option, "is set without organization.", "Leave it out, or pass organization for many organizations.");
   }
   if (!isClient(o.platform)) {

@@ -5,8 +5,7 @@
  */
 import type { ProblemList } from "../../core/configuration-error.js";
 import type { Logger } from "../../core/logger.js";
-import type { StudentIdentity } from "../../platform/schemas.js";
-import type { MaybePromise, OralAssessmentsOptions } from "../shared/options.js";
+import type { OralAssessmentsOptions } from "../shared/options.js";
 import { warnDeprecated } from "../../core/deprecation.js";
 import { fn, optional, ratio, readObject, readOptions, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
 
@@ -24,17 +23,14 @@ export const prepareSchema = {
 };
 
 /** The schema's fields (`leadMs` undefined: computed from the roster), and the `roster` option. */
-export type PrepareSettings = OptionsOf<typeof prepareSchema> & {
-  roster: ((classId: string, examId: string) => MaybePromise<StudentIdentity[] | undefined>) | undefined;
-};
+export type PrepareSettings = OptionsOf<typeof prepareSchema> & { roster: OralAssessmentsOptions["roster"] };
 
 export function resolvePrepareSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): PrepareSettings {
   if (o.prepare !== undefined && o.prewarm !== undefined) {
     problems.add("prewarm", "is the deprecated name of prepare, and both are set.", "Keep only prepare.");
   }
   const name = o.prepare === undefined && o.prewarm !== undefined ? "prewarm" : "prepare";
-  const input = o.prepare ?? o.prewarm;
-  const p = readObject(prepareSchema, input, problems, name, ["must be an object.", "Pass { tokenTtlMs, … } or leave it out."]);
+  const p = readObject(prepareSchema, o[name], problems, name, ["must be an object.", "Pass { tokenTtlMs, … } or leave it out."]);
   if (p.minTokenLifeMs >= p.tokenTtlMs) {
     problems.add(`${name}.minTokenLifeMs`, `(${p.minTokenLifeMs}) must be less than ${name}.tokenTtlMs (${p.tokenTtlMs}).`, "A token must be usable for some time after it is issued.");
   }

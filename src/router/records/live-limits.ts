@@ -8,10 +8,11 @@ import { studentFromUser } from "../../identity/student-from-user.js";
 import type { Problem } from "../shared/problem.js";
 import { userOf } from "../shared/user.js";
 
+/** The `live` option's caps, by the option's names. */
 export interface LiveLimitSettings {
-  perUser: number;
-  perOrganization: number;
-  perProcess: number;
+  maxStreamsPerUser: number;
+  maxStreamsPerOrganization: number;
+  maxStreams: number;
 }
 
 /** Seconds a refused stream is told to wait: streams do not free on a schedule, so a guess. */
@@ -32,9 +33,10 @@ export class LiveStreamLimits {
   take(organization: string, req: Request): (() => void) | Problem {
     const user = `u\u0000${organization}\u0000${userKey(req)}`;
     const org = `o\u0000${organization}`;
-    const over = (this.counts.get(user) ?? 0) >= this.limits.perUser ? ["maxStreamsPerUser", this.limits.perUser, "you have"]
-      : (this.counts.get(org) ?? 0) >= this.limits.perOrganization ? ["maxStreamsPerOrganization", this.limits.perOrganization, "this organization has"]
-        : this.total >= this.limits.perProcess ? ["maxStreams", this.limits.perProcess, "this server has"] : undefined;
+    const { maxStreamsPerUser, maxStreamsPerOrganization, maxStreams } = this.limits;
+    const over = (this.counts.get(user) ?? 0) >= maxStreamsPerUser ? ["maxStreamsPerUser", maxStreamsPerUser, "you have"]
+      : (this.counts.get(org) ?? 0) >= maxStreamsPerOrganization ? ["maxStreamsPerOrganization", maxStreamsPerOrganization, "this organization has"]
+        : this.total >= maxStreams ? ["maxStreams", maxStreams, "this server has"] : undefined;
     if (over) {
       return {
         status: 429, code: "too_many_streams", title: "Too many live views open",

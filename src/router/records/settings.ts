@@ -4,9 +4,8 @@
  * router's list (one ConfigurationError for all).
  */
 import type { ProblemList } from "../../core/configuration-error.js";
-import { objectOrAbsent, ratio, readObject, readOptions, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
+import { ratio, readObject, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
 import type { LaunchRecordOptions, LiveViewOptions } from "../shared/options.js";
-import type { LiveLimitSettings } from "./live-limits.js";
 
 export const launchRecordSchema = {
   retentionDays: withDefault(ratio(0, Infinity, { minExclusive: true }), 180, { unit: "days" }),
@@ -29,14 +28,13 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Undefined: `launchRecord: false`, nothing recorded. */
 export function resolveLaunchRecordSettings(value: LaunchRecordOptions | false | undefined, problems: ProblemList): LaunchRecordSettings | undefined {
   if (value === false) return undefined;
-  if (!objectOrAbsent(value, "launchRecord", problems, "must be an object or false.", "Pass e.g. { retentionDays: 180 }, false to record nothing, or leave it out.")) return undefined;
-  const { retentionDays, ...o } = readOptions(launchRecordSchema, value, problems, "launchRecord");
+  const { retentionDays, ...o } = readObject(launchRecordSchema, value, problems, "launchRecord",
+    ["must be an object or false.", "Pass e.g. { retentionDays: 180 }, false to record nothing, or leave it out."]);
   if (o.bufferSize < o.batchSize) problems.add("launchRecord.bufferSize", "must be at least batchSize.", "Raise bufferSize or lower batchSize.");
   return { ...o, retentionMs: retentionDays * DAY_MS };
 }
 
 /** The `live` option resolved: the caps on open event streams. */
-export function resolveLiveSettings(value: LiveViewOptions | undefined, problems: ProblemList): LiveLimitSettings {
-  const o = readObject(liveSchema, value, problems, "live", ["must be an object.", "Pass e.g. { maxStreamsPerUser: 5 }, or leave it out."]);
-  return { perUser: o.maxStreamsPerUser, perOrganization: o.maxStreamsPerOrganization, perProcess: o.maxStreams };
+export function resolveLiveSettings(value: LiveViewOptions | undefined, problems: ProblemList) {
+  return readObject(liveSchema, value, problems, "live", ["must be an object.", "Pass e.g. { maxStreamsPerUser: 5 }, or leave it out."]);
 }

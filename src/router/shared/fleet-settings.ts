@@ -3,10 +3,12 @@
  * ConfigurationError. The last two configure the default in-process fleet; beside a
  * fleet they belong on `redisFleet`, so every instance enforces the same values.
  */
+import { z } from "zod";
 import type { ProblemList } from "../../core/configuration-error.js";
-import { readBreakerOptions } from "../../fleet/breaker-options.js";
+import { optional, readOptions } from "../../core/option-schema.js";
+import { circuitBreakerOption } from "../../fleet/breaker-options.js";
 import type { Fleet } from "../../fleet/fleet.js";
-import { readLaunchLimit } from "../../fleet/launch-limit-options.js";
+import { launchLimitOption } from "../../fleet/launch-limit-options.js";
 import type { OralAssessmentsOptions } from "./options.js";
 import { onFleetBudget } from "../../platform/budget-binding.js";
 import type { RateBudget } from "../../platform/rate-budget-interface.js";
@@ -14,24 +16,18 @@ import type { PlatformClient } from "../../platform/types.js";
 
 const FLEET_PARTS = ["attempts", "preparedTokens", "planLeases", "launchLimiter", "breaker"] as const;
 
+/** A fleet as `redisFleet` and `inProcessFleet` make one: its parts, its instance id and `close()`. */
+const fleetSchema = optional(z.custom<Fleet>((value) => {
+  const f = value as Record<string, unknown> | null;
+  return FLEET_PARTS.every((part) => typeof f?.[part] === "object" && f[part] !== null) && typeof f?.instanceId === "string" && typeof f?.close === "function";
+}, { error: "is not a fleet." }), { fix: "Pass redisFleet({ url, secret }) (or inProcessFleet()), or leave fleet out for one instance." });
+
 /** `platform`: the platform client on the fleet's budget (the app's own, or its twin the router built), when a fleet shares one. */
 export function resolveFleetSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList) {
-  let fleet: Fleet | undefined;
-  if (o.fleet !== undefined) {
-    const f = o.fleet as unknown as Record<string, unknown> | null;
-    const missing = FLEET_PARTS.filter((part) => typeof f?.[part] !== "object" || f?.[part] === null);
-    if (missing.length > 0 || typeof f?.instanceId !== "string" || typeof f?.close !== "function") {
-      problems.add("fleet", "is not a fleet.", "Pass redisFleet({ url, secret }) (or inProcessFleet()), or leave fleet out for one instance.");
-    } else fleet = o.fleet;
-  }
-  const launchLimit = readLaunchLimit(o.launchLimit, problems);
-  const circuitBreaker = readBreakerOptions(o.circuitBreaker, problems);
-  if (o.fleet !== undefined) {
-    for (const option of ["launchLimit", "circuitBreaker"] as const) {
-      if (o[option] !== undefined) {
-        problems.add(option, "is set on the router when a fleet is passed.", `Move it to redisFleet({ ${option} }) so every instance enforces the same one.`);
-      }
-    }
+  const fleetOptions = { fleet: fleetSchema, launchLimit: launchLimitOption, circuitBreaker: circuitBreakerOption };
+  const { fleet, launchLimit, circuitBreaker } = readOptions(fleetOptions, o, problems);
+  for (const option of o.fleet === undefined ? [] : (["launchLimit", "circuitBreaker"] as const).filter((name) => o[name] !== undefined)) {
+    problems.add(option, "is set on the router when a fleet is passed.", `Move it to redisFleet({ ${option} }) so every instance enforces the same one.`);
   }
   const platform = fleet?.rateBudget && o.platform ? onFleetBudgetOf(o.platform, fleet.rateBudget, problems) : undefined;
   return { fleet, launchLimit, circuitBreaker, platform };
