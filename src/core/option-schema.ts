@@ -109,7 +109,8 @@ export const defaultsOf = <S extends Shape>(shape: S): Readonly<OptionsOf<S>> =>
 
 /**
  * zod's issues as problems, one per option (the first issue of each path), each with its
- * fix: the check's own (`checked`), else the option's (a nested field's is its option's).
+ * fix: the check's own (`checked`), else that of the innermost field along the issue's
+ * path that has one (a nested object's or a list entry's own field), else the option's.
  */
 export function addIssues(problems: ProblemList, schema: z.ZodType, issues: readonly z.core.$ZodIssue[], at: string): void {
   const seen = new Set<string>();
@@ -117,9 +118,21 @@ export function addIssues(problems: ProblemList, schema: z.ZodType, issues: read
     const option = at + issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
     if (seen.has(option)) continue;
     seen.add(option);
-    const fix = (issue as { params?: { fix?: string } }).params?.fix ?? optionMeta.get(schema)?.fix ?? "Leave it out for the default.";
+    const fix = (issue as { params?: { fix?: string } }).params?.fix ?? fixAlong(schema, issue.path) ?? "Leave it out for the default.";
     problems.add(option, issue.message.replaceAll(OPTION, option), fix.replaceAll(OPTION, option));
   }
+}
+
+/** The fix of the innermost schema along `path` that has one (through defaults, optionals, objects and arrays). */
+function fixAlong(schema: z.ZodType, path: readonly PropertyKey[]): string | undefined {
+  let fix = optionMeta.get(schema)?.fix;
+  let s: z.ZodType | undefined = schema;
+  for (const key of path) {
+    while (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s.def.innerType as z.ZodType;
+    s = s instanceof z.ZodObject ? (s.shape as Shape)[String(key)] : s instanceof z.ZodArray ? (s.element as z.ZodType) : undefined;
+    fix = (s && optionMeta.get(s)?.fix) ?? fix;
+  }
+  return fix;
 }
 
 /** Whether `value` is absent or an object; anything else is one problem at `at`. */
