@@ -77,7 +77,8 @@ function described<S extends z.ZodType>(schema: S, meta: OptionMeta): S {
 
 /**
  * `schema` with its default (and metadata). A wrong value reads as the default, and its fix
- * says so unless `meta` gives one.
+ * says so unless `meta` gives one. Not for a function default: zod calls a function given
+ * to `.default()` as a factory of the default (read those `optional`, then `?? theDefault`).
  */
 export const withDefault = <S extends z.ZodType>(schema: S, value: z.output<S>, meta: OptionMeta = {}) =>
   described(schema.default(value as never), { fix: `Leave it out for the default (${JSON.stringify(value)}).`, ...meta });

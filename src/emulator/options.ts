@@ -25,15 +25,18 @@ export type RateLimits = ResolvedOptions["rateLimits"];
  */
 export type ResolvedOptions = ReturnType<typeof resolveOptions>;
 
+/** The fix of every rate-limit field: the emulator's defaults are the vendor's published limits. */
+const VENDOR_DEFAULT = { fix: "Omit it for the vendor's default." };
+
 /** The emulator's options as a schema (organizations and keys are read by `resolveOrganizations`). */
 export const emulatorSchema = {
   port: withDefault(wholeNumber(0, 65_535), 0, { fix: "Use 0 to pick a free port." }),
   host: withDefault(pattern(/./, "must be a non-empty string."), "127.0.0.1", { fix: "Use 127.0.0.1." }),
   rateLimits: withDefault(z.object({
-    dev: withDefault(wholeNumber(0), 60),
-    prod: withDefault(wholeNumber(0), 600),
-    windowMs: withDefault(wholeNumber(1, undefined, "ms"), 60_000),
-  }, { error: "must be an object { dev, prod, windowMs }." }), { dev: 60, prod: 600, windowMs: 60_000 }, { fix: "Omit it for the vendor's default." }),
+    dev: withDefault(wholeNumber(0), 60, VENDOR_DEFAULT),
+    prod: withDefault(wholeNumber(0), 600, VENDOR_DEFAULT),
+    windowMs: withDefault(wholeNumber(1, undefined, "ms"), 60_000, VENDOR_DEFAULT),
+  }, { error: "must be an object { dev, prod, windowMs }." }), { dev: 60, prod: 600, windowMs: 60_000 }, VENDOR_DEFAULT),
   classCapacity: withDefault(wholeNumber(0), 1000),
   ticketParam: withDefault(pattern(/^[A-Za-z0-9_.~-]+$/, "must be a non-empty query parameter name (letters, digits, _ . ~ -)."), "__clerk_ticket"),
   tokenTtlMs: withDefault(wholeNumber(1, undefined, "ms"), 600_000),
