@@ -5,8 +5,7 @@
  * copies and JSON-shaped `data`, so code tested against it behaves the same in production.
  */
 import { ProblemList } from "../core/configuration-error.js";
-import { readOptions } from "../core/option-schema.js";
-import { memoryStoreSchema } from "./options.js";
+import { memoryStoreSchema, readStoreOptions } from "./options.js";
 import { memoryIdempotency } from "./idempotency.js";
 import { lifecycle } from "./lifecycle.js";
 import { memoryLaunches } from "./memory-launches.js";
@@ -75,7 +74,8 @@ export interface MemoryStoreOptions {
 
 export function memoryStore(options: MemoryStoreOptions = {}): OralStore {
   const problems = new ProblemList();
-  const { maxLaunchRecords } = readOptions(memoryStoreSchema, options, problems);
+  // Read like the other stores: a misspelt option is a problem, not silently ignored.
+  const { maxLaunchRecords } = readStoreOptions(problems, options, memoryStoreSchema);
   problems.throwIfAny("memoryStore");
   const organizations = new Map<string, Tables>();
   const state = lifecycle("memoryStore", async () => undefined, () => undefined);

@@ -97,4 +97,12 @@ describe("oralAssessments() options", () => {
     expect(problems.map((p) => `${p.option}: ${p.message}`))
       .toEqual(["organizationCache: is set without organization.", "organizationClient: is set without organization."]);
   });
+
+  it("refuses an organizationCache that is not an object, or names a field it does not have", () => {
+    const organization = async () => ({ id: "north", apiKey: TEST_KEY, baseUrl: "http://127.0.0.1:9" });
+    const of = (organizationCache: unknown) =>
+      problemsOf(() => oralAssessments({ organization, canLaunch: "any-signed-in-user", organizationCache } as never)).map((p) => `${p.option}: ${p.message}`);
+    expect(of(5)).toEqual(["organizationCache: must be an object { max, idleMs }."]);
+    expect(of({ maxx: 5, idleMs: 0 })).toEqual(["organizationCache.maxx: is not an option.", "organizationCache.idleMs: must be a whole number of ms ≥ 1, got 0."]);
+  });
 });

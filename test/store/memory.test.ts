@@ -24,4 +24,16 @@ describe("memoryStore: launch records", () => {
   it("refuses a bound that is not a whole number ≥ 1", () => {
     expect(() => memoryStore({ maxLaunchRecords: 0 })).toThrow(ConfigurationError);
   });
+
+  it("names a misspelt option, as the other stores do", () => {
+    const error = (() => {
+      try {
+        memoryStore({ maxLaunchRecord: 3 } as never);
+      } catch (e) {
+        return e as ConfigurationError;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error!.problems.map((p) => `${p.option}: ${p.message}`)).toEqual(["maxLaunchRecord: is not an option."]);
+  });
 });

@@ -3,7 +3,7 @@
  * ConfigurationError: one organization (a constant answer) or a resolver, never both.
  */
 import type { ProblemList } from "../../core/configuration-error.js";
-import { readOptions, wholeNumber, withDefault } from "../../core/option-schema.js";
+import { readObject, wholeNumber, withDefault } from "../../core/option-schema.js";
 import type { PlatformClient } from "../../platform/types.js";
 import type { OralAssessmentsOptions } from "../shared/options.js";
 import type { OrganizationSource } from "./organizations.js";
@@ -33,7 +33,7 @@ export function resolveOrganizationSource(
     if (o.examHost !== undefined) {
       problems.add("examHost", "is set beside organization: each organization's examHost comes from the resolver.", "Move it into what organization(req) answers.");
     }
-    const cache = readOptions(organizationCacheSchema, o.organizationCache, problems, "organizationCache");
+    const cache = readObject(organizationCacheSchema, o.organizationCache, problems, "organizationCache", ["must be an object { max, idleMs }.", "Leave it out for the defaults (1000 organizations, 15 minutes idle)."], true);
     if (typeof o.organization !== "function") return undefined;
     return { kind: "resolver", resolve: o.organization, client: o.organizationClient ?? {}, cache };
   }
