@@ -50,7 +50,11 @@ describe.runIf(available)("when Redis loses the window", () => {
     Promise.all(Array.from({ length: n }, (_, i) => clients[i % clients.length]!.courses.list().then(() => "ok", (e: { status?: number }) => `failed ${e.status}`)));
   const refusedSince = (emulator: Emulator, since: number) => emulator.requests.filter((r) => r.at >= since && r.status === 429).length;
 
-  it("restarted empty: two instances take the window to be full and meet at most one 429", async () => {
+  // Retried like redis-outage's "restarted empty" (docs/fleet.md, Limits): 2 platform 429s
+  // once in a clean-clone CI run of 2026-11-26 and in 1 of 8 runs alone under six CPU
+  // burners (load 7; 0 of 8 under three, 0 of 22 at load 7-8 with a logger attached). Each
+  // retry is a fresh fleet, window and Redis restart; a real regression fails every attempt.
+  it("restarted empty: two instances take the window to be full and meet at most one 429", { retry: 2 }, async () => {
     const { port, redis, emulator, fleets, clients } = await setUp(2);
     await redis.server.stop();
     redis.server = await startRedisServer(port);
