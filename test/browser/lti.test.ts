@@ -14,7 +14,7 @@
  * (the refusal page itself only says "This launch could not be accepted").
  */
 import { existsSync, mkdirSync } from "node:fs";
-import { chromium, type Browser, type BrowserContext, type Frame, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Frame, type Page, type Request } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { linkCourse, startLtiBench, type LtiBench } from "../support/lti.js";
 
@@ -39,12 +39,15 @@ function expectNoRefusal(bench: LtiBench): void {
 
 // One retry: on a loaded machine the cross-site frame at times never reached the picker or
 // the launch page within 30 s (an open finding; the error lists the refused check, if
-// any, and what each frame showed). Now each step waits up to STEP_MS.
+// any, what each frame showed, and the trace: every navigation the browser sent and what
+// came back, and the tool's log events). Now each step waits up to STEP_MS. It failed once
+// more in a clean-clone CI run (1017947, idle machine), the frame left at the tool's
+// launch, then at the LMS's /auth; the trace is there to say which request never came back.
 describe.runIf(existsSync(CHROMIUM))("an LTI launch in a browser", { retry: 1 }, () => {
   it("keeps its one partitioned cookie in the LMS's frame with third-party cookies blocked (CHIPS): the launch needs no Platform Storage, and removes the stored value", async () => {
     const bench = await startLtiBench();
     await linkCourse(bench);
-    const { browser, page } = await openBrowser();
+    const { browser, page } = await openBrowser(bench);
     try {
       await page.goto(bench.lms.coursePageUrl("student-1", bench.linkId));
       await frameShowing(bench, page, "#open");
@@ -63,7 +66,7 @@ describe.runIf(existsSync(CHROMIUM))("an LTI launch in a browser", { retry: 1 },
     const bench = await startLtiBench();
     // Course binding: the course's instructor opened the link once, so its learners may launch.
     await linkCourse(bench);
-    const { browser, context, page } = await openBrowser();
+    const { browser, context, page } = await openBrowser(bench);
     // The cookie is gone before the launch is posted, as in a browser that keeps no
     // third-party cookie, partitioned or not.
     await context.route((url) => url.pathname === "/oral/lti/launch", async (route) => {
@@ -103,7 +106,7 @@ describe.runIf(existsSync(CHROMIUM))("an LTI launch in a browser", { retry: 1 },
   it("lets an instructor place an exam with the picker in the LMS's frame, and a student then reaches it", async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const bench = await startLtiBench();
-    const { browser, context, page } = await openBrowser();
+    const { browser, context, page } = await openBrowser(bench);
     try {
       await page.goto(bench.lms.addExamPageUrl());
       // As above: the tool is found through the course page's iframe element.
@@ -142,14 +145,36 @@ async function frameShowing(bench: LtiBench, page: Page, selector: string, text?
   const framesSeen = async () => (await Promise.all(page.frames().map(async (f) => `${f.url()}: ${(await within(f.content(), "(no content)")).replace(/\s+/g, " ").slice(0, 300)}`))).join("\n");
   for (const until = Date.now() + STEP_MS; Date.now() < until;) {
     const refused = refusedChecks(bench);
-    if (refused.length > 0) throw new Error(`the tool refused the launch (check ${refused.join(", ")}) while waiting for ${selector}; frames:\n${await framesSeen()}`);
+    if (refused.length > 0) throw new Error(`the tool refused the launch (check ${refused.join(", ")}) while waiting for ${selector}; frames:\n${await framesSeen()}\n${traces.get(page)?.() ?? ""}`);
     for (const frame of page.frames()) {
       const found = await within(frame.$(selector), null);
       if (found && (text === undefined || ((await within(found.textContent(), "")) ?? "").includes(text))) return frame;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`no frame showed ${selector}${text ? ` "${text}"` : ""} within ${STEP_MS / 1000} s (refused checks: ${refusedChecks(bench).join(", ") || "none"}); frames:\n${await framesSeen()}`);
+  throw new Error(`no frame showed ${selector}${text ? ` "${text}"` : ""} within ${STEP_MS / 1000} s (refused checks: ${refusedChecks(bench).join(", ") || "none"}); frames:\n${await framesSeen()}\n${traces.get(page)?.() ?? ""}`);
+}
+
+/**
+ * What the browser's documents did (each navigation request of any frame: when it was
+ * sent, its method and path, and its answer or failure), and what the tool logged, for a
+ * failure's message: a step that never came says where the chain stopped. Paths only,
+ * no query or body (the launch's body is the id token).
+ */
+function traceOf(context: BrowserContext, bench: LtiBench): () => string {
+  const start = Date.now();
+  const steps: string[] = [];
+  const at = () => `${String(Date.now() - start).padStart(6)} ms`;
+  // A new window's first request comes before its frame exists (Playwright then throws).
+  const frameName = (r: Request) => { try { return r.frame().name() || "-"; } catch { return "(new window)"; } };
+  const where = (url: string) => { const u = new URL(url); return `${u.host}${u.pathname}`; };
+  context.on("request", (r) => { if (r.isNavigationRequest()) steps.push(`${at()} → ${r.method()} ${where(r.url())} (frame ${frameName(r)})`); });
+  context.on("requestfinished", (r) => { if (r.isNavigationRequest()) void r.response().then((res) => steps.push(`${at()} ← ${res?.status() ?? "?"} ${where(r.url())}`)).catch(() => steps.push(`${at()} ← (no response) ${where(r.url())}`)); });
+  context.on("requestfailed", (r) => { if (r.isNavigationRequest()) steps.push(`${at()} ✗ ${where(r.url())}: ${r.failure()?.errorText ?? "?"}`); });
+  return () => {
+    const logged = bench.stack.logger.lines.map(({ level, obj }) => `${level} ${String(obj.event ?? obj.msg ?? "?")}${obj.status ? ` ${String(obj.status)}` : ""}${obj.path ? ` ${String(obj.path)}` : ""}${obj.check ? ` check=${String(obj.check)}` : ""}`);
+    return `browser navigations:\n${steps.join("\n")}\ntool log events:\n${logged.join("\n")}`;
+  };
 }
 
 /** `promise`'s value, or `fallback` if it fails or takes more than 5 s. */
@@ -159,8 +184,11 @@ function within<T, F>(promise: Promise<T>, fallback: F): Promise<T | F> {
   return Promise.race([promise.catch(() => fallback), late]).finally(() => clearTimeout(timer));
 }
 
+/** Each page's trace (`traceOf`), for `frameShowing`'s failures. */
+const traces = new WeakMap<Page, () => string>();
+
 /** Debian's Chromium with third-party cookies phased out (the state cookie cannot travel), one page. */
-async function openBrowser(extraArgs: string[] = []): Promise<{ browser: Browser; context: BrowserContext; page: Page }> {
+async function openBrowser(bench: LtiBench, extraArgs: string[] = []): Promise<{ browser: Browser; context: BrowserContext; page: Page }> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--test-third-party-cookie-phaseout", "--disable-quic", "--no-first-run", "--disable-background-networking", ...extraArgs],
@@ -168,5 +196,7 @@ async function openBrowser(extraArgs: string[] = []): Promise<{ browser: Browser
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
   // Clicks, new windows and URL waits on a loaded machine: as long as a step may take.
   context.setDefaultTimeout(STEP_MS);
-  return { browser, context, page: await context.newPage() };
+  const page = await context.newPage();
+  traces.set(page, traceOf(context, bench));
+  return { browser, context, page };
 }
