@@ -4,6 +4,7 @@
  * line; a student launches the role-play from their page.
  */
 import { describe, expect, it } from "vitest";
+import { screenshot, STEP_MS } from "../support/chromium.js";
 import { ARTIFACTS, chromiumOrSkip, logInTab, openTab, useExampleAppInBrowser } from "../support/example-app-browser.js";
 
 const haveChromium = chromiumOrSkip();
@@ -49,7 +50,7 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
       await tab.click("#assessment-form button[type=submit]");
       await tab.waitForSelector('#assessment-form .field-error[data-for="questions"]:not(:empty)');
       expect(await tab.textContent('#assessment-form .field-error[data-for="questions"]')).toBe("Lines 3 and 5: must be at most 4000 characters");
-      await tab.locator("#assessment-form").screenshot({ path: `${ARTIFACTS}/dashboard-question-lines.png` });
+      await screenshot(tab.locator("#assessment-form"), `${ARTIFACTS}/dashboard-question-lines.png`);
 
       // A role-play sent empty: every field is named in the words the other forms use,
       // never the validator's raw "Invalid input: expected string, received undefined".
@@ -63,7 +64,7 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
         roleplayScenario: "must be at least 150 characters (the platform's minimum)",
         roleplayScenarioDetails: "must be at least 300 characters (the platform's minimum)", roleplayDuration: "",
       });
-      await tab.locator("#roleplay-form").screenshot({ path: `${ARTIFACTS}/dashboard-roleplay-empty.png` });
+      await screenshot(tab.locator("#roleplay-form"), `${ARTIFACTS}/dashboard-roleplay-empty.png`);
 
       // A role-play: a scenario under the minimum is named at its field, nothing created.
       await tab.fill("#roleplay-name", "Pharmacy counselling");
@@ -83,7 +84,7 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
       const launchUrl = await roleplay.locator("input.launch-link").inputValue();
       expect(launchUrl).toMatch(new RegExp(`^${running.base}/oral/launch/roleplay/[A-Za-z0-9_-]+$`));
       const roleplayId = launchUrl.split("/").pop()!;
-      await tab.screenshot({ path: `${ARTIFACTS}/dashboard-roleplay.png`, fullPage: true });
+      await screenshot(tab, `${ARTIFACTS}/dashboard-roleplay.png`, { fullPage: true });
 
       // The student: from their page to the role-play's exam page, signed in.
       await context2.clearCookies();
@@ -93,9 +94,9 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
       await item.locator("a", { hasText: "Launch" }).click();
       await tab.waitForSelector("text=Signed in as Ana Lima");
       expect(new URL(tab.url()).pathname).toBe(`/exam/${roleplayId}/roleplay`);
-      await tab.screenshot({ path: `${ARTIFACTS}/roleplay-page.png`, fullPage: true });
+      await screenshot(tab, `${ARTIFACTS}/roleplay-page.png`, { fullPage: true });
     } finally {
       await context2.close();
     }
-  }, 120_000);
+  }, 4 * STEP_MS);
 });

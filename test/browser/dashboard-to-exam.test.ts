@@ -10,6 +10,7 @@
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { screenshot, STEP_MS } from "../support/chromium.js";
 import { ARTIFACTS, BROWSER_PASSWORD, chromiumOrSkip, openTab, useExampleAppInBrowser } from "../support/example-app-browser.js";
 
 const haveChromium = chromiumOrSkip();
@@ -62,7 +63,7 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     await page.waitForSelector('#course-form .field-error[data-for="name"]:not(:empty)');
     expect(await page.textContent('#course-form .field-error[data-for="name"]')).toContain("must not be empty");
     expect(await page.getAttribute("#course-name", "aria-invalid")).toBe("true");
-    await page.screenshot({ path: `${ARTIFACTS}/dashboard-field-error.png` });
+    await screenshot(page, `${ARTIFACTS}/dashboard-field-error.png`);
 
     // While a call is in flight the button is disabled and says so.
     // Long enough for the page to be seen mid-call on a busy machine.
@@ -111,7 +112,7 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     await page.click(".course form.rename button[type=submit]");
     await page.waitForSelector('.course-name:has-text("Biology 101 (autumn)")');
 
-    await page.screenshot({ path: `${ARTIFACTS}/dashboard.png`, fullPage: true });
+    await screenshot(page, `${ARTIFACTS}/dashboard.png`, { fullPage: true });
     await logOut();
 
     // --- an enrolled student --------------------------------------------------------------
@@ -120,7 +121,7 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     const exam = page.locator(`li.exam[data-exam-id="${examId}"]`);
     await exam.waitFor();
     expect(await exam.textContent()).toContain("Cell biology oral");
-    await page.screenshot({ path: `${ARTIFACTS}/student.png`, fullPage: true });
+    await screenshot(page, `${ARTIFACTS}/student.png`, { fullPage: true });
 
     // The exam page strips the ticket from the address bar, so note the URL it was opened with.
     const examResponse = page.waitForResponse((r) => r.url().startsWith(`${running.emulator.examHost}/exam/${examId}`));
@@ -130,13 +131,13 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     await page.waitForSelector("text=Signed in as Ana Lima");
     expect(await page.textContent("h1")).toBe("Cell biology oral");
     expect(page.url()).not.toContain("__clerk_ticket");
-    await page.screenshot({ path: `${ARTIFACTS}/exam-page.png`, fullPage: true });
+    await screenshot(page, `${ARTIFACTS}/exam-page.png`, { fullPage: true });
 
     // The same ticket again: refused as used.
     const reused = await page.goto(ticketUrl);
     expect(reused?.status()).toBe(410);
     expect(await page.textContent("body")).toContain("already been used");
-    await page.screenshot({ path: `${ARTIFACTS}/ticket-reused.png`, fullPage: true });
+    await screenshot(page, `${ARTIFACTS}/ticket-reused.png`, { fullPage: true });
 
     await page.goto(`${running.base}/student`);
     await logOut();
@@ -152,9 +153,9 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     expect(await page.textContent("h1")).toBe("You cannot take this exam");
     const refused = await page.goto(launchUrl);
     expect(refused?.status()).toBe(403);
-    await page.screenshot({ path: `${ARTIFACTS}/launch-403.png`, fullPage: true });
+    await screenshot(page, `${ARTIFACTS}/launch-403.png`, { fullPage: true });
     // The plugin's page in the app's layout (renderPage): "Log out" there, and a way home.
     expect(await page.isVisible("#logout")).toBe(true);
     await Promise.all([page.waitForURL(`${running.base}/student`), page.click("text=Back to the home page")]);
-  }, 120_000);
+  }, 4 * STEP_MS);
 });

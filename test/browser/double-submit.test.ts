@@ -4,6 +4,7 @@
  * one Idempotency-Key until it succeeds.
  */
 import { describe, expect, it } from "vitest";
+import { STEP_MS } from "../support/chromium.js";
 import { chromiumOrSkip, logInTab, openTab, useExampleAppInBrowser } from "../support/example-app-browser.js";
 
 const haveChromium = chromiumOrSkip();
@@ -48,5 +49,5 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     } finally {
       await instructor.close();
     }
-  }, 60_000);
+  }, 4 * STEP_MS);
 });

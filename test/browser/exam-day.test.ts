@@ -11,6 +11,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDemoUsers } from "../../example-app/users.js";
+import { newContext, screenshot, STEP_MS } from "../support/chromium.js";
 import { CHROMIUM, startExampleAppInBrowser, type ExampleAppInBrowser } from "../support/example-app-browser.js";
 
 const ARTIFACTS = process.env.EXAMDAY_SHOTS ?? "test-artifacts";
@@ -39,8 +40,7 @@ describe.runIf(haveChromium)("the Exam day panel in a browser", () => {
 
   /** A new browser (its own cookies) logged in as `username`. */
   async function browserAs(username: string, width = 1280): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    context.setDefaultTimeout(15_000);
+    const context = await newContext(browser, { viewport: { width, height: 900 } });
     contexts.push(context);
     const page = await context.newPage();
     await page.goto(`${base}/login`);
@@ -98,8 +98,8 @@ describe.runIf(haveChromium)("the Exam day panel in a browser", () => {
     expect((await tab.goto(launchUrl))?.status()).toBe(403);
     await tab.close();
 
-    await expect.poll(() => count("launched").textContent(), { timeout: 10_000 }).toBe("1");
-    await expect.poll(() => count("refused").textContent(), { timeout: 10_000 }).toBe("2");
+    await expect.poll(() => count("launched").textContent(), { timeout: STEP_MS }).toBe("1");
+    await expect.poll(() => count("refused").textContent(), { timeout: STEP_MS }).toBe("2");
     expect(await count("waiting").textContent()).toBe("0");
     expect(await count("failed").textContent()).toBe("0");
     const row = (email: string) => panel.locator("table.record tbody tr", { has: page.locator(`th:has-text("${email}")`) });
@@ -121,17 +121,17 @@ describe.runIf(haveChromium)("the Exam day panel in a browser", () => {
     expect(await panel.locator("table.record thead th").allTextContents()).toEqual(["Student", "Outcome", "Last launch", "Launches", "Served by"]);
     expect(await page.evaluate("window.examDayMark")).toBe(true);
 
-    await panel.screenshot({ path: `${ARTIFACTS}/examday-1280.png` });
-    await page.screenshot({ path: `${ARTIFACTS}/examday-page-1280.png`, fullPage: true });
+    await screenshot(panel, `${ARTIFACTS}/examday-1280.png`);
+    await screenshot(page, `${ARTIFACTS}/examday-page-1280.png`, { fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     // The chart is drawn again at the panel's new width (its text at its own size, not scaled down).
     await expect.poll(async () => Number(await panel.locator("svg.chart-svg").getAttribute("width"))).toBeLessThan(390);
     // At 390 px nothing pokes out of the page sideways.
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
-    await panel.screenshot({ path: `${ARTIFACTS}/examday-390.png` });
+    await screenshot(panel, `${ARTIFACTS}/examday-390.png`);
 
     // Closed, the panel lets go of its stream.
     await panel.locator("summary").click();
     expect(await panel.getAttribute("open")).toBeNull();
-  }, 120_000);
+  }, 4 * STEP_MS);
 });

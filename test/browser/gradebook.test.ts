@@ -6,30 +6,21 @@
  * `<mount>/lti/return` (the return mark travels on that top-level navigation) turns it
  * into Submitted, pending manual grading. Screenshots go to test-artifacts/.
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { chromium, type Frame, type Page } from "playwright-core";
+import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { ARTIFACTS, CHROMIUM, screenshot, STEP_MS } from "../support/chromium.js";
+import { frameShowing, openLmsBrowser } from "../support/lms-browser.js";
 import { startLtiBench } from "../support/lti.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const ARTIFACTS = "test-artifacts";
 
 describe.runIf(existsSync(CHROMIUM))("the LMS gradebook in a browser", { retry: 1 }, () => {
   it("shows the student Started after the launch, and Submitted after the return", async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     const bench = await startLtiBench({ gradebook: { pollMs: 50 } });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run", "--disable-background-networking"],
-    });
-    const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
+    const { browser, context, page } = await openLmsBrowser(bench);
     try {
       await page.goto(bench.lms.addExamPageUrl());
-      const picker = await frameShowing(page, 'input[name="pick"]');
+      const picker = await frameShowing(bench, page, 'input[name="pick"]');
       await picker.locator(`button[value="${bench.examId}"]`).click();
-      const tool = await frameShowing(page, "h1", "Added to the course");
+      const tool = await frameShowing(bench, page, "h1", "Added to the course");
       const placed = bench.lms.deepLinkReturns.at(-1)!;
       if (!placed.ok) throw new Error(placed.error);
       expect(bench.lms.lineItems.filter((i) => i.resourceId === bench.examId)).toHaveLength(1);
@@ -44,9 +35,9 @@ describe.runIf(existsSync(CHROMIUM))("the LMS gradebook in a browser", { retry: 
         await book.goto(bench.lms.gradebookUrl());
         return book.locator("td.cell").first().getAttribute("data-activity", { timeout: 1_000 }).catch(() => null);
       };
-      await expect.poll(cell, { timeout: 20_000, interval: 200 }).toBe("Started");
+      await expect.poll(cell, { timeout: STEP_MS, interval: 200 }).toBe("Started");
       expect(await book.locator("tbody th").first().textContent()).toBe("Sam Student");
-      await book.screenshot({ path: `${ARTIFACTS}/gradebook-1-started.png` });
+      await screenshot(book, `${ARTIFACTS}/gradebook-1-started.png`);
 
       // The exam site's post-exam redirect, in the exam's own window: a navigation the exam
       // page starts, not a typed URL. (Here the emulator's exam host is on 127.0.0.1 like the
@@ -54,24 +45,12 @@ describe.runIf(existsSync(CHROMIUM))("the LMS gradebook in a browser", { retry: 
       const back = `${bench.stack.app.url}/oral/lti/return`;
       await Promise.all([exam.waitForURL(back), exam.evaluate(`window.location.href = ${JSON.stringify(back)}`)]);
       expect(await exam.textContent("body")).toContain("handed in");
-      await expect.poll(cell, { timeout: 20_000, interval: 200 }).toBe("Submitted");
+      await expect.poll(cell, { timeout: STEP_MS, interval: 200 }).toBe("Submitted");
       expect(await book.locator("td.cell .grading").first().textContent()).toBe("PendingManual");
-      await book.screenshot({ path: `${ARTIFACTS}/gradebook-2-submitted.png` });
+      await screenshot(book, `${ARTIFACTS}/gradebook-2-submitted.png`);
     } finally {
       await browser.close();
       await bench.close();
     }
-  }, 120_000);
+  }, 5 * STEP_MS);
 });
-
-/** The frame of `page` that shows `selector` (with `text`), looked up afresh: the LMS's tool frame is replaced by each cross-site navigation. */
-async function frameShowing(page: Page, selector: string, text?: string): Promise<Frame> {
-  for (const until = Date.now() + 30_000; Date.now() < until;) {
-    for (const frame of page.frames()) {
-      const found = await frame.$(selector).catch(() => null);
-      if (found && (text === undefined || ((await found.textContent().catch(() => "")) ?? "").includes(text))) return frame;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no frame showed ${selector}${text ? ` "${text}"` : ""} within 30 s`);
-}

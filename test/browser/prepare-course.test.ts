@@ -6,33 +6,25 @@
  * exam from the course with no sign-in call to the platform, and the LMS's gradebook
  * shows the student Started. Screenshots go to test-artifacts/.
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { chromium, type BrowserContext, type Frame } from "playwright-core";
+import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { ARTIFACTS, CHROMIUM, screenshot, STEP_MS } from "../support/chromium.js";
+import { frameShowing, openLmsBrowser } from "../support/lms-browser.js";
 import { startLtiBench } from "../support/lti.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const ARTIFACTS = "test-artifacts";
 
 describe.runIf(existsSync(CHROMIUM))("Prepare this exam for the course, in a browser", () => {
   it("prepares the course from the instructor's page; a student then starts with no sign-in call and shows Started", async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     const bench = await startLtiBench({ gradebook: { pollMs: 50 } });
     bench.lms.setRoster({ size: 5 });
     // Placed to open in a new window, as the picker places it: the instructor's page and the exam are top-level there.
     const link = bench.lms.addResourceLink({ title: "Cells", custom: { exam_id: bench.examId }, documentTarget: "window" });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run", "--disable-background-networking"],
-    });
-    const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-    context.setDefaultTimeout(15_000);
+    const { browser, context } = await openLmsBrowser(bench);
     try {
       // The instructor opens the placed exam from the course (its launch links the course).
       const course = await context.newPage();
       await course.goto(bench.lms.coursePageUrl("instructor-1", link.id));
       await course.locator("#launch").click();
-      const tool = await frameShowing(context, "#prepare-course");
+      const tool = await frameShowing(bench, context, "#prepare-course");
       // The next whole minute at least 20 s away, in the browser's own time (the form reads it
       // there, to the minute); the preparation spreads its sign-ins up to the start.
       const startAt = await tool.evaluate(() => {
@@ -42,12 +34,12 @@ describe.runIf(existsSync(CHROMIUM))("Prepare this exam for the course, in a bro
         return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
       });
       await tool.locator('input[name="startAt"]').fill(startAt);
-      await tool.page().screenshot({ path: `${ARTIFACTS}/prepare-course-1-form.png` });
+      await screenshot(tool.page(), `${ARTIFACTS}/prepare-course-1-form.png`);
       await tool.locator("#prepare-course-button").click();
-      const answer = await frameShowing(context, "#progress-link");
+      const answer = await frameShowing(bench, context, "#progress-link");
       const roster = Number(await answer.locator("#p-roster").textContent());
       expect(roster).toBeGreaterThan(0);
-      await answer.page().screenshot({ path: `${ARTIFACTS}/prepare-course-2-prepared.png` });
+      await screenshot(answer.page(), `${ARTIFACTS}/prepare-course-2-prepared.png`);
 
       // The progress page, as the instructor follows its link, until every sign-in is ready.
       const progress = await context.newPage();
@@ -63,7 +55,7 @@ describe.runIf(existsSync(CHROMIUM))("Prepare this exam for the course, in a bro
       const student = await context.newPage();
       await student.goto(bench.lms.coursePageUrl("student-1", link.id));
       const [exam] = await Promise.all([context.waitForEvent("page"), student.locator("#launch").click()]);
-      await exam.waitForURL((url) => url.pathname === `/exam/${bench.examId}`, { timeout: 30_000 });
+      await exam.waitForURL((url) => url.pathname === `/exam/${bench.examId}`);
       expect(sent().filter((r) => r.path === "/students/sign-in-token")).toEqual([]);
 
       // And the LMS's gradebook shows the student Started.
@@ -72,25 +64,11 @@ describe.runIf(existsSync(CHROMIUM))("Prepare this exam for the course, in a bro
         await book.goto(bench.lms.gradebookUrl());
         return book.locator('tr[data-user="student-1"] td.cell').first().getAttribute("data-activity", { timeout: 1_000 }).catch(() => null);
       };
-      await expect.poll(cell, { timeout: 20_000, interval: 200 }).toBe("Started");
-      await book.screenshot({ path: `${ARTIFACTS}/prepare-course-3-gradebook.png` });
+      await expect.poll(cell, { timeout: STEP_MS, interval: 200 }).toBe("Started");
+      await screenshot(book, `${ARTIFACTS}/prepare-course-3-gradebook.png`);
     } finally {
       await browser.close();
       await bench.close();
     }
   }, 300_000);
 });
-
-/** The frame, in any of the context's windows, that shows `selector`, looked up afresh (an LMS's tool frame is replaced by each navigation). */
-async function frameShowing(context: BrowserContext, selector: string): Promise<Frame> {
-  for (const until = Date.now() + 30_000; Date.now() < until;) {
-    for (const page of context.pages()) {
-      for (const frame of page.frames()) {
-        if (await frame.$(selector).catch(() => null)) return frame;
-      }
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const seen = context.pages().flatMap((p) => p.frames().map((f) => f.url()));
-  throw new Error(`no window or frame showed ${selector} within 30 s (frames: ${seen.join(", ")})`);
-}

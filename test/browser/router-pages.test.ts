@@ -3,9 +3,9 @@
  * they render styled under their strict CSP (the inline style's hash is right), with no
  * violation, and their way back works.
  */
-import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { CHROMIUM, chromiumOrSkip } from "../support/example-app-browser.js";
+import { launchChromium, newContext, STEP_MS } from "../support/chromium.js";
+import { chromiumOrSkip } from "../support/example-app-browser.js";
 import { startStack } from "../support/stack.js";
 
 const haveChromium = chromiumOrSkip();
@@ -13,9 +13,9 @@ const haveChromium = chromiumOrSkip();
 describe.runIf(haveChromium)("the router's built-in pages in a browser", () => {
   it("render styled under their CSP (the style's hash is right), with no violation and a working way back", async () => {
     const stack = await startStack({ router: { homeUrl: "/home" } });
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+    const browser = await launchChromium();
     try {
-      const tab = await browser.newPage();
+      const tab = await (await newContext(browser)).newPage();
       const violations: string[] = [];
       tab.on("console", (message) => { if (/Content Security Policy/i.test(message.text())) violations.push(message.text()); });
       const res = await tab.goto(`${stack.app.url}/oral/launch/abc123`);
@@ -29,5 +29,5 @@ describe.runIf(haveChromium)("the router's built-in pages in a browser", () => {
       await browser.close();
       await stack.close();
     }
-  }, 60_000);
+  }, 4 * STEP_MS);
 });

@@ -6,6 +6,7 @@
  */
 import request from "supertest";
 import { describe, expect, it } from "vitest";
+import { screenshot, STEP_MS } from "../support/chromium.js";
 import { ARTIFACTS, BROWSER_PASSWORD, chromiumOrSkip, openTab, useExampleAppInBrowser } from "../support/example-app-browser.js";
 
 const haveChromium = chromiumOrSkip();
@@ -47,7 +48,7 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
       expect(await tab.textContent("h1")).toBe("Signed-out oral");
       expect(signInCalls() - before).toBe(1); // exactly one token, and it was used
       expect(cspViolations).toEqual([]);
-      await tab.screenshot({ path: `${ARTIFACTS}/signed-out-launch.png`, fullPage: true });
+      await screenshot(tab, `${ARTIFACTS}/signed-out-launch.png`, { fullPage: true });
 
       // Back from the exam returns to the login page's history entry: the signed-in
       // student goes to their own page, not on to the launch link (no second token).
@@ -55,9 +56,9 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
       await tab.waitForURL(`${running.base}/student`);
       await tab.locator(`li.exam[data-exam-id="${examId}"]`).waitFor();
       expect(signInCalls() - before).toBe(1);
-      await tab.screenshot({ path: `${ARTIFACTS}/back-after-launch.png`, fullPage: true });
+      await screenshot(tab, `${ARTIFACTS}/back-after-launch.png`, { fullPage: true });
     } finally {
       await student.close();
     }
-  }, 60_000);
+  }, 4 * STEP_MS);
 });

@@ -5,6 +5,7 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { SCHOOLS } from "../../example-app/schools.js";
+import { screenshot, STEP_MS } from "../support/chromium.js";
 import { ARTIFACTS, BROWSER_PASSWORD, chromiumOrSkip, logInTab, openTab, useExampleAppInBrowser } from "../support/example-app-browser.js";
 
 const haveChromium = chromiumOrSkip();
@@ -31,7 +32,7 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
         await tab.waitForSelector(`.course-name:has-text("${own}")`);
         expect(await tab.textContent("#school")).toBe(SCHOOLS.find((s) => s.id === school)!.name);
         expect(await tab.locator(`.course-name:has-text("${other}")`).count()).toBe(0);
-        await tab.screenshot({ path: `${ARTIFACTS}/dashboard-${school}.png`, fullPage: true });
+        await screenshot(tab, `${ARTIFACTS}/dashboard-${school}.png`, { fullPage: true });
       } finally {
         await schoolContext.close();
       }
@@ -45,5 +46,5 @@ describe.runIf(haveChromium)("the example app in a browser", () => {
     } finally {
       await student.close();
     }
-  }, 60_000);
+  }, 4 * STEP_MS);
 });

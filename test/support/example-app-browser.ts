@@ -6,15 +6,14 @@
  * test/storm; here each school's key gets a prod-sized budget on both sides.
  */
 import { existsSync, mkdirSync } from "node:fs";
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "express-oral-assessments/emulator";
 import { createDemoUsers } from "../../example-app/users.js";
+import { ARTIFACTS, CHROMIUM, launchChromium, newContext } from "./chromium.js";
 import { startExampleApp } from "./example-app.js";
 
-export const CHROMIUM = "/usr/bin/chromium";
-/** Screenshots go here (gitignored) for a person to look at. */
-export const ARTIFACTS = "test-artifacts";
+export { ARTIFACTS, CHROMIUM };
 /** Every demo user's password in the browser tests. */
 export const BROWSER_PASSWORD = "browser-test-password";
 
@@ -29,13 +28,7 @@ export interface ExampleAppInBrowser {
 export async function startExampleAppInBrowser(users: ReturnType<typeof createDemoUsers>): Promise<ExampleAppInBrowser> {
   const running = await startExampleApp(users, { emulator: { rateLimits: { dev: 600 } }, app: { organizationClient: { rateLimitPerMinute: 600 } } });
   const { emulator, base } = running;
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-      "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    ],
-  });
+  const browser = await launchChromium();
   return {
     emulator, base, browser,
     async close() {
@@ -80,10 +73,9 @@ export function useExampleAppInBrowser(): ExampleAppInBrowser {
   return fixture;
 }
 
-/** A fresh browser context (its own cookies) with a 15 s default timeout, and a tab in it. */
+/** A fresh browser context (its own cookies; every wait up to STEP_MS), and a tab in it. */
 export async function openTab(browser: Browser, options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; tab: Page }> {
-  const context = await browser.newContext(options);
-  context.setDefaultTimeout(15_000);
+  const context = await newContext(browser, options);
   return { context, tab: await context.newPage() };
 }
 
