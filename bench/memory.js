@@ -61,6 +61,9 @@ export async function runMemory(emulator, { launches = 100_000, warmup = 10_000,
       rssAfterMb: round(after.rss / 2 ** 20, 1),
       rssGrowthPct: round(((after.rss - before.rss) / before.rss) * 100, 2),
       heapUsedGrowthPct: round(((after.heapUsed - before.heapUsed) / before.heapUsed) * 100, 2),
+      // Outside the JS heap: Buffers and ArrayBuffers (sockets, HTTP bodies) that V8 tracks.
+      externalGrowthMb: round((after.external - before.external) / 2 ** 20, 1),
+      arrayBuffersGrowthMb: round((after.arrayBuffers - before.arrayBuffers) / 2 ** 20, 1),
     };
   } finally {
     agent.destroy();
