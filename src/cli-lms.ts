@@ -6,6 +6,7 @@
  * (Deep Linking) and then opens it as a student. Stops cleanly on SIGINT or SIGTERM.
  */
 import { parseArgs } from "node:util";
+import { isWholeNumber } from "./core/whole-number.js";
 import { createLmsEmulator, LMS_PRESETS, type LmsPreset } from "./emulator/index.js";
 
 export const LMS_USAGE = `Usage: express-oral-assessments lms --tool URL [options]
@@ -29,7 +30,7 @@ export async function runLms(args: string[], usage: (message: string) => Error):
     return;
   }
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw usage("--port must be a whole number from 0 to 65535.");
+  if (!isWholeNumber(port, 0, 65_535)) throw usage("--port must be a whole number from 0 to 65535.");
   const tool = values.tool;
   if (!tool || !URL.canParse(tool) || !/^https?:$/.test(new URL(tool).protocol)) throw usage("--tool must be the tool's mount URL, e.g. http://127.0.0.1:3000/oral.");
   const preset = values.preset ?? "emulator";

@@ -16,6 +16,7 @@
  */
 import { parseArgs } from "node:util";
 import type { Logger } from "./core/logger.js";
+import { isWholeNumber } from "./core/whole-number.js";
 import { startEmulator, type Emulator } from "./emulator/index.js";
 import { LMS_USAGE, runLms } from "./cli-lms.js";
 import { LTI_USAGE, runLti } from "./cli-lti.js";
@@ -71,7 +72,7 @@ async function runEmulator(args: string[]): Promise<void> {
     return;
   }
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  if (!isWholeNumber(port, 0, 65_535)) {
     throw new UsageError(`--port must be a whole number from 0 to 65535.`);
   }
   const testKey = process.env.ORAL_EMULATOR_TEST_KEY;

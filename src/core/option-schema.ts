@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { ProblemList } from "./configuration-error.js";
 import { redactKey } from "./redact.js";
+import { isWholeNumber } from "./whole-number.js";
 
 /** What a schema knows beyond zod's own checks. */
 export interface OptionMeta {
@@ -51,7 +52,10 @@ export function shown(value: unknown, secret?: unknown): string {
 export function wholeNumber(min: number, max = Infinity, unit?: OptionMeta["unit"]) {
   const range = max === Infinity ? `≥ ${min}` : `from ${min} to ${max}`;
   const error = (issue: { input?: unknown }) => `must be a whole number${unit ? ` of ${unit}` : ""} ${range}, got ${shown(issue.input)}.`;
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+  // zod's own `int` first: a non-number or a fraction stops the checks there, a number out
+  // of range does not, so an object's checks across fields (zod runs them only when no
+  // issue stopped) still run and the integrator sees every mistake in one pass.
+  return z.number({ error }).int({ error }).refine((v) => isWholeNumber(v, min, max), { error });
 }
 
 /** A number in a range that need not be whole (shares, ratios, days). */

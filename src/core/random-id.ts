@@ -6,6 +6,7 @@
  * (Node pools the bytes behind `crypto.randomUUID` the same way).
  */
 import { randomFillSync } from "node:crypto";
+import { isWholeNumber } from "./whole-number.js";
 
 const POOL_BYTES = 4096;
 const pool = Buffer.allocUnsafe(POOL_BYTES);
@@ -13,7 +14,7 @@ let offset = POOL_BYTES; // empty: filled on first use
 
 /** `bytes` random bytes as base64url (`bytes` × 4⁄3 characters); at most 4096 bytes. */
 export function randomId(bytes: number): string {
-  if (!Number.isInteger(bytes) || bytes < 1 || bytes > POOL_BYTES) throw new RangeError(`randomId: bytes must be an integer from 1 to ${POOL_BYTES}`);
+  if (!isWholeNumber(bytes, 1, POOL_BYTES)) throw new RangeError(`randomId: bytes must be an integer from 1 to ${POOL_BYTES}`);
   if (offset + bytes > POOL_BYTES) {
     // Refilled whole: the ids already handed out are strings, copies of their bytes.
     randomFillSync(pool);

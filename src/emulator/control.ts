@@ -21,6 +21,7 @@
  * 403, 404, 405 or 415.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isWholeNumber } from "../core/whole-number.js";
 import type { EmulatorContext } from "./context.js";
 import { FaultSpecError } from "./faults.js";
 import { refuseControl } from "./control-guard.js";
@@ -99,7 +100,7 @@ export async function handleControl(
       case "GET /__emulator/requests": {
         const all = emulator.requests;
         const limit = Number(new URLSearchParams(query).get("limit") ?? NaN);
-        return ok(res, 200, Number.isInteger(limit) && limit >= 0 ? all.slice(all.length - limit) : all);
+        return ok(res, 200, isWholeNumber(limit, 0) ? all.slice(all.length - limit) : all);
       }
     }
   } catch (err) {

@@ -9,6 +9,8 @@
  * would they belong to?
  */
 import type { ProblemList } from "../core/configuration-error.js";
+import { isText } from "../core/text.js";
+import { isWholeNumber } from "../core/whole-number.js";
 import { isLiveKey, isTestKey, LIVE_KEY_FIX, TEST_KEY_FIX, type KeyRing } from "./keys.js";
 import type { EmulatorOptions } from "./types.js";
 
@@ -84,10 +86,10 @@ function givenOrganizations(options: EmulatorOptions, ring: KeyRing, problems: P
       problems.add(`${at}.id`, `${shown(id)} is used twice.`, "Give each organization its own id.");
     }
     if (typeof id === "string") ids.add(id);
-    if (typeof name !== "string" || name.trim() === "") {
+    if (!isText(name, Infinity, { trim: true })) {
       problems.add(`${at}.name`, "must be a non-empty string.", "Give the school's name, e.g. North High.");
     }
-    if (typeof examPort !== "number" || !Number.isInteger(examPort) || examPort < 0 || examPort > 65_535) {
+    if (!isWholeNumber(examPort, 0, 65_535)) {
       problems.add(`${at}.examPort`, "must be a whole number from 0 to 65535.", "Omit it (or use 0) to pick a free port.");
     } else if (examPort !== 0 && ports.has(examPort)) {
       problems.add(`${at}.examPort`, `${examPort} is already the emulator's or another organization's port.`, "Give each exam host its own port, or 0.");

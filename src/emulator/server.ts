@@ -14,6 +14,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { inspect } from "node:util";
 import { toLogger } from "../core/logger.js";
 import { redactKey } from "../core/redact.js";
+import { isWholeNumber } from "../core/whole-number.js";
 import { handleApi } from "./api.js";
 import { createContext, findExam, type EmulatorContext } from "./context.js";
 import { handleControl } from "./control.js";
@@ -24,6 +25,9 @@ import { listen, sendJson, sendText, splitTarget, urlHost, writable } from "./ht
 import { resolveOptions } from "./options.js";
 import { OrganizationHandle } from "./organization-handle.js";
 import type { Emulator, EmulatorOptions, EmulatorOrganization, EmulatorStateSnapshot, FaultSpec, ReceivedRequest } from "./types.js";
+
+/** The largest clock skew `setClockSkew` takes, either way. */
+const WEEK_MS = 7 * 24 * 3600_000;
 
 /**
  * The running emulator. Keys live in private fields behind getters, so printing or
@@ -99,7 +103,7 @@ class RunningEmulator implements Emulator {
     for (const [name, value] of Object.entries(limits ?? {})) {
       if (!["dev", "prod", "windowMs"].includes(name)) throw new RangeError(`Unknown rate limit "${name}": use dev, prod or windowMs.`);
       if (value === undefined) continue;
-      if (typeof value !== "number" || !Number.isInteger(value) || value < (name === "windowMs" ? 1 : 0)) {
+      if (!isWholeNumber(value, name === "windowMs" ? 1 : 0)) {
         throw new RangeError(`Rate limit ${name} must be a whole number${name === "windowMs" ? " ≥ 1" : " ≥ 0"}.`);
       }
     }
@@ -110,7 +114,7 @@ class RunningEmulator implements Emulator {
   }
 
   setClockSkew(skewMs: number): void {
-    if (typeof skewMs !== "number" || !Number.isInteger(skewMs) || Math.abs(skewMs) > 7 * 24 * 3600_000) {
+    if (!isWholeNumber(skewMs, -WEEK_MS, WEEK_MS)) {
       throw new RangeError("Clock skew must be a whole number of ms, at most a week either way.");
     }
     this.#ctx.clockSkewMs = skewMs;

@@ -21,6 +21,7 @@
  * lower-cased: the values reach the platform as the identity provider sent them.
  */
 
+import { isText } from "../core/text.js";
 import type { StudentIdentity } from "../platform/schemas.js";
 
 /** The student fields this mapper can find (the platform's one `StudentIdentity`); any may be missing. */
@@ -62,7 +63,7 @@ function text(value: unknown): string | undefined {
     }
     return undefined;
   }
-  if (typeof value === "string") return value.trim() === "" ? undefined : value;
+  if (typeof value === "string") return isText(value, Infinity, { trim: true }) ? value : undefined;
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   return undefined;
 }

@@ -13,6 +13,7 @@
  */
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
+import { isText } from "../core/text.js";
 import type { LtiCourseKey } from "../store/lti-course-types.js";
 import type { OralStoreLti } from "../store/lti-types.js";
 import type { CatalogExam, LtiCatalog } from "./catalog.js";
@@ -30,7 +31,7 @@ const ID = /^[A-Za-z0-9_-]{1,128}$/;
 /** The launch's LMS course; undefined when it names no context (a launch outside any course). */
 export function courseOf(launch: VerifiedLaunch): LtiCourseKey | undefined {
   const id = (launch.claims[CLAIM.context] as { id?: unknown } | undefined)?.id;
-  if (typeof id !== "string" || id.length === 0 || id.length > 255) return undefined;
+  if (!isText(id, 255)) return undefined;
   return { issuer: launch.registration.issuer, clientId: launch.registration.clientId, deploymentId: launch.deploymentId, contextId: id };
 }
 

@@ -23,6 +23,7 @@ import { CLAIM } from "./claims.js";
 import type { CourseBinding } from "./course-binding.js";
 import { keptClaims } from "./launch-claims.js";
 import { escapeHtml } from "../core/html.js";
+import { isText } from "../core/text.js";
 import { sendLtiPage } from "./pages.js";
 import type { LtiSettings } from "./settings.js";
 import { toolBase } from "./tool-url.js";
@@ -57,7 +58,7 @@ export async function offerCourseChoice(req: Request, res: Response, input: {
 }, deps: CourseOfferDeps): Promise<void> {
   const { launch, exam } = input;
   const context = (launch.claims[CLAIM.context] ?? {}) as { title?: unknown; label?: unknown };
-  const courseTitle = [context.title, context.label, input.course.contextId].find((v) => typeof v === "string" && v.length > 0) as string;
+  const courseTitle = [context.title, context.label, input.course.contextId].find((v) => isText(v)) as string;
   const className = `${exam.className} (${courseTitle})`.slice(0, 200);
   const id = randomId(24);
   const offer: Offer = { org: input.org, course: input.course, exam, fromExamId: input.fromExamId, className, claims: keptClaims(launch.claims) };
@@ -92,7 +93,7 @@ export function courseChoiceRoute(deps: CourseOfferDeps) {
     const action = body.action;
     const className = typeof body.className === "string" ? body.className.trim() : offer.className;
     if (action !== "copy" && action !== "use") return page(res, 400, "Choose what to do", "Choose Copy or Use (field action). Go back and choose again.");
-    if (action === "copy" && (className.length === 0 || className.length > 200)) return page(res, 400, "Name the new class", "The new class needs a name of 1 to 200 characters (field className). Go back and name it.");
+    if (action === "copy" && !isText(className, 200)) return page(res, 400, "Name the new class", "The new class needs a name of 1 to 200 characters (field className). Go back and name it.");
     const sub = String(offer.claims.sub ?? "");
     if (action === "use") {
       const linked = await binding.linkedTo(offer.org, offer.course, offer.exam.classId);

@@ -28,6 +28,7 @@ import { readNewExamForm } from "./new-exam-form.js";
 import type { LinkKind } from "./open-link.js";
 import type { LinkedTo } from "./options.js";
 import { escapeHtml } from "../core/html.js";
+import { isText } from "../core/text.js";
 import { sendLtiPage } from "./pages.js";
 import { pickerBody } from "./picker-page.js";
 import { refuse } from "./refusal.js";
@@ -89,7 +90,7 @@ export function deepLinking(deps: DeepLinkingDeps) {
     const org = await launchOrganization(req, res, launch, { settings, catalog, logger, frameAncestors });
     if (org === undefined) return;
     const context = launch.claims[CLAIM.context] as { title?: unknown; label?: unknown };
-    const courseTitle = ([context.title, context.label].find((v) => typeof v === "string" && v.trim().length > 0) as string | undefined ?? course.contextId).trim().slice(0, 200);
+    const courseTitle = ([context.title, context.label].find((v) => isText(v, Infinity, { trim: true })) as string | undefined ?? course.contextId).trim().slice(0, 200);
     const [{ exams, linkedClasses }, courses] = await Promise.all([linkable(launch.claims, org, course), catalog.courses(org)]);
     const id = randomId(24);
     const pick: Pick = {

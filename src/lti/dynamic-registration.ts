@@ -18,6 +18,7 @@
  */
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
+import { textOf } from "../core/text.js";
 import type { OralStoreLti } from "../store/lti-types.js";
 import { hostAllowed } from "./dynamic-registration-settings.js";
 import { fetchLmsJson, type LmsAnswer } from "./lms-fetch.js";
@@ -36,8 +37,6 @@ import { toolBase } from "./tool-url.js";
  * the school's host), and the page has nothing to click: any https (or loopback) page may frame it.
  */
 const REGISTER_FRAME_ANCESTORS = ["https:", "http://localhost:*", "http://127.0.0.1:*"];
-
-const text = (v: unknown, max: number) => (typeof v === "string" && v.length > 0 && v.length <= max ? v : undefined);
 
 export function registerRoute(settings: LtiSettings, deps: { source: RegistrationSource; store: OralStoreLti; logger: Logger }) {
   const dr = settings.dynamicRegistration;
@@ -59,8 +58,8 @@ export function registerRoute(settings: LtiSettings, deps: { source: Registratio
 
   return async (req: Request, res: Response): Promise<void> => {
     if (!dr.enabled) return refuse(res, 404, "disabled", "Dynamic Registration is off in this tool: register it by hand (docs/lti.md), or ask its administrator to set lti.dynamicRegistration.");
-    const configurationUrl = text(req.query.openid_configuration, 2048);
-    const token = text(req.query.registration_token, 8192);
+    const configurationUrl = textOf(req.query.openid_configuration, 2048);
+    const token = textOf(req.query.registration_token, 8192);
     if (configurationUrl === undefined || !isLmsUrl(configurationUrl, dr.allowLoopbackHttp)) {
       return refuse(res, 400, "openid_configuration", "The registration URL must be opened by the LMS with openid_configuration=<an https URL> (and registration_token).");
     }
@@ -85,21 +84,21 @@ export function registerRoute(settings: LtiSettings, deps: { source: Registratio
     const base = toolBase(req, settings.toolUrl);
     const answer = await fetchLmsJson(config.registrationEndpoint, { method: "POST", token, body: toolRegistration(base, dr.toolName, config), timeoutMs: dr.timeoutMs });
     if (!answer.ok) {
-      const error = text((answer.json as { error?: unknown } | undefined)?.error, 100);
+      const error = textOf((answer.json as { error?: unknown } | undefined)?.error, 100);
       return refuse(res, 502, "registration_refused", `The LMS's registration endpoint ${failed(answer)}: it did not accept the tool's registration.`, { ...where, why: answer.why, lmsStatus: answer.status, error });
     }
     const registered = (answer.json ?? {}) as Record<string, unknown>;
-    const clientId = text(registered.client_id, 255);
+    const clientId = textOf(registered.client_id, 255);
     if (clientId === undefined) return refuse(res, 502, "registration_answer", "The LMS's registration answer has no client_id.", where);
     const issuer = config.issuer;
     if (settings.registrations.all().some((r) => r.issuer === issuer && r.clientId === clientId)) {
       return refuse(res, 409, "registration_in_options", `Issuer ${issuer} with client id ${clientId} is already in the tool's lti.registrations option, which wins over a stored registration.`, { iss: issuer, clientId });
     }
-    const deploymentId = text((registered[TOOL_CONFIGURATION] as Record<string, unknown> | undefined)?.deployment_id, 255);
+    const deploymentId = textOf((registered[TOOL_CONFIGURATION] as Record<string, unknown> | undefined)?.deployment_id, 255);
     const stored = await storeRegistration(deps.store, {
       issuer, clientId, authorizationUrl: config.authorizationUrl, jwksUrl: config.jwksUrl, tokenUrl: config.tokenUrl,
       active: dr.autoActivate, acceptNewDeployments: dr.acceptNewDeployments, organization: dr.organization,
-      data: { via: "dynamic_registration", openidConfiguration: `${url.origin}${url.pathname}`, productFamilyCode: config.productFamilyCode, version: config.version, scope: text(registered.scope, 2048) },
+      data: { via: "dynamic_registration", openidConfiguration: `${url.origin}${url.pathname}`, productFamilyCode: config.productFamilyCode, version: config.version, scope: textOf(registered.scope, 2048) },
       createdAt: new Date().toISOString(),
     }, url.host, dr.maxPending);
     if (stored === "active_exists") {

@@ -5,17 +5,19 @@
  * id. Not the whole token: an exam link lives in the fleet's store, where a Canvas launch
  * of 20 KB would be waste. Roles are capped at 50, strings at 255 characters.
  */
+import { isText } from "../core/text.js";
 import { CLAIM } from "./claims.js";
 
-const text = (v: unknown, max = 255) => (typeof v === "string" && v.length <= max ? v : undefined);
+/** A claim string kept: up to 255 characters, an empty one included (it is what the LMS sent). */
+const text = (v: unknown) => isText(v, 255, { min: 0 });
 
 function pick(value: unknown, fields: readonly string[]): Record<string, unknown> | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const out: Record<string, unknown> = {};
   for (const f of fields) {
     const v = (value as Record<string, unknown>)[f];
-    if (text(v) !== undefined) out[f] = v;
-    else if (Array.isArray(v)) out[f] = v.filter((x) => text(x) !== undefined).slice(0, 10);
+    if (text(v)) out[f] = v;
+    else if (Array.isArray(v)) out[f] = v.filter(text).slice(0, 10);
   }
   return out;
 }
@@ -25,11 +27,11 @@ export function keptClaims(claims: Record<string, unknown>): Record<string, unkn
   const out: Record<string, unknown> = {};
   for (const name of ["iss", "sub", "aud", "azp", CLAIM.deploymentId, CLAIM.messageType]) {
     const v = claims[name];
-    if (text(v) !== undefined) out[name] = v;
-    else if (Array.isArray(v)) out[name] = v.filter((x) => text(x) !== undefined).slice(0, 10);
+    if (text(v)) out[name] = v;
+    else if (Array.isArray(v)) out[name] = v.filter(text).slice(0, 10);
   }
   const roles = claims[CLAIM.roles];
-  if (Array.isArray(roles)) out[CLAIM.roles] = roles.filter((r) => text(r) !== undefined).slice(0, 50);
+  if (Array.isArray(roles)) out[CLAIM.roles] = roles.filter(text).slice(0, 50);
   const context = pick(claims[CLAIM.context], ["id", "label", "title", "type"]);
   if (context) out[CLAIM.context] = context;
   const link = pick(claims[CLAIM.resourceLink], ["id", "title"]);

@@ -7,6 +7,7 @@
  * then the opt-in stand-in (student-email.ts).
  */
 import type { Logger } from "../core/logger.js";
+import { isText } from "../core/text.js";
 import { StudentIdentity } from "../platform/schemas.js";
 import { privacySettingAdvice } from "./lms-advice.js";
 import type { LtiStudentFields } from "./options.js";
@@ -20,7 +21,7 @@ const CLAIM_NAMES: Record<string, string> = { email: "email", firstName: "given_
 
 export async function studentOfLaunch(settings: Pick<LtiSettings, "student" | "email">, claims: Record<string, unknown>, organization: string | undefined, logger: Logger): Promise<{ student: LtiStudentFields } | { refusal: Refusal }> {
   const mapped = { ...((settings.student ?? studentFromClaims)(claims) ?? {}) };
-  if (typeof mapped.email !== "string" || mapped.email.trim() === "") {
+  if (!isText(mapped.email, Infinity, { trim: true })) {
     let found: Awaited<ReturnType<typeof fallbackEmail>>;
     try {
       found = await fallbackEmail(settings.email, claims, organization);
@@ -34,7 +35,7 @@ export async function studentOfLaunch(settings: Pick<LtiSettings, "student" | "e
   const parsed = StudentIdentity.safeParse(mapped);
   if (parsed.success) return { student: parsed.data };
   const fields = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? "student")))];
-  const absent = fields.filter((f) => typeof mapped[f as keyof LtiStudentFields] !== "string" || mapped[f as keyof LtiStudentFields]!.trim() === "");
+  const absent = fields.filter((f) => !isText(mapped[f as keyof LtiStudentFields], Infinity, { trim: true }));
   const emailOnly = fields.length === 1 && fields[0] === "email" && absent.length === 1;
   const named = fields.map((f) => `${FIELD_NAMES[f] ?? f} (${CLAIM_NAMES[f] ?? f})`).join(", ");
   const check = emailOnly ? "email_missing" : absent.length > 0 ? "student_fields_missing" : "student_fields_invalid";

@@ -23,6 +23,7 @@ import { keptClaims } from "./launch-claims.js";
 import { gradebookOfLaunch } from "./gradebook/launch-gradebook.js";
 import { linkPath, putLink, type LinkKind } from "./open-link.js";
 import { escapeHtml } from "../core/html.js";
+import { textOf } from "../core/text.js";
 import { jsonBlock, ltiHeaders, sendLtiPage, useFrameAncestors } from "./pages.js";
 import { originsOf } from "./registrations.js";
 import { forgetAfterwards, storageKey, storageScript, type StorageSpot } from "./platform-storage.js";
@@ -54,7 +55,7 @@ export const MAX_ID_TOKEN = 65_536;
 
 const field = (body: unknown, name: string): string | undefined => {
   const v = (body as Record<string, unknown> | undefined)?.[name];
-  return typeof v === "string" && v.length > 0 && v.length <= 16_384 ? v : undefined;
+  return textOf(v, 16_384);
 };
 
 /**
@@ -198,7 +199,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     if (typeof posted === "string" && posted.length > MAX_ID_TOKEN) {
       return refuseWith(res, "id_token_too_large", `The LMS posted an id_token of ${posted.length} characters; this tool reads at most ${MAX_ID_TOKEN}. Shorten the link's custom parameters.`, 413);
     }
-    const idToken = typeof posted === "string" && posted.length > 0 ? posted : undefined;
+    const idToken = textOf(posted);
     const state = field(req.body, "state");
     if (!idToken || !state) return refuseWith(res, idToken ? "state" : "id_token", `The LMS posted no ${idToken ? "state" : "id_token"} to the tool's redirect URL.`);
     const known = await boundState(req, res, state, idToken);

@@ -4,9 +4,10 @@
  * which allows the loopback http only with `dynamicRegistration.allowLoopbackHttp`.
  */
 import { isHttpsOrLoopback } from "../core/secure-url.js";
+import { isText } from "../core/text.js";
 
 export function isLmsUrl(value: unknown, loopbackHttp = true): value is string {
-  if (typeof value !== "string" || value.length > 2048 || !URL.canParse(value)) return false;
+  if (!isText(value, 2048, { min: 0 }) || !URL.canParse(value)) return false;
   const u = new URL(value);
   return !u.username && !u.password && isHttpsOrLoopback(u, loopbackHttp);
 }

@@ -15,6 +15,7 @@ import { stateParam, type LoginStates } from "./login-state.js";
 import { originsOf } from "./registrations.js";
 import type { RegistrationSource } from "./registration-source.js";
 import { escapeHtml } from "../core/html.js";
+import { isText } from "../core/text.js";
 import { jsonBlock, ltiHeaders, sendLtiPage, useFrameAncestors } from "./pages.js";
 import { storageKey, storageScript } from "./platform-storage.js";
 import type { LtiSettings } from "./settings.js";
@@ -47,11 +48,11 @@ export function loginRoute(settings: LtiSettings, registrations: RegistrationSou
     const params: Record<string, string> = {};
     for (const name of [...REQUIRED, ...OPTIONAL]) {
       const v = source?.[name];
-      if (typeof v === "string" && v.length > 0 && v.length <= 4096) params[name] = v;
+      if (isText(v, 4096)) params[name] = v;
     }
     // Canvas sends the deployment as `deployment_id` (canvas-lms#2201): the same parameter.
     const canvasDeployment = source?.deployment_id;
-    if (params.lti_deployment_id === undefined && typeof canvasDeployment === "string" && canvasDeployment.length > 0 && canvasDeployment.length <= 4096) params.lti_deployment_id = canvasDeployment;
+    if (params.lti_deployment_id === undefined && isText(canvasDeployment, 4096)) params.lti_deployment_id = canvasDeployment;
     const missing = REQUIRED.filter((n) => params[n] === undefined);
     if (missing.length > 0) {
       return refuse(res, logger, frameAncestors, { status: 400, check: "login_parameters", detail: { missing },

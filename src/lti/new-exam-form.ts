@@ -2,6 +2,7 @@
  * The picker's "a new class and exam for this course" form, read: every field checked
  * before anything is sent to the platform; the first bad one is named (a 400 page).
  */
+import { isText } from "../core/text.js";
 import type { NewExamInput } from "./catalog.js";
 
 const MAX_QUESTIONS = 200;
@@ -9,7 +10,7 @@ const MAX_QUESTIONS = 200;
 export function readNewExamForm(body: Record<string, unknown>, courseTitle: string): { input: NewExamInput } | { field: string; problem: string } {
   const text = (name: string) => (typeof body[name] === "string" ? (body[name] as string).trim() : "");
   const examName = text("examName");
-  if (examName.length === 0 || examName.length > 200) return { field: "examName", problem: "must be 1 to 200 characters" };
+  if (!isText(examName, 200)) return { field: "examName", problem: "must be 1 to 200 characters" };
   const className = text("className") || courseTitle;
   if (className.length > 200) return { field: "className", problem: "must be at most 200 characters" };
   const courseId = text("courseId");

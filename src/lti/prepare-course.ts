@@ -16,6 +16,7 @@
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
 import { randomId } from "../core/random-id.js";
+import { isWholeNumber } from "../core/whole-number.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
 import type { LtiCourseKey } from "../store/lti-course-types.js";
 import { capacityPlan } from "./capacity-plan.js";
@@ -92,7 +93,7 @@ export function startOf(body: Record<string, unknown>): string | undefined {
   if (/(?:Z|[+-]\d\d:\d\d)$/i.test(raw) && !Number.isNaN(Date.parse(raw))) return new Date(raw).toISOString();
   if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d)?$/.test(raw)) return undefined;
   const offset = Number(typeof body.tzOffsetMin === "string" ? body.tzOffsetMin : 0);
-  if (!Number.isInteger(offset) || Math.abs(offset) > 14 * 60) return undefined;
+  if (!isWholeNumber(offset, -14 * 60, 14 * 60)) return undefined;
   const utc = Date.parse(`${raw}Z`);
   return Number.isNaN(utc) ? undefined : new Date(utc + offset * 60_000).toISOString();
 }

@@ -5,6 +5,7 @@
  * `aud`/`azp` must. Each registration lists its deployments, each possibly naming an
  * organization.
  */
+import { isText } from "../core/text.js";
 import { z } from "zod";
 import { optionMeta, withDefault } from "../core/option-schema.js";
 import type { LtiRegistration } from "./options.js";
@@ -65,13 +66,13 @@ export function originsOf(r: Pick<Registration, "issuer" | "authorizationUrl">):
 
 const DEPLOYMENT = "must be a deployment id (1-255 characters) or { id, organization }.";
 /** Aborting, so that a wrong id fails both forms below and the union reports it at the entry. */
-const deploymentIdSchema = z.custom<string>((id) => typeof id === "string" && id.length > 0 && id.length <= 255, { error: DEPLOYMENT, abort: true });
+const deploymentIdSchema = z.custom<string>((id) => isText(id, 255), { error: DEPLOYMENT, abort: true });
 /**
  * A deployment: its id, or `{ id, organization }`. Every mistake is the entry's, but for an
  * organization wrong beside a right id: the one form that fails without aborting, so the
  * union reports its issue where it is (`…deployments[0].organization`), with its own fix.
  */
-const deploymentSchema = z.union([deploymentIdSchema, z.object({ id: deploymentIdSchema, organization: z.custom<string>((o) => typeof o === "string" && o.length > 0,
+const deploymentSchema = z.union([deploymentIdSchema, z.object({ id: deploymentIdSchema, organization: z.custom<string>((o) => isText(o),
   { error: "must be a non-empty string.", abort: false, params: { fix: "Name the organization this deployment launches for, or leave it out." } }).optional() })], { error: DEPLOYMENT });
 const DEPLOYMENTS = "must be a non-empty array: launches from a deployment not listed are refused.";
 const lmsTextSchema = text(255, "must be a non-empty string of at most 255 characters.").register(optionMeta, { fix: "Copy it from the LMS's registration of this tool." });

@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { optional } from "../core/option-schema.js";
+import { textOf } from "../core/text.js";
 import type { LtiEmailLookup } from "./options.js";
 
 export interface EmailSettings {
@@ -29,7 +30,8 @@ export function standInEmail(issuer: string, sub: string, domain: string): strin
 export async function fallbackEmail(settings: EmailSettings, claims: Record<string, unknown>, organization: string | undefined): Promise<{ email: string | undefined; from: "lookup" | "stand_in" | "none" }> {
   if (settings.lookup) {
     const found = await settings.lookup(claims, { organization });
-    if (typeof found === "string" && found.trim().length > 0) return { email: found.trim(), from: "lookup" };
+    const email = textOf(found, Infinity, { trim: true });
+    if (email !== undefined) return { email, from: "lookup" };
   }
   if (settings.standInDomain !== undefined && typeof claims.iss === "string" && typeof claims.sub === "string") {
     return { email: standInEmail(claims.iss, claims.sub, settings.standInDomain), from: "stand_in" };

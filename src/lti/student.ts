@@ -19,6 +19,7 @@
  *   around it, else the same word;
  * - each name is cut to the platform's 100 characters.
  */
+import { textOf } from "../core/text.js";
 import { splitFullName } from "../identity/student-from-user.js";
 import { CLAIM } from "./claims.js";
 import type { LtiStudentFields } from "./options.js";
@@ -27,7 +28,8 @@ const NAME_MAX = 100;
 /** A name in a script that writes the family name first, and no Latin letter. */
 const FAMILY_FIRST = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3005 ]+$/u;
 
-const text = (v: unknown) => (typeof v === "string" && v.trim().length > 0 ? v.trim() : undefined);
+/** A claim's text without its surrounding white space; none when blank. */
+const text = (v: unknown) => textOf(v, Infinity, { trim: true });
 const cut = (v: string | undefined) => (v === undefined ? undefined : [...v].slice(0, NAME_MAX).join("").trim());
 
 /** First and last name from the name claims, by the rules above. */

@@ -10,6 +10,7 @@
  * `target_link_uri` that is this tool's own launch URL. Claims it does not know are
  * ignored. The first failure is the answer, each with its own check name (logged).
  */
+import { isText } from "../core/text.js";
 import { errors, jwtVerify, type JWTPayload } from "jose";
 import { CLAIM, MESSAGE_TYPES, type MessageType } from "./claims.js";
 import type { LoginState } from "./login-state.js";
@@ -80,7 +81,7 @@ export async function verifyLaunch(input: VerifyInput): Promise<{ launch: Verifi
   if (!MESSAGE_TYPES.includes(messageType as MessageType)) return fail("message_type", `This tool accepts ${MESSAGE_TYPES.join(" and ")}, not ${JSON.stringify(messageType)}.`, 400);
   const roles = claims[CLAIM.roles];
   if (!Array.isArray(roles)) return fail("roles", "The launch carries no roles claim (it may be empty, but must be there).", 400);
-  if (typeof claims.sub !== "string" || claims.sub.length === 0 || claims.sub.length > 255) return fail("sub", "The launch's sub (user id) is missing or longer than 255 characters.", 400);
+  if (!isText(claims.sub, 255)) return fail("sub", "The launch's sub (user id) is missing or longer than 255 characters.", 400);
   if (messageType === "LtiResourceLinkRequest") {
     const link = claims[CLAIM.resourceLink] as { id?: unknown } | undefined;
     if (typeof link?.id !== "string") return fail("resource_link", "The launch carries no resource_link id.", 400);

@@ -4,6 +4,8 @@
  * databases do the same with a UNIQUE (organization, user, key) constraint; see
  * sqlite.ts, postgres.ts).
  */
+import { isText } from "../core/text.js";
+import { isWholeNumber } from "../core/whole-number.js";
 import {
   isOrganizationId, IDEMPOTENCY_PENDING_MS, IDEMPOTENCY_TTL_MS,
   type IdempotencyBegin, type IdempotencyBeginInput, type IdempotencyCompleteInput, type IdempotencyKey, type OralStoreIdempotency,
@@ -13,14 +15,14 @@ import {
 export function checkIdempotencyKey(input: IdempotencyKey, extra: { bodyHash?: unknown; status?: unknown } = {}): void {
   const problems: string[] = [];
   const text = (field: string, value: unknown) => {
-    if (typeof value !== "string" || value.length === 0) problems.push(`${field} must be a non-empty string`);
+    if (!isText(value)) problems.push(`${field} must be a non-empty string`);
   };
   if (typeof input !== "object" || input === null) throw new TypeError("idempotency input must be an object");
   if (!isOrganizationId(input.org)) problems.push("org must be an organization id (1-64 letters, digits, _ . or -)");
   text("user", input.user);
   text("key", input.key);
   if ("bodyHash" in extra) text("bodyHash", extra.bodyHash);
-  if ("status" in extra && !(Number.isInteger(extra.status) && (extra.status as number) >= 100 && (extra.status as number) <= 599)) {
+  if ("status" in extra && !isWholeNumber(extra.status, 100, 599)) {
     problems.push("status must be an HTTP status (100-599)");
   }
   if (problems.length > 0) throw new TypeError(`invalid idempotency record: ${problems.join("; ")}`);

@@ -12,6 +12,7 @@
  * See docs/stores.md.
  */
 import type { LaunchRecord } from "./launch-types.js";
+import { isWholeNumber } from "../core/whole-number.js";
 
 type StudentKey = keyof LaunchRecord["student"];
 
@@ -67,7 +68,7 @@ export const LAUNCH_FIELDS = [
   },
   {
     path: ["status"], column: "status", type: "integer", csv: "status", json: true, schema: { type: "integer", description: "The HTTP status the student's browser got." },
-    valid: (v) => Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 599, problem: "status must be an HTTP status",
+    valid: (v) => isWholeNumber(v, 100, 599), problem: "status must be an HTTP status",
   },
   {
     path: ["servedBy"], column: "served_by", type: "text", csv: "servedBy", json: true, schema: { enum: SERVED_BY },

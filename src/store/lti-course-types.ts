@@ -5,6 +5,7 @@
  * another deployment or LMS is another course. A link is written when an instructor of
  * the course places or opens an exam there; a learner's launch reads it.
  */
+import { isText } from "../core/text.js";
 
 /** One LMS course: the launch's issuer, client id, deployment id and `context.id` (each 1-255 characters). */
 export interface LtiCourseKey {
@@ -58,19 +59,17 @@ export interface OralStoreLtiCourses {
   getLtiExamCopy(org: string, course: LtiCourseKey, fromExamId: string): Promise<string | undefined>;
 }
 
-const TEXT = (v: unknown) => typeof v === "string" && v.length > 0 && v.length <= 255;
-
 /** A TypeError, like the other checks: a bad key is a bug in the caller. */
 export function checkLtiCourse(org: unknown, course: LtiCourseKey, ...ids: unknown[]): void {
-  if (!TEXT(org) || typeof course !== "object" || course === null
-    || ![course.issuer, course.clientId, course.deploymentId, course.contextId, ...ids].every(TEXT)) {
+  if (!isText(org, 255) || typeof course !== "object" || course === null
+    || ![course.issuer, course.clientId, course.deploymentId, course.contextId, ...ids].every((id) => isText(id, 255))) {
     throw new TypeError("invalid LTI course key: organization, issuer, clientId, deploymentId, contextId and ids must be strings of 1-255 characters");
   }
 }
 
 export function checkLtiCourseFilter(org: unknown, of: { classId: string } | { course: LtiCourseKey }): void {
   if (typeof of === "object" && of !== null && "course" in of) return checkLtiCourse(org, of.course);
-  if (!TEXT(org) || !TEXT((of as { classId?: unknown } | null)?.classId)) throw new TypeError("invalid LTI course link filter: give { classId } or { course }");
+  if (!isText(org, 255) || !isText((of as { classId?: unknown } | null)?.classId, 255)) throw new TypeError("invalid LTI course link filter: give { classId } or { course }");
 }
 
 export function checkLtiCourseLink(org: unknown, link: LtiCourseLink): void {
@@ -102,8 +101,8 @@ export function ltiCourseLinkFields(l: LtiCourseLink): LtiCourseLink {
 export function checkLtiCourseServices(org: unknown, course: LtiCourseKey, s: LtiCourseServices): void {
   checkLtiCourse(org, course);
   const ok = typeof s === "object" && s !== null
-    && (s.membershipsUrl === undefined || (typeof s.membershipsUrl === "string" && s.membershipsUrl.length <= 2048))
-    && (s.agsEndpoint === undefined || (typeof s.agsEndpoint === "string" && s.agsEndpoint.length <= 8192))
+    && (s.membershipsUrl === undefined || isText(s.membershipsUrl, 2048, { min: 0 }))
+    && (s.agsEndpoint === undefined || isText(s.agsEndpoint, 8192, { min: 0 }))
     && typeof s.seenAt === "string" && !Number.isNaN(Date.parse(s.seenAt));
   if (!ok) throw new TypeError("invalid LTI course services: membershipsUrl (≤ 2048), agsEndpoint (JSON ≤ 8 KiB) and seenAt (ISO 8601)");
 }

@@ -5,6 +5,7 @@
  * LMS takes it: a restart, a crash or an LMS outage loses none. Entries of one learner on
  * one exam go out in the order they were queued (a `Started` before its `Submitted`).
  */
+import { isText } from "../core/text.js";
 import type { ExamKind } from "./types.js";
 import type { LtiCourseKey } from "./lti-course-types.js";
 
@@ -96,9 +97,8 @@ export interface OralStoreLtiGradebook {
 
 /** A TypeError, like the other checks: a bad entry is a bug in the caller. */
 export function checkLtiScoreEntry(org: unknown, e: LtiScoreEntry): void {
-  const text = (v: unknown, max = 2048) => typeof v === "string" && v.length > 0 && v.length <= max;
-  if (!text(org, 64) || !e || !text(e.id, 255) || !text(e.userId, 255) || !text(e.key?.examId, 255) || !text(e.key?.contextId, 255)
-    || !text(e.key?.issuer, 255) || !text(e.key?.clientId, 255) || !text(e.key?.deploymentId, 255) || typeof e.score?.comment !== "string") {
+  if (!isText(org, 64) || !e || !isText(e.id, 255) || !isText(e.userId, 255) || !isText(e.key?.examId, 255) || !isText(e.key?.contextId, 255)
+    || !isText(e.key?.issuer, 255) || !isText(e.key?.clientId, 255) || !isText(e.key?.deploymentId, 255) || typeof e.score?.comment !== "string") {
     throw new TypeError("invalid LTI score entry: organization, id, userId, key (course and exam) and score.comment must be set");
   }
 }

@@ -43,6 +43,7 @@ export interface LtiRegistrationRecord extends LtiRegistrationInput {
   deployments: LtiDeploymentRecord[];
 }
 
+import { isText } from "../core/text.js";
 import type { OralStoreLtiCourses } from "./lti-course-types.js";
 import type { OralStoreLtiGradebook } from "./lti-gradebook-types.js";
 
@@ -64,31 +65,30 @@ export interface OralStoreLti extends OralStoreLtiCourses, OralStoreLtiGradebook
   deleteLtiRegistration(issuer: string, clientId: string): Promise<boolean>;
 }
 
-const TEXT = (v: unknown, max = 255) => typeof v === "string" && v.length > 0 && v.length <= max;
-const URL_TEXT = (v: unknown) => TEXT(v, 2048) && URL.canParse(v as string);
+const URL_TEXT = (v: unknown) => isText(v, 2048) && URL.canParse(v);
 
 /** A TypeError, like `checkRecord`: a bad registration is a bug in the caller. */
 export function checkLtiKey(issuer: unknown, clientId: unknown): void {
-  if (!TEXT(issuer) || !TEXT(clientId)) throw new TypeError("invalid LTI registration key: issuer and clientId must be strings of 1-255 characters");
+  if (!isText(issuer, 255) || !isText(clientId, 255)) throw new TypeError("invalid LTI registration key: issuer and clientId must be strings of 1-255 characters");
 }
 
 export function checkLtiRegistration(r: LtiRegistrationInput): void {
   if (typeof r !== "object" || r === null) throw new TypeError("LTI registration must be an object");
   const problems: string[] = [];
-  if (!TEXT(r.issuer) || !TEXT(r.clientId)) problems.push("issuer and clientId must be strings of 1-255 characters");
+  if (!isText(r.issuer, 255) || !isText(r.clientId, 255)) problems.push("issuer and clientId must be strings of 1-255 characters");
   if (!URL_TEXT(r.authorizationUrl)) problems.push("authorizationUrl must be a URL");
   if (!URL_TEXT(r.jwksUrl)) problems.push("jwksUrl must be a URL");
   if (r.tokenUrl !== undefined && !URL_TEXT(r.tokenUrl)) problems.push("tokenUrl must be a URL");
   if (typeof r.active !== "boolean") problems.push("active must be a boolean");
   if (typeof r.acceptNewDeployments !== "boolean") problems.push("acceptNewDeployments must be a boolean");
-  if (r.organization !== undefined && !TEXT(r.organization, 64)) problems.push("organization must be a string of 1-64 characters");
+  if (r.organization !== undefined && !isText(r.organization, 64)) problems.push("organization must be a string of 1-64 characters");
   if (typeof r.data !== "object" || r.data === null || Array.isArray(r.data)) problems.push("data must be a plain object");
   if (typeof r.createdAt !== "string" || Number.isNaN(Date.parse(r.createdAt))) problems.push("createdAt must be an ISO 8601 timestamp");
   if (problems.length > 0) throw new TypeError(`invalid LTI registration: ${problems.join("; ")}`);
 }
 
 export function checkLtiDeployment(d: LtiDeploymentRecord): void {
-  if (typeof d !== "object" || d === null || !TEXT(d.id) || (d.organization !== undefined && !TEXT(d.organization, 64))) {
+  if (typeof d !== "object" || d === null || !isText(d.id, 255) || (d.organization !== undefined && !isText(d.organization, 64))) {
     throw new TypeError("invalid LTI deployment: id must be a string of 1-255 characters, organization (if any) of 1-64");
   }
 }

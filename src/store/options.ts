@@ -7,12 +7,13 @@
 import { z } from "zod";
 import type { ProblemList } from "../core/configuration-error.js";
 import type { Logger } from "../core/logger.js";
+import { isText } from "../core/text.js";
 import type { PostgresPool } from "./postgres-pool.js";
 import { kindOf, optional, readObject, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 
-/** A string schema whose message names the value's kind only. */
-const text = (ok: (s: string) => boolean, what: string) =>
-  z.custom<string>((v) => typeof v === "string" && ok(v), { error: (issue) => `must be ${what}, got ${kindOf(issue.input)}.` });
+/** A string schema (`ok`: its bounded-text check; default: not blank) whose message names the value's kind only. */
+const text = (what: string, ok: (v: unknown) => boolean = (v) => isText(v, Infinity, { trim: true })) =>
+  z.custom<string>(ok, { error: (issue) => `must be ${what}, got ${kindOf(issue.input)}.` });
 
 export const DEFAULT_SQLITE_FILENAME = "./oral-assessments.sqlite";
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
@@ -20,17 +21,17 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 export const MAX_PREFIX = 63 - "assessments_by_course".length;
 
 export const sqliteStoreSchema = {
-  filename: withDefault(text((s) => s.trim() !== "", "a path"), DEFAULT_SQLITE_FILENAME, { fix: `Pass a file path such as "${DEFAULT_SQLITE_FILENAME}", or leave it out.` }),
+  filename: withDefault(text("a path"), DEFAULT_SQLITE_FILENAME, { fix: `Pass a file path such as "${DEFAULT_SQLITE_FILENAME}", or leave it out.` }),
   busyTimeoutMs: withDefault(wholeNumber(0, undefined, "ms"), 5000, { fix: "Pass e.g. 5000, or leave it out." }),
 };
 
 export const postgresStoreSchema = {
-  connectionString: optional(text((s) => s.trim() !== "", "a non-empty string"), { fix: 'Pass e.g. "postgres://user:password@host:5432/db", often from process.env.DATABASE_URL.' }),
+  connectionString: optional(text("a non-empty string"), { fix: 'Pass e.g. "postgres://user:password@host:5432/db", often from process.env.DATABASE_URL.' }),
   pool: optional(z.custom<PostgresPool>((v) => typeof (v as { query?: unknown } | null)?.query === "function" && typeof (v as { connect?: unknown }).connect === "function",
     { error: (issue) => `must be a pg.Pool, got ${kindOf(issue.input)}.` }), { fix: "Pass new pg.Pool({ … }), or use connectionString instead." }),
-  schema: withDefault(text((s) => IDENTIFIER.test(s) && s.length <= 63, "a lower-case SQL name (letters, digits, _; at most 63)"), "public",
+  schema: withDefault(text("a lower-case SQL name (letters, digits, _; at most 63)", (v) => isText(v, 63) && IDENTIFIER.test(v)), "public",
     { fix: 'Pass e.g. "public" or "oral", or leave it out.' }),
-  tablePrefix: withDefault(text((s) => (s === "" || IDENTIFIER.test(s)) && s.length <= MAX_PREFIX, `"" or a lower-case SQL name (letters, digits, _; at most ${MAX_PREFIX})`), "oral_",
+  tablePrefix: withDefault(text(`"" or a lower-case SQL name (letters, digits, _; at most ${MAX_PREFIX})`, (v) => isText(v, MAX_PREFIX, { min: 0 }) && (v === "" || IDENTIFIER.test(v))), "oral_",
     { fix: 'Pass e.g. "oral_", or leave it out.' }),
   logger: optional(z.custom<Partial<Logger>>((v) => typeof v === "object" && v !== null, { error: (issue) => `must be a logger object (pino or console-like), got ${kindOf(issue.input)}.` }),
     { fix: "Pass e.g. pino() or console, or leave it out." }),

@@ -5,6 +5,7 @@
  * the exam link (open-link.ts) and in the return mark; undefined when the launch has no
  * AGS claim or no course (the LMS offers no gradebook to this link).
  */
+import { isText, textOf } from "../../core/text.js";
 import { CLAIM } from "../claims.js";
 import type { VerifiedLaunch } from "../verify-launch.js";
 import type { LtiCourseKey } from "../../store/lti-course-types.js";
@@ -22,27 +23,26 @@ export interface LaunchGradebook {
   launchedAt: string;
 }
 
-const text = (v: unknown, max = 255): string | undefined => (typeof v === "string" && v.length > 0 && v.length <= max ? v : undefined);
 const httpUrl = (v: unknown): string | undefined => {
-  const s = text(v, 2048);
+  const s = textOf(v, 2048);
   return s !== undefined && URL.canParse(s) && /^https?:$/.test(new URL(s).protocol) ? s : undefined;
 };
 
 export function gradebookOfLaunch(launch: Pick<VerifiedLaunch, "claims" | "registration" | "deploymentId">, now = new Date()): LaunchGradebook | undefined {
   const claim = launch.claims[AGS_CLAIM] as Record<string, unknown> | undefined;
-  const contextId = text((launch.claims[CLAIM.context] as { id?: unknown } | undefined)?.id);
-  const userId = text(launch.claims.sub);
+  const contextId = textOf((launch.claims[CLAIM.context] as { id?: unknown } | undefined)?.id, 255);
+  const userId = textOf(launch.claims.sub, 255);
   if (!claim || typeof claim !== "object" || !contextId || !userId) return undefined;
   const lineItem = httpUrl(claim.lineitem);
   const lineItems = httpUrl(claim.lineitems);
   if (!lineItem && !lineItems) return undefined;
   const link = launch.claims[CLAIM.resourceLink] as { id?: unknown; title?: unknown } | undefined;
-  const scope = Array.isArray(claim.scope) ? claim.scope.filter((s): s is string => text(s, 255) !== undefined).slice(0, 10) : [];
+  const scope = Array.isArray(claim.scope) ? claim.scope.filter((s): s is string => isText(s, 255)).slice(0, 10) : [];
   return {
     course: { issuer: launch.registration.issuer, clientId: launch.registration.clientId, deploymentId: launch.deploymentId, contextId },
     userId,
-    ...(text(link?.id) ? { resourceLinkId: text(link?.id) } : {}),
-    ...(text(link?.title) ? { title: text(link?.title) } : {}),
+    ...(textOf(link?.id, 255) ? { resourceLinkId: textOf(link?.id, 255) } : {}),
+    ...(textOf(link?.title, 255) ? { title: textOf(link?.title, 255) } : {}),
     ags: { ...(lineItem ? { lineItem } : {}), ...(lineItems ? { lineItems } : {}), scope },
     launchedAt: now.toISOString(),
   };

@@ -3,6 +3,7 @@
  * enums and the envelope's `meta`. `../schemas.ts` re-exports all of it.
  */
 import { z } from "zod";
+import { isText } from "../../core/text.js";
 import { PassThroughValue } from "../pass-through.js";
 
 // C0 and C1 control characters (and DEL). They have no business in an id, and in a path
@@ -30,8 +31,7 @@ export const RecordId = z
  * (`test/platform/record-id.test.ts`) holds the two to the same answers.
  */
 export function isRecordId(value: unknown): value is string {
-  return typeof value === "string" && value.length >= 1 && value.length <= 200
-    && !CONTROL_CHARS.test(value) && value !== "." && value !== "..";
+  return isText(value, 200) && !CONTROL_CHARS.test(value) && value !== "." && value !== "..";
 }
 
 /**
