@@ -5,6 +5,7 @@
  * be echoed unaltered.
  */
 import { CLAIM } from "./claims.js";
+import { isLmsUrl } from "./lms-url.js";
 
 export interface DeepLinkSettings {
   returnUrl: string;
@@ -22,8 +23,9 @@ export function readDeepLinkSettings(claims: Record<string, unknown>): SettingsR
   const refused = (check: string, forAdministrator: string): SettingsRead => ({ refused: { check, forAdministrator } });
   if (raw === null || typeof raw !== "object") return refused("deep_linking_settings", "The deep-linking request carries no deep_linking_settings claim.");
   const returnUrl = raw.deep_link_return_url;
-  if (typeof returnUrl !== "string" || !URL.canParse(returnUrl) || !/^https?:$/.test(new URL(returnUrl).protocol)) {
-    return refused("deep_link_return_url", "The deep-linking request's deep_link_return_url is missing or not an http(s) URL.");
+  // The browser posts the signed placement there: https (http only on loopback), as every URL an LMS gives.
+  if (!isLmsUrl(returnUrl) || returnUrl === "") {
+    return refused("deep_link_return_url", "The deep-linking request's deep_link_return_url is missing or not an https URL (http only on the loopback interface).");
   }
   const types = Array.isArray(raw.accept_types) ? raw.accept_types : [];
   if (!types.includes("ltiResourceLink")) {

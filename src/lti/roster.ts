@@ -7,6 +7,7 @@
  * is refused, never cut short silently (a prepared roster missing its last pages would
  * look complete). Learners whose status is Active only (a missing status means Active).
  */
+import { isLmsUrl } from "./lms-url.js";
 import { LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "./service-access.js";
 import type { Registration } from "./registrations.js";
 
@@ -35,11 +36,15 @@ export interface RosterRead {
   pages: number;
 }
 
-/** The NRPS URL of a launch's claims, or undefined when the LMS offers none. */
+/**
+ * The NRPS URL of a launch's claims, or undefined when the LMS offers none or offers one
+ * the tool must not call: the tool sends its bearer token there, so https (http only on
+ * loopback), as every URL an LMS gives (lms-url.ts).
+ */
 export function membershipsUrlOf(claims: Record<string, unknown>): string | undefined {
   const claim = claims[NRPS_CLAIM] as { context_memberships_url?: unknown } | undefined;
   const url = claim?.context_memberships_url;
-  return typeof url === "string" && URL.canParse(url) && /^https?:$/.test(new URL(url).protocol) ? url : undefined;
+  return isLmsUrl(url) ? url : undefined;
 }
 
 export function isLearner(member: Pick<RosterMember, "roles">): boolean {

@@ -7,6 +7,7 @@
  */
 import { isText, textOf } from "../../core/text.js";
 import { CLAIM } from "../claims.js";
+import { isLmsUrl } from "../lms-url.js";
 import type { VerifiedLaunch } from "../verify-launch.js";
 import type { LtiCourseKey } from "../../store/lti-course-types.js";
 
@@ -23,18 +24,16 @@ export interface LaunchGradebook {
   launchedAt: string;
 }
 
-const httpUrl = (v: unknown): string | undefined => {
-  const s = textOf(v, 2048);
-  return s !== undefined && URL.canParse(s) && /^https?:$/.test(new URL(s).protocol) ? s : undefined;
-};
+/** A line item URL the tool may send its bearer token to: https (http only on loopback), as every URL an LMS gives. */
+const serviceUrl = (v: unknown): string | undefined => (isLmsUrl(v) && v !== "" ? v : undefined);
 
 export function gradebookOfLaunch(launch: Pick<VerifiedLaunch, "claims" | "registration" | "deploymentId">, now = new Date()): LaunchGradebook | undefined {
   const claim = launch.claims[AGS_CLAIM] as Record<string, unknown> | undefined;
   const contextId = textOf((launch.claims[CLAIM.context] as { id?: unknown } | undefined)?.id, 255);
   const userId = textOf(launch.claims.sub, 255);
   if (!claim || typeof claim !== "object" || !contextId || !userId) return undefined;
-  const lineItem = httpUrl(claim.lineitem);
-  const lineItems = httpUrl(claim.lineitems);
+  const lineItem = serviceUrl(claim.lineitem);
+  const lineItems = serviceUrl(claim.lineitems);
   if (!lineItem && !lineItems) return undefined;
   const link = launch.claims[CLAIM.resourceLink] as { id?: unknown; title?: unknown } | undefined;
   const scope = Array.isArray(claim.scope) ? claim.scope.filter((s): s is string => isText(s, 255)).slice(0, 10) : [];

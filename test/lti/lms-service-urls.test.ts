@@ -1,0 +1,40 @@
+/**
+ * The URLs a launch's claims give the tool for LTI Advantage: the roster (NRPS), the
+ * gradebook's line items (AGS) and the deep-linking return. The tool sends its bearer
+ * token to the first two and the browser the signed placement to the third, so each must
+ * be https, or http on the loopback interface (a local LMS in development), with no user
+ * name or password: the rule every URL from an LMS follows (src/lti/lms-url.ts). A plain
+ * http URL to another host is not used: no roster, no gradebook, a refused placement.
+ */
+import { describe, expect, it } from "vitest";
+import { CLAIM } from "../../src/lti/claims.js";
+import { readDeepLinkSettings } from "../../src/lti/deep-link-settings.js";
+import { AGS_CLAIM, gradebookOfLaunch } from "../../src/lti/gradebook/launch-gradebook.js";
+import { membershipsUrlOf, NRPS_CLAIM } from "../../src/lti/roster.js";
+
+const ACCEPTED = ["https://lms.example/api/x", "http://127.0.0.1:8080/api/x", "http://localhost/api/x"];
+const REFUSED = ["http://lms.example/api/x", "https://user:secret@lms.example/api/x", "ftp://lms.example/x", "not a url", ""];
+
+const registration = { issuer: "https://lms.example", clientId: "c" } as Parameters<typeof gradebookOfLaunch>[0]["registration"];
+const gradebookWith = (lineitem: string) => gradebookOfLaunch({
+  claims: { sub: "u1", [CLAIM.context]: { id: "course-1" }, [AGS_CLAIM]: { lineitem, scope: ["https://purl.imsglobal.org/spec/lti-ags/scope/score"] } },
+  registration,
+  deploymentId: "d",
+});
+const placementWith = (returnUrl: string) => readDeepLinkSettings({
+  [CLAIM.deepLinkingSettings]: { deep_link_return_url: returnUrl, accept_types: ["ltiResourceLink"], accept_presentation_document_targets: ["iframe"] },
+});
+
+describe("the LTI Advantage URLs a launch gives", () => {
+  it.each(ACCEPTED)("uses %s for the roster, the gradebook and the placement's return", (url) => {
+    expect(membershipsUrlOf({ [NRPS_CLAIM]: { context_memberships_url: url } })).toBe(url);
+    expect(gradebookWith(url)?.ags.lineItem).toBe(url);
+    expect(placementWith(url)).toHaveProperty("settings");
+  });
+
+  it.each(REFUSED)("does not use %j: no roster, no gradebook, the placement refused at deep_link_return_url", (url) => {
+    expect(membershipsUrlOf({ [NRPS_CLAIM]: { context_memberships_url: url } })).toBeUndefined();
+    expect(gradebookWith(url)).toBeUndefined();
+    expect(placementWith(url)).toMatchObject({ refused: { check: "deep_link_return_url" } });
+  });
+});
