@@ -7,7 +7,7 @@ import { readSecret, type FleetSecret } from "./secret.js";
 import { circuitBreakerOption, type CircuitBreakerOptions } from "./breaker-options.js";
 import { launchLimitOption, type LaunchLimitOptions } from "./launch-limit-options.js";
 import { foldRenames, type Rename } from "../core/deprecation.js";
-import { defaultsOf, optional, pattern, ratio, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
+import { defaultsOf, optional, pattern, ratio, readOptions, readUrl, wholeNumber, withDefault } from "../core/option-schema.js";
 
 export interface RedisFleetOptions {
   /** `redis://[user:password@]host:6379[/db]` or `rediss://…` for TLS. Required, no default. */
@@ -142,9 +142,9 @@ export const FLEET_RENAMES: Rename[] = [{ old: "rateLimit", use: "rateLimitPerMi
 export function readFleetOptions(options: RedisFleetOptions) {
   const problems = new ProblemList();
   const o = (options ?? {}) as Partial<RedisFleetOptions>;
-  if (typeof o.url !== "string" || o.url === "") {
-    problems.add("url", "is missing.", "Pass the Redis URL, e.g. url: process.env.REDIS_URL (redis://host:6379).");
-  } else if (!/^rediss?:\/\//.test(o.url)) {
+  // Not shown in a message: a Redis URL may hold a password.
+  const url = readUrl(o.url, "url", problems, "Pass the Redis URL, e.g. url: process.env.REDIS_URL (redis://host:6379).", "is missing.", () => "is not a URL.");
+  if (url && url.protocol !== "redis:" && url.protocol !== "rediss:") {
     problems.add("url", "must start with redis:// or rediss://.", "Pass a Redis URL such as redis://127.0.0.1:6379.");
   }
   const keys = readSecret(o.secret, problems);
