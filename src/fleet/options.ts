@@ -98,8 +98,8 @@ export interface RedisFleetOptions {
 
 /**
  * The options read: the schema's fields (the deprecated `rateLimit` folded into
- * `rateLimitPerMinute`: undefined, each key's own), `keys` (the decoded secrets, the
- * sealing one first) and the parts.
+ * `rateLimitPerMinute`, which is what to read: undefined, each key's own), `keys` (the
+ * decoded secrets, the sealing one first) and the parts.
  */
 export type FleetSettings = ReturnType<typeof readFleetOptions>;
 

@@ -49,10 +49,10 @@ export const LTI_RENAMES: Rename[] = (["clockTolerance", "stateTtl", "keySetCool
 }));
 
 /**
- * The schema's fields (the seconds names folded into the ms ones), and each part's
- * settings: `registrations` are `lti.registrations` only (the routes look the store up too,
- * registration-source.ts); `email` is `lti.email` and `lti.emailStandIn`; `gradebook`
- * undefined is off.
+ * The schema's fields (the seconds names folded into the ms ones, which are what to read),
+ * and each part's settings: `registrations` are `lti.registrations` only (the routes look
+ * the store up too, registration-source.ts); `email` is `lti.email` and
+ * `lti.emailStandIn`; `gradebook` undefined is off.
  */
 export type LtiSettings = NonNullable<ReturnType<typeof resolveLtiSettings>>;
 
