@@ -23,7 +23,8 @@ export interface Rename {
 }
 
 /** The renames whose old name `given` (an options object, or anything else) holds. */
-const usedIn = (given: unknown, renames: readonly Rename[]) => renames.filter((r) => (given as Record<string, unknown> | null | undefined)?.[r.old] !== undefined);
+const usedIn = (given: unknown, renames: readonly Rename[]) =>
+  renames.filter((r) => (given as Record<string, unknown> | null | undefined)?.[r.old] !== undefined);
 
 /**
  * The old names `given` holds, folded into `read` (what the reader read, each old name
@@ -31,7 +32,9 @@ const usedIn = (given: unknown, renames: readonly Rename[]) => renames.filter((r
  * beside the new name, a problem at `at` + the old name. Without `read` (an object read
  * under the name given, so its problems are named so), only both names are refused.
  */
-export function foldRenames(given: unknown, renames: readonly Rename[], problems: ProblemList, at = "", read: Record<string, unknown> = {}): void {
+export function foldRenames(
+  given: unknown, renames: readonly Rename[], problems: ProblemList, at = "", read: Record<string, unknown> = {},
+): void {
   for (const r of usedIn(given, renames)) {
     if ((given as Record<string, unknown>)[r.use] !== undefined) {
       problems.add(at + r.old, `is the deprecated name of ${r.use}, and both are set.`, `Keep only ${r.use}.`);

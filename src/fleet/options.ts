@@ -143,7 +143,8 @@ export function readFleetOptions(options: RedisFleetOptions) {
   const problems = new ProblemList();
   const o = (options ?? {}) as Partial<RedisFleetOptions>;
   // Not shown in a message: a Redis URL may hold a password.
-  const url = readUrl(o.url, "url", problems, "Pass the Redis URL, e.g. url: process.env.REDIS_URL (redis://host:6379).", "is missing.", () => "is not a URL.");
+  const fix = "Pass the Redis URL, e.g. url: process.env.REDIS_URL (redis://host:6379).";
+  const url = readUrl(o.url, "url", problems, fix, "is missing.", () => "is not a URL.");
   if (url && url.protocol !== "redis:" && url.protocol !== "rediss:") {
     problems.add("url", "must start with redis:// or rediss://.", "Pass a Redis URL such as redis://127.0.0.1:6379.");
   }
