@@ -6,7 +6,8 @@ import type { Logger } from "../core/logger.js";
 import { readSecret, type FleetSecret } from "./secret.js";
 import { circuitBreakerOption, type CircuitBreakerOptions } from "./breaker-options.js";
 import { launchLimitOption, type LaunchLimitOptions } from "./launch-limit-options.js";
-import { defaultsOf, optional, pattern, ratio, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
+import { foldRenames, type Rename } from "../core/deprecation.js";
+import { defaultsOf, optional, pattern, ratio, readOptions, readUrl, wholeNumber, withDefault } from "../core/option-schema.js";
 
 export interface RedisFleetOptions {
   /** `redis://[user:password@]host:6379[/db]` or `rediss://…` for TLS. Required, no default. */
@@ -97,8 +98,8 @@ export interface RedisFleetOptions {
 
 /**
  * The options read: the schema's fields (the deprecated `rateLimit` folded into
- * `rateLimitPerMinute`: undefined, each key's own; `deprecatedRateLimit`: it was given, the
- * fleet warns once), `keys` (the decoded secrets, the sealing one first) and the parts.
+ * `rateLimitPerMinute`, which is what to read: undefined, each key's own), `keys` (the
+ * decoded secrets, the sealing one first) and the parts.
  */
 export type FleetSettings = ReturnType<typeof readFleetOptions>;
 
@@ -134,23 +135,22 @@ export const redisFleetSchema = {
  */
 export const FLEET_DEFAULTS = defaultsOf(redisFleetSchema);
 
+/** `redisFleet`'s earlier names. */
+export const FLEET_RENAMES: Rename[] = [{ old: "rateLimit", use: "rateLimitPerMinute", code: "EOA_FLEET_RATE_LIMIT",
+  message: "redisFleet's rateLimit is deprecated: call it rateLimitPerMinute, the platform client's name for the same limit." }];
+
 export function readFleetOptions(options: RedisFleetOptions) {
   const problems = new ProblemList();
   const o = (options ?? {}) as Partial<RedisFleetOptions>;
-  if (typeof o.url !== "string" || o.url === "") {
-    problems.add("url", "is missing.", "Pass the Redis URL, e.g. url: process.env.REDIS_URL (redis://host:6379).");
-  } else if (!/^rediss?:\/\//.test(o.url)) {
+  // Not shown in a message: a Redis URL may hold a password.
+  const fix = "Pass the Redis URL, e.g. url: process.env.REDIS_URL (redis://host:6379).";
+  const url = readUrl(o.url, "url", problems, fix, "is missing.", () => "is not a URL.");
+  if (url && url.protocol !== "redis:" && url.protocol !== "rediss:") {
     problems.add("url", "must start with redis:// or rediss://.", "Pass a Redis URL such as redis://127.0.0.1:6379.");
   }
   const keys = readSecret(o.secret, problems);
   const read = readOptions(redisFleetSchema, o, problems);
-  if (o.rateLimit !== undefined && o.rateLimitPerMinute !== undefined) {
-    problems.add("rateLimit", "is the old name of rateLimitPerMinute, and both are given.", "Remove rateLimit and keep rateLimitPerMinute.");
-  }
+  foldRenames(o, FLEET_RENAMES, problems, "", read);
   problems.throwIfAny("redisFleet");
-  const { rateLimit, ...rest } = read;
-  return {
-    ...rest, url: o.url as string, keys,
-    rateLimitPerMinute: read.rateLimitPerMinute ?? rateLimit, deprecatedRateLimit: rateLimit !== undefined,
-  };
+  return { ...read, url: o.url as string, keys };
 }

@@ -8,7 +8,8 @@
  * until Redis answers. `close()` disconnects.
  */
 import { randomBytes } from "node:crypto";
-import { toLogger, type Logger } from "../core/logger.js";
+import { toLogger } from "../core/logger.js";
+import { warnRenames } from "../core/deprecation.js";
 import { createCipher } from "./cipher.js";
 import { connect } from "./connection.js";
 import { attemptsWithFallback } from "./attempts-fallback.js";
@@ -22,7 +23,7 @@ import { redisPreparedTokens } from "./redis-prepared-tokens.js";
 import { redisSingleUse } from "./redis-single-use.js";
 import { redisRecentCounts } from "./redis-recent-counts.js";
 import { refusals } from "./refused.js";
-import { readFleetOptions, type RedisFleetOptions } from "./options.js";
+import { FLEET_RENAMES, readFleetOptions, type RedisFleetOptions } from "./options.js";
 import { defineBudgetScripts } from "./rate-budget-commands.js";
 import { SharedRateBudget } from "./redis-rate-budget.js";
 import { keyLimitSettings } from "./shared-budget-settings.js";
@@ -38,7 +39,7 @@ const UNBOUND = "unbound";
 export function redisFleet(options: RedisFleetOptions): RedisFleet {
   const settings = readFleetOptions(options);
   const logger = toLogger(options.logger);
-  if (settings.deprecatedRateLimit) warnRateLimitRenamed(logger);
+  warnRenames(logger, "fleet_option_deprecated", options, FLEET_RENAMES);
   const cipher = createCipher(settings.keys);
   const refused = refusals(logger, cipher);
   const instanceId = randomBytes(9).toString("base64url");
@@ -77,17 +78,6 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
     get shared() { return connection.up; },
     close: () => connection.close(),
   };
-}
-
-let warnedRateLimit = false;
-
-/** Once per process: the old option name still works, and says what to write instead. */
-function warnRateLimitRenamed(logger: Logger): void {
-  const message = "redisFleet's rateLimit is deprecated: call it rateLimitPerMinute, the platform client's name for the same limit.";
-  logger.warn({ event: "fleet_option_deprecated", option: "rateLimit", use: "rateLimitPerMinute" }, message);
-  if (warnedRateLimit) return;
-  warnedRateLimit = true;
-  process.emitWarning(message, { type: "DeprecationWarning", code: "EOA_FLEET_RATE_LIMIT" });
 }
 
 /** Resolves true once the fleet reaches Redis, false after `timeoutMs`. For readiness probes and tests. */

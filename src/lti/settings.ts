@@ -4,8 +4,7 @@
  */
 import type { ProblemList } from "../core/configuration-error.js";
 import { z } from "zod";
-import { warnDeprecated } from "../core/deprecation.js";
-import type { Logger } from "../core/logger.js";
+import { foldRenames, type Rename } from "../core/deprecation.js";
 import { fn, objectOrAbsent, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
 import type { CanLink, LtiEmailLookup, LtiOptions, OrganizationFor } from "./options.js";
 import { readDynamicRegistration } from "./dynamic-registration-settings.js";
@@ -19,7 +18,7 @@ import { readGradebookOptions } from "./gradebook/options.js";
 
 const TOOL_URL = "must be the mount's public https URL (http only for localhost), with no query or fragment.";
 
-/** Every LTI duration in ms; the earlier names in seconds are deprecated aliases (`SECONDS_ALIASES`). */
+/** Every LTI duration in ms; the earlier names in seconds are deprecated aliases (`LTI_RENAMES`). */
 export const ltiSchema = {
   toolUrl: optional(httpsUrl(TOOL_URL, (u) => !u.search && !u.hash && !u.username).transform((url) => new URL(url).href.replace(/\/+$/, "")),
     { fix: 'Use e.g. "https://app.example.edu/oral", or leave it out to derive it from each request.' }),
@@ -42,14 +41,18 @@ export const ltiSchema = {
   rolesWithoutContext: withDefault(z.enum(["learner", "institution-instructor"], { error: 'must be "learner" or "institution-instructor".' }), "learner"),
 };
 
-/** The deprecated seconds names and their `…Ms` successors. */
-const SECONDS_ALIASES = [["clockToleranceSec", "clockToleranceMs"], ["stateTtlSec", "stateTtlMs"], ["keySetCooldownSec", "keySetCooldownMs"]] as const;
+/** The deprecated seconds names (checked in seconds by the schema), read as their `…Ms` successors. */
+export const LTI_RENAMES: Rename[] = (["clockTolerance", "stateTtl", "keySetCooldown"] as const).map((name) => ({
+  old: `${name}Sec`, use: `${name}Ms`, toNew: (seconds) => seconds * 1000,
+  code: `EOA_LTI_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}_SEC`,
+  message: `oralAssessments()'s lti.${name}Sec is deprecated: use lti.${name}Ms, in milliseconds (every duration of the package is in ms).`,
+}));
 
 /**
- * The schema's fields (the seconds names folded into the ms ones), and each part's
- * settings: `registrations` are `lti.registrations` only (the routes look the store up too,
- * registration-source.ts); `email` is `lti.email` and `lti.emailStandIn`; `gradebook`
- * undefined is off.
+ * The schema's fields (the seconds names folded into the ms ones, which are what to read),
+ * and each part's settings: `registrations` are `lti.registrations` only (the routes look
+ * the store up too, registration-source.ts); `email` is `lti.email` and
+ * `lti.emailStandIn`; `gradebook` undefined is off.
  */
 export type LtiSettings = NonNullable<ReturnType<typeof resolveLtiSettings>>;
 
@@ -57,12 +60,8 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList) {
   if (value === undefined) return undefined;
   if (!objectOrAbsent(value, "lti", problems, "must be an object { keys, registrations }.", "See docs/lti.md, or leave lti out to turn LMS launches off.")) return undefined;
   const o = value as Partial<LtiOptions>;
-  const { keys, clockToleranceSec, stateTtlSec, keySetCooldownSec, email, emailStandIn, ...read } = readOptions({ keys: toolKeysSchema, ...ltiSchema }, o, problems, "lti");
-  const seconds = { clockToleranceSec, stateTtlSec, keySetCooldownSec };
-  for (const [old, name] of SECONDS_ALIASES) {
-    if (o[old] !== undefined && o[name] !== undefined) problems.add(`lti.${old}`, `is the deprecated name of ${name} (in seconds), and both are set.`, `Keep only ${name}.`);
-    else if (seconds[old] !== undefined) read[name] = seconds[old] * 1000;
-  }
+  const { keys, email, emailStandIn, ...read } = readOptions({ keys: toolKeysSchema, ...ltiSchema }, o, problems, "lti");
+  foldRenames(o, LTI_RENAMES, problems, "lti.", read);
   const registrations = new Registrations(read.registrations.map((r) => ({ ...r, tokenUrl: r.tokenUrl, active: true, acceptNewDeployments: false, organization: undefined,
     source: "options" as const, deployments: new Map<string, string | undefined>(r.deployments.map((d) => (typeof d === "string" ? [d, undefined] : [d.id, d.organization]))) })));
   const parts = {
@@ -74,13 +73,4 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList) {
   };
   const organizationFor: OrganizationFor = read.organizationFor ?? (() => undefined);
   return keys && { ...read, organizationFor, keys, registrations, ...parts };
-}
-
-/** A deprecated seconds name still works, and says so at start-up (once per process per name). */
-export function warnIfLtiSeconds(value: unknown, logger: Logger): void {
-  for (const [old, name] of SECONDS_ALIASES.filter(([old]) => (value as Partial<LtiOptions> | null | undefined)?.[old] !== undefined)) {
-    const code = `EOA_LTI_${old.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
-    const message = `oralAssessments()'s lti.${old} is deprecated: use lti.${name}, in milliseconds (every duration of the package is in ms).`;
-    warnDeprecated(logger, { event: "router_option_deprecated", option: `lti.${old}`, use: `lti.${name}`, code, message });
-  }
 }

@@ -83,17 +83,15 @@ export function resolveOptions(input: PlatformClientOptions) {
   }
 
   problems.throwIfAny("createPlatformClient");
-  // Every field below was checked: the casts only restate what the checks proved.
-  const resolvedEnv = env as PlatformEnv;
-  const origin = base as { origin: string; prefix: string };
+  // Every field below was checked: the assertions only restate what the checks proved.
   return {
     ...o,
     apiKey: options.apiKey as string,
-    env: resolvedEnv,
-    platformOrigin: origin.origin,
-    apiBase: `${origin.origin}${origin.prefix}/api/v1/${resolvedEnv}`,
+    env: env!,
+    platformOrigin: base!.origin,
+    apiBase: `${base!.origin}${base!.prefix}/api/v1/${env!}`,
     deadlineMs: o.deadlineMs ?? o.timeoutMs * (o.maxRetries + 1) + 5_000,
-    rateLimitPerMinute: o.rateLimitPerMinute ?? DEFAULT_RATE_LIMITS[resolvedEnv],
+    rateLimitPerMinute: o.rateLimitPerMinute ?? DEFAULT_RATE_LIMITS[env!],
     rateLimitGiven: o.rateLimitPerMinute !== undefined,
     logger: toLogger(o.logger),
   };

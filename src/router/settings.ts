@@ -10,14 +10,15 @@ import { toLogger } from "../core/logger.js";
 import { STORE_METHODS, type OralStore } from "../store/types.js";
 import { launchSchema } from "./launch/settings.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
-import { resolvePrepareSettings, warnIfPrewarm } from "./prepare/settings.js";
+import { PREPARE_RENAMES, resolvePrepareSettings } from "./prepare/settings.js";
 import { z } from "zod";
 import { checked, fn, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
 import { checkOrigin } from "./shared/checks.js";
 import { pageSchema } from "./shared/page-settings.js";
 import { resolveFleetSettings } from "./shared/fleet-settings.js";
 import { resolveOrganizationSource } from "./organization/settings.js";
-import { resolveLtiSettings, warnIfLtiSeconds } from "../lti/settings.js";
+import { LTI_RENAMES, resolveLtiSettings } from "../lti/settings.js";
+import { warnRenames } from "../core/deprecation.js";
 import { resolveLaunchRecordSettings, resolveLiveSettings } from "./records/settings.js";
 import { resolveMetricsSettings } from "./metrics/settings.js";
 
@@ -67,8 +68,8 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const metrics = resolveMetricsSettings(o.metrics, problems);
 
   problems.throwIfAny("oralAssessments()");
-  warnIfPrewarm(o, logger);
-  warnIfLtiSeconds(o.lti, logger);
+  warnRenames(logger, "router_option_deprecated", o, PREPARE_RENAMES);
+  warnRenames(logger, "router_option_deprecated", o.lti, LTI_RENAMES, "lti.");
   return {
     /** One organization (the `platform` option) or a resolver (`organization`). */
     organizations: organizations!, // checked above: throwIfAny threw without it

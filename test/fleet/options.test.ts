@@ -48,6 +48,12 @@ describe("redisFleet options", () => {
     expect(JSON.stringify(problems)).not.toContain(secret);
   });
 
+  it("reads url through the one URL reader: a string that does not parse is not a URL, and is not echoed (it may hold a password)", () => {
+    const problems = problemsOf({ url: "redis//:hunter2@cache", secret: SECRET });
+    expect(problems.map((p) => `${p.option}: ${p.message}`)).toEqual(["url: is not a URL."]);
+    expect(JSON.stringify(problems)).not.toContain("hunter2");
+  });
+
   it("checks the launch limit's failure backoff and the circuit breaker into the same error", () => {
     const problems = problemsOf({
       url: "redis://127.0.0.1:6379", secret: SECRET,

@@ -4,9 +4,8 @@
  * integrator actually used (`prewarm.budgetShare` for a `prewarm` object).
  */
 import type { ProblemList } from "../../core/configuration-error.js";
-import type { Logger } from "../../core/logger.js";
 import type { OralAssessmentsOptions } from "../shared/options.js";
-import { warnDeprecated } from "../../core/deprecation.js";
+import { foldRenames, type Rename } from "../../core/deprecation.js";
 import { fn, optional, ratio, readObject, readOptions, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
 
 /** The `prepare` option (alias `prewarm`) as a schema. */
@@ -25,10 +24,12 @@ export const prepareSchema = {
 /** The schema's fields (`leadMs` undefined: computed from the roster), and the `roster` option. */
 export type PrepareSettings = OptionsOf<typeof prepareSchema> & { roster: OralAssessmentsOptions["roster"] };
 
+/** The `prepare` option's earlier name. */
+export const PREPARE_RENAMES: Rename[] = [{ old: "prewarm", use: "prepare", code: "EOA_ROUTER_PREWARM",
+  message: "oralAssessments()'s prewarm option is deprecated: call it prepare (same fields, same effect)." }];
+
 export function resolvePrepareSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList): PrepareSettings {
-  if (o.prepare !== undefined && o.prewarm !== undefined) {
-    problems.add("prewarm", "is the deprecated name of prepare, and both are set.", "Keep only prepare.");
-  }
+  foldRenames(o, PREPARE_RENAMES, problems);
   const name = o.prepare === undefined && o.prewarm !== undefined ? "prewarm" : "prepare";
   const p = readObject(prepareSchema, o[name], problems, name, ["must be an object.", "Pass { tokenTtlMs, … } or leave it out."]);
   if (p.minTokenLifeMs >= p.tokenTtlMs) {
@@ -36,17 +37,4 @@ export function resolvePrepareSettings(o: Partial<OralAssessmentsOptions>, probl
   }
   const { roster } = readOptions({ roster: optional(fn<PrepareSettings["roster"]>(), { fix: "Pass (classId, examId) => students, or leave it out." }) }, o, problems);
   return { ...p, roster };
-}
-
-/**
- * The deprecated `prewarm` still works; a router built with it says so on its logger, and
- * the process gets one DeprecationWarning (as `redisFleet`'s old `rateLimit` does), so an
- * integrator learns the new name before the alias goes.
- */
-export function warnIfPrewarm(o: Partial<OralAssessmentsOptions>, logger: Logger): void {
-  if (o.prewarm === undefined) return;
-  warnDeprecated(logger, {
-    event: "router_option_deprecated", option: "prewarm", use: "prepare", code: "EOA_ROUTER_PREWARM",
-    message: "oralAssessments()'s prewarm option is deprecated: call it prepare (same fields, same effect).",
-  });
 }
