@@ -26,11 +26,11 @@ const TEST_MS = 240_000;
 const openBrowser = (bench: LtiBench) => openLmsBrowser(bench, ["--test-third-party-cookie-phaseout"]);
 
 // One retry: on a loaded machine the cross-site frame at times never reached the picker or
-// the launch page within 30 s (an open finding; the error lists the refused check, if
-// any, what each frame showed, and the trace: every navigation the browser sent and what
-// came back, and the tool's log events). Now each step waits up to STEP_MS. It failed once
-// more in a clean-clone CI run (1017947, idle machine), the frame left at the tool's
-// launch, then at the LMS's /auth; the trace is there to say which request never came back.
+// the launch page (the error lists the refused check, if any, what each frame showed, and
+// the trace: every navigation the browser sent and what came back, and the tool's log
+// events). The trace of one such failure (load 8–12) showed the tool had answered the
+// launch while the frame stayed at the LMS's /auth: the frame's move to another process,
+// which openLmsBrowser now avoids (lms-browser.ts says why).
 describe.runIf(existsSync(CHROMIUM))("an LTI launch in a browser", { retry: 1 }, () => {
   it("keeps its one partitioned cookie in the LMS's frame with third-party cookies blocked (CHIPS): the launch needs no Platform Storage, and removes the stored value", async () => {
     const bench = await startLtiBench();

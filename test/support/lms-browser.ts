@@ -22,9 +22,21 @@ export interface LmsBrowser {
   page: Page;
 }
 
+/**
+ * The tool's frame in the LMS's renderer process, not an out-of-process frame. With site
+ * isolation (Chromium's default) each cross-site step of a launch moves the frame to
+ * another process, and Playwright's view of a frame that moves while it is queried can
+ * stick (a query on it hangs; puppeteer#10715 is the same race): at load 8–12 the tool
+ * answered the launch (200, logged `lti_launch`) while the frame stayed at the LMS's /auth,
+ * with no content, for 60 s, in both attempts. Which process renders a frame changes
+ * nothing the tool can see: cookies (third-party blocking, CHIPS partitions), postMessage
+ * and navigations behave the same.
+ */
+const ONE_PROCESS_FOR_FRAMES = ["--disable-site-isolation-trials", "--disable-features=IsolateOrigins,site-per-process"];
+
 /** Chromium on `bench` (1100×800, `extraArgs` added to the flags), one page, its navigations traced for failures. */
 export async function openLmsBrowser(bench: LtiBench, extraArgs: string[] = []): Promise<LmsBrowser> {
-  const browser = await launchChromium(extraArgs);
+  const browser = await launchChromium([...ONE_PROCESS_FOR_FRAMES, ...extraArgs]);
   const context = await newContext(browser, { viewport: { width: 1100, height: 800 } });
   traces.set(context, traceOf(context, bench));
   return { browser, context, page: await context.newPage() };
