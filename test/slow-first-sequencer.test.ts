@@ -1,6 +1,6 @@
 /**
- * The suite's file order (test/support/slow-first-sequencer.ts): isolated files first, then
- * one shared-module project at a time, the one with the slowest file first, each slowest
+ * The suite's file order (test/support/slow-first-sequencer.ts): the CPU-bound files first,
+ * side by side, then the isolated files, then one shared-module project at a time, the one with the slowest file first, each slowest
  * first; and its list of slow files names files that exist, so a renamed one is not
  * quietly left to start late.
  */
@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TestSpecification } from "vitest/node";
 import { describe, expect, it } from "vitest";
-import { SLOW_FILES, slowFirst } from "./support/slow-first-sequencer.js";
+import { CPU_BOUND, SLOW_FILES, slowFirst } from "./support/slow-first-sequencer.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -20,11 +20,11 @@ const names = (specs: TestSpecification[]) => specs.map((s) => `${s.project.name
 
 describe("the slow-first file order", () => {
   it("lists only test files that exist", () => {
-    const missing = Object.keys(SLOW_FILES).filter((file) => !file.endsWith(".test.ts") || !existsSync(join(root, file)));
+    const missing = [...Object.keys(SLOW_FILES), ...CPU_BOUND].filter((file) => !file.endsWith(".test.ts") || !existsSync(join(root, file)));
     expect(missing).toEqual([]);
   });
 
-  it("starts the isolated files, then the project with the slowest file, each project's listed files slowest first and the rest in vitest's order", () => {
+  it("starts the CPU-bound files, then the isolated files, then the project with the slowest file, each project's listed files slowest first and the rest in vitest's order", () => {
     // Vitest's order: projects by name, a project's files by its own rule.
     const given = [
       spec("express4", "test/router/small-a.test.ts"),
@@ -39,8 +39,8 @@ describe("the slow-first file order", () => {
     ];
     expect(names(slowFirst(given, root))).toEqual([
       "express5-own-process:test/router/lti-login-flood.test.ts",
-      "express5-own-process:test/router/prewarm-deprecated.test.ts",
       "express5:test/package/pack.test.ts",
+      "express5-own-process:test/router/prewarm-deprecated.test.ts",
       "express5:test/fleet/redis-outage.test.ts",
       "express5:test/router/failures.test.ts",
       "express5:test/router/small-a.test.ts",
