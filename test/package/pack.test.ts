@@ -7,10 +7,11 @@
  * the latest `@types/node` and `@types/express`; are-the-types-wrong
  * finds no problem in the tarball; and the lab notes (docs/lab/) stay out of it.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -32,22 +33,51 @@ function run(file: string, args: string[], cwd = dir): string {
   }
 }
 
-beforeAll(() => {
+/** `run` without blocking the event loop, so that an install can wait while other steps run. */
+async function runAsync(file: string, args: string[], cwd = dir, timeout = 120_000): Promise<string> {
+  try {
+    return (await promisify(execFile)(file, args, { cwd, encoding: "utf8", timeout })).stdout;
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${file} ${args.join(" ")} failed:\n${stdout ?? ""}\n${stderr ?? ""}`);
+  }
+}
+
+const tsc = (project: string) => runAsync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "."], project);
+
+/** The consumer of the latest @types (its test below); installed while the first consumer installs. */
+const latestTypes = join(dir, "ts-latest-types");
+let latestTypesInstalled: Promise<unknown> = Promise.resolve();
+
+beforeAll(async () => {
   // dist/ was built by global-setup; --ignore-scripts keeps pack from building again.
   execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], { cwd: root, stdio: "pipe" });
   tarball = readdirSync(dir).find((f) => f.endsWith(".tgz")) ?? "";
   if (!tarball) throw new Error("npm pack produced no tarball");
   // No "type" field: the consumer folder is CommonJS, like most Express backends.
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true }));
+  // An npm install here is mostly waiting (about 30 s, 9 s of it CPU): the latest-@types
+  // consumer installs at the same time, and its test awaits it (so a failure there fails that
+  // test alone). Its rejection is kept, not left unhandled, until the test reads it.
+  mkdirSync(latestTypes, { recursive: true });
+  writeFileSync(join(latestTypes, "package.json"), JSON.stringify({ name: "ts-latest-types", private: true }));
+  const latest = runAsync("npm", [
+    "install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund",
+    join(dir, tarball), "express@5", "@types/node@latest", "@types/express@latest",
+  ], latestTypes, 240_000);
+  latestTypesInstalled = latest.then(() => undefined, (error: unknown) => error);
   // --ignore-scripts: the native SQLite module is loaded lazily and not needed here, and
   // compiling it from source would take a minute. The @types are what a TypeScript
   // Express backend already has.
-  execFileSync("npm", [
+  await runAsync("npm", [
     "install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund",
     `./${tarball}`, "express@5", "@types/node@20", "@types/express@5",
-  ], { cwd: dir, stdio: "pipe", timeout: 240_000 });
+  ], dir, 240_000);
 }, 300_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await latestTypesInstalled; // an npm still writing there when beforeAll failed
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const USE = `
   const { createPlatformClient, oralAssessments, ConfigurationError } = pkg;
@@ -166,7 +196,7 @@ describe("the npm pack tarball", () => {
     }
   });
 
-  it("type-checks without skipLibCheck when the optional peers pg, ioredis and prom-client are not installed (CommonJS and ESM)", () => {
+  it("type-checks without skipLibCheck when the optional peers pg, ioredis and prom-client are not installed (CommonJS and ESM)", async () => {
     // The consumer installed only the tarball, express and @types: npm leaves optional peers out.
     for (const absent of ["pg", "@types/pg", "ioredis", "prom-client"]) expect(existsSync(join(dir, "node_modules", absent)), absent).toBe(false);
     const app = `
@@ -186,6 +216,8 @@ describe("the npm pack tarball", () => {
       { name: "ts-cjs-strict", type: undefined, module: "node16" },
       { name: "ts-esm-strict", type: "module", module: "nodenext" },
     ];
+    // One after the other: each is about 10 s of CPU, and side by side they would take the
+    // core of the file running next to this one (the suite runs two at a time).
     for (const { name, type, module } of projects) {
       const project = join(dir, name);
       mkdirSync(project, { recursive: true });
@@ -196,19 +228,15 @@ describe("the npm pack tarball", () => {
       }));
       writeFileSync(join(project, "app.ts"), app);
       // Fails with TS2307 "Cannot find module 'pg'" when a shipped .d.ts imports an optional peer.
-      run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "."], project);
+      await tsc(project);
     }
   }, 180_000);
 
-  it("type-checks without skipLibCheck against the latest @types/node and @types/express (an LTI key given as a JWK, the LMS emulator)", () => {
+  it("type-checks without skipLibCheck against the latest @types/node and @types/express (an LTI key given as a JWK, the LMS emulator)", async () => {
     // @types/node 26 dropped node:crypto's JsonWebKey: a shipped .d.ts importing it fails with TS2305.
-    const project = join(dir, "ts-latest-types");
-    mkdirSync(project, { recursive: true });
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "ts-latest-types", private: true }));
-    execFileSync("npm", [
-      "install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund",
-      join(dir, tarball), "express@5", "@types/node@latest", "@types/express@latest",
-    ], { cwd: project, stdio: "pipe", timeout: 240_000 });
+    const project = latestTypes;
+    const installError = await latestTypesInstalled;
+    if (installError) throw installError;
     writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
       compilerOptions: { module: "node16", moduleResolution: "node16", target: "es2022", strict: true, skipLibCheck: false, types: ["node"], noEmit: true },
       include: ["app.ts"],
@@ -224,7 +252,7 @@ describe("the npm pack tarball", () => {
       app.use("/oral", oralAssessments({ organization: () => undefined, store: memoryStore(), canLaunch: "any-signed-in-user", lti }));
       export const used = [createLmsEmulator, app];
     `);
-    run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "."], project);
+    await tsc(project);
   }, 300_000);
 
   it("links the express-oral-assessments command for an app that installed it (what npx runs there)", () => {

@@ -1,0 +1,106 @@
+/**
+ * The order the suite's files start in (vitest.config.ts's `sequence.sequencer`): the
+ * slowest first, so that the run ends on sub-second files on both workers instead of one
+ * worker finishing a 30-second file alone.
+ *
+ * Vitest's own order runs the projects one after the other by name (express4, express5,
+ * express5-own-process) and, within one, the previous run's slowest first when its cache
+ * has every file, else the largest file first; a clean CI clone has no cache. On an idle
+ * 2-core machine on 2026-11-26 that put the own-process files last: the 30.5 s login flood
+ * started at 382 s and ran alone for its last 17 s, the whole suite 413 s.
+ *
+ * The order here, by the durations below:
+ * 1. the files that mostly use the CPU (CPU_BOUND), so that they start together, beside
+ *    each other rather than beside the fleet tests that count 429s and waiting pages in
+ *    windows of a few seconds (a run that started the pack test's tsc beside the Redis outage
+ *    storm met 2 platform 429s where it allows 1);
+ * 2. the isolated files (express5-own-process), slowest first: each takes a fresh worker
+ *    wherever it runs, so at the start they cost nothing more, and the login flood is done
+ *    before the end;
+ * 3. the shared-module projects one after the other, the one with the slowest file first,
+ *    and within each its listed files slowest first, then the rest in vitest's order. One
+ *    project at a time because a worker keeps its modules only while the next file is from
+ *    the same project: each switch costs a fresh worker importing everything again.
+ */
+import { relative } from "node:path";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * Seconds each file took in that idle run (the larger figure where two projects run it);
+ * files of 5 s or more. A file missing here only starts later: it still runs.
+ */
+export const SLOW_FILES: Readonly<Record<string, number>> = {
+  "test/package/pack.test.ts": 55.1,
+  "test/fleet/redis-outage.test.ts": 36.5,
+  "test/router/lti-login-flood.test.ts": 30.5,
+  "test/fleet/restart-races.test.ts": 29.7,
+  "test/fleet/redis-restart.test.ts": 19.3,
+  "test/fleet/contracts.test.ts": 16.9,
+  "test/storm/live.test.ts": 12.8,
+  "test/fleet/real-window.test.ts": 12.7,
+  "test/browser/dashboard-to-exam.test.ts": 12.5,
+  "test/platform/rate-budget.test.ts": 12.5,
+  "test/fleet/redis-down.test.ts": 11.7,
+  "test/lti/prepare-course.test.ts": 11.5,
+  "test/fleet-router/fleet-router.test.ts": 11.3,
+  "test/fleet/race.test.ts": 10.8,
+  "test/platform/retries.test.ts": 10.5,
+  "test/router/failures.test.ts": 10.2,
+  "test/storm/waiting.test.ts": 9.9,
+  "test/browser/prepare-course.test.ts": 9.7,
+  "test/fleet-router/fleet-plan.test.ts": 9.4,
+  "test/emulator/cli.test.ts": 9.3,
+  "test/router/lti-dynamic-registration.test.ts": 8.4,
+  "test/router/metrics.test.ts": 8.2,
+  "test/openapi-answers.test.ts": 8.0,
+  "test/browser/lti.test.ts": 7.9,
+  "test/router/pages.test.ts": 7.7,
+  "test/browser/exam-day.test.ts": 7.3,
+  "test/fleet/outage-waiting-pages.test.ts": 7.3,
+  "test/storm/breaker.test.ts": 6.5,
+  "test/example-app/lms-walk.test.ts": 6.4,
+  "test/storm/live-fanout.test.ts": 6.4,
+  "test/fleet/idle-expiry.test.ts": 6.3,
+  "test/platform/clock-skew.test.ts": 6.3,
+  "test/store/postgres.test.ts": 6.3,
+  "test/router/lti-dr-hardening.test.ts": 6.2,
+  "test/storm/budget.test.ts": 6.0,
+  "test/storm/paths.test.ts": 5.7,
+  "test/emulator/rate-limit.test.ts": 5.7,
+  "test/public-api.test.ts": 5.4,
+  "test/browser/dashboard-edits.test.ts": 5.4,
+  "test/router/organization-prepare.test.ts": 5.2,
+  "test/storm/launch-limit.test.ts": 5.2,
+  "test/router/idempotency.test.ts": 5.1,
+};
+
+/** tsc and npm runs; 10 000 maximum-size logins and their heap measured. */
+export const CPU_BOUND: ReadonlySet<string> = new Set(["test/package/pack.test.ts", "test/router/lti-login-flood.test.ts"]);
+
+/** The order described above, given vitest's order (`files`, already sorted) and the root. */
+export function slowFirst(files: readonly TestSpecification[], root: string): TestSpecification[] {
+  const path = (spec: TestSpecification) => relative(root, spec.moduleId).split("\\").join("/");
+  const seconds = (spec: TestSpecification) => SLOW_FILES[path(spec)] ?? 0;
+  const cpuBound = (spec: TestSpecification) => CPU_BOUND.has(path(spec));
+  const slowestOfProject = new Map<string, number>();
+  for (const spec of files) {
+    const name = spec.project.name;
+    slowestOfProject.set(name, Math.max(slowestOfProject.get(name) ?? 0, seconds(spec)));
+  }
+  const isolated = (spec: TestSpecification) => spec.project.config.isolate !== false;
+  const position = new Map(files.map((spec, i) => [spec, i]));
+  return [...files].sort((a, b) =>
+    Number(cpuBound(b)) - Number(cpuBound(a)) ||
+    Number(isolated(b)) - Number(isolated(a)) ||
+    slowestOfProject.get(b.project.name)! - slowestOfProject.get(a.project.name)! ||
+    // Two projects with the same slowest file: keep each together, in vitest's order.
+    (a.project.name === b.project.name ? 0 : position.get(a)! - position.get(b)!) ||
+    seconds(b) - seconds(a) ||
+    position.get(a)! - position.get(b)!);
+}
+
+export class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    return slowFirst(await super.sort(files), this.ctx.config.root);
+  }
+}
