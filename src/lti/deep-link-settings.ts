@@ -24,7 +24,7 @@ export function readDeepLinkSettings(claims: Record<string, unknown>): SettingsR
   if (raw === null || typeof raw !== "object") return refused("deep_linking_settings", "The deep-linking request carries no deep_linking_settings claim.");
   const returnUrl = raw.deep_link_return_url;
   // The browser posts the signed placement there: https (http only on loopback), as every URL an LMS gives.
-  if (!isLmsUrl(returnUrl) || returnUrl === "") {
+  if (!isLmsUrl(returnUrl)) {
     return refused("deep_link_return_url", "The deep-linking request's deep_link_return_url is missing or not an https URL (http only on the loopback interface).");
   }
   const types = Array.isArray(raw.accept_types) ? raw.accept_types : [];

@@ -7,7 +7,7 @@ import { isHttpsOrLoopback } from "../core/secure-url.js";
 import { isText } from "../core/text.js";
 
 export function isLmsUrl(value: unknown, loopbackHttp = true): value is string {
-  if (!isText(value, 2048, { min: 0 }) || !URL.canParse(value)) return false;
+  if (!isText(value, 2048) || !URL.canParse(value)) return false;
   const u = new URL(value);
   return !u.username && !u.password && isHttpsOrLoopback(u, loopbackHttp);
 }

@@ -25,7 +25,7 @@ export interface LaunchGradebook {
 }
 
 /** A line item URL the tool may send its bearer token to: https (http only on loopback), as every URL an LMS gives. */
-const serviceUrl = (v: unknown): string | undefined => (isLmsUrl(v) && v !== "" ? v : undefined);
+const serviceUrl = (v: unknown): string | undefined => (isLmsUrl(v) ? v : undefined);
 
 export function gradebookOfLaunch(launch: Pick<VerifiedLaunch, "claims" | "registration" | "deploymentId">, now = new Date()): LaunchGradebook | undefined {
   const claim = launch.claims[AGS_CLAIM] as Record<string, unknown> | undefined;
@@ -36,12 +36,14 @@ export function gradebookOfLaunch(launch: Pick<VerifiedLaunch, "claims" | "regis
   const lineItems = serviceUrl(claim.lineitems);
   if (!lineItem && !lineItems) return undefined;
   const link = launch.claims[CLAIM.resourceLink] as { id?: unknown; title?: unknown } | undefined;
+  const resourceLinkId = textOf(link?.id, 255);
+  const title = textOf(link?.title, 255);
   const scope = Array.isArray(claim.scope) ? claim.scope.filter((s): s is string => isText(s, 255)).slice(0, 10) : [];
   return {
     course: { issuer: launch.registration.issuer, clientId: launch.registration.clientId, deploymentId: launch.deploymentId, contextId },
     userId,
-    ...(textOf(link?.id, 255) ? { resourceLinkId: textOf(link?.id, 255) } : {}),
-    ...(textOf(link?.title, 255) ? { title: textOf(link?.title, 255) } : {}),
+    ...(resourceLinkId ? { resourceLinkId } : {}),
+    ...(title ? { title } : {}),
     ags: { ...(lineItem ? { lineItem } : {}), ...(lineItems ? { lineItems } : {}), scope },
     launchedAt: now.toISOString(),
   };
