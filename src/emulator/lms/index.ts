@@ -59,7 +59,8 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   const deploymentId = options.deploymentId ?? shape.deploymentId;
   const issuer = () => shape.issuer ?? base;
   let keys: LmsKey[] = [await newKey()];
-  const stranger = await newKey();
+  let strangerKey: Promise<LmsKey> | undefined;
+  const stranger = () => (strangerKey ??= newKey());
   let fault: LmsFault | undefined;
   let extraClaims: Record<string, unknown> = {};
   let jwksFetches = 0;

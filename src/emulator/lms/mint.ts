@@ -52,8 +52,11 @@ export interface MintInput {
   nonce: string;
   targetLinkUri: string;
   key: LmsKey;
-  /** A key outside the key set (bad signatures). */
-  stranger: LmsKey;
+  /**
+   * A key outside the key set (bad signatures, unknown kids), made on first use: an RSA key
+   * costs about 0.1–0.3 s of CPU, and most LMSs never mint a token with one.
+   */
+  stranger: () => Promise<LmsKey>;
   fault: LmsFault | undefined;
   extraClaims: Record<string, unknown>;
   /** The LMS whose shape the token takes (presets.ts); undefined: the emulator's plain shape. */
@@ -125,7 +128,8 @@ async function sign(m: MintInput, claims: Record<string, unknown>, now: number):
     const secret = new TextEncoder().encode(createHash("sha256").update(JSON.stringify(m.key.publicJwk)).digest("hex"));
     return jwt.setProtectedHeader({ alg: "HS256", kid: m.key.kid, typ: "JWT" }).sign(secret);
   }
-  const signer = f === "bad_signature" ? m.stranger : m.key;
-  const kid = f === "unknown_kid" ? m.stranger.kid : m.key.kid;
-  return jwt.setProtectedHeader({ alg: "RS256", kid, typ: "JWT" }).sign(f === "unknown_kid" ? m.stranger.privateKey : signer.privateKey);
+  // bad_signature: signed by a key outside the set under the set's kid; unknown_kid: under the outsider's own kid.
+  const signer = f === "bad_signature" || f === "unknown_kid" ? await m.stranger() : m.key;
+  const kid = f === "unknown_kid" ? signer.kid : m.key.kid;
+  return jwt.setProtectedHeader({ alg: "RS256", kid, typ: "JWT" }).sign(signer.privateKey);
 }
