@@ -74,7 +74,7 @@ export const SLOW_FILES: Readonly<Record<string, number>> = {
   "test/router/idempotency.test.ts": 5.1,
 };
 
-/** tsc and npm runs; 10 000 maximum-size logins and their heap measured. */
+/** tsc and npm runs; 4 000 maximum-size logins and their heap measured. */
 export const CPU_BOUND: ReadonlySet<string> = new Set(["test/package/pack.test.ts", "test/router/lti-login-flood.test.ts"]);
 
 /** The order described above, given vitest's order (`files`, already sorted) and the root. */
