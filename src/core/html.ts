@@ -8,3 +8,13 @@
 export function escapeHtml(value: unknown): string {
   return String(value ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
+
+/**
+ * JSON to write inside a `<script>` element (a `type="application/json"` data block, or a
+ * literal in a script): `<`, `>` and `&` become `\u` escapes, so the value can neither
+ * end the element (`</script>`) nor open a comment (`<!--`) that bends how it parses;
+ * JSON.parse and JavaScript read the escapes back as the same characters.
+ */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+}

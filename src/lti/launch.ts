@@ -22,9 +22,9 @@ import { boundRelogin, readStateParam, samePart, type LoginState, type LoginStat
 import { keptClaims } from "./launch-claims.js";
 import { gradebookOfLaunch } from "./gradebook/launch-gradebook.js";
 import { linkPath, putLink, type LinkKind } from "./open-link.js";
-import { escapeHtml } from "../core/html.js";
+import { escapeHtml, scriptJson } from "../core/html.js";
 import { textOf } from "../core/text.js";
-import { jsonBlock, ltiHeaders, sendLtiPage, useFrameAncestors } from "./pages.js";
+import { ltiHeaders, sendLtiPage, useFrameAncestors } from "./pages.js";
 import { originsOf } from "./registrations.js";
 import { forgetAfterwards, storageKey, storageScript, type StorageSpot } from "./platform-storage.js";
 import { refuse } from "./refusal.js";
@@ -132,7 +132,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
       const inputs = Object.entries(hidden).map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`).join("");
       sendLtiPage(res, frameAncestors, {
         status: 200, title: "Opening…", message: "Checking your launch with your LMS…",
-        body: `<script type="application/json" id="lti-storage">${jsonBlock(cfg)}</script><form id="go" method="post" action="${escapeHtml(launchUrl(req, settings.toolUrl))}">${inputs}<input type="hidden" name="platform_value" value=""></form>`,
+        body: `<script type="application/json" id="lti-storage">${scriptJson(cfg)}</script><form id="go" method="post" action="${escapeHtml(launchUrl(req, settings.toolUrl))}">${inputs}<input type="hidden" name="platform_value" value=""></form>`,
         script: storageScript(`forget();var f=document.getElementById("go");f.platform_value.value=typeof answer==="string"?answer:"";f.submit();`),
       });
       return undefined;

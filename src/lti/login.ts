@@ -14,9 +14,9 @@ import type { LoginLimitDecision, LoginLimits } from "./login-limit.js";
 import { stateParam, type LoginStates } from "./login-state.js";
 import { originsOf } from "./registrations.js";
 import type { RegistrationSource } from "./registration-source.js";
-import { escapeHtml } from "../core/html.js";
+import { escapeHtml, scriptJson } from "../core/html.js";
 import { isText } from "../core/text.js";
-import { jsonBlock, ltiHeaders, sendLtiPage, useFrameAncestors } from "./pages.js";
+import { ltiHeaders, sendLtiPage, useFrameAncestors } from "./pages.js";
 import { storageKey, storageScript } from "./platform-storage.js";
 import type { LtiSettings } from "./settings.js";
 import { launchUrl } from "./tool-url.js";
@@ -111,7 +111,7 @@ export function loginRoute(settings: LtiSettings, registrations: RegistrationSou
     const cfg = { target: storageTarget, origin: auth.origin, subject: "lti.put_data", key: storageKey(id), value: browserId, timeoutMs: 3000 };
     sendLtiPage(res, frameAncestors, {
       status: 200, title: "Opening…", message: "Connecting to your LMS…",
-      body: `<script type="application/json" id="lti-storage">${jsonBlock(cfg)}</script><p><a id="next" href="${escapeHtml(auth.href)}">Continue</a></p>`,
+      body: `<script type="application/json" id="lti-storage">${scriptJson(cfg)}</script><p><a id="next" href="${escapeHtml(auth.href)}">Continue</a></p>`,
       // Whether or not the LMS stored it, go on: the cookie may still carry the state.
       script: storageScript(`location.replace(document.getElementById("next").href);`),
     });

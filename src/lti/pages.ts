@@ -11,11 +11,6 @@ import type { Response } from "express";
 import { escapeHtml } from "../core/html.js";
 import { randomId } from "../core/random-id.js";
 
-/** JSON safe inside a `<script type="application/json">` block. */
-export function jsonBlock(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
-}
-
 const STYLE = "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#1f2328}h1{font-size:1.3rem}a,button{font:inherit}button{padding:.5rem 1rem}.admin{background:#fff8c5;padding:.5rem 1rem}";
 
 export interface LtiPage {

@@ -17,7 +17,8 @@
  * (`forgetAfterwards`, added by `sendLtiPage`).
  */
 import type { Response } from "express";
-import { addToPage, jsonBlock } from "./pages.js";
+import { scriptJson } from "../core/html.js";
+import { addToPage } from "./pages.js";
 
 /** The key a login's browser id is stored under (Canvas recommends `state-…`-like keys). */
 export const storageKey = (stateId: string) => `eoa-state-${stateId}`;
@@ -67,7 +68,7 @@ win.postMessage(Object.assign({subject:"org.imsglobal.lti.put_data"},m),cfg.orig
 
 /** Adds to the page this response answers with (`sendLtiPage`) a script that removes a login's key from Platform Storage. */
 export function forgetAfterwards(res: Response, spot: StorageSpot): void {
-  addToPage(res, `<script type="application/json" id="lti-storage-forget">${jsonBlock(spot)}</script>`, `(function(){${FORGET}
+  addToPage(res, `<script type="application/json" id="lti-storage-forget">${scriptJson(spot)}</script>`, `(function(){${FORGET}
 var cfg=JSON.parse(document.getElementById("lti-storage-forget").textContent);
 removeKey(cfg.target==="_parent"?window.parent:window.parent.frames[cfg.target],cfg,"f"+Math.random().toString(36).slice(2));
 })();`);

@@ -1,10 +1,11 @@
 /**
- * The two shared helpers every page and every URL option goes through: the HTML escaper
- * (router, LTI and emulator pages) and "https, or http on loopback" (the LTI tool URL and
+ * The shared helpers every page and every URL option goes through: the HTML escaper
+ * (router, LTI and emulator pages), JSON inside a script element (the LTI pages' data
+ * blocks, the LMS emulator's storage frame) and "https, or http on loopback" (the LTI tool URL and
  * an LMS's endpoints, Dynamic Registration, `examHost`, the platform client's `baseUrl`).
  */
 import { describe, expect, it } from "vitest";
-import { escapeHtml } from "../../src/core/html.js";
+import { escapeHtml, scriptJson } from "../../src/core/html.js";
 import { isHttpsOrLoopback } from "../../src/core/secure-url.js";
 
 describe("escapeHtml", () => {
@@ -16,6 +17,20 @@ describe("escapeHtml", () => {
     expect(escapeHtml(undefined)).toBe("");
     expect(escapeHtml(null)).toBe("");
     expect(escapeHtml(42)).toBe("42");
+  });
+});
+
+describe("scriptJson", () => {
+  const hostile = { origin: "https://lms.example</script><script>alert(1)</script>", note: "<!-- a & b -->" };
+  it("writes no <, > or & that could end or bend a script element", () => {
+    const written = scriptJson(hostile);
+    expect(written).not.toMatch(/[<>&]/);
+    expect(written).toContain("\\u003c/script\\u003e");
+    expect(written).toContain("\\u0026");
+  });
+  it("reads back as the same value, as JSON and as a script literal", () => {
+    expect(JSON.parse(scriptJson(hostile))).toEqual(hostile);
+    expect(new Function(`return ${scriptJson(hostile)};`)()).toEqual(hostile);
   });
 });
 

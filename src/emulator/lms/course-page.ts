@@ -6,7 +6,7 @@
  * (`lti.put_data`, `lti.get_data`, and the `org.imsglobal.lti.*` spellings) for origins
  * it has seen, checking that each request comes from the tool's origin.
  */
-import { escapeHtml } from "../../core/html.js";
+import { escapeHtml, scriptJson } from "../../core/html.js";
 
 export function autoPostPage(action: string, fields: Record<string, string>, title = "Launching…"): string {
   const inputs = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join("");
@@ -27,7 +27,7 @@ ${inWindow ? `<p><a id="launch" href="${escapeHtml(launchSrc)}" target="_blank">
 /** Platform Storage, answered from the LMS's own frame; values live as long as the course page. A put without a value removes the key (as Canvas and Brightspace do). */
 export function forwardingPage(toolOrigin: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"></head><body><script>
-var store={};var tool=${JSON.stringify(toolOrigin).replace(/</g, "\\u003c")};
+var store={};var tool=${scriptJson(toolOrigin)};
 window.addEventListener("message",function(e){
 if(e.origin!==tool||!e.data||typeof e.data.subject!=="string")return;
 var s=e.data.subject.replace(/^org\\.imsglobal\\./,""),legacy=e.data.subject!==s;
