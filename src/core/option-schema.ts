@@ -73,6 +73,15 @@ export const flag = () => z.boolean({ error: "must be true or false." });
 export const fn = <T>(what = "a function") =>
   z.custom<T>((v) => typeof v === "function", { error: (issue) => `must be ${what}, got ${typeof issue.input}.` });
 
+/**
+ * An object with every method in `methods` (a store, a rate budget, a pg pool: what the
+ * package calls on it); the message names the interface and the methods missing.
+ */
+export function withMethods<T>(name: string, methods: readonly string[]) {
+  const missing = (v: unknown) => methods.filter((m) => typeof (v as Record<string, unknown> | null)?.[m] !== "function");
+  return z.custom<T>((v) => missing(v).length === 0, { error: (issue) => `does not implement ${name} (missing ${missing(issue.input).join(", ")}).` });
+}
+
 /** `schema` with its metadata (kept in `optionMeta`). */
 function described<S extends z.ZodType>(schema: S, meta: OptionMeta): S {
   optionMeta.add(schema, meta);

@@ -71,7 +71,7 @@ describe("oralAssessments() options", () => {
     const [problem, ...others] = problemsOf(() => oralAssessments({ platform, canLaunch: "any-signed-in-user", store: withoutDeletes as unknown as OralStore }));
     expect(others).toEqual([]);
     expect(problem?.option).toBe("store");
-    expect(problem?.message).toBe("does not implement deleteClass, deleteAssessment.");
+    expect(problem?.message).toBe("does not implement OralStore (missing deleteClass, deleteAssessment).");
     expect(() => oralAssessments({ platform, canLaunch: "any-signed-in-user", store: memoryStore() })).not.toThrow();
   });
 
