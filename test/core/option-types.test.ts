@@ -30,6 +30,8 @@ import type { MemoryStoreOptions } from "../../src/store/memory.js";
 import type { PostgresStoreOptions } from "../../src/store/postgres.js";
 import type { SqliteStoreOptions } from "../../src/store/sqlite.js";
 import { emulatorSchema } from "../../src/emulator/options.js";
+import { metricsSchema } from "../../src/router/metrics/settings.js";
+import type { MetricsOptions } from "../../src/router/metrics/options.js";
 import type { EmulatorOptions } from "../../src/emulator/types.js";
 
 type Shape = Record<string, z.ZodType>;
@@ -74,6 +76,7 @@ describe("each public options type and its schema agree (checked by the compiler
       agree<PostgresStoreOptions, typeof postgresStoreSchema>(postgresStoreSchema),
       agree<MemoryStoreOptions, typeof memoryStoreSchema>(memoryStoreSchema),
       agree<EmulatorOptions, typeof emulatorSchema>(emulatorSchema),
+      agree<MetricsOptions, typeof metricsSchema>(metricsSchema),
     ];
     expect(checked.every((fields) => fields > 0)).toBe(true);
   });
