@@ -121,6 +121,17 @@ export function readOptions<S extends Shape>(shape: S, input: unknown, problems:
 /** Every field's default, as reading nothing gives them (for code that needs them without options). */
 export const defaultsOf = <S extends Shape>(shape: S): Readonly<OptionsOf<S>> => Object.freeze(readOptions(shape, {}, new ProblemList()));
 
+/** What an options object that is not one is told, its fields named from its shape: "must be an object { a, b }.". */
+export const notAnObject = (shape: Shape) => `must be an object { ${Object.keys(shape).join(", ")} }.`;
+
+/**
+ * An options object inside another (`circuitBreaker`, the emulator's `rateLimits`): not an
+ * object is one problem (`notAnObject`), each wrong field another (`circuitBreaker.openMs`);
+ * left out, it is every field's default.
+ */
+export const nested = <S extends Shape>(shape: S, meta: OptionMeta = {}) =>
+  withDefault(z.object(shape, { error: notAnObject(shape) }), defaultsOf(shape) as z.output<z.ZodObject<S>>, meta);
+
 /**
  * zod's issues as problems, one per option (the first issue of each path), each with its
  * fix: the check's own (`checked`), else that of the innermost field along the issue's

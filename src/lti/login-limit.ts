@@ -10,8 +10,7 @@
  * 50 a second = 18,000, about 15 MB of Redis at their largest; see docs/lti.md).
  */
 import type { ProblemList } from "../core/configuration-error.js";
-import { z } from "zod";
-import { defaultsOf, readObject, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
+import { defaultsOf, nested, readObject, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { LaunchLimiter, LaunchLimitSettings } from "../fleet/launch-limiter.js";
 
@@ -21,10 +20,8 @@ import type { LaunchLimiter, LaunchLimitSettings } from "../fleet/launch-limiter
  * 600 a minute) passes. Per registration (one LMS, usually one school): 3,000 at once, then
  * 50 a second (3,000 a minute).
  */
-const bucketSchema = (burst: number, refillMs: number) => withDefault(z.object({
-  burst: withDefault(wholeNumber(1), burst),
-  refillMs: withDefault(wholeNumber(1, undefined, "ms"), refillMs),
-}, { error: "must be an object { burst, refillMs }." }), { burst, refillMs }, { fix: `Leave it out for { burst: ${burst}, refillMs: ${refillMs} }.` });
+const bucketSchema = (burst: number, refillMs: number) =>
+  nested({ burst: withDefault(wholeNumber(1), burst), refillMs: withDefault(wholeNumber(1, undefined, "ms"), refillMs) }, { fix: `Leave it out for { burst: ${burst}, refillMs: ${refillMs} }.` });
 /** `lti.loginLimit` as a schema: two buckets, each field defaulted on its own. */
 export const loginLimitSchema = { perAddress: bucketSchema(600, 100), perRegistration: bucketSchema(3000, 20) };
 
