@@ -73,6 +73,15 @@ export const flag = () => z.boolean({ error: "must be true or false." });
 export const fn = <T>(what = "a function") =>
   z.custom<T>((v) => typeof v === "function", { error: (issue) => `must be ${what}, got ${typeof issue.input}.` });
 
+/**
+ * An object with every method in `methods` (a store, a rate budget, a pg pool: what the
+ * package calls on it); the message names the interface and the methods missing.
+ */
+export function withMethods<T>(name: string, methods: readonly string[]) {
+  const missing = (v: unknown) => methods.filter((m) => typeof (v as Record<string, unknown> | null)?.[m] !== "function");
+  return z.custom<T>((v) => missing(v).length === 0, { error: (issue) => `does not implement ${name} (missing ${missing(issue.input).join(", ")}).` });
+}
+
 /** `schema` with its metadata (kept in `optionMeta`). */
 function described<S extends z.ZodType>(schema: S, meta: OptionMeta): S {
   optionMeta.add(schema, meta);
@@ -111,6 +120,17 @@ export function readOptions<S extends Shape>(shape: S, input: unknown, problems:
 
 /** Every field's default, as reading nothing gives them (for code that needs them without options). */
 export const defaultsOf = <S extends Shape>(shape: S): Readonly<OptionsOf<S>> => Object.freeze(readOptions(shape, {}, new ProblemList()));
+
+/** What an options object that is not one is told, its fields named from its shape: "must be an object { a, b }.". */
+export const notAnObject = (shape: Shape) => `must be an object { ${Object.keys(shape).join(", ")} }.`;
+
+/**
+ * An options object inside another (`circuitBreaker`, the emulator's `rateLimits`): not an
+ * object is one problem (`notAnObject`), each wrong field another (`circuitBreaker.openMs`);
+ * left out, it is every field's default.
+ */
+export const nested = <S extends Shape>(shape: S, meta: OptionMeta = {}) =>
+  withDefault(z.object(shape, { error: notAnObject(shape) }), defaultsOf(shape) as z.output<z.ZodObject<S>>, meta);
 
 /**
  * zod's issues as problems, one per option (the first issue of each path), each with its

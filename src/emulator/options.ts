@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { ProblemList } from "../core/configuration-error.js";
-import { flag, pattern, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
+import { flag, nested, pattern, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
 import { KeyRing } from "./keys.js";
 import { resolveOrganizations } from "./organizations.js";
 import type { EmulatorOptions } from "./types.js";
@@ -32,11 +32,11 @@ const VENDOR_DEFAULT = { fix: "Omit it for the vendor's default." };
 export const emulatorSchema = {
   port: withDefault(wholeNumber(0, 65_535), 0, { fix: "Use 0 to pick a free port." }),
   host: withDefault(pattern(/./, "must be a non-empty string."), "127.0.0.1", { fix: "Use 127.0.0.1." }),
-  rateLimits: withDefault(z.object({
+  rateLimits: nested({
     dev: withDefault(wholeNumber(0), 60, VENDOR_DEFAULT),
     prod: withDefault(wholeNumber(0), 600, VENDOR_DEFAULT),
     windowMs: withDefault(wholeNumber(1, undefined, "ms"), 60_000, VENDOR_DEFAULT),
-  }, { error: "must be an object { dev, prod, windowMs }." }), { dev: 60, prod: 600, windowMs: 60_000 }, VENDOR_DEFAULT),
+  }, VENDOR_DEFAULT),
   classCapacity: withDefault(wholeNumber(0), 1000),
   ticketParam: withDefault(pattern(/^[A-Za-z0-9_.~-]+$/, "must be a non-empty query parameter name (letters, digits, _ . ~ -)."), "__clerk_ticket"),
   tokenTtlMs: withDefault(wholeNumber(1, undefined, "ms"), 600_000),

@@ -3,8 +3,7 @@
  * and on `redisFleet` (fleet-wide): a field of each factory's schema, so each still
  * throws one ConfigurationError listing everything.
  */
-import { z } from "zod";
-import { ratio, wholeNumber, withDefault } from "../core/option-schema.js";
+import { nested, ratio, wholeNumber, withDefault } from "../core/option-schema.js";
 import { DEFAULT_BREAKER_SETTINGS as D, type CircuitBreakerSettings } from "./circuit-breaker.js";
 
 /** What an integrator passes: every field optional. */
@@ -19,6 +18,4 @@ export const circuitBreakerSchema = {
 };
 
 /** The whole option: not an object is one problem, each wrong field another (`circuitBreaker.windowMs`). */
-export const circuitBreakerOption = withDefault(
-  z.object(circuitBreakerSchema, { error: "must be an object { minFailures, failureRatio, windowMs, openMs, probeLeaseMs }." }),
-  D, { fix: "Leave it out for the defaults (5 failures, half the calls, within 30 s; open 15 s)." });
+export const circuitBreakerOption = nested(circuitBreakerSchema, { fix: "Leave it out for the defaults (5 failures, half the calls, within 30 s; open 15 s)." });

@@ -4,7 +4,7 @@
  * ConfigurationError listing everything.
  */
 import { z } from "zod";
-import { wholeNumber, withDefault } from "../core/option-schema.js";
+import { notAnObject, wholeNumber, withDefault } from "../core/option-schema.js";
 import { DEFAULT_LAUNCH_LIMIT as D, type LaunchLimitSettings } from "./launch-limiter.js";
 
 /** What an integrator passes: every field optional. */
@@ -19,7 +19,7 @@ export const launchLimitSchema = {
 
 /** The whole option: not an object is one problem, each wrong field another (`launchLimit.burst`), then the backoffs' order. */
 export const launchLimitOption = withDefault(
-  z.object(launchLimitSchema, { error: "must be an object { burst, refillMs, failureBackoffMs, maxFailureBackoffMs }." }).refine(
+  z.object(launchLimitSchema, { error: notAnObject(launchLimitSchema) }).refine(
     (s) => s.maxFailureBackoffMs >= s.failureBackoffMs, { path: ["maxFailureBackoffMs"], error: "is shorter than failureBackoffMs.",
       params: { fix: `Make it at least failureBackoffMs, or leave both out (${D.failureBackoffMs} and ${D.maxFailureBackoffMs}).` } }),
   D,

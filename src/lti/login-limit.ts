@@ -10,7 +10,7 @@
  * 50 a second = 18,000, about 15 MB of Redis at their largest; see docs/lti.md).
  */
 import type { ProblemList } from "../core/configuration-error.js";
-import { objectOrAbsent, readObject, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
+import { defaultsOf, nested, readObject, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { LaunchLimiter, LaunchLimitSettings } from "../fleet/launch-limiter.js";
 
@@ -20,27 +20,19 @@ import type { LaunchLimiter, LaunchLimitSettings } from "../fleet/launch-limiter
  * 600 a minute) passes. Per registration (one LMS, usually one school): 3,000 at once, then
  * 50 a second (3,000 a minute).
  */
-const bucketSchema = (burst: number, refillMs: number) => ({
-  burst: withDefault(wholeNumber(1), burst),
-  refillMs: withDefault(wholeNumber(1, undefined, "ms"), refillMs),
-});
+const bucketSchema = (burst: number, refillMs: number) =>
+  nested({ burst: withDefault(wholeNumber(1), burst), refillMs: withDefault(wholeNumber(1, undefined, "ms"), refillMs) }, { fix: `Leave it out for { burst: ${burst}, refillMs: ${refillMs} }.` });
 /** `lti.loginLimit` as a schema: two buckets, each field defaulted on its own. */
 export const loginLimitSchema = { perAddress: bucketSchema(600, 100), perRegistration: bucketSchema(3000, 20) };
 
-export type LoginBucket = OptionsOf<ReturnType<typeof bucketSchema>>;
-export type LoginLimitSettings = Record<keyof typeof loginLimitSchema, LoginBucket>;
+export type LoginLimitSettings = OptionsOf<typeof loginLimitSchema>;
+export type LoginBucket = LoginLimitSettings["perAddress"];
 
 /** `lti.loginLimit`, every mistake added to `problems`. */
 export function readLoginLimit(value: unknown, problems: ProblemList): LoginLimitSettings {
-  const leaveOut = (scope: keyof LoginLimitSettings) => {
-    const { burst, refillMs } = loginLimitSchema[scope];
-    return `{ burst: ${burst.def.defaultValue}, refillMs: ${refillMs.def.defaultValue} }`;
-  };
-  const given = objectOrAbsent(value, "lti.loginLimit", problems, "must be an object { perAddress, perRegistration }.",
-    `Leave it out for { perAddress: ${leaveOut("perAddress")}, perRegistration: ${leaveOut("perRegistration")} }.`) ? (value as Record<string, unknown> | undefined) : undefined;
-  const read = (scope: keyof LoginLimitSettings): LoginBucket => readObject(loginLimitSchema[scope], given?.[scope], problems, `lti.loginLimit.${scope}`,
-    ["must be an object { burst, refillMs }.", `Leave it out for ${leaveOut(scope)}.`]);
-  return { perAddress: read("perAddress"), perRegistration: read("perRegistration") };
+  const { perAddress: a, perRegistration: r } = defaultsOf(loginLimitSchema);
+  return readObject(loginLimitSchema, value, problems, "lti.loginLimit", ["must be an object { perAddress, perRegistration }.",
+    `Leave it out for { perAddress: { burst: ${a.burst}, refillMs: ${a.refillMs} }, perRegistration: { burst: ${r.burst}, refillMs: ${r.refillMs} } }.`]);
 }
 
 export interface LoginLimitDecision {

@@ -7,7 +7,7 @@ import { ProblemList } from "../core/configuration-error.js";
 import { toLogger, type Logger } from "../core/logger.js";
 import { redactKey } from "../core/redact.js";
 import { z } from "zod";
-import { flag, objectOrAbsent, optional, ratio, readOptions, readUrl, refuseUnknown, shown, wholeNumber, withDefault } from "../core/option-schema.js";
+import { flag, objectOrAbsent, optional, ratio, readOptions, readUrl, refuseUnknown, shown, wholeNumber, withDefault, withMethods } from "../core/option-schema.js";
 import { DEFAULT_NORMAL_SHARE, type RateBudget } from "./rate-budget.js";
 import type { PlatformClientOptions, PlatformEnv } from "./types.js";
 import { isHttpsOrLoopback } from "../core/secure-url.js";
@@ -48,13 +48,11 @@ export const platformClientSchema = {
   retryBaseDelayMs: withDefault(wholeNumber(0, undefined, "ms"), 250),
   retryMaxDelayMs: withDefault(wholeNumber(0, undefined, "ms"), 5_000),
   allowInsecureHttp: withDefault(flag(), false, { fix: "Pass a boolean, or leave it out." }),
-  rateBudget: optional(z.custom<RateBudget>((b) => RATE_BUDGET_METHODS.every((m) => typeof (b as Record<string, unknown> | null)?.[m] === "function"), {
-    error: (issue) => `does not implement RateBudget (missing ${RATE_BUDGET_METHODS.filter((m) => typeof (issue.input as Record<string, unknown> | null)?.[m] !== "function").join(", ")}).`,
-  }), { fix: "Pass an object with acquire, observe, pause, stats, estimateWaitMs and pacingIntervalMs (see createRateBudget), or leave it out." }),
+  rateBudget: optional(withMethods<RateBudget>("RateBudget", ["acquire", "observe", "pause", "stats", "estimateWaitMs", "pacingIntervalMs"]),
+    { fix: "Pass an object with acquire, observe, pause, stats, estimateWaitMs and pacingIntervalMs (see createRateBudget), or leave it out." }),
   logger: optional(z.custom<Partial<Logger>>((l) => typeof l === "object" && l !== null, { error: "must be a pino-compatible logger object." }),
     { fix: "Pass a pino logger (or console), or leave it out." }),
 };
-const RATE_BUDGET_METHODS = ["acquire", "observe", "pause", "stats", "estimateWaitMs", "pacingIntervalMs"] as const;
 const KNOWN_OPTIONS = ["apiKey", "baseUrl", "env", ...Object.keys(platformClientSchema)];
 
 /** Common misspellings, so the fix can name the option that was meant. */

@@ -12,7 +12,7 @@ import { launchSchema } from "./launch/settings.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import { PREPARE_RENAMES, resolvePrepareSettings } from "./prepare/settings.js";
 import { z } from "zod";
-import { checked, fn, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
+import { checked, fn, optional, readOptions, wholeNumber, withDefault, withMethods } from "../core/option-schema.js";
 import { checkOrigin } from "./shared/checks.js";
 import { pageSchema } from "./shared/page-settings.js";
 import { resolveFleetSettings } from "./shared/fleet-settings.js";
@@ -31,8 +31,6 @@ import { resolveMetricsSettings } from "./metrics/settings.js";
 export type RouterSettings = ReturnType<typeof resolveRouterOptions>;
 
 const BODY_LIMIT = 'must be a positive number of bytes or a size like "100kb".';
-/** The methods of the store interface a custom store lacks (every one is needed, deletes included). */
-const missingMethods = (store: unknown) => STORE_METHODS.filter((m) => typeof (store as Record<string, unknown> | null)?.[m] !== "function");
 
 /** The router's own options as a schema (each feature's are beside it: launch, prepare, pages, records, organization). */
 export const routerSchema = {
@@ -45,9 +43,8 @@ export const routerSchema = {
     { fix: 'Use e.g. ["https://lms.example.edu"].' }),
   publicOrigin: optional(checked((v, option, problems) => checkOrigin(v, option, problems, true))),
   listCacheMs: withDefault(wholeNumber(0, undefined, "ms"), 5_000, { fix: "Use 0 to disable the cache, or leave it out for 5000." }),
-  store: optional(z.custom<OralStore>((store) => missingMethods(store).length === 0, {
-    error: (issue) => `does not implement ${missingMethods(issue.input).join(", ")}.`,
-  }), { fix: "Pass memoryStore(), sqliteStore({ filename }) or postgresStore({ connectionString })." }),
+  /** Every method of the store interface is needed, deletes included. */
+  store: optional(withMethods<OralStore>("OralStore", STORE_METHODS), { fix: "Pass memoryStore(), sqliteStore({ filename }) or postgresStore({ connectionString })." }),
 };
 
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined) {

@@ -9,7 +9,7 @@ import type { ProblemList } from "../core/configuration-error.js";
 import type { Logger } from "../core/logger.js";
 import { isText } from "../core/text.js";
 import type { PostgresPool } from "./postgres-pool.js";
-import { kindOf, optional, readObject, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
+import { kindOf, optional, readObject, wholeNumber, withDefault, withMethods, type OptionsOf } from "../core/option-schema.js";
 
 /** A string schema (`ok`: its bounded-text check; default: not blank) whose message names the value's kind only. */
 const text = (what: string, ok: (v: unknown) => boolean = (v) => isText(v, Infinity, { trim: true })) =>
@@ -27,8 +27,7 @@ export const sqliteStoreSchema = {
 
 export const postgresStoreSchema = {
   connectionString: optional(text("a non-empty string"), { fix: 'Pass e.g. "postgres://user:password@host:5432/db", often from process.env.DATABASE_URL.' }),
-  pool: optional(z.custom<PostgresPool>((v) => typeof (v as { query?: unknown } | null)?.query === "function" && typeof (v as { connect?: unknown }).connect === "function",
-    { error: (issue) => `must be a pg.Pool, got ${kindOf(issue.input)}.` }), { fix: "Pass new pg.Pool({ … }), or use connectionString instead." }),
+  pool: optional(withMethods<PostgresPool>("pg.Pool", ["query", "connect"]), { fix: "Pass new pg.Pool({ … }), or use connectionString instead." }),
   schema: withDefault(text("a lower-case SQL name (letters, digits, _; at most 63)", (v) => isText(v, 63) && IDENTIFIER.test(v)), "public",
     { fix: 'Pass e.g. "public" or "oral", or leave it out.' }),
   tablePrefix: withDefault(text(`"" or a lower-case SQL name (letters, digits, _; at most ${MAX_PREFIX})`, (v) => isText(v, MAX_PREFIX, { min: 0 }) && (v === "" || IDENTIFIER.test(v))), "oral_",

@@ -30,6 +30,8 @@ import type { MemoryStoreOptions } from "../../src/store/memory.js";
 import type { PostgresStoreOptions } from "../../src/store/postgres.js";
 import type { SqliteStoreOptions } from "../../src/store/sqlite.js";
 import { emulatorSchema } from "../../src/emulator/options.js";
+import { metricsSchema } from "../../src/router/metrics/settings.js";
+import type { MetricsOptions } from "../../src/router/metrics/options.js";
 import type { EmulatorOptions } from "../../src/emulator/types.js";
 
 type Shape = Record<string, z.ZodType>;
@@ -69,12 +71,12 @@ describe("each public options type and its schema agree (checked by the compiler
       agree<LtiDynamicRegistrationOptions, typeof dynamicRegistrationSchema>(dynamicRegistrationSchema),
       agree<LtiRosterOptions, typeof ltiRosterSchema>(ltiRosterSchema),
       agree<GradebookOptions, typeof gradebookSchema>(gradebookSchema),
-      agree<Given<LoginLimit["perAddress"]>, typeof loginLimitSchema.perAddress>(loginLimitSchema.perAddress),
-      agree<Given<LoginLimit["perRegistration"]>, typeof loginLimitSchema.perRegistration>(loginLimitSchema.perRegistration),
+      agree<LoginLimit, typeof loginLimitSchema>(loginLimitSchema),
       agree<SqliteStoreOptions, typeof sqliteStoreSchema>(sqliteStoreSchema),
       agree<PostgresStoreOptions, typeof postgresStoreSchema>(postgresStoreSchema),
       agree<MemoryStoreOptions, typeof memoryStoreSchema>(memoryStoreSchema),
       agree<EmulatorOptions, typeof emulatorSchema>(emulatorSchema),
+      agree<MetricsOptions, typeof metricsSchema>(metricsSchema),
     ];
     expect(checked.every((fields) => fields > 0)).toBe(true);
   });

@@ -149,7 +149,12 @@ describe("metrics: { registry }", () => {
   });
 
   it("refuses a registry that is not one, and names prom-client when it is missing", () => {
-    expect(() => oralAssessments({ platform: undefined as never, canLaunch: "any-signed-in-user", metrics: { registry: {} as never } })).toThrow(/metrics\.registry: must be a prom-client Registry/);
+    expect(() => oralAssessments({ platform: undefined as never, canLaunch: "any-signed-in-user", metrics: { registry: {} as never } }))
+      .toThrow(/metrics\.registry: does not implement prom-client's Registry \(missing registerMetric, getSingleMetric, metrics\)/);
+    const registry = new Registry();
+    expect(() => oralAssessments({ platform: undefined as never, canLaunch: "any-signed-in-user", metrics: { registry, organizationLabel: "yes" as never } }))
+      .toThrow(/metrics\.organizationLabel: must be true or false\. Fix: Leave it out for false/);
+    expect(() => oralAssessments({ platform: undefined as never, canLaunch: "any-signed-in-user", metrics: null as never })).toThrow(/metrics: must be an object \{ registry, organizationLabel \}/);
     expect(requireOptional("prom-client")).toBeDefined();
     expect(requireOptional("prom-client-that-is-not-installed")).toBeUndefined();
   });

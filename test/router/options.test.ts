@@ -71,7 +71,7 @@ describe("oralAssessments() options", () => {
     const [problem, ...others] = problemsOf(() => oralAssessments({ platform, canLaunch: "any-signed-in-user", store: withoutDeletes as unknown as OralStore }));
     expect(others).toEqual([]);
     expect(problem?.option).toBe("store");
-    expect(problem?.message).toBe("does not implement deleteClass, deleteAssessment.");
+    expect(problem?.message).toBe("does not implement OralStore (missing deleteClass, deleteAssessment).");
     expect(() => oralAssessments({ platform, canLaunch: "any-signed-in-user", store: memoryStore() })).not.toThrow();
   });
 
@@ -83,7 +83,7 @@ describe("oralAssessments() options", () => {
     expect(problems.map((p) => `${p.option}: ${p.message}`)).toEqual([
       "launchLimit.burst: must be a whole number ≥ 1, got 0.",
       "launchLimit.maxFailureBackoffMs: is shorter than failureBackoffMs.",
-      "circuitBreaker: must be an object { minFailures, failureRatio, windowMs, openMs, probeLeaseMs }.",
+      "circuitBreaker: must be an object { minFailures, windowMs, openMs, probeLeaseMs, failureRatio }.",
     ]);
     expect(problems.map((p) => p.fix)).toEqual([
       "Leave it out for the default (3).",

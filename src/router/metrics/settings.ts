@@ -5,8 +5,16 @@
  */
 import type { ProblemList } from "../../core/configuration-error.js";
 import { requireOptional } from "../../core/optional-module.js";
+import { flag, optionMeta, readObject, withDefault, withMethods } from "../../core/option-schema.js";
 import type { MetricsOptions, MetricsRegistry } from "./options.js";
 import { heldOrganizationLabel, instrumentsFor, type Instruments } from "./instruments.js";
+
+/** The `metrics` option as a schema (a registry is required once `metrics` is given). */
+export const metricsSchema = {
+  registry: withMethods<MetricsRegistry>("prom-client's Registry", ["registerMetric", "getSingleMetric", "metrics"])
+    .register(optionMeta, { fix: "Pass metrics: { registry } with `new Registry()` or `register` from prom-client, or leave metrics out." }),
+  organizationLabel: withDefault(flag(), false, { fix: "Leave it out for false (no organization label)." }),
+};
 
 /**
  * Undefined: no `metrics` option, nothing registered and nothing counted. Otherwise what
@@ -15,16 +23,9 @@ import { heldOrganizationLabel, instrumentsFor, type Instruments } from "./instr
  */
 export function resolveMetricsSettings(value: MetricsOptions | undefined, problems: ProblemList): (() => Instruments) | undefined {
   if (value === undefined) return undefined;
-  const registry = (value as Partial<MetricsOptions> | null)?.registry as Partial<MetricsRegistry> | undefined;
-  if (typeof registry?.registerMetric !== "function" || typeof registry.getSingleMetric !== "function" || typeof registry.metrics !== "function") {
-    problems.add("metrics.registry", "must be a prom-client Registry.", "Pass metrics: { registry } with `new Registry()` or `register` from prom-client, or leave metrics out.");
-    return undefined;
-  }
-  const organizationLabel = value.organizationLabel ?? false;
-  if (typeof organizationLabel !== "boolean") {
-    problems.add("metrics.organizationLabel", "must be true or false.", "Leave it out for false (no organization label).");
-    return undefined;
-  }
+  const before = problems.size;
+  const { registry, organizationLabel } = readObject(metricsSchema, value, problems, "metrics", ["must be an object { registry, organizationLabel }.", "Pass metrics: { registry }, or leave metrics out."]);
+  if (problems.size > before) return undefined;
   const held = heldOrganizationLabel(registry);
   if (held !== undefined && held !== organizationLabel) {
     problems.add("metrics.organizationLabel", `is ${organizationLabel}, but another router registered its oral_assessments_ metrics on this registry with ${held}.`,

@@ -4,7 +4,7 @@
  * router's list (one ConfigurationError for all).
  */
 import type { ProblemList } from "../../core/configuration-error.js";
-import { ratio, readObject, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
+import { ratio, readObject, wholeNumber, withDefault } from "../../core/option-schema.js";
 import type { LaunchRecordOptions, LiveViewOptions } from "../shared/options.js";
 
 export const launchRecordSchema = {
@@ -21,12 +21,13 @@ export const liveSchema = {
   maxStreams: withDefault(wholeNumber(1), 1000),
 };
 
-export type LaunchRecordSettings = Omit<OptionsOf<typeof launchRecordSchema>, "retentionDays"> & { retentionMs: number };
+/** The schema's fields, `retentionDays` as `retentionMs`. */
+export type LaunchRecordSettings = NonNullable<ReturnType<typeof resolveLaunchRecordSettings>>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Undefined: `launchRecord: false`, nothing recorded. */
-export function resolveLaunchRecordSettings(value: LaunchRecordOptions | false | undefined, problems: ProblemList): LaunchRecordSettings | undefined {
+export function resolveLaunchRecordSettings(value: LaunchRecordOptions | false | undefined, problems: ProblemList) {
   if (value === false) return undefined;
   const { retentionDays, ...o } = readObject(launchRecordSchema, value, problems, "launchRecord",
     ["must be an object or false.", "Pass e.g. { retentionDays: 180 }, false to record nothing, or leave it out."]);
