@@ -4,13 +4,28 @@
  * walks the OIDC flow over HTTP the way a browser would: login → the LMS's /auth →
  * its auto-posted id_token → the tool's /lti/launch (with or without the state cookie).
  */
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, type webcrypto } from "node:crypto";
+import { generateKeyPair } from "jose";
 import request from "supertest";
 import { createLmsEmulator, type LmsEmulator } from "../../src/emulator/index.js";
 import type { LtiOptions } from "../../src/lti/options.js";
 import { startStack, type Stack, type StackOptions } from "./stack.js";
 
 export const TOOL_KEY_PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "pem", type: "pkcs8" }).toString();
+
+/**
+ * The benches' LMS signing keys: made as first needed, at most LMS_KEYS per worker, then
+ * handed out in turn (an RSA key is 0.1–0.4 s of CPU, and the suite starts about a hundred
+ * benches). Benches alive at once get different keys; a test whose LMSs must not accept
+ * each other's tokens and that starts more than LMS_KEYS of them makes its own.
+ */
+const LMS_KEYS = 4;
+const lmsKeys: Promise<webcrypto.CryptoKey>[] = [];
+let nextLmsKey = 0;
+export function lmsSigningKey(): Promise<webcrypto.CryptoKey> {
+  const i = nextLmsKey++ % LMS_KEYS;
+  return (lmsKeys[i] ??= generateKeyPair("RS256", { extractable: true }).then((pair) => pair.privateKey));
+}
 
 export interface LtiBench {
   stack: Stack;
@@ -21,7 +36,7 @@ export interface LtiBench {
 }
 
 export async function startLtiBench(lti: Partial<LtiOptions> | ((lms: LmsEmulator) => Partial<LtiOptions>) = {}, options: StackOptions = {}): Promise<LtiBench> {
-  const lms = await createLmsEmulator();
+  const lms = await createLmsEmulator({ signingKey: await lmsSigningKey() });
   const stack = await startStack({ ...options, router: { ...options.router, lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], ...(typeof lti === "function" ? lti(lms) : lti) } } });
   lms.registerTool(`${stack.app.url}/oral`);
   const { examId } = await stack.seedExam();

@@ -2,6 +2,7 @@
  * The LMS emulator's options and handle: what `createLmsEmulator` takes and gives (index.ts
  * builds it). Apart so the builder stays one concern and under 300 lines.
  */
+import type { webcrypto } from "node:crypto";
 import type { DeepLinkingRequestOptions, DeepLinkReturn } from "./deep-linking.js";
 import type { LmsFault } from "./faults.js";
 import type { LmsUser, ResourceLink } from "./mint.js";
@@ -32,6 +33,15 @@ export interface LmsEmulatorOptions {
    * (`student-1`, `student-2`); a benchmark passes hundreds of learners.
    */
   users?: readonly LmsUser[];
+  /**
+   * The LMS's first signing key: an extractable RS256 private key, e.g.
+   * `(await generateKeyPair("RS256", { extractable: true })).privateKey` from jose; it is
+   * published under a kid of this LMS's own. Default: a new key, made at start (0.1–0.4 s of
+   * CPU). A suite that starts many LMSs can make a few keys once and hand them out in turn,
+   * as long as two LMSs whose tokens must not pass for each other's never share one.
+   * `rotateKey()` always makes a new key.
+   */
+  signingKey?: webcrypto.CryptoKey;
 }
 
 export interface LmsEmulator {

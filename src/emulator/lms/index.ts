@@ -45,10 +45,15 @@ const DEFAULT_USERS: LmsUser[] = [
   { id: "student-2", name: "Ada Student", givenName: "Ada", familyName: "Student", email: "ada@lms.example", role: "Learner", sourcedId: "SIS-S-2" },
 ];
 
-async function newKey(): Promise<LmsKey> {
-  const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
+/** A signing key under a new kid: `given` (options.signingKey), else a new RSA key (0.1–0.4 s of CPU). */
+async function newKey(given?: LmsKey["privateKey"]): Promise<LmsKey> {
+  if (given !== undefined && !(given.type === "private" && given.extractable && given.algorithm.name === "RSASSA-PKCS1-v1_5")) {
+    throw new TypeError('createLmsEmulator: signingKey must be an extractable RS256 private key, e.g. (await generateKeyPair("RS256", { extractable: true })).privateKey from jose.');
+  }
+  const privateKey = given ?? (await generateKeyPair("RS256", { extractable: true })).privateKey;
+  const { kty, n, e } = await exportJWK(privateKey);
   const kid = `lms-${randomUUID().slice(0, 8)}`;
-  return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" } };
+  return { kid, privateKey, publicJwk: { kty, n, e, kid, alg: "RS256", use: "sig" } };
 }
 
 export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promise<LmsEmulator> {
@@ -58,7 +63,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   let clientId = options.clientId ?? shape.clientId;
   const deploymentId = options.deploymentId ?? shape.deploymentId;
   const issuer = () => shape.issuer ?? base;
-  let keys: LmsKey[] = [await newKey()];
+  let keys: LmsKey[] = [await newKey(options.signingKey)];
   let strangerKey: Promise<LmsKey> | undefined;
   const stranger = () => (strangerKey ??= newKey());
   let fault: LmsFault | undefined;
