@@ -5,19 +5,21 @@ import { afterEach, describe, expect, it } from "vitest";
 
 const children: ChildProcess[] = [];
 afterEach(() => {
-  // SIGTERM, not SIGKILL: tsx relays it to the CLI process, so nothing is left orphaned.
+  // SIGTERM, not SIGKILL: the CLI closes what it started.
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGTERM");
 });
 
 /**
- * `tsx src/cli.ts …`, i.e. what `npx tsx src/cli.ts …` runs, without npm in between: npm
- * exec dies of a forwarded SIGINT/SIGTERM itself (exit code null) instead of reporting
- * the CLI's own exit code, which is what these tests prove.
+ * The built CLI (`node dist/cli.js …`, what `npx express-oral-assessments …` runs; the
+ * suite's global setup builds dist/ when it is stale), with no process in between: `npm
+ * exec` dies of a forwarded SIGINT/SIGTERM itself instead of reporting the CLI's own exit
+ * code, and tsx, which ran `src/cli.ts` here before, relays a signal and then kills the CLI
+ * (exit 130) when the CLI has not said it got the signal within 30 ms, as on a loaded machine.
  */
-const TSX_CLI = fileURLToPath(import.meta.resolve("tsx/cli"));
+const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
 
 function runCli(args: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [TSX_CLI, "src/cli.ts", ...args], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let out = "";
   child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
