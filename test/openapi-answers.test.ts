@@ -46,6 +46,22 @@ function matches(operationId: OperationId, res: request.Response): void {
   (seen.get(operationId) ?? seen.set(operationId, new Set()).get(operationId)!).add(res.status);
 }
 
+/**
+ * A launch's answer followed through its waiting pages (202 with a meta refresh), as a
+ * browser does: the last answer. On a loaded machine a launch can take longer than the
+ * 300 ms this stack waits before answering with the waiting page.
+ */
+async function followed(agent: ReturnType<typeof request.agent>, first: request.Response): Promise<request.Response> {
+  let res = first;
+  for (let i = 0; res.status === 202 && i < 100; i++) {
+    const url = /<meta http-equiv="refresh" content="\d+;url=([^"]+)"/i.exec(res.text)?.[1];
+    if (!url) break;
+    await new Promise((r) => setTimeout(r, 100));
+    res = await agent.get(url.replace(/&amp;/g, "&")).redirects(0);
+  }
+  return res;
+}
+
 const idsOf = (spec: RouteSpec, overrides: Record<string, string> = {}) =>
   spec.path.replace(/\{(\w+)\}/g, (_, name: string) => overrides[name] ?? { courseId: ids.courseId, classId: ids.classId, examId: ids.examId, roleplayId: ids.roleplayId }[name]!);
 
@@ -189,8 +205,7 @@ describe("the launch routes' real answers are the document's", () => {
     emulator.clearFaults();
     // A student's share is a burst of 2: the third launch is 429.
     const student = await stack.login(operationId === "launchExam" ? "s5" : "s6");
-    await send(student, spec, path).expect(303);
-    await send(student, spec, path).expect(303);
+    for (let i = 0; i < 2; i++) expect((await followed(student, await send(student, spec, path))).status).toBe(303);
     matches(operationId, await send(student, spec, path));
     expect(seen.get(operationId)).toEqual(new Set([401, 403, 404, 400, 503, 303, 202, 429]));
   });
@@ -198,10 +213,11 @@ describe("the launch routes' real answers are the document's", () => {
   it("a full class is a documented 409 page, a failing platform a documented 502 page", async () => {
     const spec = route("launchExam");
     // Capacity 4: Ada, s5 and s6 are enrolled; s1 takes the last place; s2 finds the class full.
-    await send(await stack.login("s1"), spec, idsOf(spec)).expect(303);
-    matches("launchExam", await send(await stack.login("s2"), spec, idsOf(spec)));
+    const [s1, s2, s3] = [await stack.login("s1"), await stack.login("s2"), await stack.login("s3")];
+    expect((await followed(s1, await send(s1, spec, idsOf(spec)))).status).toBe(303);
+    matches("launchExam", await followed(s2, await send(s2, spec, idsOf(spec))));
     emulator.fault({ type: "status", status: 500, count: 1 });
-    matches("launchExam", await send(await stack.login("s3"), spec, idsOf(spec)));
+    matches("launchExam", await followed(s3, await send(s3, spec, idsOf(spec))));
     expect([...seen.get("launchExam")!]).toEqual(expect.arrayContaining([409, 502]));
   });
 });
