@@ -50,7 +50,9 @@ describe("createLmsEmulator({ signingKey })", () => {
     const fixed = (await generateKeyPair("RS256", { extractable: false })).privateKey;
     const publicHalf = (await generateKeyPair("RS256", { extractable: true })).publicKey;
     const ec = (await generateKeyPair("ES256", { extractable: true })).privateKey;
-    for (const key of [fixed, publicHalf, ec]) {
+    // null and a plain object, as JavaScript callers can pass them: the same message, not a TypeError from inside.
+    const notKeys = [null, { type: "private" }] as unknown as (typeof fixed)[];
+    for (const key of [fixed, publicHalf, ec, ...notKeys]) {
       await expect(createLmsEmulator({ signingKey: key })).rejects.toThrow(/signingKey must be an extractable RS256 private key/);
     }
   });

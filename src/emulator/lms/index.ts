@@ -47,7 +47,7 @@ const DEFAULT_USERS: LmsUser[] = [
 
 /** A signing key under a new kid: `given` (options.signingKey), else a new RSA key (0.1–0.4 s of CPU). */
 async function newKey(given?: LmsKey["privateKey"]): Promise<LmsKey> {
-  if (given !== undefined && !(given.type === "private" && given.extractable && given.algorithm.name === "RSASSA-PKCS1-v1_5")) {
+  if (given !== undefined && !(given?.type === "private" && given.extractable && given.algorithm?.name === "RSASSA-PKCS1-v1_5")) {
     throw new TypeError('createLmsEmulator: signingKey must be an extractable RS256 private key, e.g. (await generateKeyPair("RS256", { extractable: true })).privateKey from jose.');
   }
   const privateKey = given ?? (await generateKeyPair("RS256", { extractable: true })).privateKey;
