@@ -20,8 +20,10 @@ import type { LaunchLimiter, LaunchLimitSettings } from "../fleet/launch-limiter
  * 600 a minute) passes. Per registration (one LMS, usually one school): 3,000 at once, then
  * 50 a second (3,000 a minute).
  */
-const bucketSchema = (burst: number, refillMs: number) =>
-  nested({ burst: withDefault(wholeNumber(1), burst), refillMs: withDefault(wholeNumber(1, undefined, "ms"), refillMs) }, { fix: `Leave it out for { burst: ${burst}, refillMs: ${refillMs} }.` });
+const bucketSchema = (burst: number, refillMs: number) => nested({
+  burst: withDefault(wholeNumber(1), burst),
+  refillMs: withDefault(wholeNumber(1, undefined, "ms"), refillMs),
+}, { fix: `Leave it out for { burst: ${burst}, refillMs: ${refillMs} }.` });
 /** `lti.loginLimit` as a schema: two buckets, each field defaulted on its own. */
 export const loginLimitSchema = { perAddress: bucketSchema(600, 100), perRegistration: bucketSchema(3000, 20) };
 
