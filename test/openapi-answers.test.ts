@@ -12,6 +12,7 @@ import { buildOpenApiDocument } from "../src/index.js";
 import { ROUTES, type OperationId, type RouteSpec } from "../src/api/routes.js";
 import type { Emulator } from "../src/emulator/index.js";
 import { startTestEmulator } from "./support/emulator.js";
+import { metaRefresh } from "./support/html-page.js";
 import { startStack, type Stack } from "./support/stack.js";
 
 type Json = Record<string, unknown>;
@@ -54,10 +55,10 @@ function matches(operationId: OperationId, res: request.Response): void {
 async function followed(agent: ReturnType<typeof request.agent>, first: request.Response): Promise<request.Response> {
   let res = first;
   for (let i = 0; res.status === 202 && i < 100; i++) {
-    const url = /<meta http-equiv="refresh" content="\d+;url=([^"]+)"/i.exec(res.text)?.[1];
+    const url = metaRefresh(res.text)?.url;
     if (!url) break;
     await new Promise((r) => setTimeout(r, 100));
-    res = await agent.get(url.replace(/&amp;/g, "&")).redirects(0);
+    res = await agent.get(url).redirects(0);
   }
   return res;
 }

@@ -12,7 +12,7 @@ import { startTestEmulator } from "../support/emulator.js";
 import { TEST_KEY } from "../support/keys.js";
 import { freePort, redisOrSkip, SECRET, startRedisServer } from "../support/redis.js";
 import { seedExam } from "../support/seed.js";
-import { metaRefresh } from "../storm/support.js";
+import { metaRefresh } from "../support/html-page.js";
 import { startBalancer, startInstance, stopInstance, type Balancer, type FleetInstance } from "./fleet.js";
 
 const POSTGRES_URL = process.env.EOA_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";

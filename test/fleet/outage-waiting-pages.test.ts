@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { fleetReady, redisFleet } from "../../src/fleet/index.js";
 import { createPlatformClient, memoryStore, oralAssessments } from "../../src/index.js";
 import { startTestEmulator } from "../support/emulator.js";
+import { metaRefresh } from "../support/html-page.js";
 import { listen } from "../support/http.js";
 import { TEST_KEY } from "../support/keys.js";
 import { freePort, randomPrefix, redisOrSkip, SECRET, startRedisServer } from "../support/redis.js";
@@ -93,12 +94,12 @@ describe.runIf(available)("waiting pages through a 5 s Redis outage, two instanc
       for (;;) {
         const res = await get(path, user);
         const body = await res.text();
-        const refresh = res.status === 202 ? /<meta http-equiv="refresh" content="(\d+);url=([^"]+)">/i.exec(body) : null;
+        const refresh = res.status === 202 ? metaRefresh(body) : undefined;
         const location = res.headers.get("location");
         if (refresh) {
           result.waitingPages += 1;
-          await sleep(Number(refresh[1]) * 1000);
-          path = refresh[2]!.replace(/&amp;/g, "&");
+          await sleep(refresh.delayS * 1000);
+          path = refresh.url;
         } else if (res.status === 303 && location?.startsWith("/")) {
           result.startedOver += 1;
           path = location;

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPlatformClient, DEFAULT_ORGANIZATION, memoryStore } from "../../src/index.js";
 import { ROLEPLAY_LIMITS } from "../../src/platform/schemas.js";
 import type { PlatformClient } from "../../src/platform/types.js";
+import { metaRefresh } from "../support/html-page.js";
 import { LIVE_KEY, TEST_KEY } from "../support/keys.js";
 import { startStack, type Stack } from "../support/stack.js";
 
@@ -224,7 +225,7 @@ describe("role-plays", () => {
       stack.emulator.fault({ type: "hang", count: 1, pathPrefix: "/students/sign-in-token" });
       const ada = await slow.login("ada");
       const res = await ada.get(`/oral/launch/roleplay/${id}`).expect(202);
-      const refresh = /<meta http-equiv="refresh" content="\d+;url=([^"]+)">/i.exec(res.text)?.[1]?.replace(/&amp;/g, "&");
+      const refresh = metaRefresh(res.text)?.url;
       expect(refresh).toMatch(new RegExp(`^/oral/launch/roleplay/${id}\\?wait=`));
     } finally { await slow.close(); }
   });

@@ -1,5 +1,6 @@
 /** Every platform failure kind, as the instructor API and the launch route report it. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { metaRefresh } from "../support/html-page.js";
 import { startStack, type Stack } from "../support/stack.js";
 
 let stack: Stack;
@@ -79,12 +80,12 @@ describe("launch under platform failures", () => {
     const first = await ada.get(`/oral/launch/${exam.examId}`).expect(202);
     expect(first.text).toMatch(/wait/i);
     // The page refreshes itself to ?wait=<id>; the student follows it until the exam.
-    let refresh = /url=([^"]+)"/i.exec(first.text)?.[1]?.replace(/&amp;/g, "&");
+    let refresh = metaRefresh(first.text)?.url;
     let status = 202;
     for (let i = 0; i < 30 && status === 202 && refresh; i++) {
       const next = await ada.get(new URL(refresh, "http://x").pathname + new URL(refresh, "http://x").search);
       status = next.status;
-      refresh = /url=([^"]+)"/i.exec(next.text)?.[1]?.replace(/&amp;/g, "&") ?? refresh;
+      refresh = metaRefresh(next.text)?.url ?? refresh;
     }
     expect(status).toBe(303);
     expect(sent().filter((r) => r.path === "/students/sign-in-token" && r.status === 429).length).toBeGreaterThanOrEqual(1);

@@ -6,7 +6,8 @@
  * to the launch code and is not reachable this way.)
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { browse, metaRefresh, startStormStack, until, type StormStack } from "./support.js";
+import { metaRefresh } from "../support/html-page.js";
+import { browse, startStormStack, until, type StormStack } from "./support.js";
 
 let stack: StormStack | undefined;
 afterEach(async () => {

@@ -9,6 +9,7 @@ import express from "express";
 import { createPlatformClient, memoryStore, oralAssessments, type OralAssessmentsOptions, type OralAssessmentsRouter, type PlatformClient, type PlatformClientOptions } from "../../src/index.js";
 import type { Emulator, EmulatorOptions, ReceivedRequest } from "../../src/emulator/index.js";
 import { captureLogger } from "../support/canary.js";
+import { metaRefresh } from "../support/html-page.js";
 import { listen, type Listening } from "../support/http.js";
 import { startTestEmulator } from "../support/emulator.js";
 import { TEST_KEY } from "../support/keys.js";
@@ -134,14 +135,6 @@ export interface Walk {
   /** Every refresh URL followed. */
   refreshUrls: string[];
   body: string;
-}
-
-/** The URL a page's `<meta http-equiv="refresh" content="N;url=…">` points to, and its delay. */
-export function metaRefresh(html: string): { delayS: number; url: string } | undefined {
-  const m = /<meta http-equiv="refresh" content="(\d+);url=([^"]+)">/i.exec(html);
-  if (!m) return undefined;
-  const url = m[2]!.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
-  return { delayS: Number(m[1]), url };
 }
 
 /** Launches as `user` and follows waiting pages like a browser, up to `maxPages`. */

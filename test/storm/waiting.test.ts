@@ -4,7 +4,8 @@
  * anyone but its student; a double click costs one token; the wait is bounded.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { browse, metaRefresh, startStormStack, ticketOf, type StormStack } from "./support.js";
+import { metaRefresh } from "../support/html-page.js";
+import { browse, startStormStack, ticketOf, type StormStack } from "./support.js";
 
 let stack: StormStack | undefined;
 afterEach(async () => {

@@ -44,6 +44,17 @@ function textOf(node: Node): string {
 
 const attrOf = (n: Node, name: string) => n.attrs?.find((a) => a.name === name)?.value;
 
+/**
+ * Where a page's `<meta http-equiv="refresh" content="N;url=…">` sends a browser, and
+ * after how many seconds; undefined without one. Read as a browser reads it (entities
+ * decoded), so every test that follows a waiting page follows the same URL.
+ */
+export function metaRefresh(html: string): { delayS: number; url: string } | undefined {
+  const content = readHtml(html).metaRefresh;
+  const m = content === undefined ? null : /^(\d+)\s*;\s*url=(.+)$/i.exec(content);
+  return m ? { delayS: Number(m[1]), url: m[2]! } : undefined;
+}
+
 export function readHtml(html: string): HtmlPage {
   const doc = parse(html) as unknown as Node;
   const elements: Node[] = [];
