@@ -93,13 +93,16 @@ end
 -- those due, and launches' whatever their time (one moved past ours when its slot was
 -- still held keeps its place; a new launch counts them all too). Those behind it do not
 -- count against it. A launch does not wait for normal reservations that are due but not
--- yet taken up. A normal call within its share goes ahead of the launches (it takes one of
--- the next slots, not a place at the back of their line) and, like a call out of line
--- (reserved before the line was kept), counts every other due reservation. A place whose
--- reservation left the window is dropped.
+-- yet taken up. A normal call within its share holds the place of the launch whose turn it
+-- took (see the end), so it counts only what is ahead of that place: counting every due
+-- reservation, as it once did, it lost each look to the launches behind it and went last
+-- whenever the window's calls were answered after the launches reserved (a storm's calls
+-- are in flight while the next ones reserve). A call out of line (reserved before the line
+-- was kept) counts every other due reservation. A place whose reservation left the window
+-- is dropped.
 local function dueAhead(mine)
   local place = redis.call('ZSCORE', KEYS[12], id)
-  if not place or lane ~= priority then
+  if not place then
     local due = redis.call('ZCOUNT', KEYS[1], '-inf', now) - redis.call('ZCARD', KEYS[11])
     if mine and tonumber(mine) <= now then due = due - 1 end
     if priority == 'launch' then due = due - redis.call('ZCOUNT', KEYS[7], '-inf', now) end
@@ -210,14 +213,21 @@ if lane ~= 'launch' and cap < L then
   -- Launches are waiting: normal calls do not queue ahead of them; they look again then.
   return hold(at - now)
 end
-if lane ~= priority then
-  -- A normal call within its share takes the slot a launch reserved at that time: the
-  -- launch finds its place gone when it wakes and queues again (the window is never
-  -- booked twice over).
-  local holder = redis.call('ZRANGEBYSCORE', KEYS[3], at + grace, at + grace, 'LIMIT', 0, 1)[1]
-  if holder then
+if lane ~= priority and not redis.call('ZSCORE', KEYS[12], id) then
+  -- A normal call within its share takes the turn of the next launch waiting (the first
+  -- reserved time not yet due): its time and, just ahead of it, its place in line. The
+  -- launch finds its reservation gone when it wakes and queues again from its own place
+  -- (the window is never booked twice over). The next launch, not the one reserved at
+  -- exactly \`at\`: a launch's time was computed from the calls' send times, \`at\` from
+  -- their answers when they were answered since, so the two rarely match.
+  local next = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. (now + grace), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  local holder = next[1]
+  local place = holder and redis.call('ZSCORE', KEYS[12], holder)
+  if place then
     redis.call('ZREM', KEYS[1], holder)
     redis.call('ZREM', KEYS[3], holder)
+    redis.call('ZADD', KEYS[12], tonumber(place) - 1, id)
+    at = math.min(at, tonumber(next[2]) - grace)
   end
 end
 return reserve(at)
