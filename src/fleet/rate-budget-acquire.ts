@@ -126,19 +126,30 @@ local pausedUntil = num(redis.call('GET', KEYS[4]), 0)
 if pausedUntil > now then return hold(pausedUntil - now) end
 local remaining = redis.call('HGET', KEYS[5], 'remaining')
 local resetAt = num(redis.call('HGET', KEYS[5], 'resetAt'), 0)
+local probe = false
 if remaining and tonumber(remaining) <= othersShare and resetAt > now then
   -- Until the Reset, or sooner when a call of ours leaves the window (which frees a
   -- platform slot too, see the prelude): whichever comes first.
   local frees = math.min(resetAt, firstLeavesAt() or resetAt)
+  -- The platform itself said it had room, and only the calls sent after that answer
+  -- were taken off: an estimate that counts twice every call that reached the platform
+  -- before the answered one though admitted after it (an instance's send lag, the
+  -- network's jitter; five to ten in a fleet's storm). With nothing in flight no answer
+  -- will correct it, and the slots it holds idle stay so until a call leaves the window
+  -- (up to a window): so while our own window has room, one call fleet-wide goes to learn
+  -- the real Remaining, and due reservations look again shortly rather than then.
+  if num(redis.call('HGET', KEYS[5], 'raw'), 0) > othersShare and redis.call('ZCARD', KEYS[11]) < L then
+    if redis.call('ZCARD', KEYS[2]) == 0 and redis.call('SET', KEYS[10], id, 'NX', 'PX', probeLease) then probe = true
+    else frees = math.min(frees, now + math.max(10, math.floor(W / 50))) end
+  end
   -- A reservation keeps its place: dropped, its slot in this window would go to nobody
   -- (the reservations behind it were computed with it in the line) and it would queue
   -- again behind everyone.
-  if mode == 'due' and redis.call('ZSCORE', KEYS[1], id) then return keep(math.max(frees, now + 1)) end
-  return hold(frees - now)
+  if not probe and mode == 'due' and redis.call('ZSCORE', KEYS[1], id) then return keep(math.max(frees, now + 1)) end
+  if not probe then return hold(frees - now) end
 end
 -- Taken to be full, and no Remaining known (none seen since, or its Reset passed): one
 -- call fleet-wide goes to learn it; the others look again shortly.
-local probe = false
 if fullUntil > now and not remaining then
   if redis.call('SET', KEYS[10], id, 'NX', 'PX', probeLease) then probe = true
   else return hold(math.min(fullUntil - now, math.max(20, math.floor(W / 200)))) end

@@ -64,7 +64,8 @@ if remaining >= 0 and resetIn > 0 then
     -- about 0.95 to 1.28).
     pending = redis.call('ZCOUNT', KEYS[11], '(' .. sentAt, '+inf')
   end
-  redis.call('HSET', KEYS[5], 'remaining', remaining - pending, 'resetAt', now + resetIn)
+  -- \`raw\`: what the platform itself said, before the calls sent since were taken off.
+  redis.call('HSET', KEYS[5], 'remaining', remaining - pending, 'raw', remaining, 'resetAt', now + resetIn)
   redis.call('PEXPIRE', KEYS[5], resetIn)
   redis.call('DEL', KEYS[10])
 end
