@@ -131,14 +131,17 @@ if remaining and tonumber(remaining) <= othersShare and resetAt > now then
   -- Until the Reset, or sooner when a call of ours leaves the window (which frees a
   -- platform slot too, see the prelude): whichever comes first.
   local frees = math.min(resetAt, firstLeavesAt() or resetAt)
-  -- The platform itself said it had room, and only the calls sent after that answer
-  -- were taken off: an estimate that counts twice every call that reached the platform
-  -- before the answered one though admitted after it (an instance's send lag, the
-  -- network's jitter; five to ten in a fleet's storm). With nothing in flight no answer
-  -- will correct it, and the slots it holds idle stay so until a call leaves the window
-  -- (up to a window): so while our own window has room, one call fleet-wide goes to learn
-  -- the real Remaining, and due reservations look again shortly rather than then.
-  if num(redis.call('HGET', KEYS[5], 'raw'), 0) > othersShare and redis.call('ZCARD', KEYS[11]) < L then
+  -- An estimate that may be low: the platform itself said it had room and only the calls
+  -- admitted after that answer were taken off (which counts twice each that reached the
+  -- platform first: an instance's send lag, the network's jitter; five to ten in a fleet's
+  -- storm), or calls of ours left the window while the answered call was out (counted in
+  -- it or not: unknown). With nothing in flight no answer will correct it, and the slots
+  -- it holds stay idle until a call leaves the window (up to a window): so while our own
+  -- window has room, one call fleet-wide goes to learn the real Remaining, and due
+  -- reservations look again shortly rather than then. Not while recovering from a loss:
+  -- the instances not back yet send what no answer here has counted.
+  local unsure = num(redis.call('HGET', KEYS[5], 'raw'), 0) > 0 or num(redis.call('HGET', KEYS[5], 'unsure'), 0) > 0
+  if othersShare == 0 and unsure and redis.call('ZCARD', KEYS[11]) < L then
     if redis.call('ZCARD', KEYS[2]) == 0 and redis.call('SET', KEYS[10], id, 'NX', 'PX', probeLease) then probe = true
     else frees = math.min(frees, now + math.max(10, math.floor(W / 50))) end
   end

@@ -26,7 +26,7 @@ export function defineBudgetScripts(define: (name: string, lua: string, keys: nu
 /** The scripts on the window `budgetId` names under `prefix` (its keys share one hash tag). */
 export function budgetScript(connection: FleetConnection, prefix: string, budgetId: string): BudgetScript {
   const base = `${prefix}:{rb:${budgetId}}`;
-  const keys = ["window", "flight", "launches", "pause", "server", "meta", "normals", "kept", "epoch", "probe", "sends", "line"].map((k) => `${base}:${k}`);
+  const keys = ["window", "flight", "launches", "pause", "server", "meta", "normals", "kept", "epoch", "probe", "sends", "line", "left"].map((k) => `${base}:${k}`);
   return (name, ...args) => connection.run((redis) => (redis as Scripted)[name](...keys, ...args));
 }
 

@@ -42,6 +42,10 @@
  *                    count against it: moved reservations used to all fall due at once,
  *                    each counting the others, so that a freed slot went to whichever
  *                    looked first or to nobody (one reserved at 1.1 s was admitted at 6.3 s).
+ *  13 left     zset  sent calls that left the window in the last window (member = call
+ *                    id, score = when): an answer's Remaining may still count those that
+ *                    left while the answered call was out, and the prelude had added them
+ *                    to the Remaining it replaces (OBSERVE marks such a Remaining unsure).
  *
  * Every key expires when idle: `pause`, `server`, `meta` and `probe` by their own lifetimes
  * (`meta` ten configured windows), the others two configured windows after the last call
@@ -71,13 +75,17 @@ for _, member in ipairs(old) do
   if not redis.call('ZSCORE', KEYS[2], member) then
     redis.call('ZREM', KEYS[1], member)
     -- Only a call that was sent frees a platform slot (not a reservation given up).
-    if redis.call('ZREM', KEYS[11], member) == 1 then left = left + 1 end
+    if redis.call('ZREM', KEYS[11], member) == 1 then
+      left = left + 1
+      redis.call('ZADD', KEYS[13], now, member)
+    end
   end
 end
 -- Every call in our window is counted in the platform's last Remaining (observed, or
 -- taken at admission). One that left our window has left the platform's too (ours runs
 -- from the answer, the platform's from arrival): its slot is free there again, without
 -- waiting for the Reset, which the platform rounds up to a whole second.
+redis.call('ZREMRANGEBYSCORE', KEYS[13], '-inf', now - W)
 if left > 0 then
   local rem = redis.call('HGET', KEYS[5], 'remaining')
   if rem then redis.call('HSET', KEYS[5], 'remaining', math.min(L, tonumber(rem) + left)) end
@@ -99,9 +107,9 @@ local function expireIdle(configured)
   local lease = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
   if lease[2] then last = math.max(last, tonumber(lease[2])) end
   local ttl = math.ceil(last - now + 2 * Wc)
-  for _, i in ipairs({ 1, 2, 3, 7, 8, 9, 11, 12 }) do redis.call('PEXPIRE', KEYS[i], ttl) end
+  for _, i in ipairs({ 1, 2, 3, 7, 8, 9, 11, 12, 13 }) do redis.call('PEXPIRE', KEYS[i], ttl) end
 end
 `;
 
 /** How many keys each script is given (their order: the list above). */
-export const BUDGET_KEYS = 12;
+export const BUDGET_KEYS = 13;

@@ -64,8 +64,13 @@ if remaining >= 0 and resetIn > 0 then
     -- about 0.95 to 1.28).
     pending = redis.call('ZCOUNT', KEYS[11], '(' .. sentAt, '+inf')
   end
-  -- \`raw\`: what the platform itself said, before the calls sent since were taken off.
-  redis.call('HSET', KEYS[5], 'remaining', remaining - pending, 'raw', remaining, 'resetAt', now + resetIn)
+  -- Our calls that left the window since this one was sent (\`unsure\`): the platform may
+  -- have counted them in this Remaining or not, and the prelude had added them to the one
+  -- it replaces. Like a \`raw\` Remaining (what the platform itself said) above 0, a reason
+  -- to learn the real one when it reads 0 (rate-budget-acquire.ts).
+  local unsure = 0
+  if sentAt then unsure = redis.call('ZCOUNT', KEYS[13], math.floor(tonumber(sentAt) / 1000), '+inf') end
+  redis.call('HSET', KEYS[5], 'remaining', remaining - pending, 'raw', remaining, 'unsure', unsure, 'resetAt', now + resetIn)
   redis.call('PEXPIRE', KEYS[5], resetIn)
   redis.call('DEL', KEYS[10])
 end

@@ -4,8 +4,10 @@
  * in a fleet some of those reached the platform first (an instance's send lag), so the
  * estimate runs low. With nothing in flight no answer corrects it; one call fleet-wide
  * then goes to learn the real Remaining while the shared window has room, and the others
- * look again once it is known. A Remaining the platform itself gave as 0 still holds every
- * call until one of ours leaves the window.
+ * look again once it is known. So when calls of ours left the window while the answered
+ * call was out (the platform's count of them in its Remaining is unknown). A Remaining the
+ * platform itself gave as 0, with none of ours gone since, still holds every call until one
+ * of ours leaves the window.
  *
  * Both on a 3 s window, so the bounds keep a second to spare either way: held, a call
  * waits about a window after the first answer; probing, it goes at once.
@@ -66,6 +68,22 @@ describe.runIf(available)("the shared budget's Remaining, lowered by the calls s
     b.observe({ limit: 10, remaining: 6, resetAt: Date.now() + WINDOW_MS + 1000 }, probe);
     probe();
     (await next)();
+    expect(Date.now() - answeredAt).toBeLessThan(WINDOW_MS - 1000);
+  });
+
+  it("the platform said 0 left, but a call of ours left the window while the answered one was out: one call goes at once to learn the real Remaining", async () => {
+    const { a, b } = await pair();
+    (await a.acquire("normal"))(); // answered at once: it leaves the window in 3 s
+    await new Promise((r) => setTimeout(r, WINDOW_MS - 300));
+    const out = await b.acquire("normal");
+    await new Promise((r) => setTimeout(r, 500));
+    await a.sharedStats(); // a script runs: the first call leaves the window while `out` is out
+    b.observe({ limit: 10, remaining: 0, resetAt: Date.now() + WINDOW_MS + 1000 }, out);
+    out();
+    await Promise.all([a, b].map((x) => x.sharedStats()));
+    const answeredAt = Date.now();
+    (await b.acquire("normal"))();
+    // Held, it would wait for `out` to leave the window (3 s) or the Reset (4 s).
     expect(Date.now() - answeredAt).toBeLessThan(WINDOW_MS - 1000);
   });
 
