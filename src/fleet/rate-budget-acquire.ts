@@ -140,8 +140,7 @@ if remaining and tonumber(remaining) <= othersShare and resetAt > now then
   -- window has room, one call fleet-wide goes to learn the real Remaining, and due
   -- reservations look again shortly rather than then. Not while recovering from a loss:
   -- the instances not back yet send what no answer here has counted.
-  local unsure = num(redis.call('HGET', KEYS[5], 'raw'), 0) > 0 or num(redis.call('HGET', KEYS[5], 'unsure'), 0) > 0
-  if othersShare == 0 and unsure and redis.call('ZCARD', KEYS[11]) < L then
+  if othersShare == 0 and redis.call('HGET', KEYS[5], 'mayBeLow') == '1' and redis.call('ZCARD', KEYS[11]) < L then
     if redis.call('ZCARD', KEYS[2]) == 0 and redis.call('SET', KEYS[10], id, 'NX', 'PX', probeLease) then probe = true
     else frees = math.min(frees, now + math.max(10, math.floor(W / 50))) end
   end

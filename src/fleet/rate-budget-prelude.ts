@@ -45,7 +45,7 @@
  *  13 left     zset  sent calls that left the window in the last window (member = call
  *                    id, score = when): an answer's Remaining may still count those that
  *                    left while the answered call was out, and the prelude had added them
- *                    to the Remaining it replaces (OBSERVE marks such a Remaining unsure).
+ *                    to the Remaining it replaces (OBSERVE marks such a Remaining `mayBeLow`).
  *
  * Every key expires when idle: `pause`, `server`, `meta` and `probe` by their own lifetimes
  * (`meta` ten configured windows), the others two configured windows after the last call

@@ -64,13 +64,12 @@ if remaining >= 0 and resetIn > 0 then
     -- about 0.95 to 1.28).
     pending = redis.call('ZCOUNT', KEYS[11], '(' .. sentAt, '+inf')
   end
-  -- Our calls that left the window since this one was sent (\`unsure\`): the platform may
-  -- have counted them in this Remaining or not, and the prelude had added them to the one
-  -- it replaces. Like a \`raw\` Remaining (what the platform itself said) above 0, a reason
-  -- to learn the real one when it reads 0 (rate-budget-acquire.ts).
-  local unsure = 0
-  if sentAt then unsure = redis.call('ZCOUNT', KEYS[13], math.floor(tonumber(sentAt) / 1000), '+inf') end
-  redis.call('HSET', KEYS[5], 'remaining', remaining - pending, 'raw', remaining, 'unsure', unsure, 'resetAt', now + resetIn)
+  -- \`mayBeLow\`: the platform itself said it had room (so only the calls taken off above
+  -- can make it 0), or calls of ours left the window since this one was sent (counted in
+  -- this Remaining or not: unknown; the prelude had added them to the one it replaces).
+  -- Either is a reason to learn the real one when it reads 0 (rate-budget-acquire.ts).
+  local mayBeLow = remaining > 0 or (sentAt and redis.call('ZCOUNT', KEYS[13], math.floor(tonumber(sentAt) / 1000), '+inf') > 0)
+  redis.call('HSET', KEYS[5], 'remaining', remaining - pending, 'mayBeLow', mayBeLow and 1 or 0, 'resetAt', now + resetIn)
   redis.call('PEXPIRE', KEYS[5], resetIn)
   redis.call('DEL', KEYS[10])
 end

@@ -17,6 +17,7 @@ import { fleetReady, redisFleet } from "../../src/fleet/index.js";
 import { keyHash } from "../../src/platform/key-hash.js";
 import type { SharedBudget } from "../../src/fleet/fleet.js";
 import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
+import { sleep } from "./contracts/pair.js";
 
 const available = await redisOrSkip("the shared budget's Remaining probe");
 const WINDOW_MS = 3000;
@@ -63,7 +64,7 @@ describe.runIf(available)("the shared budget's Remaining, lowered by the calls s
     const next = a.acquire("normal");
     let nextGone = false;
     void next.then(() => { nextGone = true; });
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     expect(nextGone).toBe(false);
     b.observe({ limit: 10, remaining: 6, resetAt: Date.now() + WINDOW_MS + 1000 }, probe);
     probe();
@@ -74,9 +75,9 @@ describe.runIf(available)("the shared budget's Remaining, lowered by the calls s
   it("the platform said 0 left, but a call of ours left the window while the answered one was out: one call goes at once to learn the real Remaining", async () => {
     const { a, b } = await pair();
     (await a.acquire("normal"))(); // answered at once: it leaves the window in 3 s
-    await new Promise((r) => setTimeout(r, WINDOW_MS - 300));
+    await sleep(WINDOW_MS - 300);
     const out = await b.acquire("normal");
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     await a.sharedStats(); // a script runs: the first call leaves the window while `out` is out
     b.observe({ limit: 10, remaining: 0, resetAt: Date.now() + WINDOW_MS + 1000 }, out);
     out();
