@@ -49,7 +49,7 @@ export const platformClientSchema = {
   retryMaxDelayMs: withDefault(wholeNumber(0, undefined, "ms"), 5_000),
   allowInsecureHttp: withDefault(flag(), false, { fix: "Pass a boolean, or leave it out." }),
   rateBudget: optional(withMethods<RateBudget>("RateBudget", ["acquire", "observe", "pause", "stats", "estimateWaitMs", "pacingIntervalMs"]),
-    { fix: "Pass an object with acquire, observe, pause, stats, estimateWaitMs and pacingIntervalMs (see createRateBudget), or leave it out." }),
+    { fix: "Pass an object with acquire, observe, pause, stats, estimateWaitMs and pacingIntervalMs (the RateBudget interface; docs/client.md), or leave it out: beside a fleet, oralAssessments gives the client the fleet's budget." }),
   logger: optional(z.custom<Partial<Logger>>((l) => typeof l === "object" && l !== null, { error: "must be a pino-compatible logger object." }),
     { fix: "Pass a pino logger (or console), or leave it out." }),
 };

@@ -20,7 +20,7 @@ const FLEET_PARTS = ["attempts", "preparedTokens", "planLeases", "launchLimiter"
 const fleetSchema = optional(z.custom<Fleet>((value) => {
   const f = value as Record<string, unknown> | null;
   return FLEET_PARTS.every((part) => typeof f?.[part] === "object" && f[part] !== null) && typeof f?.instanceId === "string" && typeof f?.close === "function";
-}, { error: "is not a fleet." }), { fix: "Pass redisFleet({ url, secret }) (or inProcessFleet()), or leave fleet out for one instance." });
+}, { error: "is not a fleet." }), { fix: "Pass redisFleet({ url, secret }), or leave fleet out for one instance (an in-process fleet)." });
 
 /** `platform`: the platform client on the fleet's budget (the app's own, or its twin the router built), when a fleet shares one. */
 export function resolveFleetSettings(o: Partial<OralAssessmentsOptions>, problems: ProblemList) {
