@@ -44,6 +44,8 @@ export interface ForgeLaunch {
   cookie?: string | null;
   /** The id_token posted instead of the minted one. */
   idToken?: (minted: string) => string;
+  /** Runs after the login, before the id_token is posted (something changes between the two). */
+  beforePost?: () => Promise<void>;
 }
 
 export interface Forge {
@@ -106,6 +108,7 @@ export async function startForge(): Promise<Forge> {
       const signer = f.signing === "stranger" || f.signing === "unknown_kid" ? stranger : key;
       minted = await new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: f.signing === "unknown_kid" ? "forge-unknown" : key.kid, typ: "JWT" }).sign(signer.privateKey);
     }
+    await f.beforePost?.();
     const post = request(bench.stack.app.url).post("/oral/lti/launch").type("form").send({ id_token: f.idToken ? f.idToken(minted) : minted, state });
     const cookie = f.cookie === undefined ? set : f.cookie === null ? undefined : `${set.split("=")[0]}=${f.cookie}`;
     return cookie ? post.set("Cookie", cookie) : post;
