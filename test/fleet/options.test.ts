@@ -106,6 +106,22 @@ describe("redisFleet options", () => {
     expect(problemsOf({ url: URL, secret: refused.counting })[0]!.message).toMatch(/does not look random/);
   });
 
+  it("refuses 31 random bytes (one short of a key), and a secret of a few byte values even when their order varies", () => {
+    const shortByOne = randomBytes(31).toString("base64");
+    expect(problemsOf({ url: URL, secret: shortByOne })[0]!.message).toMatch(/31 bytes; at least 32/);
+    // Five byte values, every one following every other: 21 different steps between neighbours,
+    // not printable text, yet only five distinct bytes (about 2.3 bits each).
+    const values = [0x00, 0x01, 0x04, 0x10, 0x40];
+    const bytes = Buffer.from(values.flatMap((x) => values.flatMap((y) => [x, y])));
+    const steps = new Set(bytes.subarray(1).map((byte, i) => (byte - bytes[i]!) & 0xff)).size;
+    expect(steps).toBeGreaterThanOrEqual(16);
+    for (const secret of [bytes.toString("base64"), bytes.toString("hex")]) {
+      const problems = problemsOf({ url: URL, secret });
+      expect(problems.map((p) => p.option)).toEqual(["secret"]);
+      expect(problems[0]!.message).toMatch(/does not look random/);
+    }
+  });
+
   it("takes a list of { id, secret } to rotate, and names the entry at fault", () => {
     const [a, b] = [randomBytes(32).toString("base64url"), randomBytes(32).toString("hex")];
     expect(accepts([{ id: "2025-09", secret: a }, { id: "default", secret: b }])).toBe(true);

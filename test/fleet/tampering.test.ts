@@ -176,6 +176,55 @@ describe.runIf(available)("forged, edited or moved fleet state in Redis is refus
     expect(refusedSince(from, ["tok-forged"])).toEqual([{ what: "prepared token", key, level: "warn" }]);
   });
 
+  it("a prepared token kept past its usable life (its expiry removed) is no token waiting, and is not handed out", async () => {
+    const token = `tok_${randomBytes(12).toString("hex")}`;
+    const usableUntil = Date.now() + 60_000;
+    const [key] = await created("pt:*", () => fleet.preparedTokens.put("exam-k", adaKey, token, usableUntil, "class-a"));
+    await raw.persist(key!);
+    // Past its usableUntil by this instance's clock; Redis still holds the sealed value (no expiry).
+    vi.useFakeTimers({ toFake: ["Date"], now: usableUntil + 60_000 });
+    try {
+      expect(await fleet.preparedTokens.has("exam-k", adaKey)).toBe(false);
+      expect(await fleet.preparedTokens.take("exam-k", adaKey, "class-a")).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a sealed or signed value relabelled with a key id the fleet does not list is refused, not opened with the current secret", async () => {
+    const from = refusals().length;
+    const token = `tok_${randomBytes(12).toString("hex")}`;
+    const [ptKey] = await created("pt:*", () => fleet.preparedTokens.put("exam-i", adaKey, token, Date.now() + 60_000, "class-a"));
+    const sealed = (await raw.get(ptKey!))!;
+    expect(sealed.split(".")[1]).toBe("default");
+    await raw.set(ptKey!, sealed.replace(/^v2\.default\./, "v2.retired."), "PX", 60_000);
+    expect(await fleet.preparedTokens.take("exam-i", adaKey, "class-a")).toBeUndefined();
+    // A plan mark (signed, not sealed) relabelled the same way.
+    const marks = `${prefix}:plan:{exam-i}:marks`;
+    await fleet.planLeases.markStored("exam-i", adaKey, Date.now() + 60_000);
+    const fields = await raw.hgetall(marks);
+    const stored = Object.keys(fields).find((f) => f.startsWith("u:"))!;
+    expect(fields[stored]!.split(".")[1]).toBe("default");
+    await raw.hset(marks, stored, fields[stored]!.replace(/^m1\.default\./, "m1.retired."));
+    expect(Object.fromEntries(await fleet.planLeases.marks("exam-i", [adaKey]))).toEqual({});
+    expect(refusedSince(from, [token]).map((l) => l.what)).toEqual(["prepared token", "plan mark"]);
+  });
+
+  it("a single-use value written directly (an LTI state or exam link not sealed by the fleet) is none", async () => {
+    const name = `lti-state:${randomBytes(12).toString("base64url")}`;
+    const [key] = await created("su:*", () => fleet.singleUse.put(name, JSON.stringify({ nonce: "real" }), 60_000));
+    const forged = JSON.stringify({ nonce: "forged", email: "mallory@school.test" });
+    await raw.set(key!, forged, "PX", 60_000);
+    expect(await fleet.singleUse.peek(name)).toBeUndefined();
+    expect(await fleet.singleUse.take(name)).toBeUndefined();
+    // A value sealed for another single-use key, copied under this one, is none too.
+    const other = `lti-state:${randomBytes(12).toString("base64url")}`;
+    const [otherKey] = await created("su:*", () => fleet.singleUse.put(other, "sealed elsewhere", 60_000));
+    await raw.set(key!, (await raw.get(otherKey!))!, "PX", 60_000);
+    expect(await fleet.singleUse.take(name)).toBeUndefined();
+    expect(await fleet.singleUse.take(other)).toBe("sealed elsewhere");
+  });
+
   it("a prepared token sealed for one class is dropped, not handed out, when the launch resolved another class", async () => {
     const from = refusals().length;
     const token = `tok_${randomBytes(12).toString("hex")}`;

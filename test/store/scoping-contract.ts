@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import {
-  DEFAULT_ORGANIZATION, type AssessmentRecord, type ClassRecord, type CourseRecord, type ExamKind, type OralStore,
+  DEFAULT_ORGANIZATION, IDEMPOTENCY_PENDING_MS, type AssessmentRecord, type ClassRecord, type CourseRecord, type ExamKind, type OralStore,
 } from "../../src/store/types.js";
 
 export interface RecordMakers {
@@ -128,6 +128,46 @@ export function describeScopingContract(open: () => OralStore, { course, klass, 
       await store.completeIdempotent({ org: B, user: "u1", key: "other", status: 201, body: {} });
       await store.abandonIdempotent({ org: B, user: "u1", key: "other" });
       expect(await store.beginIdempotent({ org: A, user: "u1", key: "other", bodyHash: "h" })).toEqual({ state: "pending" });
+    });
+
+    it("cascades a course's deletion through B's own classes only, never through A's class of the same id", async () => {
+      const store = open();
+      // In A, class k1 belongs to course c1; in B, class k1 belongs to course c2.
+      await store.putCourse(A, course("c1"));
+      await store.putClass(A, klass("k1", "c1"));
+      await store.putCourse(B, course("c1"));
+      await store.putCourse(B, course("c2"));
+      await store.putClass(B, klass("k1", "c2"));
+      await store.putAssessment(B, exam("e1", "k1", undefined));
+      expect((await store.getAssessment(B, "e1"))?.courseId).toBe("c2");
+      await store.deleteCourse(B, "c1");
+      expect(await store.getCourse(B, "c1")).toBeUndefined();
+      expect(await store.getClass(B, "k1")).toBeDefined();
+      expect(ids(await store.listAssessments(B, "k1"))).toEqual(["e1"]);
+      expect(await store.getClass(A, "k1")).toBeDefined();
+    });
+
+    it("an exam put in B naming a course only A has (deleted there) is alive in B, not born gone", async () => {
+      const store = open();
+      await store.putCourse(A, course("c7"));
+      await store.putClass(A, klass("k7", "c7"));
+      await store.deleteCourse(A, "c7");
+      // B knows neither the class nor the course: the caller names both.
+      await store.putAssessment(B, exam("e7", "k7", "c7"));
+      expect(await store.getAssessment(B, "e7")).toMatchObject({ id: "e7", classId: "k7", courseId: "c7" });
+      expect(ids(await store.listAssessments(B, "k7"))).toEqual(["e7"]);
+    });
+
+    it("a stale claim in A is taken over only by A: B's call with the same user and key leaves it, and its late answer", async () => {
+      const store = open();
+      const t0 = Date.UTC(2026, 0, 1);
+      const key = (org: string) => ({ org, user: "u1", key: "slow" });
+      expect(await store.beginIdempotent({ ...key(A), bodyHash: "h", now: t0 })).toEqual({ state: "new" });
+      // Past the pending limit, B's call under the same user and key is B's own.
+      expect(await store.beginIdempotent({ ...key(B), bodyHash: "h", now: t0 + IDEMPOTENCY_PENDING_MS + 1 })).toEqual({ state: "new" });
+      // A's slow call finishes: its answer is recorded, and A's retry replays it.
+      await store.completeIdempotent({ ...key(A), status: 201, body: { from: "A" } });
+      expect(await store.beginIdempotent({ ...key(A), bodyHash: "h", now: t0 + IDEMPOTENCY_PENDING_MS + 2 })).toEqual({ state: "done", status: 201, body: { from: "A" } });
     });
 
     it("refuses a missing or malformed organization with a TypeError, never falling back to one", async () => {
