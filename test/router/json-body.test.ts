@@ -5,6 +5,7 @@
  * app over HTTP and are sent the same bodies.
  */
 import http from "node:http";
+import { gzipSync } from "node:zlib";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -102,5 +103,25 @@ describe("jsonBody", () => {
     const [oursOver, referenceOver] = await both({ "content-type": "application/json" }, [Buffer.from(over)]);
     expect(JSON.parse(oursOver.text)).toEqual({ error: "entity.too.large" });
     expect(oursOver).toEqual(referenceOver);
+  });
+});
+
+describe("jsonBody's own checks at their bounds", () => {
+  const nested = (levels: number): unknown => (levels <= 1 ? {} : { a: nested(levels - 1) });
+
+  it("reads a body nested exactly 64 levels deep and refuses one nested 65 (entity.too.deep)", async () => {
+    const at = await post("/ours", { "content-type": "application/json" }, [Buffer.from(JSON.stringify(nested(64)))]);
+    expect(at.status).toBe(200);
+    const over = await post("/ours", { "content-type": "application/json" }, [Buffer.from(JSON.stringify(nested(65)))]);
+    expect(over.status).toBe(400);
+    expect(JSON.parse(over.text)).toEqual({ error: "entity.too.deep" });
+  });
+
+  it("hands a gzip body with a declared length to body-parser, which inflates it: the same body as body-parser's", async () => {
+    const body = { name: "Physics", notes: "gzip" };
+    const [ours, reference] = await both({ "content-type": "application/json", "content-encoding": "gzip" }, [gzipSync(JSON.stringify(body))]);
+    expect(ours.status).toBe(200);
+    expect(JSON.parse(ours.text).body).toEqual(body);
+    expect(ours).toEqual(reference);
   });
 });
