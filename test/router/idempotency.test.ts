@@ -118,6 +118,26 @@ for (const [name, makeStore, enabled] of backends) {
         expect(coursePosts(stack, sent)).toHaveLength(2);
       } finally { await stack.close(); }
     });
+
+    // The router answers the platform's 429 as a 503 (the instructor did nothing wrong), so
+    // the rule "429 is not recorded" has no path of its own today; this pins the end result.
+    it("does not record the platform's 429 (answered 503): a retry with the key calls the platform again", async () => {
+      const stack = await startStack({ router: { store: makeStore() }, client: { maxRetries: 0 } });
+      try {
+        const ines = await stack.login("ines");
+        const key = randomUUID();
+        const sent = stack.track();
+        stack.emulator.fault({ type: "status", status: 429, count: 1, retryAfter: 1 });
+        const limited = await ines.post("/oral/courses").set("Idempotency-Key", key).send({ name: "Retry me" });
+        expect(limited.status).toBe(503);
+        expect((limited.body as { code: string }).code).toBe("upstream_rate_limited");
+        // The client waits out the platform's Retry-After (1 s) before its next call.
+        await new Promise((resolve) => setTimeout(resolve, Number(limited.headers["retry-after"]) * 1000 + 100));
+        const retry = await ines.post("/oral/courses").set("Idempotency-Key", key).send({ name: "Retry me" }).expect(201);
+        expect(retry.headers["idempotent-replayed"]).toBeUndefined();
+        expect(coursePosts(stack, sent)).toHaveLength(2);
+      } finally { await stack.close(); }
+    });
   });
 }
 
