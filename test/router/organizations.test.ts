@@ -118,6 +118,18 @@ describe("two organizations in one router", () => {
     expect(upstreamSince(before)).toEqual([]);
   });
 
+  it("answers an oral exam's id on the roleplay routes 404 in its own school, with nothing sent upstream", async () => {
+    const n = await examOf("north");
+    const before = emulator.requests.length;
+    for (const [method, body] of [["GET", undefined], ["PUT", { name: "Renamed" }], ["DELETE", undefined]] as const) {
+      const wrongKind = await api("north", method, `/roleplays/${n.examId}`, body);
+      expect(wrongKind.status, method).toBe(404);
+      expect(wrongKind.json.detail, method).toContain(`No roleplay ${n.examId}`);
+    }
+    expect(upstreamSince(before)).toEqual([]);
+    expect((await api("north", "GET", `/oral-assessments/${n.examId}`)).status).toBe(200);
+  });
+
   it("sends a student of one school who opens the other school's launch link to the 404 page, with no sign-in call", async () => {
     const n = await examOf("north");
     const before = emulator.requests.length;
