@@ -100,7 +100,8 @@ describe("many organizations: the resolver's answer and the organization's launc
         const school = req.get("x-school");
         if (school === "short-key-error") throw new Error("vault refused svc_test_abc12345");
         if (school !== "north") return undefined;
-        return { id: "north", apiKey: TEST_KEY, baseUrl: emulator.url, examHost: req.get("x-exam-host") ?? north.examHost };
+        const emptied = req.get("x-empty");
+        return { id: "north", apiKey: TEST_KEY, baseUrl: emulator.url, examHost: req.get("x-exam-host") ?? north.examHost, ...(emptied ? { [emptied]: "" } : {}) };
       },
       organizationClient: { maxRetries: 0 },
       store: memoryStore(),
@@ -133,6 +134,17 @@ describe("many organizations: the resolver's answer and the organization's launc
       expect(res.status).toBe(503);
       expect(emulator.requests.length).toBe(before);
       expect(logger.lines.some((l) => l.obj.event === "organization_invalid" && String(l.obj.problems).includes("examHost"))).toBe(true);
+    });
+
+  // Two layers refuse these (the answer's check, then the client's own options): either way
+  // the school's request is a 503 and nothing goes upstream.
+  it.each([["apiKey", "apiKey is missing"], ["baseUrl", "baseUrl is missing"]])(
+    "refuses a resolver answer whose %s is an empty string (503), sending nothing upstream", async (field, problem) => {
+      const before = emulator.requests.length;
+      const res = await api("GET", "/courses", undefined, { "x-empty": field });
+      expect(res.status).toBe(503);
+      expect(emulator.requests.length).toBe(before);
+      expect(logger.lines.some((l) => l.obj.event === "organization_invalid" && String(l.obj.problems).includes(problem))).toBe(true);
     });
 
   it("shows the organization its own launch records, as JSON and as CSV", async () => {
