@@ -6,8 +6,8 @@
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { C, refusedDuring, ROLE, startForge, type Forge, type ForgeLaunch } from "../support/lti-forge.js";
-import { startLtiBench, type LtiBench } from "../support/lti.js";
+import { C, refusedDuring, ROLE, startTwoDeploymentForge, type Forge, type ForgeLaunch } from "../support/lti-forge.js";
+import type { LtiBench } from "../support/lti.js";
 
 describe("LTI launch checks, one rule at a time", () => {
   let forge: Forge;
@@ -15,11 +15,7 @@ describe("LTI launch checks, one rule at a time", () => {
   /** An exam whose course is linked under the second registered deployment. */
   let secondExam: string;
   beforeAll(async () => {
-    forge = await startForge();
-    bench = await startLtiBench((lms) => ({ registrations: [lms.registration(), forge.registration([forge.deploymentId, "forge-deployment-2"])] }));
-    await forge.linkCourse(bench, bench.examId);
-    ({ examId: secondExam } = await bench.stack.seedExam());
-    await forge.linkCourse(bench, secondExam, "forge-deployment-2");
+    ({ forge, bench, secondExam } = await startTwoDeploymentForge());
   });
   afterAll(async () => { await bench?.close(); await forge?.close(); });
 

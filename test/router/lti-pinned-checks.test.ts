@@ -7,7 +7,7 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryStore } from "../../src/index.js";
-import { C, refusedDuring, ROLE, startForge, type Forge } from "../support/lti-forge.js";
+import { C, refusedDuring, ROLE, startForge, startTwoDeploymentForge, type Forge } from "../support/lti-forge.js";
 import { formFields, linkCourse, postLaunch, startLtiBench, type LtiBench } from "../support/lti.js";
 
 describe("LTI checks pinned at their bounds (static registration)", () => {
@@ -16,11 +16,7 @@ describe("LTI checks pinned at their bounds (static registration)", () => {
   /** An exam whose class is linked to the forge's course under its second deployment only. */
   let secondExam: string;
   beforeAll(async () => {
-    forge = await startForge();
-    bench = await startLtiBench((lms) => ({ registrations: [lms.registration(), forge.registration([forge.deploymentId, "forge-deployment-2"])] }));
-    await forge.linkCourse(bench, bench.examId);
-    ({ examId: secondExam } = await bench.stack.seedExam());
-    await forge.linkCourse(bench, secondExam, "forge-deployment-2");
+    ({ forge, bench, secondExam } = await startTwoDeploymentForge());
   });
   afterAll(async () => { await bench?.close(); await forge?.close(); });
 

@@ -11,7 +11,7 @@ import type { Server } from "node:http";
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type JWK } from "jose";
 import request from "supertest";
 import type { LtiRegistration } from "../../src/lti/options.js";
-import type { LtiBench } from "./lti.js";
+import { startLtiBench, type LtiBench } from "./lti.js";
 
 export const ROLE = {
   learner: "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner",
@@ -133,4 +133,18 @@ export async function refusedDuring<T>(bench: LtiBench, act: () => Promise<T>): 
   const result = await act();
   const checks = bench.stack.logger.lines.slice(from).filter((l) => l.obj.event === "lti_refused").map((l) => String(l.obj.check));
   return { result, checks };
+}
+
+/**
+ * A forge registered beside the bench's LMS with two deployments: the bench's exam is
+ * linked to the forge's course under the first, `secondExam` under "forge-deployment-2"
+ * only. Close both when done.
+ */
+export async function startTwoDeploymentForge(): Promise<{ forge: Forge; bench: LtiBench; secondExam: string }> {
+  const forge = await startForge();
+  const bench = await startLtiBench((lms) => ({ registrations: [lms.registration(), forge.registration([forge.deploymentId, "forge-deployment-2"])] }));
+  await forge.linkCourse(bench, bench.examId);
+  const { examId: secondExam } = await bench.stack.seedExam();
+  await forge.linkCourse(bench, secondExam, "forge-deployment-2");
+  return { forge, bench, secondExam };
 }
