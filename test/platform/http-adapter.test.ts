@@ -220,3 +220,14 @@ it("sends every path as `new URL` would: plain ones as they are, others normalis
   expect(expected).toContain("/api/v1/a/c");
   expect(expected).toContain("/api/v1/with%20space/%C3%A9");
 });
+
+it("a declared body over maxBodyBytes is refused on its headers, without waiting for the body", async () => {
+  const { url, closed } = await setUp((_req, res) => {
+    res.writeHead(200, { "Content-Length": 5_000 });
+    // A tenth of it, then nothing: only the declared length tells that it is too large.
+    res.write("x".repeat(500));
+  }, 1_000);
+  const failure = await failureOf(send(url, { timeoutMs: 10_000 }));
+  expect(failure.kind).toBe("too_large");
+  await Promise.all(closed);
+});
