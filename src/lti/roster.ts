@@ -8,6 +8,7 @@
  * look complete). Learners whose status is Active only (a missing status means Active).
  */
 import { isLmsUrl } from "./lms-url.js";
+import { nextPageOn } from "./next-page.js";
 import { LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "./service-access.js";
 import type { Registration } from "./registrations.js";
 
@@ -78,23 +79,11 @@ export async function readRoster(access: ServiceAccess, registration: Registrati
       if (isLearner(m) && (m.status === undefined || m.status === "Active")) learners.push(m);
       else skipped += 1;
     }
-    next = nextLink(answer.headers.link, next);
-    // The bearer token goes with each page: never to another origin than the claim's.
-    if (next !== undefined && new URL(next).origin !== first.origin) {
-      throw new ServiceAccessError("bad_answer", `The LMS's roster page ${pages} names a next page on another origin (${new URL(next).origin}); it was not followed.`);
+    const after = nextPageOn(first, answer.headers.link, next);
+    if (typeof after === "object") {
+      throw new ServiceAccessError("bad_answer", `The LMS's roster page ${pages} names a next page on another origin (${after.foreign}); it was not followed.`);
     }
+    next = after;
   }
   return { learners, skipped, pages };
-}
-
-/** The `rel="next"` target of a Link header (RFC 8288), resolved against the page's URL. */
-export function nextLink(header: string | undefined, base: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(/,(?=\s*<)/)) {
-    const m = /^\s*<([^>]*)>\s*;(.*)$/.exec(part);
-    if (!m) continue;
-    const rel = /(?:^|;)\s*rel\s*=\s*"?([^";]+)"?/i.exec(m[2]!)?.[1];
-    if (rel && rel.toLowerCase().split(/\s+/).includes("next") && URL.canParse(m[1]!, base)) return new URL(m[1]!, base).href;
-  }
-  return undefined;
 }

@@ -154,6 +154,38 @@ describe("a launch the app refuses", () => {
   });
 });
 
+describe("the return mark's max age", () => {
+  it("a mark older than returnMarkMaxAgeMs (12 h) tells the LMS nothing; the same mark in time is a return", async () => {
+    const lms = await createLmsEmulator();
+    const stack = await toolFor(lms);
+    try {
+      const { examId } = await stack.seedExam();
+      const linkId = await placeExam({ lms }, examId);
+      const { sub, mark } = await reachExam(lms, linkId);
+      await vi.waitFor(() => expect(lms.scores.filter((s) => s.userId === sub)).toHaveLength(1), poll);
+      // The clock 12 h and 1 min on (only Date: servers and sockets run as ever).
+      vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 12 * 3_600_000 + 60_000 });
+      let late;
+      try {
+        late = await request(stack.app.url).get("/oral/lti/return").set("Cookie", mark!);
+      } finally {
+        vi.useRealTimers();
+      }
+      expect(late.status).toBe(200);
+      expect(late.text).not.toContain("handed in");
+      const back = await request(stack.app.url).get("/oral/lti/return").set("Cookie", mark!);
+      expect(back.text).toContain("handed in");
+      await vi.waitFor(() => expect(lms.scores.filter((s) => s.userId === sub && s.activityProgress === "Submitted")).toHaveLength(1), poll);
+      await stack.app.router.lti.postScore({ examId, scores: [{ student: "sam@lms.example", scoreGiven: 1 }] });
+      await vi.waitFor(() => expect(lms.scores.filter((s) => s.userId === sub)).toHaveLength(3), poll);
+      expect(lms.scores.filter((s) => s.userId === sub).map((s) => s.activityProgress)).toEqual(["Started", "Submitted", "Completed"]);
+    } finally {
+      await stack.close();
+      await lms.close();
+    }
+  });
+});
+
 describe("Brightspace: no line item for a deep-linked 1.3 link", () => {
   it("the tool creates the exam's line item through lineitems, once, and posts there", async () => {
     const lms = await createLmsEmulator({ preset: "brightspace" as LmsPreset });

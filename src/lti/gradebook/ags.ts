@@ -13,6 +13,7 @@
 import type { Logger } from "../../core/logger.js";
 import type { OralStoreLtiGradebook, LtiScoreRecord } from "../../store/lti-gradebook-types.js";
 import type { Registration } from "../registrations.js";
+import { nextPageOn } from "../next-page.js";
 import { LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "../service-access.js";
 import { scoreBody } from "./entries.js";
 import type { GradebookSettings } from "./options.js";
@@ -45,8 +46,6 @@ export function scoresUrl(lineItem: string): string {
   return u.href;
 }
 
-const linkNext = (header: string | undefined): string | undefined => header?.split(",").map((p) => /<([^>]+)>\s*;\s*rel="?next"?/.exec(p)?.[1]).find(Boolean);
-
 export function agsSender(deps: AgsDeps) {
   /** One line item lookup or creation at a time per (exam, course) in this process: concurrent first scores make one item. */
   const creating = new Map<string, Promise<string>>();
@@ -69,12 +68,17 @@ export function agsSender(deps: AgsDeps) {
 
   async function findOrCreate(r: LtiScoreRecord, registration: Registration, scopes: string[]): Promise<string> {
     // Another instance (or an earlier run) may have made it: look for it by resource id and tag first.
-    let url: string | undefined = withQuery(r.ags.lineItems!, { resource_id: r.key.examId, tag: deps.settings.tag });
+    const first = new URL(withQuery(r.ags.lineItems!, { resource_id: r.key.examId, tag: deps.settings.tag }));
+    let url: string | undefined = first.href;
     for (let page = 0; url && page < MAX_PAGES; page++) {
       const answer = await deps.access.call(registration, scopes, { url, accept: CONTAINER });
       const found = Array.isArray(answer.body) ? (answer.body as { id?: unknown; resourceId?: unknown; tag?: unknown }[]).find((i) => i.resourceId === r.key.examId && typeof i.id === "string") : undefined;
       if (found) return deps.store.putLtiLineItem(r.org, r.key, found.id as string);
-      url = linkNext(answer.headers.link);
+      const after = nextPageOn(first, answer.headers.link, url);
+      // The bearer token goes with each page: a next page elsewhere is refused, not followed
+      // (nor skipped: the tool's item may be on it, and a second column would be made).
+      if (typeof after === "object") throw new SendFailure(`The LMS's line items page ${page + 1} names a next page on another origin (${after.foreign}); it was not followed.`, false);
+      url = after;
     }
     const made = await deps.access.call(registration, scopes, {
       method: "POST", url: r.ags.lineItems!, accept: LINEITEM, contentType: LINEITEM,
