@@ -1,0 +1,233 @@
+/**
+ * The gradebook (AGS) and its score outbox against a careless or hostile LMS (the stand-in
+ * of test/support/fake-lms.ts): a line item container ignoring its filters, endless or
+ * foreign next pages, 4xx and 5xx answers, two instances sharing one store.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { ProblemList } from "../../src/core/configuration-error.js";
+import { agsSender } from "../../src/lti/gradebook/ags.js";
+import { readGradebookOptions, type GradebookSettings } from "../../src/lti/gradebook/options.js";
+import { backoffMs, ScoreOutbox } from "../../src/lti/gradebook/outbox.js";
+import type { Registration } from "../../src/lti/registrations.js";
+import { LTI_SCOPES, type ServiceAccess } from "../../src/lti/service-access.js";
+import { memoryStore } from "../../src/store/memory.js";
+import type { LtiScoreEntry } from "../../src/store/lti-gradebook-types.js";
+import type { OralStore } from "../../src/store/types.js";
+import { fakeLms, freshAccess, json, quiet, registrationOf, type FakeLms } from "../support/fake-lms.js";
+
+function gradebookSettings(extra: Partial<GradebookSettings> = {}): GradebookSettings {
+  const problems = new ProblemList();
+  const s = readGradebookOptions({ firstRetryMs: 600_000, maxRetryMs: 3_600_000, ...extra }, problems)!;
+  problems.throwIfAny("test");
+  return s;
+}
+
+const ALL_AGS = [LTI_SCOPES.lineItem, LTI_SCOPES.lineItemReadonly, LTI_SCOPES.score];
+
+function scoreEntry(lms: FakeLms, id: string, userId: string, ags: LtiScoreEntry["ags"]): LtiScoreEntry {
+  return {
+    id, key: { issuer: lms.url, clientId: "client-9", deploymentId: "dep-1", contextId: "course-1", kind: "oral", examId: "exam-1" },
+    userId, student: { email: `${userId}@school.example` }, label: "Oral exam exam-1", ags,
+    score: { activityProgress: "Started", gradingProgress: "NotReady", timestamp: new Date().toISOString(), comment: "Started." },
+    queuedAt: new Date().toISOString(),
+  };
+}
+
+let lms: FakeLms;
+let registration: Registration;
+let access: ServiceAccess;
+let store: OralStore;
+
+function outboxFor(settings: GradebookSettings): ScoreOutbox {
+  const send = agsSender({ store, access, settings, logger: quiet, registration: async () => registration });
+  return new ScoreOutbox(store, send, settings, quiet);
+}
+const records = async (userId?: string) => (await store.listLtiScores("default", { kind: "oral", examId: "exam-1", limit: 100 })).filter((r) => userId === undefined || r.userId === userId);
+
+beforeAll(async () => {
+  lms = await fakeLms();
+  registration = registrationOf(lms);
+});
+afterAll(async () => lms?.close());
+afterEach(() => {
+  vi.useRealTimers();
+  lms.hits.length = 0;
+  lms.handle = (_hit, res) => void res.writeHead(404).end();
+});
+const fresh = () => {
+  access = freshAccess();
+  store = memoryStore();
+};
+
+describe("AGS: the line item the tool posts to", () => {
+  it("takes only the item whose resourceId is the exam's, from a container that ignores the resource_id filter", async () => {
+    fresh();
+    lms.handle = (hit, res) => {
+      if (hit.method === "GET" && hit.path === "/lineitems") {
+        return json(res, 200, [{ id: `${lms.url}/lineitems/other`, resourceId: "exam-2", tag: "oral-assessment" }, { id: `${lms.url}/lineitems/mine`, resourceId: "exam-1", tag: "oral-assessment" }]);
+      }
+      if (hit.method === "POST" && hit.path.endsWith("/scores")) return json(res, 204, undefined);
+      json(res, 404, { error: "no" });
+    };
+    await store.addLtiScores("default", [scoreEntry(lms, "s1", "u1", { lineItems: `${lms.url}/lineitems`, scope: ALL_AGS })]);
+    await outboxFor(gradebookSettings()).drain();
+    expect((await records())[0]).toMatchObject({ state: "sent" });
+    expect(lms.to("GET", "/lineitems")[0]!.query.get("resource_id")).toBe("exam-1");
+    expect(lms.to("POST", "/lineitems/mine/scores")).toHaveLength(1);
+    expect(lms.to("POST", "/lineitems/other/scores")).toEqual([]);
+    expect(lms.to("POST", "/lineitems")).toEqual([]);
+    expect(await store.getLtiLineItem("default", scoreEntry(lms, "x", "u", { scope: [] }).key)).toBe(`${lms.url}/lineitems/mine`);
+  });
+
+  it("reads at most 20 pages of line items looking for its own, then creates it", async () => {
+    fresh();
+    lms.handle = (hit, res) => {
+      if (hit.method === "GET" && hit.path === "/lineitems") {
+        const page = Number(hit.query.get("page") ?? 1);
+        // An LMS whose next link never ends (here: 30 pages), none of them the tool's item.
+        return json(res, 200, [], page < 30 ? { Link: `<${lms.url}/lineitems?page=${page + 1}>; rel="next"` } : {});
+      }
+      if (hit.method === "POST" && hit.path === "/lineitems") return json(res, 201, { id: `${lms.url}/lineitems/made` });
+      if (hit.method === "POST" && hit.path === "/lineitems/made/scores") return json(res, 204, undefined);
+      json(res, 404, { error: "no" });
+    };
+    const ags = { lineItems: `${lms.url}/lineitems`, scope: ALL_AGS };
+    // Two learners' first scores at once: one search, one item.
+    await store.addLtiScores("default", [scoreEntry(lms, "s1", "u1", ags), scoreEntry(lms, "s2", "u2", ags)]);
+    const outbox = outboxFor(gradebookSettings());
+    await outbox.drain();
+    expect(lms.to("GET", "/lineitems")).toHaveLength(20);
+    expect(lms.to("POST", "/lineitems")).toHaveLength(1);
+    expect(lms.to("POST", "/lineitems/made/scores")).toHaveLength(2);
+    expect((await records()).map((r) => r.state)).toEqual(["sent", "sent"]);
+    // A later score of the exam in this course goes to the item the store kept: no search, no second column.
+    await store.addLtiScores("default", [scoreEntry(lms, "s3", "u3", ags)]);
+    await outbox.drain();
+    expect(lms.to("GET", "/lineitems")).toHaveLength(20);
+    expect(lms.to("POST", "/lineitems")).toHaveLength(1);
+    expect(lms.to("POST", "/lineitems/made/scores")).toHaveLength(3);
+  });
+
+  it("does not follow a line items page on another origin: the token never goes there, and no second column is made", async () => {
+    fresh();
+    const other = await fakeLms();
+    try {
+      other.handle = (_hit, res) => json(res, 200, []);
+      lms.handle = (hit, res) => (hit.method === "GET" && hit.path === "/lineitems" ? json(res, 200, [], { Link: `<${other.url}/steal?page=2>; rel="next"` }) : json(res, 404, {}));
+      await store.addLtiScores("default", [scoreEntry(lms, "s1", "u1", { lineItems: `${lms.url}/lineitems`, scope: ALL_AGS })]);
+      await outboxFor(gradebookSettings()).drain();
+      expect(other.hits).toEqual([]);
+      expect(lms.to("POST", "/lineitems")).toEqual([]);
+      expect((await records())[0]).toMatchObject({ state: "failed", attempts: 1, lastError: expect.stringContaining(`another origin (${other.url})`) });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("follows a relative next link of the line items on the LMS's own origin", async () => {
+    fresh();
+    lms.handle = (hit, res) => {
+      if (hit.method === "GET" && hit.path === "/lineitems") {
+        return hit.query.get("page") === "2"
+          ? json(res, 200, [{ id: `${lms.url}/lineitems/mine`, resourceId: "exam-1" }])
+          : json(res, 200, [], { Link: '</lineitems?page=2>; rel="next"' });
+      }
+      if (hit.method === "POST" && hit.path === "/lineitems/mine/scores") return json(res, 204, undefined);
+      json(res, 404, {});
+    };
+    await store.addLtiScores("default", [scoreEntry(lms, "s1", "u1", { lineItems: `${lms.url}/lineitems`, scope: ALL_AGS })]);
+    await outboxFor(gradebookSettings()).drain();
+    expect((await records())[0]).toMatchObject({ state: "sent" });
+    expect(lms.to("GET", "/lineitems")).toHaveLength(2);
+    expect(lms.to("POST", "/lineitems")).toEqual([]);
+  });
+
+  it("a link without the score scope is failed at once: no token asked, nothing posted", async () => {
+    fresh();
+    lms.handle = (_hit, res) => json(res, 204, undefined);
+    await store.addLtiScores("default", [scoreEntry(lms, "s1", "u1", { lineItem: `${lms.url}/lineitems/li-1`, scope: [LTI_SCOPES.lineItem, LTI_SCOPES.lineItemReadonly] })]);
+    await outboxFor(gradebookSettings()).drain();
+    expect((await records())[0]).toMatchObject({ state: "failed", attempts: 1, lastError: expect.stringMatching(/score scope/) });
+    expect(lms.hits).toEqual([]);
+  });
+
+  it("asks for a token with only the AGS scopes the launch granted", async () => {
+    fresh();
+    lms.handle = (hit, res) => (hit.method === "POST" && hit.path === "/lineitems/li-1/scores" ? json(res, 204, undefined) : json(res, 404, {}));
+    // The link's own line item (its lineitem claim) is used as is: no search in lineitems.
+    await store.addLtiScores("default", [scoreEntry(lms, "s1", "u1", { lineItem: `${lms.url}/lineitems/li-1`, lineItems: `${lms.url}/lineitems`, scope: [LTI_SCOPES.score] })]);
+    await outboxFor(gradebookSettings()).drain();
+    expect((await records())[0]).toMatchObject({ state: "sent" });
+    expect(lms.to("GET", "/lineitems")).toEqual([]);
+    const tokens = lms.to("POST", "/token");
+    expect(tokens).toHaveLength(1);
+    expect(new URLSearchParams(tokens[0]!.body).get("scope")).toBe(LTI_SCOPES.score);
+    expect(lms.to("POST", "/lineitems/li-1/scores")[0]!.authorization).toBe(`Bearer ${await access.token(registration, [LTI_SCOPES.score])}`);
+  });
+});
+
+describe("the score outbox against LMS answers", () => {
+  it("fails a refusal (400, 404) at once; retries 429 and 503 after a backoff", async () => {
+    fresh();
+    const answers: Record<string, number> = { u400: 400, u404: 404, u429: 429, u503: 503 };
+    lms.handle = (hit, res) => json(res, answers[(JSON.parse(hit.body) as { userId: string }).userId] ?? 500, { error: "x" });
+    const ags = { lineItem: `${lms.url}/lineitems/li-1`, scope: ALL_AGS };
+    await store.addLtiScores("default", Object.keys(answers).map((u) => scoreEntry(lms, `s-${u}`, u, ags)));
+    const before = Date.now();
+    await outboxFor(gradebookSettings({ firstRetryMs: 600_000 })).drain();
+    for (const u of ["u400", "u404"]) expect((await records(u))[0], u).toMatchObject({ state: "failed", attempts: 1 });
+    for (const u of ["u429", "u503"]) {
+      const r = (await records(u))[0]!;
+      expect(r, u).toMatchObject({ state: "pending", attempts: 1 });
+      // 600 s ± 20 %.
+      expect(r.nextAtMs - before, u).toBeGreaterThanOrEqual(480_000);
+      expect(r.nextAtMs - Date.now(), u).toBeLessThanOrEqual(720_000);
+    }
+    expect(lms.to("POST", "/lineitems/li-1/scores")).toHaveLength(4);
+  });
+
+  it("gives up after maxAttempts", async () => {
+    fresh();
+    lms.handle = (_hit, res) => json(res, 503, { error: "down" });
+    await store.addLtiScores("default", [scoreEntry(lms, "s1", "u1", { lineItem: `${lms.url}/lineitems/li-1`, scope: ALL_AGS })]);
+    const outbox = outboxFor(gradebookSettings({ maxAttempts: 2, firstRetryMs: 10, maxRetryMs: 10 }));
+    for (let round = 0; round < 5; round++) {
+      await outbox.drain();
+      const r = (await records())[0]!;
+      if (r.state !== "pending") break;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, r.nextAtMs - Date.now()) + 5));
+    }
+    expect((await records())[0]).toMatchObject({ state: "failed", attempts: 2 });
+    expect(lms.to("POST", "/lineitems/li-1/scores")).toHaveLength(2);
+  });
+
+  it("a score leased by one instance is not posted by another", async () => {
+    fresh();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    lms.handle = (hit, res) => {
+      // The first post hangs until released (a slow LMS); any other is answered at once.
+      if (lms.to("POST", hit.path).length === 1) void held.then(() => json(res, 204, undefined));
+      else json(res, 204, undefined);
+    };
+    await store.addLtiScores("default", [scoreEntry(lms, "s1", "u1", { lineItem: `${lms.url}/lineitems/li-1`, scope: ALL_AGS })]);
+    const settings = gradebookSettings({ leaseMs: 60_000 });
+    const a = outboxFor(settings);
+    const b = outboxFor(settings);
+    const first = a.drain();
+    await vi.waitFor(() => expect(lms.to("POST", "/lineitems/li-1/scores")).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    expect(await b.drain()).toBe(0);
+    release();
+    expect(await first).toBe(1);
+    expect(lms.to("POST", "/lineitems/li-1/scores")).toHaveLength(1);
+    expect((await records())[0]).toMatchObject({ state: "sent", attempts: 1 });
+  });
+
+  it("backs off exponentially from firstRetryMs up to maxRetryMs, ±20 %", () => {
+    const s = { firstRetryMs: 100, maxRetryMs: 1_000 };
+    const mid = () => 0.5;
+    expect([1, 2, 3, 4, 5, 9].map((n) => backoffMs(n, s, mid))).toEqual([100, 200, 400, 800, 1_000, 1_000]);
+    expect(backoffMs(3, s, () => 0)).toBe(320);
+    expect(backoffMs(3, s, () => 1)).toBe(480);
+  });
+});

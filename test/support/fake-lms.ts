@@ -1,0 +1,82 @@
+/**
+ * A stand-in LMS for the LTI service tests (AGS, NRPS, service tokens): real HTTP on
+ * 127.0.0.1 (port 0) that answers what a careless or hostile LMS would (the test sets
+ * `handle`) and records what the tool sent. Its `/token` issues `tok-<n>`. The LMS
+ * emulator never misbehaves this way, so the checks against it live here.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ProblemList } from "../../src/core/configuration-error.js";
+import type { Logger } from "../../src/core/logger.js";
+import type { Registration } from "../../src/lti/registrations.js";
+import { createServiceAccess, type ServiceAccess } from "../../src/lti/service-access.js";
+import { resolveLtiSettings } from "../../src/lti/settings.js";
+import { TOOL_KEY_PEM } from "./lti.js";
+
+export const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+export const NRPS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json";
+export const ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership#";
+
+export interface Hit { method: string; path: string; query: URLSearchParams; authorization?: string; body: string }
+export type Handler = (hit: Hit, res: ServerResponse) => void;
+
+export interface FakeLms {
+  url: string;
+  hits: Hit[];
+  /** Requests to `path` (without query), with `method`. */
+  to(method: string, path: string): Hit[];
+  /** What `/token` answers next; default a fresh token living an hour. */
+  handle: Handler;
+  close(): Promise<void>;
+}
+
+/** A stand-in LMS: `/token` issues `tok-<n>` (recording the form), every other request goes to `handle`. */
+export async function fakeLms(): Promise<FakeLms> {
+  const hits: Hit[] = [];
+  let issued = 0;
+  const lms: FakeLms = {
+    url: "",
+    hits,
+    to: (method, path) => hits.filter((h) => h.method === method && h.path === path),
+    handle: (_hit, res) => void res.writeHead(404).end(),
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const u = new URL(req.url ?? "/", lms.url);
+      const hit: Hit = { method: req.method ?? "GET", path: u.pathname, query: u.searchParams, authorization: req.headers.authorization, body: Buffer.concat(chunks).toString("utf8") };
+      hits.push(hit);
+      if (hit.path === "/token") {
+        issued += 1;
+        res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ access_token: `tok-${issued}`, token_type: "Bearer", expires_in: 3600 }));
+        return;
+      }
+      lms.handle(hit, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  lms.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return lms;
+}
+
+export const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+  void res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(body === undefined ? undefined : JSON.stringify(body));
+
+export function registrationOf(lms: FakeLms): Registration {
+  const problems = new ProblemList();
+  const lti = resolveLtiSettings({
+    keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }],
+    registrations: [{ issuer: lms.url, clientId: "client-9", authorizationUrl: `${lms.url}/auth`, jwksUrl: `${lms.url}/jwks`, tokenUrl: `${lms.url}/token`, deployments: ["dep-1"] }],
+  }, problems)!;
+  problems.throwIfAny("test");
+  return lti.registrations.all()[0]!;
+}
+
+/** A service access with the tool's test key and no token cached. */
+export function freshAccess(): ServiceAccess {
+  const problems = new ProblemList();
+  const keys = resolveLtiSettings({ keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [] }, problems)!.keys;
+  return createServiceAccess({ keys, logger: quiet });
+}
