@@ -3,7 +3,7 @@
  * of test/support/fake-lms.ts): a line item container ignoring its filters, endless or
  * foreign next pages, 4xx and 5xx answers, two instances sharing one store.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { ProblemList } from "../../src/core/configuration-error.js";
 import { agsSender } from "../../src/lti/gradebook/ags.js";
 import { readGradebookOptions, type GradebookSettings } from "../../src/lti/gradebook/options.js";
@@ -13,7 +13,7 @@ import { LTI_SCOPES, type ServiceAccess } from "../../src/lti/service-access.js"
 import { memoryStore } from "../../src/store/memory.js";
 import type { LtiScoreEntry } from "../../src/store/lti-gradebook-types.js";
 import type { OralStore } from "../../src/store/types.js";
-import { fakeLms, freshAccess, json, quiet, registrationOf, type FakeLms } from "../support/fake-lms.js";
+import { fakeLms, freshAccess, json, quiet, useFakeLms, type FakeLms } from "../support/fake-lms.js";
 
 function gradebookSettings(extra: Partial<GradebookSettings> = {}): GradebookSettings {
   const problems = new ProblemList();
@@ -44,15 +44,9 @@ function outboxFor(settings: GradebookSettings): ScoreOutbox {
 }
 const records = async (userId?: string) => (await store.listLtiScores("default", { kind: "oral", examId: "exam-1", limit: 100 })).filter((r) => userId === undefined || r.userId === userId);
 
-beforeAll(async () => {
-  lms = await fakeLms();
-  registration = registrationOf(lms);
-});
-afterAll(async () => lms?.close());
-afterEach(() => {
-  vi.useRealTimers();
-  lms.hits.length = 0;
-  lms.handle = (_hit, res) => void res.writeHead(404).end();
+const fake = useFakeLms();
+beforeAll(() => {
+  ({ lms, registration } = fake);
 });
 const fresh = () => {
   access = freshAccess();

@@ -5,26 +5,20 @@
  */
 import { createPublicKey } from "node:crypto";
 import { decodeProtectedHeader, jwtVerify } from "jose";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Registration } from "../../src/lti/registrations.js";
 import { readRoster } from "../../src/lti/roster.js";
 import { LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "../../src/lti/service-access.js";
-import { fakeLms, freshAccess, json, NRPS, registrationOf, ROLE, type FakeLms } from "../support/fake-lms.js";
+import { fakeLms, freshAccess, json, NRPS, ROLE, useFakeLms, type FakeLms } from "../support/fake-lms.js";
 import { TOOL_KEY_PEM } from "../support/lti.js";
 
 let lms: FakeLms;
 let registration: Registration;
 let access: ServiceAccess;
 
-beforeAll(async () => {
-  lms = await fakeLms();
-  registration = registrationOf(lms);
-});
-afterAll(async () => lms?.close());
-afterEach(() => {
-  vi.useRealTimers();
-  lms.hits.length = 0;
-  lms.handle = (_hit, res) => void res.writeHead(404).end();
+const fake = useFakeLms();
+beforeAll(() => {
+  ({ lms, registration } = fake);
 });
 const fresh = () => {
   access = freshAccess();

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, vi } from "vitest";
 import { ProblemList } from "../../src/core/configuration-error.js";
 import type { Logger } from "../../src/core/logger.js";
 import type { Registration } from "../../src/lti/registrations.js";
@@ -79,4 +80,23 @@ export function freshAccess(): ServiceAccess {
   const problems = new ProblemList();
   const keys = resolveLtiSettings({ keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [] }, problems)!.keys;
   return createServiceAccess({ keys, logger: quiet });
+}
+
+/**
+ * The stand-in LMS of a test file and its registration: started before the file's tests,
+ * its record and answers reset (and real timers back) after each, closed after all.
+ */
+export function useFakeLms(): { lms: FakeLms; registration: Registration } {
+  const ctx = {} as { lms: FakeLms; registration: Registration };
+  beforeAll(async () => {
+    ctx.lms = await fakeLms();
+    ctx.registration = registrationOf(ctx.lms);
+  });
+  afterAll(async () => ctx.lms?.close());
+  afterEach(() => {
+    vi.useRealTimers();
+    ctx.lms.hits.length = 0;
+    ctx.lms.handle = (_hit, res) => void res.writeHead(404).end();
+  });
+  return ctx;
 }
