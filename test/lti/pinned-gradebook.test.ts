@@ -13,7 +13,7 @@ import { LTI_SCOPES, type ServiceAccess } from "../../src/lti/service-access.js"
 import { memoryStore } from "../../src/store/memory.js";
 import type { LtiScoreEntry } from "../../src/store/lti-gradebook-types.js";
 import type { OralStore } from "../../src/store/types.js";
-import { fakeLms, freshAccess, json, quiet, useFakeLms, type FakeLms } from "../support/fake-lms.js";
+import { freshAccess, json, quiet, useFakeLms, withOtherLms, type FakeLms } from "../support/fake-lms.js";
 
 function gradebookSettings(extra: Partial<GradebookSettings> = {}): GradebookSettings {
   const problems = new ProblemList();
@@ -104,18 +104,15 @@ describe("AGS: the line item the tool posts to", () => {
 
   it("does not follow a line items page on another origin: the token never goes there, and no second column is made", async () => {
     fresh();
-    const other = await fakeLms();
-    try {
-      other.handle = (_hit, res) => json(res, 200, []);
-      lms.handle = (hit, res) => (hit.method === "GET" && hit.path === "/lineitems" ? json(res, 200, [], { Link: `<${other.url}/steal?page=2>; rel="next"` }) : json(res, 404, {}));
-      await store.addLtiScores("default", [scoreEntry(lms, "s1", "u1", { lineItems: `${lms.url}/lineitems`, scope: ALL_AGS })]);
-      await outboxFor(gradebookSettings()).drain();
-      expect(other.hits).toEqual([]);
-      expect(lms.to("POST", "/lineitems")).toEqual([]);
-      expect((await records())[0]).toMatchObject({ state: "failed", attempts: 1, lastError: expect.stringContaining(`another origin (${other.url})`) });
-    } finally {
-      await other.close();
-    }
+    await withOtherLms(async (other) => {
+    other.handle = (_hit, res) => json(res, 200, []);
+    lms.handle = (hit, res) => (hit.method === "GET" && hit.path === "/lineitems" ? json(res, 200, [], { Link: `<${other.url}/steal?page=2>; rel="next"` }) : json(res, 404, {}));
+    await store.addLtiScores("default", [scoreEntry(lms, "s1", "u1", { lineItems: `${lms.url}/lineitems`, scope: ALL_AGS })]);
+    await outboxFor(gradebookSettings()).drain();
+    expect(other.hits).toEqual([]);
+    expect(lms.to("POST", "/lineitems")).toEqual([]);
+    expect((await records())[0]).toMatchObject({ state: "failed", attempts: 1, lastError: expect.stringContaining(`another origin (${other.url})`) });
+    });
   });
 
   it("follows a relative next link of the line items on the LMS's own origin", async () => {

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Registration } from "../../src/lti/registrations.js";
 import { readRoster } from "../../src/lti/roster.js";
 import { LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "../../src/lti/service-access.js";
-import { fakeLms, freshAccess, json, NRPS, ROLE, useFakeLms, type FakeLms } from "../support/fake-lms.js";
+import { freshAccess, json, NRPS, ROLE, useFakeLms, withOtherLms, type FakeLms } from "../support/fake-lms.js";
 import { TOOL_KEY_PEM } from "../support/lti.js";
 
 let lms: FakeLms;
@@ -61,17 +61,14 @@ describe("NRPS paging against a careless LMS", () => {
 
   it("does not follow a next page on another origin: the token never goes there", async () => {
     fresh();
-    const other = await fakeLms();
-    try {
-      other.handle = (_hit, res) => json(res, 200, { members: [] });
-      lms.handle = (_hit, res) => json(res, 200, { members: [{ user_id: "s1", roles: [`${ROLE}Learner`] }] }, { Link: `<${other.url}/nrps?page=2>; rel="next"` });
-      const error = await readRoster(access, registration, `${lms.url}/nrps`, { maxPages: 5, pageSize: 50 }).catch((e: unknown) => e);
-      expect((error as ServiceAccessError).kind).toBe("bad_answer");
-      expect((error as Error).message).toContain("another origin");
-      expect(other.hits).toEqual([]);
-    } finally {
-      await other.close();
-    }
+    await withOtherLms(async (other) => {
+    other.handle = (_hit, res) => json(res, 200, { members: [] });
+    lms.handle = (_hit, res) => json(res, 200, { members: [{ user_id: "s1", roles: [`${ROLE}Learner`] }] }, { Link: `<${other.url}/nrps?page=2>; rel="next"` });
+    const error = await readRoster(access, registration, `${lms.url}/nrps`, { maxPages: 5, pageSize: 50 }).catch((e: unknown) => e);
+    expect((error as ServiceAccessError).kind).toBe("bad_answer");
+    expect((error as Error).message).toContain("another origin");
+    expect(other.hits).toEqual([]);
+    });
   });
 });
 
@@ -111,16 +108,13 @@ describe("service access: what goes to the token endpoint and where the token go
 
   it("does not follow a service's redirect: the bearer token stays with the LMS", async () => {
     fresh();
-    const other = await fakeLms();
-    try {
-      other.handle = (_hit, res) => json(res, 200, { members: [] });
-      lms.handle = (_hit, res) => void res.writeHead(302, { Location: `${other.url}/nrps` }).end();
-      const error = await access.call(registration, [LTI_SCOPES.memberships], { url: `${lms.url}/nrps`, accept: NRPS }).catch((e: unknown) => e);
-      expect((error as ServiceAccessError).kind).toBe("unreachable");
-      expect((error as Error).message).toContain("redirect 302");
-      expect(other.hits).toEqual([]);
-    } finally {
-      await other.close();
-    }
+    await withOtherLms(async (other) => {
+    other.handle = (_hit, res) => json(res, 200, { members: [] });
+    lms.handle = (_hit, res) => void res.writeHead(302, { Location: `${other.url}/nrps` }).end();
+    const error = await access.call(registration, [LTI_SCOPES.memberships], { url: `${lms.url}/nrps`, accept: NRPS }).catch((e: unknown) => e);
+    expect((error as ServiceAccessError).kind).toBe("unreachable");
+    expect((error as Error).message).toContain("redirect 302");
+    expect(other.hits).toEqual([]);
+    });
   });
 });

@@ -75,6 +75,16 @@ export function registrationOf(lms: FakeLms): Registration {
   return lti.registrations.all()[0]!;
 }
 
+/** `act` with a second stand-in LMS (a host the tool's token must never reach), closed after it. */
+export async function withOtherLms(act: (other: FakeLms) => Promise<void>): Promise<void> {
+  const other = await fakeLms();
+  try {
+    await act(other);
+  } finally {
+    await other.close();
+  }
+}
+
 /** A service access with the tool's test key and no token cached. */
 export function freshAccess(): ServiceAccess {
   const problems = new ProblemList();
