@@ -186,7 +186,7 @@ export interface OralAssessmentsOptions {
    * (see docs/fleet.md). Pass `redisFleet({ url, secret })` when the app runs several
    * instances: the router gives the platform client the fleet's shared rate budget (a
    * client built with another `rateBudget` is a configuration error). The router does not
-   * close a fleet it was given. Default: `inProcessFleet()` (one instance; closed with the router).
+   * close a fleet it was given. Default: an in-process fleet (one instance; closed with the router).
    */
   fleet?: Fleet;
   /**
