@@ -12,6 +12,9 @@
  * - idle: 1 000 organizations (all on the quiet school's key) each make one instructor
  *   call, then stay unused past `organizationCache.idleMs`: the heap they leave behind,
  *   after a full GC, per organization (target < 5 KB), beside what they held while cached.
+ * - cpuPerLaunch: the router host's CPU per launch in the storm, beside
+ *   http-proxy-middleware's per request, and launches alone beside the floors under them
+ *   (`launchesAlone`: hosts that do only what every launch must; floor-process.js).
  */
 import { fileURLToPath } from "node:url";
 import os from "node:os";
@@ -24,6 +27,7 @@ import { cookieOf, startHost } from "./lib/host.js";
 import { startHostProcess } from "./lib/host-process.js";
 import { startStormDriver } from "./lib/storm-driver.js";
 import { forkChild } from "./lib/child.js";
+import { measureLaunchCpu } from "./lib/launch-cpu.js";
 import { percentile, round, sleep } from "./lib/stats.js";
 
 const SCHOOLS = [{ id: "storm", name: "Storm University" }, { id: "quiet", name: "Quiet College" }];
@@ -59,7 +63,8 @@ export async function runOrganizations({ students = 600, quiet = 50, limit = 100
     await neighbour?.close();
     neighbour = undefined;
     const { stormCourseId, ...noisyNeighbour } = all[0];
-    const cpuPerLaunch = hostIn === "process" ? undefined : await runProxyCpu(emulator, { requests: noisyNeighbour.hostLaunchRequests, courseId: stormCourseId, arrivalMs, log, router: all });
+    const proxyCpu = hostIn === "process" ? undefined : await runProxyCpu(emulator, { requests: noisyNeighbour.hostLaunchRequests, courseId: stormCourseId, arrivalMs, log, router: all });
+    const cpuPerLaunch = proxyCpu && { ...proxyCpu, launchesAlone: await runLaunchFloors(log) };
     const idle = runIdlePart ? await runIdle(emulator, { count: idleCount, log }) : undefined;
     return {
       count: idleCount, noisyNeighbour, noisyNeighbourRounds: all.map(({ stormCourseId: _, ...r }) => r),
@@ -108,6 +113,25 @@ async function runProxyCpu(emulator, { requests, courseId, arrivalMs, router, lo
     agent.destroy();
     await hpm.close();
   }
+}
+
+/**
+ * The floor under the CPU per launch, on the same run: 2 000 launches alone (no rate
+ * limit, 50 at a time; lib/launch-cpu.js) through the router's host, then through hosts
+ * that do only what every launch must (floor-process.js: bare node:http; with Express;
+ * with Express and axios), in ms of host CPU per launch.
+ */
+async function runLaunchFloors(log) {
+  log("organizations: CPU per launch alone, the router's host and the floors under it");
+  const loadBefore = load();
+  const ms = async (options) => (await measureLaunchCpu({ organizations: true, ...options })).cpuMsPerLaunch;
+  return {
+    routerMsPerLaunch: await ms({}),
+    floorMsPerLaunch: await ms({ floor: true }),
+    floorExpressMsPerLaunch: await ms({ floor: true, stack: ["express"] }),
+    floorExpressAxiosMsPerLaunch: await ms({ floor: true, stack: ["express", "axios"] }),
+    loadAverage: { before: loadBefore, after: load() },
+  };
 }
 
 const byId = (emulator) => (id) => {

@@ -86,6 +86,11 @@ export function targetRows(result) {
         ["organizations: host CPU per launch request, refreshes included (ms)", c.routerMsPerLaunchRequest],
         [`organizations: http-proxy-middleware CPU per request (ms, ${c.httpProxyMiddlewareRequests} requests)`, c.httpProxyMiddlewareMsPerRequest],
       );
+      const f = c.launchesAlone;
+      if (f) {
+        rows.push([`organizations: CPU per launch alone, router / floor with Express and axios / with Express / bare node:http (ms; load ${f.loadAverage.before} → ${f.loadAverage.after})`,
+          `${f.routerMsPerLaunch} / ${f.floorExpressAxiosMsPerLaunch} / ${f.floorExpressMsPerLaunch} / ${f.floorMsPerLaunch}`]);
+      }
     }
     if (i) {
       rows.push(
