@@ -4,7 +4,8 @@
  * token to the first two and the browser the signed placement to the third, so each must
  * be https, or http on the loopback interface (a local LMS in development), with no user
  * name or password: the rule every URL from an LMS follows (src/lti/lms-url.ts). A plain
- * http URL to another host is not used: no roster, no gradebook, a refused placement.
+ * http URL to another host is not used: no roster, no gradebook, a refused placement. A
+ * launch with no course (context id) gets no gradebook either.
  */
 import { describe, expect, it } from "vitest";
 import { CLAIM } from "../../src/lti/claims.js";
@@ -36,5 +37,12 @@ describe("the LTI Advantage URLs a launch gives", () => {
     expect(membershipsUrlOf({ [NRPS_CLAIM]: { context_memberships_url: url } })).toBeUndefined();
     expect(gradebookWith(url)).toBeUndefined();
     expect(placementWith(url)).toMatchObject({ refused: { check: "deep_link_return_url" } });
+  });
+
+  it("gives no gradebook to a launch with no course (no context claim), whatever its AGS claim", () => {
+    const ags = { lineitem: ACCEPTED[0], scope: ["https://purl.imsglobal.org/spec/lti-ags/scope/score"] };
+    expect(gradebookOfLaunch({ claims: { sub: "u1", [AGS_CLAIM]: ags }, registration, deploymentId: "d" })).toBeUndefined();
+    expect(gradebookOfLaunch({ claims: { sub: "u1", [CLAIM.context]: { title: "No id" }, [AGS_CLAIM]: ags }, registration, deploymentId: "d" })).toBeUndefined();
+    expect(gradebookOfLaunch({ claims: { sub: "u1", [CLAIM.context]: { id: "course-1" }, [AGS_CLAIM]: ags }, registration, deploymentId: "d" })?.course.contextId).toBe("course-1");
   });
 });

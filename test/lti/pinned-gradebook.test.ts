@@ -1,19 +1,24 @@
 /**
  * The gradebook (AGS) and its score outbox against a careless or hostile LMS (the stand-in
  * of test/support/fake-lms.ts): a line item container ignoring its filters, endless or
- * foreign next pages, 4xx and 5xx answers, two instances sharing one store.
+ * foreign next pages, 4xx and 5xx answers, two instances sharing one store, a learner
+ * graded who launched the exam from two courses.
  */
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { ProblemList } from "../../src/core/configuration-error.js";
 import { agsSender } from "../../src/lti/gradebook/ags.js";
+import { createGradebook } from "../../src/lti/gradebook/gradebook.js";
 import { readGradebookOptions, type GradebookSettings } from "../../src/lti/gradebook/options.js";
 import { backoffMs, ScoreOutbox } from "../../src/lti/gradebook/outbox.js";
+import { RegistrationSource } from "../../src/lti/registration-source.js";
 import type { Registration } from "../../src/lti/registrations.js";
+import { resolveLtiSettings } from "../../src/lti/settings.js";
 import { LTI_SCOPES, type ServiceAccess } from "../../src/lti/service-access.js";
 import { memoryStore } from "../../src/store/memory.js";
 import type { LtiScoreEntry } from "../../src/store/lti-gradebook-types.js";
 import type { OralStore } from "../../src/store/types.js";
 import { freshAccess, json, quiet, useFakeLms, withOtherLms, type FakeLms } from "../support/fake-lms.js";
+import { TOOL_KEY_PEM } from "../support/lti.js";
 
 function gradebookSettings(extra: Partial<GradebookSettings> = {}): GradebookSettings {
   const problems = new ProblemList();
@@ -154,6 +159,30 @@ describe("AGS: the line item the tool posts to", () => {
     expect(tokens).toHaveLength(1);
     expect(new URLSearchParams(tokens[0]!.body).get("scope")).toBe(LTI_SCOPES.score);
     expect(lms.to("POST", "/lineitems/li-1/scores")[0]!.authorization).toBe(`Bearer ${await access.token(registration, [LTI_SCOPES.score])}`);
+  });
+});
+
+describe("grades of a learner who launched the exam from two courses", () => {
+  it("the grade goes to both courses' gradebooks: one entry per course (context), not one per LMS user", async () => {
+    fresh();
+    lms.handle = (hit, res) => (hit.method === "POST" && hit.path.endsWith("/scores") ? json(res, 204, undefined) : json(res, 404, {}));
+    // The same LMS user (u1) under one issuer, client and deployment, in course-1 and course-2.
+    const inCourse = (contextId: string) => {
+      const e = scoreEntry(lms, `started:${contextId}`, "u1", { lineItem: `${lms.url}/${contextId}/lineitem`, scope: ALL_AGS });
+      return { ...e, key: { ...e.key, contextId } };
+    };
+    await store.addLtiScores("default", [inCourse("course-1"), inCourse("course-2")]);
+    const problems = new ProblemList();
+    const lti = resolveLtiSettings({ keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [{ issuer: lms.url, clientId: "client-9", authorizationUrl: `${lms.url}/auth`, jwksUrl: `${lms.url}/jwks`, tokenUrl: `${lms.url}/token`, deployments: ["dep-1"] }] }, problems)!;
+    problems.throwIfAny("test");
+    const gradebook = createGradebook({ settings: gradebookSettings({ pollMs: 50 }), store, access, source: new RegistrationSource(lti.registrations, store, quiet), keys: lti.keys, logger: quiet });
+    try {
+      expect(await gradebook.queueGrades("default", "oral", "exam-1", [{ student: "u1@school.example", scoreGiven: 8 }])).toEqual([{ student: "u1@school.example", queued: 2 }]);
+      const graded = (course: string) => lms.to("POST", `/${course}/lineitem/scores`).map((h) => JSON.parse(h.body) as { userId: string; scoreGiven?: number }).filter((b) => b.scoreGiven !== undefined);
+      await vi.waitFor(() => expect([graded("course-1"), graded("course-2")]).toEqual([[expect.objectContaining({ userId: "u1", scoreGiven: 8 })], [expect.objectContaining({ userId: "u1", scoreGiven: 8 })]]), { timeout: 10_000, interval: 20 });
+    } finally {
+      await gradebook.close();
+    }
   });
 });
 

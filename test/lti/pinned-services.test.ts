@@ -1,16 +1,22 @@
 /**
  * The roster (NRPS) and service access against a careless or hostile LMS (the stand-in of
  * test/support/fake-lms.ts): a roster ignoring the role filter or listing a member twice,
- * a next page or redirect to another origin; what goes to the token endpoint.
+ * a next page or redirect to another origin; what goes to the token endpoint; a token in
+ * a Redis fleet's share that is past its end by this instance's clock.
  */
 import { createPublicKey } from "node:crypto";
 import { decodeProtectedHeader, jwtVerify } from "jose";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Registration } from "../../src/lti/registrations.js";
 import { readRoster } from "../../src/lti/roster.js";
-import { LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "../../src/lti/service-access.js";
+import { LTI_SCOPES, ServiceAccessError, tokenKey, type ServiceAccess } from "../../src/lti/service-access.js";
+import { fleetTokenShare } from "../../src/lti/service-token-share.js";
+import { fleetReady, redisFleet } from "../../src/fleet/redis-fleet.js";
 import { freshAccess, json, NRPS, ROLE, useFakeLms, withOtherLms, type FakeLms } from "../support/fake-lms.js";
 import { TOOL_KEY_PEM } from "../support/lti.js";
+import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
+
+const redisUp = await redisOrSkip("LMS tokens shared by a Redis fleet");
 
 let lms: FakeLms;
 let registration: Registration;
@@ -116,5 +122,30 @@ describe("service access: what goes to the token endpoint and where the token go
     expect((error as Error).message).toContain("redirect 302");
     expect(other.hits).toEqual([]);
     });
+  });
+});
+
+describe.runIf(redisUp)("service tokens shared by a Redis fleet", () => {
+  it("does not use a token from the fleet's share that is past its end by this instance's clock: asks the LMS for a fresh one", async () => {
+    const prefix = randomPrefix("token-share");
+    const fleet = redisFleet({ url: REDIS_URL, secret: SECRET, prefix, commandTimeoutMs: 3_000 });
+    try {
+      expect(await fleetReady(fleet)).toBe(true);
+      const share = fleetTokenShare(fleet, 15_000)!;
+      const start = Date.now();
+      // Another instance shares a token usable for a minute by its clock; Redis keeps it that long by its own.
+      await share.put(tokenKey(registration, [LTI_SCOPES.score]), { token: "tok-of-another-instance", until: start + 60_000 });
+      // This instance's clock runs two minutes ahead: the token is past its end here, though still in Redis.
+      vi.useFakeTimers({ toFake: ["Date"], now: start + 120_000 });
+      expect((await share.get(tokenKey(registration, [LTI_SCOPES.score])))?.token).toBe("tok-of-another-instance");
+      const token = await freshAccess(share).token(registration, [LTI_SCOPES.score]);
+      expect(token).not.toBe("tok-of-another-instance");
+      expect(token).toMatch(/^tok-\d+$/);
+      expect(lms.to("POST", "/token")).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+      await fleet.close();
+      await dropPrefix(prefix);
+    }
   });
 });

@@ -2,7 +2,8 @@
  * *Prepare this exam for the course* over HTTP: an instructor's launch from the LMS
  * emulator's course, the page's form posted, the roster read through NRPS into the
  * router's prepare, its progress, then a learner's launch that reaches the exam with no
- * sign-in call to the platform (its prepared token). A 401 from NRPS prepares nothing.
+ * sign-in call to the platform (its prepared token). A 401 from NRPS prepares nothing;
+ * two members the mapping makes one student (one SIS id) are prepared once.
  */
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -73,6 +74,23 @@ describe("Prepare this exam for the course", () => {
     const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: "tomorrow" });
     expect(answer.status).toBe(400);
     expect(answer.text).toContain("startAt");
+  });
+
+  it("two roster members with one SIS id (one student): prepared once, and not listed as left out", async () => {
+    // A second LMS account of Sam Student's (student-1, SIS-S-1), another e-mail: the default
+    // mapping takes orgInternalId from lis_person_sourcedid, so both are the same student.
+    const twin = { id: "student-1-old", name: "Sam Student", givenName: "Sam", familyName: "Student", email: "sam.old@lms.example", role: "Learner" as const, sourcedId: "SIS-S-1" };
+    bench.lms.setRoster({ size: 9, extra: [twin, { id: "no-mail", name: "Nora Nomail", givenName: "Nora", familyName: "Nomail", email: "", role: "Learner", sourcedId: "SIS-N" }] });
+    const { action, form } = await instructorForm();
+    const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: new Date(Date.now() + 20_000).toISOString(), tzOffsetMin: "0" });
+    expect(answer.status).toBe(200);
+    // 8 learners: Sam twice, Ada, Nora (no e-mail), learner-00001..4 (00003 refused by canLaunch).
+    expect(text(answer.text, "r-learners")).toBe("8");
+    expect(text(answer.text, "r-left-out")).toBe("2");
+    expect(answer.text).not.toContain("student-1-old");
+    expect(decode(answer.text)).toContain("5 of the course's 8 active learners");
+    expect(text(answer.text, "p-roster")).toBe("5");
+    expect(text(answer.text, "c-students")).toBe("5");
   });
 
   it("prepares the course's learners, lists who was left out and why, and a learner then starts with no sign-in call", async () => {

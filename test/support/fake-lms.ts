@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, vi } from "vitest";
 import { ProblemList } from "../../src/core/configuration-error.js";
 import type { Logger } from "../../src/core/logger.js";
 import type { Registration } from "../../src/lti/registrations.js";
-import { createServiceAccess, type ServiceAccess } from "../../src/lti/service-access.js";
+import { createServiceAccess, type ServiceAccess, type TokenShare } from "../../src/lti/service-access.js";
 import { resolveLtiSettings } from "../../src/lti/settings.js";
 import { TOOL_KEY_PEM } from "./lti.js";
 
@@ -85,11 +85,11 @@ export async function withOtherLms(act: (other: FakeLms) => Promise<void>): Prom
   }
 }
 
-/** A service access with the tool's test key and no token cached. */
-export function freshAccess(): ServiceAccess {
+/** A service access with the tool's test key and no token cached (with `shared`: an instance of a fleet sharing tokens). */
+export function freshAccess(shared?: TokenShare): ServiceAccess {
   const problems = new ProblemList();
   const keys = resolveLtiSettings({ keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [] }, problems)!.keys;
-  return createServiceAccess({ keys, logger: quiet });
+  return createServiceAccess({ keys, logger: quiet, ...(shared ? { shared } : {}) });
 }
 
 /**
