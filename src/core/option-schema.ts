@@ -19,6 +19,8 @@ export interface OptionMeta {
   fix?: string;
   /** The unit of a number (every duration is in ms; the docs table shows it). */
   unit?: "ms" | "bytes" | "days" | "requests per window" | "requests per minute";
+  /** A strict `nested` object's names: `readOptions` refuses any other (`refuseUnknown`) before reading it. */
+  known?: readonly string[];
 }
 
 /** The metadata of option schemas (kept out of zod's global registry: it is ours). */
@@ -90,11 +92,15 @@ function described<S extends z.ZodType>(schema: S, meta: OptionMeta): S {
 
 /**
  * `schema` with its default (and metadata). A wrong value reads as the default, and its fix
- * says so unless `meta` gives one. Not for a function default: zod calls a function given
- * to `.default()` as a factory of the default (read those `optional`, then `?? theDefault`).
+ * says so unless `meta` gives one ("… for the default (5000).", an object's as written:
+ * "… for { burst: 3, refillMs: 60000 }."). Not for a function default: zod calls a function
+ * given to `.default()` as a factory of the default (read those `optional`, then `?? theDefault`).
  */
 export const withDefault = <S extends z.ZodType>(schema: S, value: z.output<S>, meta: OptionMeta = {}) =>
-  described(schema.default(value as never), { fix: `Leave it out for the default (${JSON.stringify(value)}).`, ...meta });
+  described(schema.default(value as never), { fix: `Leave it out for ${isRecord(value) ? written(value) : `the default (${JSON.stringify(value)})`}.`, ...meta });
+
+/** An object default as a fix writes it: `{ burst: 600, refillMs: 100 }`, nested objects alike. */
+const written = (value: object): string => `{ ${Object.entries(value).map(([k, v]) => `${k}: ${isRecord(v) ? written(v) : JSON.stringify(v)}`).join(", ")} }`;
 
 /** `schema`, optional, with no default (undefined stays undefined). */
 export const optional = <S extends z.ZodType>(schema: S, meta: OptionMeta = {}) => described(schema.optional(), meta);
@@ -104,15 +110,19 @@ export type OptionsOf<S extends Shape> = { [K in keyof S]: z.output<S[K]> };
 
 /**
  * The options `input` read against `shape`, field by field: each wrong field adds one
- * problem named `at.field` (with its fix) and reads as its default. `input` that is not
- * an object reads as `{}` (the caller reports that in its own words).
+ * problem named `at.field` (with its fix) and reads as its default; a strict `nested`
+ * field's unknown names come first. `input` that is not an object reads as `{}` (the
+ * caller reports that in its own words).
  */
 export function readOptions<S extends Shape>(shape: S, input: unknown, problems: ProblemList, at = ""): OptionsOf<S> {
   const record = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
   const out: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(shape)) {
+    const option = at ? `${at}.${key}` : key;
+    const known = optionMeta.get(schema)?.known;
+    if (known && isRecord(record[key])) refuseUnknown(record[key], known, problems, option);
     const result = schema.safeParse(record[key]);
-    if (!result.success) addIssues(problems, schema, result.error.issues, at ? `${at}.${key}` : key);
+    if (!result.success) addIssues(problems, schema, result.error.issues, option);
     out[key] = result.success ? result.data : schema.safeParse(undefined).data;
   }
   return out as OptionsOf<S>;
@@ -122,15 +132,16 @@ export function readOptions<S extends Shape>(shape: S, input: unknown, problems:
 export const defaultsOf = <S extends Shape>(shape: S): Readonly<OptionsOf<S>> => Object.freeze(readOptions(shape, {}, new ProblemList()));
 
 /** What an options object that is not one is told, its fields named from its shape: "must be an object { a, b }.". */
-export const notAnObject = (shape: Shape) => `must be an object { ${Object.keys(shape).join(", ")} }.`;
+const notAnObject = (shape: Shape) => `must be an object { ${Object.keys(shape).join(", ")} }.`;
 
 /**
  * An options object inside another (`circuitBreaker`, the emulator's `rateLimits`): not an
- * object is one problem (`notAnObject`), each wrong field another (`circuitBreaker.openMs`);
- * left out, it is every field's default.
+ * object is one problem (`notObject`, by default `notAnObject`), each wrong field another
+ * (`circuitBreaker.openMs`); left out, it is every field's default. `strict`: a name the
+ * shape lacks is a problem too, as `readObject` reports it (read by `readOptions`).
  */
-export const nested = <S extends Shape>(shape: S, meta: OptionMeta = {}) =>
-  withDefault(z.object(shape, { error: notAnObject(shape) }), defaultsOf(shape) as z.output<z.ZodObject<S>>, meta);
+export const nested = <S extends Shape>(shape: S, meta: OptionMeta = {}, { strict = false, notObject = notAnObject(shape) } = {}) =>
+  withDefault(z.object(shape, { error: notObject }), defaultsOf(shape) as z.output<z.ZodObject<S>>, strict ? { ...meta, known: Object.keys(shape) } : meta);
 
 /**
  * zod's issues as problems, one per option (the first issue of each path), each with its
@@ -160,9 +171,12 @@ function fixAlong(schema: z.ZodType, path: readonly PropertyKey[]): string | und
   return fix;
 }
 
+/** Whether `value` is an object (not null, not an array). */
+const isRecord = (value: unknown): value is object => typeof value === "object" && value !== null && !Array.isArray(value);
+
 /** Whether `value` is absent or an object; anything else is one problem at `at`. */
 export function objectOrAbsent(value: unknown, at: string, problems: ProblemList, message: string, fix: string): boolean {
-  if (value === undefined || (typeof value === "object" && value !== null && !Array.isArray(value))) return true;
+  if (value === undefined || isRecord(value)) return true;
   problems.add(at, message, fix);
   return false;
 }

@@ -3,8 +3,7 @@
  * on `redisFleet` (fleet-wide): a field of each factory's schema, so each still throws one
  * ConfigurationError listing everything.
  */
-import { z } from "zod";
-import { notAnObject, wholeNumber, withDefault } from "../core/option-schema.js";
+import { nested, wholeNumber, withDefault } from "../core/option-schema.js";
 import { DEFAULT_LAUNCH_LIMIT as D, type LaunchLimitSettings } from "./launch-limiter.js";
 
 /** What an integrator passes: every field optional. */
@@ -18,9 +17,6 @@ export const launchLimitSchema = {
 };
 
 /** The whole option: not an object is one problem, each wrong field another (`launchLimit.burst`), then the backoffs' order. */
-export const launchLimitOption = withDefault(
-  z.object(launchLimitSchema, { error: notAnObject(launchLimitSchema) }).refine(
-    (s) => s.maxFailureBackoffMs >= s.failureBackoffMs, { path: ["maxFailureBackoffMs"], error: "is shorter than failureBackoffMs.",
-      params: { fix: `Make it at least failureBackoffMs, or leave both out (${D.failureBackoffMs} and ${D.maxFailureBackoffMs}).` } }),
-  D,
-  { fix: `Leave it out for { burst: ${D.burst}, refillMs: ${D.refillMs}, failureBackoffMs: ${D.failureBackoffMs}, maxFailureBackoffMs: ${D.maxFailureBackoffMs} }.` });
+export const launchLimitOption = nested(launchLimitSchema)
+  .refine((s) => s.maxFailureBackoffMs >= s.failureBackoffMs, { path: ["maxFailureBackoffMs"], error: "is shorter than failureBackoffMs.",
+    params: { fix: `Make it at least failureBackoffMs, or leave both out (${D.failureBackoffMs} and ${D.maxFailureBackoffMs}).` } });

@@ -9,8 +9,7 @@
  * `perRegistration.burst + stateWait / perRegistration.refillMs` (defaults: 3,000 + 300 s at
  * 50 a second = 18,000, about 15 MB of Redis at their largest; see docs/lti.md).
  */
-import type { ProblemList } from "../core/configuration-error.js";
-import { defaultsOf, nested, readObject, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
+import { nested, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { LaunchLimiter, LaunchLimitSettings } from "../fleet/launch-limiter.js";
 
@@ -23,19 +22,15 @@ import type { LaunchLimiter, LaunchLimitSettings } from "../fleet/launch-limiter
 const bucketSchema = (burst: number, refillMs: number) => nested({
   burst: withDefault(wholeNumber(1), burst),
   refillMs: withDefault(wholeNumber(1, undefined, "ms"), refillMs),
-}, { fix: `Leave it out for { burst: ${burst}, refillMs: ${refillMs} }.` });
+});
 /** `lti.loginLimit` as a schema: two buckets, each field defaulted on its own. */
 export const loginLimitSchema = { perAddress: bucketSchema(600, 100), perRegistration: bucketSchema(3000, 20) };
 
+/** The whole `lti.loginLimit` option, a field of the `lti` option's parts (settings.ts). */
+export const loginLimitOption = nested(loginLimitSchema);
+
 export type LoginLimitSettings = OptionsOf<typeof loginLimitSchema>;
 export type LoginBucket = LoginLimitSettings["perAddress"];
-
-/** `lti.loginLimit`, every mistake added to `problems`. */
-export function readLoginLimit(value: unknown, problems: ProblemList): LoginLimitSettings {
-  const { perAddress: a, perRegistration: r } = defaultsOf(loginLimitSchema);
-  return readObject(loginLimitSchema, value, problems, "lti.loginLimit", ["must be an object { perAddress, perRegistration }.",
-    `Leave it out for { perAddress: { burst: ${a.burst}, refillMs: ${a.refillMs} }, perRegistration: { burst: ${r.burst}, refillMs: ${r.refillMs} } }.`]);
-}
 
 export interface LoginLimitDecision {
   allowed: boolean;

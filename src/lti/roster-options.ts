@@ -3,8 +3,7 @@
  * Services 2.0) for *Prepare this exam for the course* (the fields' meaning: `LtiRosterOptions`
  * in options.ts). Every mistake is a problem of the router's one ConfigurationError.
  */
-import type { ProblemList } from "../core/configuration-error.js";
-import { readObject, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
+import { nested, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 
 export const ltiRosterSchema = {
   maxPages: withDefault(wholeNumber(1, 10_000), 200),
@@ -15,7 +14,5 @@ export const ltiRosterSchema = {
 
 export type LtiRosterSettings = OptionsOf<typeof ltiRosterSchema>;
 
-export function readLtiRoster(value: unknown, problems: ProblemList): LtiRosterSettings {
-  return readObject(ltiRosterSchema, value, problems, "lti.roster",
-    ["must be an object { maxPages, pageSize, requestTimeoutMs, formTtlMs }.", "See docs/lti.md (Prepare this exam for the course), or leave lti.roster out."], true);
-}
+/** The whole option, a field of the `lti` option's parts (settings.ts): an unknown name is a problem too. */
+export const ltiRosterOption = nested(ltiRosterSchema, { fix: "See docs/lti.md (Prepare this exam for the course), or leave lti.roster out." }, { strict: true });

@@ -8,9 +8,9 @@ import { foldRenames, type Rename } from "../core/deprecation.js";
 import { fn, objectOrAbsent, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
 import type { CanLink, LtiEmailLookup, LtiOptions, OrganizationFor } from "./options.js";
 import { readDynamicRegistration } from "./dynamic-registration-settings.js";
-import { readLoginLimit } from "./login-limit.js";
+import { loginLimitOption } from "./login-limit.js";
 import { Registrations, registrationsSchema } from "./registrations.js";
-import { readLtiRoster } from "./roster-options.js";
+import { ltiRosterOption } from "./roster-options.js";
 import { emailStandInSchema } from "./student-email.js";
 import { toolKeysSchema } from "./tool-keys.js";
 import { httpsUrl } from "./shared-options.js";
@@ -67,8 +67,7 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList) {
   const parts = {
     email: { lookup: email, standInDomain: emailStandIn?.domain },
     dynamicRegistration: readDynamicRegistration(o.dynamicRegistration, problems),
-    loginLimit: readLoginLimit(o.loginLimit, problems),
-    roster: readLtiRoster(o.roster, problems),
+    ...readOptions({ loginLimit: loginLimitOption, roster: ltiRosterOption }, o, problems, "lti"),
     gradebook: readGradebookOptions(o.gradebook, problems),
   };
   const organizationFor: OrganizationFor = read.organizationFor ?? (() => undefined);

@@ -4,8 +4,8 @@
  * router's list (one ConfigurationError for all).
  */
 import type { ProblemList } from "../../core/configuration-error.js";
-import { ratio, readObject, wholeNumber, withDefault } from "../../core/option-schema.js";
-import type { LaunchRecordOptions, LiveViewOptions } from "../shared/options.js";
+import { nested, ratio, readObject, wholeNumber, withDefault } from "../../core/option-schema.js";
+import type { LaunchRecordOptions } from "../shared/options.js";
 
 export const launchRecordSchema = {
   retentionDays: withDefault(ratio(0, Infinity, { minExclusive: true }), 180, { unit: "days" }),
@@ -35,7 +35,5 @@ export function resolveLaunchRecordSettings(value: LaunchRecordOptions | false |
   return { ...o, retentionMs: retentionDays * DAY_MS };
 }
 
-/** The `live` option resolved: the caps on open event streams. */
-export function resolveLiveSettings(value: LiveViewOptions | undefined, problems: ProblemList) {
-  return readObject(liveSchema, value, problems, "live", ["must be an object.", "Pass e.g. { maxStreamsPerUser: 5 }, or leave it out."]);
-}
+/** The whole `live` option (the caps on open event streams), read with the router's own. */
+export const liveOption = nested(liveSchema, { fix: "Pass e.g. { maxStreamsPerUser: 5 }, or leave it out." }, { notObject: "must be an object." });
