@@ -25,6 +25,8 @@ export async function startExampleLms({ school, port = 0 }) {
       // A new key, so a new kid: a kid never names two keys.
       keys: [{ kid: `example-${randomUUID().slice(0, 8)}`, privateKey }],
       registrations: [lms.registration([{ id: lms.deploymentId, organization: school }])],
+      // The demo's instructors place exams made in the dashboard: the app consents (docs/lti.md "Who may link what").
+      canLink: (_claims, { linkedTo }) => linkedTo !== "another-course",
     },
   };
 }

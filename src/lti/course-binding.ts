@@ -14,13 +14,13 @@
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
 import { isText } from "../core/text.js";
-import type { LtiCourseKey } from "../store/lti-course-types.js";
+import type { LtiCourseKey, LtiCourseLink } from "../store/lti-course-types.js";
 import type { OralStoreLti } from "../store/lti-types.js";
 import type { CatalogExam, LtiCatalog } from "./catalog.js";
 import { CLAIM } from "./claims.js";
 import { launchOrganization } from "./launch-organization.js";
 import type { LinkKind } from "./open-link.js";
-import type { LinkedTo } from "./options.js";
+import type { CanLinkContext, LinkedTo } from "./options.js";
 import { refuse } from "./refusal.js";
 import type { LtiSettings } from "./settings.js";
 import type { VerifiedLaunch } from "./verify-launch.js";
@@ -42,8 +42,25 @@ export function examOfLink(launch: VerifiedLaunch): { kind: LinkKind; id: string
   return typeof id === "string" && ID.test(id) ? { kind, id } : undefined;
 }
 
-/** The default `canLink`: a class linked to this course, or to none yet. */
-export const defaultCanLink = (linkedTo: LinkedTo): boolean => linkedTo !== "another-course";
+/**
+ * The default `canLink`: only a class already linked to this course (a class made from
+ * this course's picker is linked at once). A class linked to no course yet (made in the
+ * app's dashboard) needs the app's consent: a first-come default let any instructor of
+ * the organization take an exam meant for another course.
+ */
+export const defaultCanLink = (linkedTo: LinkedTo): boolean => linkedTo === "this-course";
+
+/** The default `canCopy`: the LMS user (same issuer, same `sub`) who linked the original to its course copies it. */
+export const defaultCanCopy = (claims: Record<string, unknown>, ctx: Pick<CanLinkContext, "course" | "linkedCourses">): boolean =>
+  typeof claims.sub === "string" && ctx.linkedCourses.some((l) => l.issuer === ctx.course.issuer && l.linkedBy === claims.sub);
+
+/** Where a class is linked, from one course's point of view. */
+export interface LinkState {
+  linkedTo: LinkedTo;
+  linkedCourses: LtiCourseLink[];
+}
+
+const sameCourse = (a: LtiCourseKey, b: LtiCourseKey) => a.issuer === b.issuer && a.clientId === b.clientId && a.deploymentId === b.deploymentId && a.contextId === b.contextId;
 
 export interface CourseBindingDeps {
   settings: LtiSettings;
@@ -58,17 +75,36 @@ export type CourseBinding = ReturnType<typeof courseBinding>;
 export function courseBinding(deps: CourseBindingDeps) {
   const { store, settings, logger } = deps;
 
-  async function linkedTo(org: string, course: LtiCourseKey, classId: string): Promise<LinkedTo> {
-    const links = await store.listLtiCourseLinks(org, { classId });
-    if (links.length === 0) return "none";
-    const here = links.some((l) => l.issuer === course.issuer && l.clientId === course.clientId && l.deploymentId === course.deploymentId && l.contextId === course.contextId);
-    return here ? "this-course" : "another-course";
+  async function linkState(org: string, course: LtiCourseKey, classId: string): Promise<LinkState> {
+    const linkedCourses = await store.listLtiCourseLinks(org, { classId });
+    const linkedTo = linkedCourses.length === 0 ? "none" : linkedCourses.some((l) => sameCourse(l, course)) ? "this-course" : "another-course";
+    return { linkedTo, linkedCourses };
   }
 
+  async function linkedTo(org: string, course: LtiCourseKey, classId: string): Promise<LinkedTo> {
+    return (await linkState(org, course, classId)).linkedTo;
+  }
+
+  const contextOf = (org: string, course: LtiCourseKey, exam: Pick<CatalogExam, "id" | "classId">, state: LinkState, purpose: CanLinkContext["purpose"]): CanLinkContext =>
+    ({ examId: exam.id, classId: exam.classId, organization: org, linkedTo: state.linkedTo, purpose, course, linkedCourses: state.linkedCourses });
+
   /** Whether this instructor may link the exam's class to their course: `lti.canLink`, else the default. */
-  async function mayLink(claims: Record<string, unknown>, org: string, exam: Pick<CatalogExam, "id" | "classId">, linked: LinkedTo): Promise<boolean> {
-    if (!settings.canLink) return defaultCanLink(linked);
-    return (await settings.canLink(claims, { examId: exam.id, classId: exam.classId, organization: org, linkedTo: linked })) === true;
+  async function mayLink(claims: Record<string, unknown>, org: string, course: LtiCourseKey, exam: Pick<CatalogExam, "id" | "classId">, state?: LinkState): Promise<boolean> {
+    const known = state ?? (await linkState(org, course, exam.classId));
+    if (!settings.canLink) return defaultCanLink(known.linkedTo);
+    return (await settings.canLink(claims, contextOf(org, course, exam, known, "link"))) === true;
+  }
+
+  /**
+   * Whether this instructor may copy the exam (its settings and questions: a copy
+   * discloses them) into a new class of their course: `lti.canCopy`; without it, the LMS
+   * user who linked the original, or whom the app's `lti.canLink` allows (asked with
+   * `purpose: "copy"`).
+   */
+  async function mayCopy(claims: Record<string, unknown>, org: string, course: LtiCourseKey, exam: Pick<CatalogExam, "id" | "classId">): Promise<boolean> {
+    const ctx = contextOf(org, course, exam, await linkState(org, course, exam.classId), "copy");
+    if (settings.canCopy) return (await settings.canCopy(claims, ctx)) === true;
+    return defaultCanCopy(claims, ctx) || (settings.canLink !== undefined && (await settings.canLink(claims, ctx)) === true);
   }
 
   async function link(org: string, course: LtiCourseKey, classId: string, sub: string): Promise<void> {
@@ -96,9 +132,13 @@ export function courseBinding(deps: CourseBindingDeps) {
     const exam = course && (await followed(org, course, named.kind, named.id));
     const found = exam && (await deps.catalog.exam(org, exam.kind, exam.id));
     if (!course || !found || !(await store.getLtiCourseLink(org, course, found.classId))) {
+      // A class of another course (a copied course whose instructor may not copy it): say so, the learner can pass it on.
+      const elsewhere = course && found && (await linkedTo(org, course, found.classId)) === "another-course";
       refuse(res, logger, deps.frameAncestors, {
         status: 403, check: "course_binding", title: "This exam is not open in your course yet",
-        message: "Your instructor has not opened this exam in this course yet. Please try again later, or tell your instructor.",
+        message: elsewhere
+          ? "This exam belongs to another course, and has not been copied into yours. Please tell your instructor: they can copy it if whoever placed it in its course allows it."
+          : "Your instructor has not opened this exam in this course yet. Please try again later, or tell your instructor.",
         forAdministrator: course
           ? "The exam's class is not linked to this LMS course: an instructor of the course links it by placing the exam with the tool's exam picker (Deep Linking), or by opening this link once."
           : "The launch names no course (no context claim): exams open only in the course they were placed in.",
@@ -123,5 +163,5 @@ export function courseBinding(deps: CourseBindingDeps) {
     await store.putLtiCourseServices(org, course, { membershipsUrl: membershipsUrlOf(claims), agsEndpoint: agsText !== undefined && agsText.length <= 8192 ? agsText : undefined, seenAt: new Date().toISOString() });
   }
 
-  return { check, linkedTo, mayLink, link, followed, recordCopy, recordServices };
+  return { check, linkState, linkedTo, mayLink, mayCopy, link, followed, recordCopy, recordServices };
 }

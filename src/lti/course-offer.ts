@@ -2,10 +2,12 @@
  * The course offer: an instructor's first launch, in a course copied from another (a term
  * rollover: a new `context.id`, its links naming the old exam), of an exam whose class is
  * linked to another course. The page offers to copy the exam (settings and questions)
- * into a new class for this course, and, where `lti.canLink` allows, to use it as it is.
+ * into a new class for this course where `lti.canCopy` (and `canLink`, purpose "copy")
+ * allows: a copy discloses the questions, so by default only the LMS user who linked the
+ * original may; and, where `lti.canLink` allows, to use it as it is.
  * `POST /lti/course` with the offer's id and `action` (`copy` or `use`) answers it:
  *
- * - `copy`: the copy is made on the organization's platform (catalog.copy), its new class
+ * - `copy`: `canCopy` is asked again, then the copy is made on the organization's platform (catalog.copy), its new class
  *   linked to this course, and the course records old exam → copy, so the links the LMS
  *   copied (still naming the old exam) open the copy for this course's learners.
  * - `use`: `canLink` is asked again, then the class is linked to this course too.
@@ -52,9 +54,9 @@ export interface CourseOfferDeps {
   frameAncestors: readonly string[];
 }
 
-/** The instructor's page offering the copy (and, if `canUse`, the exam as it is). */
+/** The instructor's page offering the copy (if `canCopy`) and the exam as it is (if `canUse`): at least one. */
 export async function offerCourseChoice(req: Request, res: Response, input: {
-  launch: VerifiedLaunch; org: string; course: LtiCourseKey; exam: CatalogExam; fromExamId: string; canUse: boolean;
+  launch: VerifiedLaunch; org: string; course: LtiCourseKey; exam: CatalogExam; fromExamId: string; canUse: boolean; canCopy: boolean;
 }, deps: CourseOfferDeps): Promise<void> {
   const { launch, exam } = input;
   const context = (launch.claims[CLAIM.context] ?? {}) as { title?: unknown; label?: unknown };
@@ -71,8 +73,11 @@ export async function offerCourseChoice(req: Request, res: Response, input: {
     status: 200, title: exam.name,
     message: `This course's link names an exam of ${exam.className}, which belongs to another LMS course (this course may be a copy of it). Students of this course are refused until you choose.`,
     body: `<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="offer" value="${escapeHtml(id)}">`
-      + `<p><label>New class <input name="className" maxlength="200" value="${escapeHtml(className)}"></label></p>`
-      + `<p><button id="copy" name="action" value="copy">Copy the exam into a new class for this course</button> Same settings and questions; this course's students take the copy.</p>${use}</form>`,
+      + (input.canCopy
+        ? `<p><label>New class <input name="className" maxlength="200" value="${escapeHtml(className)}"></label></p>`
+          + `<p><button id="copy" name="action" value="copy">Copy the exam into a new class for this course</button> Same settings and questions; this course's students take the copy.</p>`
+        : `<p id="no-copy">Copying is only for the instructor who placed this exam in its course, unless the app's administrator allows more (lti.canCopy).</p>`)
+      + `${use}</form>`,
   });
 }
 
@@ -96,8 +101,7 @@ export function courseChoiceRoute(deps: CourseOfferDeps) {
     if (action === "copy" && !isText(className, 200)) return page(res, 400, "Name the new class", "The new class needs a name of 1 to 200 characters (field className). Go back and name it.");
     const sub = String(offer.claims.sub ?? "");
     if (action === "use") {
-      const linked = await binding.linkedTo(offer.org, offer.course, offer.exam.classId);
-      if (!(await binding.mayLink(offer.claims, offer.org, offer.exam, linked))) {
+      if (!(await binding.mayLink(offer.claims, offer.org, offer.course, offer.exam))) {
         logger.warn({ event: "lti_refused", check: "can_link", status: 403, examId: offer.exam.id }, "LTI launch refused: can_link");
         return page(res, 403, "This exam cannot be used here", `This app does not let your account link ${offer.exam.className} to this course. Copy the exam instead.`);
       }
@@ -105,6 +109,11 @@ export function courseChoiceRoute(deps: CourseOfferDeps) {
       await binding.link(offer.org, offer.course, offer.exam.classId, sub);
       logger.info({ event: "lti_course_offer", outcome: "use", examId: offer.exam.id }, "LTI course linked to the exam's class as it is");
       return page(res, 200, offer.exam.name, `Ready: this course is now linked to ${offer.exam.className}; its students who open the link start this exam.`);
+    }
+    // Asked again: the page offers a copy only where allowed, and a hand-made post may ask for one anyway.
+    if (!(await binding.mayCopy(offer.claims, offer.org, offer.course, offer.exam))) {
+      logger.warn({ event: "lti_refused", check: "can_copy", status: 403, examId: offer.exam.id }, "LTI launch refused: can_copy");
+      return page(res, 403, "This exam cannot be copied here", `A copy would show this course the questions of ${offer.exam.className}: only the instructor who placed it in its course may copy it, unless the app's administrator allows more (lti.canCopy, lti.canLink).`);
     }
     if ((await deps.offers.take(offerKey(id))) === undefined) return page(res, 410, "This choice has expired", "This page was used already. Open the link from your course again.");
     let copy: CatalogExam;

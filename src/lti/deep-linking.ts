@@ -19,14 +19,13 @@ import type { SingleUseStore } from "../fleet/single-use.js";
 import type { LtiCourseKey } from "../store/lti-course-types.js";
 import { CatalogWriteFailed, type CatalogExam, type LtiCatalog } from "./catalog.js";
 import { CLAIM, isInstructorRole } from "./claims.js";
-import { courseOf, type CourseBinding } from "./course-binding.js";
+import { courseOf, type CourseBinding, type LinkState } from "./course-binding.js";
 import { signDeepLinkResponse } from "./deep-link-response.js";
 import { readDeepLinkSettings, type DeepLinkSettings } from "./deep-link-settings.js";
 import { keptClaims } from "./launch-claims.js";
 import { launchOrganization } from "./launch-organization.js";
 import { readNewExamForm } from "./new-exam-form.js";
 import type { LinkKind } from "./open-link.js";
-import type { LinkedTo } from "./options.js";
 import { escapeHtml } from "../core/html.js";
 import { isText } from "../core/text.js";
 import { sendLtiPage } from "./pages.js";
@@ -64,18 +63,23 @@ export function deepLinking(deps: DeepLinkingDeps) {
   const refuseWith = (res: Response, status: number, check: string, forAdministrator: string, title = "Exams cannot be added here") =>
     refuse(res, logger, frameAncestors, { status, check, title, forAdministrator });
 
-  /** The exams this instructor may link to the course, the course's own classes first; and those classes. */
+  /**
+   * The exams this instructor may link to the course, the course's own classes first; and
+   * those classes. Never a class of another course (whatever `canLink` says: another
+   * course's exams, with their ids, are not this picker's to show; a course shares one
+   * through the course offer).
+   */
   async function linkable(claims: Record<string, unknown>, org: string, course: LtiCourseKey): Promise<{ exams: CatalogExam[]; linkedClasses: Set<string> }> {
-    const byClass = new Map<string, LinkedTo>();
+    const byClass = new Map<string, LinkState>();
     const mine: CatalogExam[] = [];
     const others: CatalogExam[] = [];
     for (const exam of await catalog.list(org)) {
-      let linked = byClass.get(exam.classId);
-      if (linked === undefined) byClass.set(exam.classId, (linked = await binding.linkedTo(org, course, exam.classId)));
-      if (!(await binding.mayLink(claims, org, exam, linked))) continue;
-      (linked === "this-course" ? mine : others).push(exam);
+      let state = byClass.get(exam.classId);
+      if (state === undefined) byClass.set(exam.classId, (state = await binding.linkState(org, course, exam.classId)));
+      if (state.linkedTo === "another-course" || !(await binding.mayLink(claims, org, course, exam, state))) continue;
+      (state.linkedTo === "this-course" ? mine : others).push(exam);
     }
-    return { exams: [...mine, ...others], linkedClasses: new Set([...byClass].filter(([, l]) => l === "this-course").map(([c]) => c)) };
+    return { exams: [...mine, ...others], linkedClasses: new Set([...byClass].filter(([, l]) => l.linkedTo === "this-course").map(([c]) => c)) };
   }
 
   /** `POST /lti/launch` with an `LtiDeepLinkingRequest`, verified. */
@@ -120,8 +124,9 @@ export function deepLinking(deps: DeepLinkingDeps) {
       logger.info({ event: "lti_deep_linking", outcome: "unknown_exam", kind }, "LTI deep-linking choice names no exam of the organization");
       return sendLtiPage(res, frameAncestors, { status: 400, title: "Choose an exam", message: `Choose one of the listed exams (field ${kind === "roleplay" ? "roleplayId" : "examId"}). Go back and choose again.` });
     }
-    // The page lists only what canLink allows; a hand-made post is asked again.
-    if (!(await binding.mayLink(pick.claims, pick.org, exam, await binding.linkedTo(pick.org, pick.course, exam.classId)))) {
+    // The page lists only what canLink allows, never another course's class; a hand-made post is asked again.
+    const state = await binding.linkState(pick.org, pick.course, exam.classId);
+    if (state.linkedTo === "another-course" || !(await binding.mayLink(pick.claims, pick.org, pick.course, exam, state))) {
       logger.warn({ event: "lti_refused", check: "can_link", status: 403, examId: exam.id }, "LTI launch refused: can_link");
       return sendLtiPage(res, frameAncestors, { status: 403, title: "This exam cannot be added here", message: `This app does not let your account link ${exam.className} to this course. Choose another exam, or create one.` });
     }

@@ -65,7 +65,8 @@ export async function instructorPage(req: Request, res: Response, launch: Verifi
     logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "no_course" }, "LTI instructor launch outside a course");
     return examPage(req, res, exam, deps, "Not open to students: this launch names no LMS course (no context), and exams open only in the course they were placed in.");
   }
-  const linked = await binding.linkedTo(org, course, exam.classId);
+  const state = await binding.linkState(org, course, exam.classId);
+  const linked = state.linkedTo;
   const sub = String(launch.claims.sub);
   // The course's NRPS/AGS endpoints, for calls made later without a launch; a failed write costs only that.
   await binding.recordServices(org, course, launch.claims).catch((error: unknown) => logger.warn({ event: "lti_course_services", outcome: "not_recorded", error: (error as Error)?.message }, "the course's LTI service endpoints could not be recorded"));
@@ -74,22 +75,27 @@ export async function instructorPage(req: Request, res: Response, launch: Verifi
     logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "ready" }, "LTI instructor launch");
     return examPage(req, res, exam, deps, `Ready: students of this course who open this link start this ${what}, signed in as themselves.`, prepare);
   }
-  const allowed = await binding.mayLink(launch.claims, org, exam, linked);
+  const allowed = await binding.mayLink(launch.claims, org, course, exam, state);
   if (linked === "none" && allowed) {
     await binding.link(org, course, exam.classId, sub);
     logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "linked" }, "LTI instructor launch linked the course");
     return examPage(req, res, exam, deps, `Ready: this course is now linked to ${exam.className}; its students who open this link start this ${what}, signed in as themselves.`, prepare);
   }
-  if (linked === "another-course") {
+  const canCopy = linked === "another-course" && (await binding.mayCopy(launch.claims, org, course, exam));
+  if (linked === "another-course" && (allowed || canCopy)) {
     logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "offer" }, "LTI instructor launch in a course copied from another");
-    return offerCourseChoice(req, res, { launch, org, course, exam, fromExamId: named.id, canUse: allowed }, deps);
+    return offerCourseChoice(req, res, { launch, org, course, exam, fromExamId: named.id, canUse: allowed, canCopy }, deps);
   }
-  logger.warn({ event: "lti_refused", check: "can_link", status: 403, examId: exam.id, contextId: course.contextId }, "LTI launch refused: can_link");
+  logger.warn({ event: "lti_refused", check: linked === "another-course" ? "can_copy" : "can_link", status: 403, examId: exam.id, contextId: course.contextId }, `LTI launch refused: ${linked === "another-course" ? "can_copy" : "can_link"}`);
   sendLtiPage(res, frameAncestors, {
     status: 403, title: exam.name,
-    message: `You may not open this ${what} in this course: this app does not let your account link ${exam.className} to it. Students who open the link are refused.`,
+    message: `You may not open this ${what} in this course, and students who open the link are refused. ${linked === "another-course" ? COPY_REFUSED(exam) : LINK_REFUSED(exam)}`,
   });
 }
+
+/** Who can allow what was refused (docs/lti.md "Who may link what"). */
+const COPY_REFUSED = (exam: CatalogExam) => `${exam.className} belongs to another course of your LMS, and a copy would show this course its questions: only the instructor who placed it there may copy it, unless the app's administrator allows more (lti.canCopy, lti.canLink).`;
+const LINK_REFUSED = (exam: CatalogExam) => `${exam.className} was not made from this course: linking it here needs the consent of the app's administrator (lti.canLink). Or make a new exam from this course's exam picker (Add content).`;
 
 /** What *Prepare this exam for the course* needs of a linked course's launch. */
 interface Prepare { org: string; course: LtiCourseKey; launch: VerifiedLaunch }

@@ -5,6 +5,7 @@
  */
 import type { Request } from "express";
 import type { StudentIdentity } from "../platform/schemas.js";
+import type { LtiCourseKey, LtiCourseLink } from "../store/lti-course-types.js";
 // Our own JWK type, neither jose's (ESM only: a CommonJS consumer could not resolve its
 // types) nor node:crypto's (@types/node 26 no longer exports JsonWebKey).
 import type { LtiJsonWebKey } from "./json-web-key.js";
@@ -223,13 +224,24 @@ export interface LtiOptions {
   organizationFor?: OrganizationFor;
   /**
    * Whether this instructor may link the exam's class to their LMS course (course
-   * binding: a learner's launch opens an exam only in a course its class is linked to).
-   * Asked for every exam the picker would list, at the choice, and at an instructor's
-   * launch of a link naming an exam. `claims`: the verified launch's. Default: a class
-   * linked to this course or to none yet (`linkedTo !== "another-course"`): an app whose
-   * sections share one class allows `"another-course"` on purpose. See docs/lti.md.
+   * binding: a learner's launch opens an exam only in a course its class is linked to),
+   * or copy it into a class of their course (`purpose: "copy"`). Asked for every exam the
+   * picker would list, at the choice, at an instructor's launch of a link naming an exam,
+   * and before a course copy is offered and made. `claims`: the verified launch's.
+   * Default: only a class already linked to this course (`linkedTo === "this-course"`;
+   * a class made from this course's picker is linked at once): an exam made in the app's
+   * dashboard needs the app's consent (`(claims, ctx) => ctx.linkedTo !== "another-course"`
+   * is the earlier default). See docs/lti.md "Who may link what".
    */
   canLink?: CanLink;
+  /**
+   * Whether this instructor may copy an exam whose class is linked to another LMS course
+   * into a new class of their course (a term rollover: the course offer). A copy discloses
+   * the exam's questions to the copying course. Asked before the copy is offered and again
+   * before it is made. Default: the LMS user (same issuer and `sub`) who linked the
+   * original to its course, or whom the app's `canLink` allows (asked with `purpose: "copy"`).
+   */
+  canCopy?: CanLink;
   /**
    * The LMS gradebook (LTI AGS, docs/lti.md "The gradebook"): line items, a score at each
    * learner's launch and return, `POST /oral-assessments/:examId/scores`, all through a
@@ -241,13 +253,19 @@ export interface LtiOptions {
 /** Where the exam's class is linked now, from this course's point of view. */
 export type LinkedTo = "none" | "this-course" | "another-course";
 
-/** What `canLink` is asked about. */
+/** What `canLink` (and `canCopy`) is asked about. */
 export interface CanLinkContext {
   examId: string;
   classId: string;
   /** The organization the launch acts for. */
   organization: string;
   linkedTo: LinkedTo;
+  /** `"link"`: link the exam's class to this course; `"copy"`: copy the exam (settings and questions) into a new class linked to it. */
+  purpose: "link" | "copy";
+  /** The LMS course asking: the launch's issuer, client id, deployment id and `context.id`. */
+  course: LtiCourseKey;
+  /** The LMS courses the class is linked to now, oldest first, each with who linked it (`linkedBy`, an LMS `sub`) and when. */
+  linkedCourses: readonly LtiCourseLink[];
 }
 
 export type CanLink = (claims: Record<string, unknown>, ctx: CanLinkContext) => boolean | Promise<boolean>;

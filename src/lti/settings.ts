@@ -35,8 +35,10 @@ export const ltiSchema = {
   emailStandIn: emailStandInSchema,
   /** Default: the router's own organization (`() => undefined`; many organizations: see router/settings.ts). */
   organizationFor: optional(fn<OrganizationFor>(), { fix: "Pass a function or leave it out for the router's platform." }),
-  canLink: optional(fn<CanLink>("a function (claims, { examId, classId, organization, linkedTo }) => boolean"),
-    { fix: "Pass a function or leave it out for the default (a class linked to this course or to none yet)." }),
+  canLink: optional(fn<CanLink>("a function (claims, { examId, classId, organization, linkedTo, purpose, course, linkedCourses }) => boolean"),
+    { fix: "Pass a function or leave it out for the default (only a class already linked to this course)." }),
+  canCopy: optional(fn<CanLink>("a function (claims, { examId, classId, organization, linkedTo, purpose, course, linkedCourses }) => boolean"),
+    { fix: "Pass a function or leave it out for the default (the LMS user who linked the original, or whom canLink allows, may copy it)." }),
   framedLaunch: withDefault(z.enum(["new-window", "frame"], { error: 'must be "new-window" or "frame".' }), "new-window"),
   rolesWithoutContext: withDefault(z.enum(["learner", "institution-instructor"], { error: 'must be "learner" or "institution-instructor".' }), "learner"),
 };

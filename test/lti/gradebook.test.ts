@@ -15,7 +15,7 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createLmsEmulator, type LmsEmulator, type LmsPreset } from "../../src/emulator/index.js";
 import { sqliteStore } from "../../src/index.js";
-import { followToExam, launchFromCourse, placeExam, TOOL_KEY_PEM } from "../support/lti.js";
+import { followToExam, launchFromCourse, placeExam, DASHBOARD_EXAMS_LINKABLE, TOOL_KEY_PEM } from "../support/lti.js";
 import { startStack, type Stack, type StackOptions } from "../support/stack.js";
 
 const FAST = { pollMs: 50, firstRetryMs: 100, maxRetryMs: 400 };
@@ -24,7 +24,7 @@ const poll = { timeout: 20_000, interval: 50 };
 async function toolFor(lms: LmsEmulator, options: StackOptions = {}): Promise<Stack> {
   const stack = await startStack({
     ...options,
-    router: { ...options.router, lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], emailStandIn: { domain: "lms.invalid" }, gradebook: FAST } },
+    router: { ...options.router, lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], canLink: DASHBOARD_EXAMS_LINKABLE, emailStandIn: { domain: "lms.invalid" }, gradebook: FAST } },
   });
   lms.registerTool(`${stack.app.url}/oral`);
   return stack;

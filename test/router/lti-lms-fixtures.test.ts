@@ -14,7 +14,7 @@
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLmsEmulator, LMS_PRESETS, type LmsEmulator, type LmsPreset } from "../../src/emulator/index.js";
-import { followToExam, launchFromCourse, placeExam, TOOL_KEY_PEM } from "../support/lti.js";
+import { followToExam, launchFromCourse, placeExam, DASHBOARD_EXAMS_LINKABLE, TOOL_KEY_PEM } from "../support/lti.js";
 import { startStack, type Stack } from "../support/stack.js";
 
 const L = "https://purl.imsglobal.org/spec/lti/claim/";
@@ -26,7 +26,7 @@ describe("launches from real LMSs' shapes reach the exam with the default option
   const lmss = new Map<LmsPreset, LmsEmulator>();
   beforeAll(async () => {
     for (const preset of PRESETS) lmss.set(preset, await createLmsEmulator({ preset }));
-    stack = await startStack({ router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [...lmss.values()].map((lms) => lms.registration()), rolesWithoutContext: "institution-instructor" } } });
+    stack = await startStack({ router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [...lmss.values()].map((lms) => lms.registration()), canLink: DASHBOARD_EXAMS_LINKABLE, rolesWithoutContext: "institution-instructor" } } });
     for (const lms of lmss.values()) lms.registerTool(`${stack.app.url}/oral`);
   });
   afterAll(async () => {

@@ -16,7 +16,7 @@ import { oralAssessments, type OralAssessmentsRouter } from "../../src/router/in
 import { assertNoKey, captureLogger } from "../support/canary.js";
 import { listen, type Listening } from "../support/http.js";
 import { TEST_KEY } from "../support/keys.js";
-import { formFields, linkOf, TOOL_KEY_PEM, walkLaunch, type LtiBench } from "../support/lti.js";
+import { formFields, linkOf, DASHBOARD_EXAMS_LINKABLE, TOOL_KEY_PEM, walkLaunch, type LtiBench } from "../support/lti.js";
 
 let emulator: Emulator;
 let north: EmulatorOrganization;
@@ -50,6 +50,7 @@ beforeAll(async () => {
         lmsNorth.registration([{ id: "dep-north", organization: "north" }]),
         lmsSouth.registration([{ id: "dep-south", organization: "south" }]),
       ],
+      canLink: DASHBOARD_EXAMS_LINKABLE,
     },
   });
   const host = express();

@@ -16,7 +16,7 @@ import type { OrganizationInfo } from "../../src/router/shared/organization-info
 import { assertNoKey, captureLogger } from "../support/canary.js";
 import { listen, type Listening } from "../support/http.js";
 import { TEST_KEY } from "../support/keys.js";
-import { linkCourse, linkOf, TOOL_KEY_PEM, walkLaunch, type LtiBench } from "../support/lti.js";
+import { linkCourse, linkOf, DASHBOARD_EXAMS_LINKABLE, TOOL_KEY_PEM, walkLaunch, type LtiBench } from "../support/lti.js";
 
 const ROTATED = `svc_test_${randomBytes(24).toString("hex")}`;
 /** The key whose sign-in breaker the breaker test opens: no other test launches with it. */
@@ -43,7 +43,7 @@ beforeAll(async () => {
     isInstructor: (req) => req.get("x-user") === "teacher",
     canLaunch: "any-signed-in-user",
     logger,
-    lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration([{ id: "dep-north", organization: "north" }])] },
+    lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration([{ id: "dep-north", organization: "north" }])], canLink: DASHBOARD_EXAMS_LINKABLE },
   });
   const host = express();
   host.use((req, _res, next) => {

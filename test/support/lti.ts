@@ -7,8 +7,8 @@
 import { generateKeyPairSync, type webcrypto } from "node:crypto";
 import { generateKeyPair } from "jose";
 import request from "supertest";
-import { createLmsEmulator, type LmsEmulator } from "../../src/emulator/index.js";
-import type { LtiOptions } from "../../src/lti/options.js";
+import { createLmsEmulator, type LmsEmulator, type LmsEmulatorOptions } from "../../src/emulator/index.js";
+import type { CanLink, LtiOptions } from "../../src/lti/options.js";
 import { startStack, type Stack, type StackOptions } from "./stack.js";
 
 export const TOOL_KEY_PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "pem", type: "pkcs8" }).toString();
@@ -35,9 +35,17 @@ export interface LtiBench {
   close(): Promise<void>;
 }
 
-export async function startLtiBench(lti: Partial<LtiOptions> | ((lms: LmsEmulator) => Partial<LtiOptions>) = {}, options: StackOptions = {}): Promise<LtiBench> {
-  const lms = await createLmsEmulator({ signingKey: await lmsSigningKey() });
-  const stack = await startStack({ ...options, router: { ...options.router, lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], ...(typeof lti === "function" ? lti(lms) : lti) } } });
+/**
+ * docs/lti.md's one-line `canLink` for a school whose instructors may link the app's
+ * dashboard exams (the earlier default). The benches' exam is made through the instructor
+ * API, like a dashboard's, so they set it unless the test passes its own `canLink` (or
+ * `canLink: undefined`, to test the default).
+ */
+export const DASHBOARD_EXAMS_LINKABLE: CanLink = (_claims, { linkedTo }) => linkedTo !== "another-course";
+
+export async function startLtiBench(lti: Partial<LtiOptions> | ((lms: LmsEmulator) => Partial<LtiOptions>) = {}, options: StackOptions = {}, users?: LmsEmulatorOptions["users"]): Promise<LtiBench> {
+  const lms = await createLmsEmulator({ signingKey: await lmsSigningKey(), ...(users ? { users } : {}) });
+  const stack = await startStack({ ...options, router: { ...options.router, lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], canLink: DASHBOARD_EXAMS_LINKABLE, ...(typeof lti === "function" ? lti(lms) : lti) } } });
   lms.registerTool(`${stack.app.url}/oral`);
   const { examId } = await stack.seedExam();
   const link = lms.addResourceLink({ title: "Cells", custom: { exam_id: examId } });
@@ -165,7 +173,7 @@ export async function followToExam(launch: CourseLaunch) {
 
 /**
  * Course binding: an instructor of the LMS course opens the link once, which links the
- * exam's class to the course (`lti.canLink`'s default), so the course's learners may
+ * exam's class to the course (where `lti.canLink` allows: DASHBOARD_EXAMS_LINKABLE), so the course's learners may
  * launch it. Throws when the instructor page did not say the link is ready.
  */
 export async function linkCourse(bench: LtiBench, linkId = bench.linkId, userId = "instructor-1"): Promise<void> {
