@@ -4,7 +4,7 @@
  * src/lti knows nothing of stores, clients or organizations beyond their ids.
  */
 import type { Request } from "express";
-import type { LinkKind } from "./open-link.js";
+import type { LinkKind } from "./typed-launch.js";
 
 export interface CatalogExam {
   kind: LinkKind;

@@ -1,4 +1,7 @@
-/** LTI 1.3 claim names (LTI Core §5.3-5.4, Deep Linking 2.0) and the course role of a launch. */
+/**
+ * LTI 1.3 claim names (LTI Core §5.3-5.4, Deep Linking 2.0, AGS, NRPS), read only by
+ * typed-launch.ts, and the course role of a launch.
+ */
 
 export const LTI = "https://purl.imsglobal.org/spec/lti/claim/";
 export const CLAIM = {
@@ -14,6 +17,8 @@ export const CLAIM = {
   launchPresentation: `${LTI}launch_presentation`,
   toolPlatform: `${LTI}tool_platform`,
   deepLinkingSettings: "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings",
+  agsEndpoint: "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint",
+  namesRoleService: "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice",
 } as const;
 
 export const MESSAGE_TYPES = ["LtiResourceLinkRequest", "LtiDeepLinkingRequest"] as const;

@@ -13,34 +13,25 @@
  */
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
-import { isText } from "../core/text.js";
 import type { LtiCourseKey, LtiCourseLink } from "../store/lti-course-types.js";
 import type { OralStoreLti } from "../store/lti-types.js";
 import type { CatalogExam, LtiCatalog } from "./catalog.js";
-import { CLAIM } from "./claims.js";
 import { launchOrganization } from "./launch-organization.js";
-import type { LinkKind } from "./open-link.js";
 import type { CanLinkContext, LinkedTo } from "./options.js";
 import { refuse } from "./refusal.js";
 import type { LtiSettings } from "./settings.js";
+import { userIdOf, withExam, type LinkedExam, type LinkKind } from "./typed-launch.js";
 import type { VerifiedLaunch } from "./verify-launch.js";
-import { membershipsUrlOf } from "./roster.js";
-
-const ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** The launch's LMS course; undefined when it names no context (a launch outside any course). */
 export function courseOf(launch: VerifiedLaunch): LtiCourseKey | undefined {
-  const id = (launch.claims[CLAIM.context] as { id?: unknown } | undefined)?.id;
-  if (!isText(id, 255)) return undefined;
+  const id = launch.context?.id;
+  if (id === undefined) return undefined;
   return { issuer: launch.registration.issuer, clientId: launch.registration.clientId, deploymentId: launch.deploymentId, contextId: id };
 }
 
-/** The exam a resource link names (custom `exam_id` or `roleplay_id`), when well formed. */
-export function examOfLink(launch: VerifiedLaunch): { kind: LinkKind; id: string } | undefined {
-  const custom = (launch.claims[CLAIM.custom] ?? {}) as Record<string, unknown>;
-  const [kind, id]: [LinkKind, unknown] = custom.roleplay_id !== undefined ? ["roleplay", custom.roleplay_id] : ["oral", custom.exam_id];
-  return typeof id === "string" && ID.test(id) ? { kind, id } : undefined;
-}
+/** A learner's launch course binding let through: its exam named (the course's copy, if one was made). */
+export type BoundLaunch = VerifiedLaunch & { exam: LinkedExam };
 
 /**
  * The default `canLink`: only a class already linked to this course (a class made from
@@ -51,8 +42,10 @@ export function examOfLink(launch: VerifiedLaunch): { kind: LinkKind; id: string
 export const defaultCanLink = (linkedTo: LinkedTo): boolean => linkedTo === "this-course";
 
 /** The default `canCopy`: the LMS user (same issuer, same `sub`) who linked the original to its course copies it. */
-export const defaultCanCopy = (claims: Record<string, unknown>, ctx: Pick<CanLinkContext, "course" | "linkedCourses">): boolean =>
-  typeof claims.sub === "string" && ctx.linkedCourses.some((l) => l.issuer === ctx.course.issuer && l.linkedBy === claims.sub);
+export const defaultCanCopy = (claims: Readonly<Record<string, unknown>>, ctx: Pick<CanLinkContext, "course" | "linkedCourses">): boolean => {
+  const sub = userIdOf(claims);
+  return sub !== undefined && ctx.linkedCourses.some((l) => l.issuer === ctx.course.issuer && l.linkedBy === sub);
+};
 
 /** Where a class is linked, from one course's point of view. */
 export interface LinkState {
@@ -89,7 +82,7 @@ export function courseBinding(deps: CourseBindingDeps) {
     ({ examId: exam.id, classId: exam.classId, organization: org, linkedTo: state.linkedTo, purpose, course, linkedCourses: state.linkedCourses });
 
   /** Whether this instructor may link the exam's class to their course: `lti.canLink`, else the default. */
-  async function mayLink(claims: Record<string, unknown>, org: string, course: LtiCourseKey, exam: Pick<CatalogExam, "id" | "classId">, state?: LinkState): Promise<boolean> {
+  async function mayLink(claims: Readonly<Record<string, unknown>>, org: string, course: LtiCourseKey, exam: Pick<CatalogExam, "id" | "classId">, state?: LinkState): Promise<boolean> {
     const known = state ?? (await linkState(org, course, exam.classId));
     if (!settings.canLink) return defaultCanLink(known.linkedTo);
     return (await settings.canLink(claims, contextOf(org, course, exam, known, "link"))) === true;
@@ -101,7 +94,7 @@ export function courseBinding(deps: CourseBindingDeps) {
    * user who linked the original, or whom the app's `lti.canLink` allows (asked with
    * `purpose: "copy"`).
    */
-  async function mayCopy(claims: Record<string, unknown>, org: string, course: LtiCourseKey, exam: Pick<CatalogExam, "id" | "classId">): Promise<boolean> {
+  async function mayCopy(claims: Readonly<Record<string, unknown>>, org: string, course: LtiCourseKey, exam: Pick<CatalogExam, "id" | "classId">): Promise<boolean> {
     const ctx = contextOf(org, course, exam, await linkState(org, course, exam.classId), "copy");
     if (settings.canCopy) return (await settings.canCopy(claims, ctx)) === true;
     return defaultCanCopy(claims, ctx) || (settings.canLink !== undefined && (await settings.canLink(claims, ctx)) === true);
@@ -119,13 +112,21 @@ export function courseBinding(deps: CourseBindingDeps) {
   }
 
   /**
-   * A learner's launch: the launch to go on with (its custom parameter pointing at the
-   * course's copy of the exam, if there is one), or undefined when a page was answered.
-   * A link naming no exam goes on unchanged: the launch refuses it for that.
+   * A learner's launch: the launch to go on with (naming the course's copy of the exam, if
+   * there is one), or undefined when a page was answered. Fails closed: a link whose exam
+   * the launch's one reading (typed-launch.ts) cannot name is refused here too.
    */
-  async function check(req: Request, res: Response, launch: VerifiedLaunch): Promise<VerifiedLaunch | undefined> {
-    const named = examOfLink(launch);
-    if (!named) return launch;
+  async function check(req: Request, res: Response, launch: VerifiedLaunch): Promise<BoundLaunch | undefined> {
+    const named = launch.exam;
+    if (!named) {
+      refuse(res, logger, deps.frameAncestors, {
+        status: 403, check: "custom_exam_id", title: "This link does not open an exam",
+        message: "This link does not name an exam this tool can open. Please tell your instructor.",
+        forAdministrator: `This link names no exam: give the resource link the custom parameter ${launch.examParameter}=<exam id> (or roleplay_id), or place it with Deep Linking.`,
+        detail: { resourceLink: launch.resourceLink?.id, deploymentId: launch.deploymentId },
+      });
+      return undefined;
+    }
     const course = courseOf(launch);
     const org = await launchOrganization(req, res, launch, deps);
     if (org === undefined) return undefined;
@@ -146,9 +147,7 @@ export function courseBinding(deps: CourseBindingDeps) {
       });
       return undefined;
     }
-    if (!exam.copied) return launch;
-    const custom = { ...(launch.claims[CLAIM.custom] as Record<string, unknown>), [exam.kind === "roleplay" ? "roleplay_id" : "exam_id"]: exam.id };
-    return { ...launch, claims: { ...launch.claims, [CLAIM.custom]: custom } };
+    return exam.copied ? withExam(launch, { kind: exam.kind, id: exam.id }) : { ...launch, exam: named };
   }
 
   /** In this course, links naming `fromExamId` now open `toExamId` (a course copy). */
@@ -157,10 +156,8 @@ export function courseBinding(deps: CourseBindingDeps) {
   }
 
   /** The course's LTI Advantage endpoints as this launch carries them (NRPS, AGS): what later calls without a launch use. */
-  async function recordServices(org: string, course: LtiCourseKey, claims: Record<string, unknown>): Promise<void> {
-    const ags = claims["https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"];
-    const agsText = ags !== null && typeof ags === "object" ? JSON.stringify(ags) : undefined;
-    await store.putLtiCourseServices(org, course, { membershipsUrl: membershipsUrlOf(claims), agsEndpoint: agsText !== undefined && agsText.length <= 8192 ? agsText : undefined, seenAt: new Date().toISOString() });
+  async function recordServices(org: string, course: LtiCourseKey, launch: VerifiedLaunch): Promise<void> {
+    await store.putLtiCourseServices(org, course, { membershipsUrl: launch.services.membershipsUrl, agsEndpoint: launch.services.ags?.json, seenAt: new Date().toISOString() });
   }
 
   return { check, linkState, linkedTo, mayLink, mayCopy, link, followed, recordCopy, recordServices };

@@ -21,14 +21,13 @@ import { randomId } from "../core/random-id.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
 import type { LtiCourseKey } from "../store/lti-course-types.js";
 import { CatalogWriteFailed, type CatalogExam, type LtiCatalog } from "./catalog.js";
-import { CLAIM } from "./claims.js";
 import type { CourseBinding } from "./course-binding.js";
-import { keptClaims } from "./launch-claims.js";
 import { escapeHtml } from "../core/html.js";
 import { isText } from "../core/text.js";
 import { sendLtiPage } from "./pages.js";
 import type { LtiSettings } from "./settings.js";
 import { toolBase } from "./tool-url.js";
+import { userIdOf } from "./typed-launch.js";
 import type { VerifiedLaunch } from "./verify-launch.js";
 
 interface Offer {
@@ -59,11 +58,10 @@ export async function offerCourseChoice(req: Request, res: Response, input: {
   launch: VerifiedLaunch; org: string; course: LtiCourseKey; exam: CatalogExam; fromExamId: string; canUse: boolean; canCopy: boolean;
 }, deps: CourseOfferDeps): Promise<void> {
   const { launch, exam } = input;
-  const context = (launch.claims[CLAIM.context] ?? {}) as { title?: unknown; label?: unknown };
-  const courseTitle = [context.title, context.label, input.course.contextId].find((v) => isText(v)) as string;
+  const courseTitle = [launch.context?.title, launch.context?.label, input.course.contextId].find((v) => isText(v)) as string;
   const className = `${exam.className} (${courseTitle})`.slice(0, 200);
   const id = randomId(24);
-  const offer: Offer = { org: input.org, course: input.course, exam, fromExamId: input.fromExamId, className, claims: keptClaims(launch.claims) };
+  const offer: Offer = { org: input.org, course: input.course, exam, fromExamId: input.fromExamId, className, claims: launch.kept };
   await deps.offers.put(offerKey(id), JSON.stringify(offer), deps.settings.stateTtlMs);
   const action = `${toolBase(req, deps.settings.toolUrl)}/lti/course`;
   const use = input.canUse
@@ -99,7 +97,7 @@ export function courseChoiceRoute(deps: CourseOfferDeps) {
     const className = typeof body.className === "string" ? body.className.trim() : offer.className;
     if (action !== "copy" && action !== "use") return page(res, 400, "Choose what to do", "Choose Copy or Use (field action). Go back and choose again.");
     if (action === "copy" && !isText(className, 200)) return page(res, 400, "Name the new class", "The new class needs a name of 1 to 200 characters (field className). Go back and name it.");
-    const sub = String(offer.claims.sub ?? "");
+    const sub = userIdOf(offer.claims) ?? "";
     if (action === "use") {
       if (!(await binding.mayLink(offer.claims, offer.org, offer.course, offer.exam))) {
         logger.warn({ event: "lti_refused", check: "can_link", status: 403, examId: offer.exam.id }, "LTI launch refused: can_link");

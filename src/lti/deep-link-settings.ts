@@ -2,9 +2,8 @@
  * The `deep_linking_settings` claim of an `LtiDeepLinkingRequest` (Deep Linking 2.0 §4.4),
  * read into what the tool honours: where to return, whether an `ltiResourceLink` may be
  * returned at all, and how the link may be presented. `data` is kept exactly as sent, to
- * be echoed unaltered.
+ * be echoed unaltered. Read once, with the rest of the launch, by typed-launch.ts.
  */
-import { CLAIM } from "./claims.js";
 import { isLmsUrl } from "./lms-url.js";
 
 export interface DeepLinkSettings {
@@ -18,8 +17,9 @@ export interface DeepLinkSettings {
 
 export type SettingsRead = { settings: DeepLinkSettings } | { refused: { check: string; forAdministrator: string } };
 
-export function readDeepLinkSettings(claims: Record<string, unknown>): SettingsRead {
-  const raw = claims[CLAIM.deepLinkingSettings] as Record<string, unknown> | undefined;
+/** `claim`: the `deep_linking_settings` claim's value. */
+export function readDeepLinkSettings(claim: unknown): SettingsRead {
+  const raw = claim as Record<string, unknown> | undefined;
   const refused = (check: string, forAdministrator: string): SettingsRead => ({ refused: { check, forAdministrator } });
   if (raw === null || typeof raw !== "object") return refused("deep_linking_settings", "The deep-linking request carries no deep_linking_settings claim.");
   const returnUrl = raw.deep_link_return_url;

@@ -18,14 +18,12 @@ import { randomId } from "../core/random-id.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
 import type { LtiCourseKey } from "../store/lti-course-types.js";
 import { CatalogWriteFailed, type CatalogExam, type LtiCatalog } from "./catalog.js";
-import { CLAIM, isInstructorRole } from "./claims.js";
+import { isInstructorRole } from "./claims.js";
 import { courseOf, type CourseBinding, type LinkState } from "./course-binding.js";
 import { signDeepLinkResponse } from "./deep-link-response.js";
-import { readDeepLinkSettings, type DeepLinkSettings } from "./deep-link-settings.js";
-import { keptClaims } from "./launch-claims.js";
+import type { DeepLinkSettings } from "./deep-link-settings.js";
 import { launchOrganization } from "./launch-organization.js";
 import { readNewExamForm } from "./new-exam-form.js";
-import type { LinkKind } from "./open-link.js";
 import { escapeHtml } from "../core/html.js";
 import { isText } from "../core/text.js";
 import { sendLtiPage } from "./pages.js";
@@ -33,6 +31,7 @@ import { pickerBody } from "./picker-page.js";
 import { refuse } from "./refusal.js";
 import type { LtiSettings } from "./settings.js";
 import { launchUrl, toolBase } from "./tool-url.js";
+import { userIdOf, type LinkKind } from "./typed-launch.js";
 import type { VerifiedLaunch } from "./verify-launch.js";
 
 interface Pick {
@@ -87,19 +86,18 @@ export function deepLinking(deps: DeepLinkingDeps) {
     if (!isInstructorRole(launch.roles, settings.rolesWithoutContext)) {
       return refuse(res, logger, frameAncestors, { status: 403, check: "deep_linking_role", title: "Only instructors add exams", message: "Adding an exam to a course is for its instructors.", forAdministrator: "A deep-linking request came from a user without an instructor role." });
     }
-    const read = readDeepLinkSettings(launch.claims);
+    const read = launch.services.deepLinking;
     if ("refused" in read) return refuseWith(res, 400, read.refused.check, read.refused.forAdministrator);
     const course = courseOf(launch);
     if (!course) return refuseWith(res, 400, "context", "The deep-linking request names no course (no context claim with an id): exams are placed in a course, and open only there.");
     const org = await launchOrganization(req, res, launch, { settings, catalog, logger, frameAncestors });
     if (org === undefined) return;
-    const context = launch.claims[CLAIM.context] as { title?: unknown; label?: unknown };
-    const courseTitle = ([context.title, context.label].find((v) => isText(v, Infinity, { trim: true })) as string | undefined ?? course.contextId).trim().slice(0, 200);
-    const [{ exams, linkedClasses }, courses] = await Promise.all([linkable(launch.claims, org, course), catalog.courses(org)]);
+    const courseTitle = ([launch.context?.title, launch.context?.label].find((v) => isText(v, Infinity, { trim: true })) as string | undefined ?? course.contextId).trim().slice(0, 200);
+    const [{ exams, linkedClasses }, courses] = await Promise.all([linkable(launch.forHooks, org, course), catalog.courses(org)]);
     const id = randomId(24);
     const pick: Pick = {
       issuer: launch.registration.issuer, clientId: launch.registration.clientId, deploymentId: launch.deploymentId, org, course, courseTitle,
-      claims: keptClaims(launch.claims), settings: read.settings,
+      claims: launch.kept, settings: read.settings,
     };
     await store.put(pickKey(id), JSON.stringify(pick), settings.stateTtlMs);
     logger.info({ event: "lti_deep_linking", outcome: "picker", exams: exams.length }, "LTI deep-linking picker");
@@ -154,7 +152,7 @@ export function deepLinking(deps: DeepLinkingDeps) {
 
   /** Links the exam's class to the course, then answers the form posting the signed response. */
   async function place(req: Request, res: Response, pick: Pick, exam: CatalogExam): Promise<void> {
-    await binding.link(pick.org, pick.course, exam.classId, String(pick.claims.sub ?? ""));
+    await binding.link(pick.org, pick.course, exam.classId, userIdOf(pick.claims) ?? "");
     const jwt = await signDeepLinkResponse({
       keys: settings.keys, issuer: pick.issuer, clientId: pick.clientId, deploymentId: pick.deploymentId,
       settings: pick.settings, exam, launchUrl: launchUrl(req, settings.toolUrl),

@@ -16,14 +16,12 @@ import type { Logger } from "../core/logger.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
 import type { LtiCourseKey } from "../store/lti-course-types.js";
 import type { CatalogExam, LtiCatalog } from "./catalog.js";
-import { CLAIM } from "./claims.js";
-import { courseOf, examOfLink, type CourseBinding } from "./course-binding.js";
+import { courseOf, type CourseBinding } from "./course-binding.js";
 import { offerCourseChoice } from "./course-offer.js";
 import { launchOrganization } from "./launch-organization.js";
 import { escapeHtml } from "../core/html.js";
 import { sendLtiPage } from "./pages.js";
 import { PREPARE_FORM_SCRIPT, prepareCourseForm } from "./prepare-course.js";
-import { membershipsUrlOf } from "./roster.js";
 import type { LtiSettings } from "./settings.js";
 import { toolBase } from "./tool-url.js";
 import type { VerifiedLaunch } from "./verify-launch.js";
@@ -42,11 +40,10 @@ const whatOf = (kind: string) => (kind === "roleplay" ? "role-play" : "oral exam
 
 export async function instructorPage(req: Request, res: Response, launch: VerifiedLaunch, deps: InstructorPageDeps): Promise<void> {
   const { frameAncestors, binding, logger } = deps;
-  const named = examOfLink(launch);
+  const named = launch.exam;
   if (!named) {
     logger.info({ event: "lti_launch", outcome: "instructor", status: "no_exam" }, "LTI instructor launch of a link naming no exam");
-    const param = ((launch.claims[CLAIM.custom] ?? {}) as Record<string, unknown>).roleplay_id !== undefined ? "roleplay_id" : "exam_id";
-    return sendLtiPage(res, frameAncestors, { status: 200, title: "This link names no exam", message: `Students who open it are refused. Give the link the custom parameter ${param}=<id>, or add the exam again with the tool's Deep Linking (the exam picker).` });
+    return sendLtiPage(res, frameAncestors, { status: 200, title: "This link names no exam", message: `Students who open it are refused. Give the link the custom parameter ${launch.examParameter}=<id>, or add the exam again with the tool's Deep Linking (the exam picker).` });
   }
   const org = await launchOrganization(req, res, launch, deps);
   if (org === undefined) return;
@@ -67,21 +64,21 @@ export async function instructorPage(req: Request, res: Response, launch: Verifi
   }
   const state = await binding.linkState(org, course, exam.classId);
   const linked = state.linkedTo;
-  const sub = String(launch.claims.sub);
+  const sub = launch.userId;
   // The course's NRPS/AGS endpoints, for calls made later without a launch; a failed write costs only that.
-  await binding.recordServices(org, course, launch.claims).catch((error: unknown) => logger.warn({ event: "lti_course_services", outcome: "not_recorded", error: (error as Error)?.message }, "the course's LTI service endpoints could not be recorded"));
+  await binding.recordServices(org, course, launch).catch((error: unknown) => logger.warn({ event: "lti_course_services", outcome: "not_recorded", error: (error as Error)?.message }, "the course's LTI service endpoints could not be recorded"));
   const prepare: Prepare = { org, course, launch };
   if (linked === "this-course") {
     logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "ready" }, "LTI instructor launch");
     return examPage(req, res, exam, deps, `Ready: students of this course who open this link start this ${what}, signed in as themselves.`, prepare);
   }
-  const allowed = await binding.mayLink(launch.claims, org, course, exam, state);
+  const allowed = await binding.mayLink(launch.forHooks, org, course, exam, state);
   if (linked === "none" && allowed) {
     await binding.link(org, course, exam.classId, sub);
     logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "linked" }, "LTI instructor launch linked the course");
     return examPage(req, res, exam, deps, `Ready: this course is now linked to ${exam.className}; its students who open this link start this ${what}, signed in as themselves.`, prepare);
   }
-  const canCopy = linked === "another-course" && (await binding.mayCopy(launch.claims, org, course, exam));
+  const canCopy = linked === "another-course" && (await binding.mayCopy(launch.forHooks, org, course, exam));
   if (linked === "another-course" && (allowed || canCopy)) {
     logger.info({ event: "lti_launch", outcome: "instructor", examId: exam.id, status: "offer" }, "LTI instructor launch in a course copied from another");
     return offerCourseChoice(req, res, { launch, org, course, exam, fromExamId: named.id, canUse: allowed, canCopy }, deps);
@@ -103,11 +100,11 @@ interface Prepare { org: string; course: LtiCourseKey; launch: VerifiedLaunch }
 /** The exam's page, with its student-link status (and, for a linked oral exam in an LMS offering NRPS, *Prepare this exam for the course*). */
 async function examPage(req: Request, res: Response, exam: CatalogExam, deps: InstructorPageDeps, status: string, prepare?: Prepare): Promise<void> {
   const what = whatOf(exam.kind);
-  const membershipsUrl = prepare && membershipsUrlOf(prepare.launch.claims);
+  const membershipsUrl = prepare?.launch.services.membershipsUrl;
   const form = prepare && membershipsUrl && exam.kind === "oral"
     ? await prepareCourseForm(req, {
       org: prepare.org, course: prepare.course, examId: exam.id, examName: exam.name, classId: exam.classId, courseId: undefined, membershipsUrl,
-      rlid: (prepare.launch.claims[CLAIM.resourceLink] as { id?: unknown } | undefined)?.id as string | undefined,
+      rlid: prepare.launch.resourceLink?.id,
     }, { forms: deps.offers, roster: deps.settings.roster, settings: deps.settings })
     : "";
   const prepareApi = `${toolBase(req, deps.settings.toolUrl)}/oral-assessments/${encodeURIComponent(exam.id)}/prepare`;

@@ -14,17 +14,18 @@ import type { LtiStudentFields } from "./options.js";
 import type { Refusal } from "./refusal.js";
 import type { LtiSettings } from "./settings.js";
 import { fallbackEmail } from "./student-email.js";
-import { studentFromClaims } from "./student.js";
+import { studentOf } from "./student.js";
+import type { LaunchClaims } from "./typed-launch.js";
 
 const FIELD_NAMES: Record<string, string> = { email: "e-mail address", firstName: "first name", lastName: "last name", orgInternalId: "user id" };
 const CLAIM_NAMES: Record<string, string> = { email: "email", firstName: "given_name/name", lastName: "family_name/name", orgInternalId: "sub" };
 
-export async function studentOfLaunch(settings: Pick<LtiSettings, "student" | "email">, claims: Record<string, unknown>, organization: string | undefined, logger: Logger): Promise<{ student: LtiStudentFields } | { refusal: Refusal }> {
-  const mapped = { ...((settings.student ?? studentFromClaims)(claims) ?? {}) };
+export async function studentOfLaunch(settings: Pick<LtiSettings, "student" | "email">, launch: LaunchClaims, organization: string | undefined, logger: Logger): Promise<{ student: LtiStudentFields } | { refusal: Refusal }> {
+  const mapped = { ...((settings.student ? settings.student(launch.forHooks) : studentOf(launch)) ?? {}) };
   if (!isText(mapped.email, Infinity, { trim: true })) {
     let found: Awaited<ReturnType<typeof fallbackEmail>>;
     try {
-      found = await fallbackEmail(settings.email, claims, organization);
+      found = await fallbackEmail(settings.email, launch, organization);
     } catch (error) {
       logger.error({ event: "lti_email_lookup_failed", error: (error as Error)?.message }, "lti.email failed");
       return { refusal: { status: 503, check: "email_lookup", title: "Your e-mail address could not be looked up", message: "Please open the exam again in a moment.", forAdministrator: "The tool's e-mail lookup (lti.email) failed; see the tool's log." } };
@@ -45,7 +46,7 @@ export async function studentOfLaunch(settings: Pick<LtiSettings, "student" | "e
       status: 400, check, detail: { fields },
       title: emailOnly ? "Your LMS did not share your e-mail address" : "Your LMS did not share what the exam needs",
       message: `The exam service needs your ${fields.map((f) => FIELD_NAMES[f] ?? f).join(", ")} to sign you in, and your LMS did not send ${fields.length > 1 ? "them" : "it"}${absent.length < fields.length ? " in a usable form" : ""}. Please tell your LMS administrator.`,
-      forAdministrator: `The launch ${absent.length > 0 ? "lacks" : "has an unusable"} ${named}. ${privacySettingAdvice(claims)}${emailHint}`,
+      forAdministrator: `The launch ${absent.length > 0 ? "lacks" : "has an unusable"} ${named}. ${privacySettingAdvice(launch.lms)}${emailHint}`,
     },
   };
 }

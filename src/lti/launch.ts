@@ -13,15 +13,14 @@ import type { Logger } from "../core/logger.js";
 import { randomId } from "../core/random-id.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
 import type { LtiCatalog } from "./catalog.js";
-import { CLAIM, isInstructorRole } from "./claims.js";
+import { isInstructorRole } from "./claims.js";
 import type { CourseBinding } from "./course-binding.js";
 import type { deepLinking } from "./deep-linking.js";
 import { instructorPage } from "./instructor-page.js";
 import { browserIdOf, shortHash } from "./browser-id.js";
 import { boundRelogin, readStateParam, samePart, type LoginState, type LoginStates } from "./login-state.js";
-import { keptClaims } from "./launch-claims.js";
 import { gradebookOfLaunch } from "./gradebook/launch-gradebook.js";
-import { linkPath, putLink, type LinkKind } from "./open-link.js";
+import { linkPath, putLink } from "./open-link.js";
 import { escapeHtml, scriptJson } from "../core/html.js";
 import { textOf } from "../core/text.js";
 import { ltiHeaders, sendLtiPage, useFrameAncestors } from "./pages.js";
@@ -42,8 +41,6 @@ export interface LaunchRouteDeps {
   keySets: RemoteKeySets;
   logger: Logger;
   frameAncestors: readonly string[];
-  /** An exam id the router's launch would accept (its id pattern). */
-  examIdPattern: RegExp;
   catalog: LtiCatalog;
   deepLinking: ReturnType<typeof deepLinking>;
   /** Course binding: the learner's check, the instructor's links (course-binding.ts). */
@@ -162,25 +159,21 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
   }
 
   async function learner(req: Request, res: Response, verified: VerifiedLaunch): Promise<void> {
+    // Course binding names the exam (the one reading of the link, typed-launch.ts) or answers a page.
     const launch = await deps.courseBinding.check(req, res, verified);
     if (!launch) return;
-    const custom = (launch.claims[CLAIM.custom] ?? {}) as Record<string, unknown>;
-    const [kind, examId]: [LinkKind, unknown] = custom.roleplay_id !== undefined ? ["roleplay", custom.roleplay_id] : ["oral", custom.exam_id];
-    if (typeof examId !== "string" || !deps.examIdPattern.test(examId)) {
-      return refuseWith(res, "custom_exam_id", "This link names no exam: give the resource link the custom parameter exam_id=<exam id> (or roleplay_id), or place it with Deep Linking.", 400, { resourceLink: (launch.claims[CLAIM.resourceLink] as { id?: string })?.id });
-    }
+    const { kind, id: examId } = launch.exam;
     const deploymentOrg = launch.registration.deployments.get(launch.deploymentId);
     const organization = await settings.organizationFor(deploymentOrg, req);
     if (organization === null) return refuseWith(res, "organization", `Deployment ${launch.deploymentId} names organization "${deploymentOrg}", which this app does not know.`);
-    const student = await studentOfLaunch(settings, launch.claims, organization, logger);
+    const student = await studentOfLaunch(settings, launch, organization, logger);
     if ("refusal" in student) return refuse(res, logger, frameAncestors, student.refusal);
     const linkId = randomId(24);
     const gradebook = settings.gradebook ? gradebookOfLaunch(launch) : undefined;
-    await putLink(deps.links, linkId, { kind, examId, student: student.student, organization, claims: keptClaims(launch.claims), ...(gradebook ? { gradebook } : {}) });
+    await putLink(deps.links, linkId, { kind, examId, student: student.student, organization, claims: launch.kept, ...(gradebook ? { gradebook } : {}) });
     const href = linkPath(req.baseUrl, kind, examId, linkId);
-    const presentation = launch.claims[CLAIM.launchPresentation] as { document_target?: unknown } | undefined;
     logger.info({ event: "lti_launch", outcome: "learner", examId, kind, deploymentId: launch.deploymentId }, "LTI learner launch");
-    if (presentation?.document_target === "window" || settings.framedLaunch === "frame") {
+    if (launch.documentTarget === "window" || settings.framedLaunch === "frame") {
       ltiHeaders(res);
       res.redirect(303, href);
       return;

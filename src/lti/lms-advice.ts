@@ -4,7 +4,7 @@
  * Schoology cloud issuers), its own claims (Canvas, Brightspace) or the standard
  * `tool_platform.product_family_code`; when none says, the advice names every LMS's setting.
  */
-import { CLAIM } from "./claims.js";
+import type { LmsHints } from "./typed-launch.js";
 
 export type LmsFamily = "canvas" | "moodle" | "brightspace" | "blackboard" | "schoology" | "openedx" | "sakai";
 
@@ -28,19 +28,17 @@ const PRODUCTS: [RegExp, LmsFamily][] = [
   [/blackboard/i, "blackboard"], [/schoology/i, "schoology"], [/edx/i, "openedx"], [/sakai/i, "sakai"],
 ];
 
-export function lmsFamily(claims: Record<string, unknown>): LmsFamily | undefined {
-  const iss = typeof claims.iss === "string" ? claims.iss.replace(/\/+$/, "") : "";
+export function lmsFamily(lms: LmsHints): LmsFamily | undefined {
+  const iss = lms.issuer?.replace(/\/+$/, "") ?? "";
   for (const [pattern, family] of ISSUERS) if (pattern.test(iss)) return family;
-  const keys = Object.keys(claims);
-  if (keys.some((k) => k.startsWith("https://canvas.instructure.com/") || k.startsWith("https://www.instructure.com/"))) return "canvas";
-  if (keys.some((k) => k.startsWith("http://www.brightspace.com") || k.startsWith("https://www.brightspace.com"))) return "brightspace";
-  const code = (claims[CLAIM.toolPlatform] as { product_family_code?: unknown } | undefined)?.product_family_code;
-  if (typeof code === "string") for (const [pattern, family] of PRODUCTS) if (pattern.test(code)) return family;
+  if (lms.vendorClaims) return lms.vendorClaims;
+  const code = lms.productFamilyCode;
+  if (code !== undefined) for (const [pattern, family] of PRODUCTS) if (pattern.test(code)) return family;
   return undefined;
 }
 
 /** The LMS setting that makes launches carry names and e-mail: the sending LMS's, else every one's. */
-export function privacySettingAdvice(claims: Record<string, unknown>): string {
-  const family = lmsFamily(claims);
+export function privacySettingAdvice(lms: LmsHints): string {
+  const family = lmsFamily(lms);
   return family ? SETTING[family] : `Depending on your LMS: ${Object.values(SETTING).join(" ")}`;
 }

@@ -33,8 +33,8 @@ import { browserIdOf, shortHash, useBrowserId } from "./browser-id.js";
 import type { LtiStudentFields } from "./options.js";
 import { sendLtiPage } from "./pages.js";
 import type { LaunchGradebook } from "./gradebook/launch-gradebook.js";
+import type { LinkKind } from "./typed-launch.js";
 
-export type LinkKind = "oral" | "roleplay";
 
 export interface LinkRecord {
   kind: LinkKind;
@@ -42,7 +42,7 @@ export interface LinkRecord {
   student: LtiStudentFields;
   /** What `organizationFor` answered (undefined: the router's own). */
   organization: string | undefined;
-  /** The launch's verified claims kept for `canLaunch` (launch-claims.ts). */
+  /** The launch's verified claims kept for `canLaunch` (typed-launch.ts). */
   claims?: Record<string, unknown>;
   /** The LMS gradebook of the launch (AGS), when the LMS offers one (gradebook/launch-gradebook.ts). */
   gradebook?: LaunchGradebook;
@@ -56,7 +56,7 @@ export interface LinkLaunch {
   student: LtiStudentFields;
   /** What `organizationFor` answered (undefined: the router's own). */
   organization: string | undefined;
-  /** The launch's verified claims kept for `canLaunch` (launch-claims.ts). */
+  /** The launch's verified claims kept for `canLaunch` (typed-launch.ts). */
   claims?: Record<string, unknown> | undefined;
 }
 

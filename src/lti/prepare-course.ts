@@ -24,12 +24,13 @@ import { coursePreparedPage, progressPage, type LeftOut, type ProgressView } fro
 import { escapeHtml } from "../core/html.js";
 import { sendLtiPage } from "./pages.js";
 import type { RegistrationSource } from "./registration-source.js";
-import { readRoster, type RosterMember } from "./roster.js";
+import { readRoster } from "./roster.js";
 import type { LtiRosterSettings } from "./roster-options.js";
 import { ServiceAccessError, type ServiceAccess } from "./service-access.js";
 import type { LtiSettings } from "./settings.js";
 import { studentOfLaunch } from "./launch-student.js";
 import { toolBase } from "./tool-url.js";
+import { memberLaunch } from "./typed-launch.js";
 import type { StudentIdentity } from "../platform/schemas.js";
 
 /** What the LTI side needs of the organization's preparation (the router's, see lti-mount.ts). */
@@ -98,17 +99,6 @@ export function startOf(body: Record<string, unknown>): string | undefined {
   return Number.isNaN(utc) ? undefined : new Date(utc + offset * 60_000).toISOString();
 }
 
-/** A member as the claims of their launch would carry them (for `lti.student`, `lti.email`, `canLaunch`). */
-export function claimsOfMember(m: RosterMember, course: LtiCourseKey): Record<string, unknown> {
-  return {
-    iss: course.issuer, aud: course.clientId, sub: m.user_id, name: m.name, given_name: m.given_name, family_name: m.family_name, email: m.email,
-    "https://purl.imsglobal.org/spec/lti/claim/deployment_id": course.deploymentId,
-    "https://purl.imsglobal.org/spec/lti/claim/context": { id: course.contextId },
-    "https://purl.imsglobal.org/spec/lti/claim/roles": m.roles,
-    ...(m.lis_person_sourcedid ? { "https://purl.imsglobal.org/spec/lti/claim/lis": { person_sourcedid: m.lis_person_sourcedid } } : {}),
-  };
-}
-
 export function prepareCourseRoutes(deps: PrepareCourseDeps) {
   const { logger, frameAncestors } = deps;
   const page = (res: Response, status: number, title: string, message: string) => sendLtiPage(res, frameAncestors, { status, title, message });
@@ -146,9 +136,9 @@ export function prepareCourseRoutes(deps: PrepareCourseDeps) {
     const leftOut: LeftOut[] = [];
     const seen = new Set<string>();
     for (const member of read.learners) {
-      const claims = claimsOfMember(member, form.course);
+      const launch = memberLaunch(member, form.course);
       const who = { userId: member.user_id, name: member.name ?? [member.given_name, member.family_name].filter(Boolean).join(" ") };
-      const mapped = await studentOfLaunch(deps.settings, claims, form.org, logger);
+      const mapped = await studentOfLaunch(deps.settings, launch, form.org, logger);
       if ("refusal" in mapped) {
         leftOut.push({ ...who, why: mapped.refusal.check === "email_missing" ? "no e-mail address from the LMS" : `missing ${(mapped.refusal.detail?.fields as string[] | undefined)?.join(", ") ?? "fields"} from the LMS` });
         continue;
@@ -157,7 +147,7 @@ export function prepareCourseRoutes(deps: PrepareCourseDeps) {
       const student = mapped.student as StudentIdentity;
       const key = student.orgInternalId;
       if (seen.has(key)) continue;
-      const ctx = { examId: form.examId, classId: form.classId, courseId: form.courseId, student, via: "lti" as const, claims };
+      const ctx = { examId: form.examId, classId: form.classId, courseId: form.courseId, student, via: "lti" as const, claims: launch.forHooks };
       if (deps.canLaunch && !(await deps.canLaunch(req, ctx))) {
         leftOut.push({ ...who, why: "refused by the app's canLaunch" });
         continue;

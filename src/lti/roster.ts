@@ -7,12 +7,10 @@
  * is refused, never cut short silently (a prepared roster missing its last pages would
  * look complete). Learners whose status is Active only (a missing status means Active).
  */
-import { isLmsUrl } from "./lms-url.js";
 import { nextPageOn } from "./next-page.js";
 import { LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "./service-access.js";
 import type { Registration } from "./registrations.js";
 
-export const NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice";
 export const MEMBERSHIP_MEDIA_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json";
 const LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner";
 
@@ -35,17 +33,6 @@ export interface RosterRead {
   /** Members listed but left out (not a learner, or not Active). */
   skipped: number;
   pages: number;
-}
-
-/**
- * The NRPS URL of a launch's claims, or undefined when the LMS offers none or offers one
- * the tool must not call: the tool sends its bearer token there, so https (http only on
- * loopback), as every URL an LMS gives (lms-url.ts).
- */
-export function membershipsUrlOf(claims: Record<string, unknown>): string | undefined {
-  const claim = claims[NRPS_CLAIM] as { context_memberships_url?: unknown } | undefined;
-  const url = claim?.context_memberships_url;
-  return isLmsUrl(url) ? url : undefined;
 }
 
 export function isLearner(member: Pick<RosterMember, "roles">): boolean {

@@ -29,7 +29,8 @@ import { launchRoute } from "./launch.js";
 import { loginRoute } from "./login.js";
 import { LoginLimits } from "./login-limit.js";
 import { LoginStates, MAX_STATE_WAIT_MS } from "./login-state.js";
-import { openLinkRoute, type LinkKind, type OnFollowed, type OpenExam } from "./open-link.js";
+import { openLinkRoute, type OnFollowed, type OpenExam } from "./open-link.js";
+import type { LinkKind } from "./typed-launch.js";
 import { prepareCourseRoutes, type PrepareCourseDeps } from "./prepare-course.js";
 import { createGradebook, type Gradebook } from "./gradebook/gradebook.js";
 import { sendLtiPage } from "./pages.js";
@@ -48,7 +49,6 @@ export interface LtiRouteDeps {
   openExam: Record<LinkKind, OpenExam>;
   /** How long a followed link's waiting page may refresh, ms (the launch's longest wait and a margin). */
   followedTtlMs: number;
-  examIdPattern: RegExp;
   /** The organization's exams, from the router's store: the picker and the instructor page. */
   catalog: LtiCatalog;
   keySets?: RemoteKeySetOptions;
@@ -95,7 +95,7 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router & {
   router.post("/lti/login", form, login);
   const binding = courseBinding({ settings, store: deps.registrationStore, catalog: deps.catalog, logger, frameAncestors });
   const linking = deepLinking({ settings, catalog: deps.catalog, store: singleUse, binding, logger, frameAncestors });
-  router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, source, links: singleUse, keySets, logger, frameAncestors, examIdPattern: deps.examIdPattern, catalog: deps.catalog, deepLinking: linking, courseBinding: binding })));
+  router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, source, links: singleUse, keySets, logger, frameAncestors, catalog: deps.catalog, deepLinking: linking, courseBinding: binding })));
   router.post("/lti/deep-link", form, safely(linking.choose));
   router.post("/lti/course", form, safely(courseChoiceRoute({ settings, catalog: deps.catalog, binding, offers: singleUse, logger, frameAncestors })));
   const preparing = prepareCourseRoutes({ settings, roster: settings.roster, access: deps.serviceAccess, source, forms: singleUse, logger, frameAncestors, preparerFor: deps.preparerFor, canLaunch: deps.canLaunch });

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { optional } from "../core/option-schema.js";
 import { textOf } from "../core/text.js";
 import type { LtiEmailLookup } from "./options.js";
+import type { LaunchClaims } from "./typed-launch.js";
 
 export interface EmailSettings {
   lookup: LtiEmailLookup | undefined;
@@ -27,14 +28,14 @@ export function standInEmail(issuer: string, sub: string, domain: string): strin
 }
 
 /** The e-mail for a launch without one: the app's, else the stand-in, else undefined. */
-export async function fallbackEmail(settings: EmailSettings, claims: Record<string, unknown>, organization: string | undefined): Promise<{ email: string | undefined; from: "lookup" | "stand_in" | "none" }> {
+export async function fallbackEmail(settings: EmailSettings, launch: Pick<LaunchClaims, "forHooks" | "issuer" | "userId">, organization: string | undefined): Promise<{ email: string | undefined; from: "lookup" | "stand_in" | "none" }> {
   if (settings.lookup) {
-    const found = await settings.lookup(claims, { organization });
+    const found = await settings.lookup(launch.forHooks, { organization });
     const email = textOf(found, Infinity, { trim: true });
     if (email !== undefined) return { email, from: "lookup" };
   }
-  if (settings.standInDomain !== undefined && typeof claims.iss === "string" && typeof claims.sub === "string") {
-    return { email: standInEmail(claims.iss, claims.sub, settings.standInDomain), from: "stand_in" };
+  if (settings.standInDomain !== undefined && launch.issuer !== undefined && launch.userId !== undefined) {
+    return { email: standInEmail(launch.issuer, launch.userId, settings.standInDomain), from: "stand_in" };
   }
   return { email: undefined, from: "none" };
 }

@@ -1,6 +1,6 @@
 /**
- * The student of a learner's launch, from the verified claims (the default of
- * `lti.student`). `email` (an empty string, as Brightspace sends when e-mail is not
+ * The student of a learner's launch, from its claims read once (typed-launch.ts): the
+ * default of `lti.student`. `email` (an empty string, as Brightspace sends when e-mail is not
  * shared, is missing); `orgInternalId` from `lis.person_sourcedid` (the SIS id schools
  * key rosters by), else `sub` (stable per user within the issuer); names from
  * `given_name`/`family_name`, else from `name` (Open edX and others send only that):
@@ -21,8 +21,8 @@
  */
 import { textOf } from "../core/text.js";
 import { splitFullName } from "../identity/student-from-user.js";
-import { CLAIM } from "./claims.js";
 import type { LtiStudentFields } from "./options.js";
+import type { StudentClaims } from "./typed-launch.js";
 
 const NAME_MAX = 100;
 /** A name in a script that writes the family name first, and no Latin letter. */
@@ -33,10 +33,10 @@ const text = (v: unknown) => textOf(v, Infinity, { trim: true });
 const cut = (v: string | undefined) => (v === undefined ? undefined : [...v].slice(0, NAME_MAX).join("").trim());
 
 /** First and last name from the name claims, by the rules above. */
-export function namesFromClaims(claims: Record<string, unknown>): { firstName?: string; lastName?: string } {
-  let firstName = text(claims.given_name);
-  let lastName = text(claims.family_name);
-  const full = text(claims.name)?.replace(/\s+/g, " ");
+export function namesOf(sent: Pick<StudentClaims, "givenName" | "familyName" | "name">): { firstName?: string; lastName?: string } {
+  let firstName = text(sent.givenName);
+  let lastName = text(sent.familyName);
+  const full = text(sent.name)?.replace(/\s+/g, " ");
   if ((firstName === undefined || lastName === undefined) && full !== undefined) {
     const space = full.indexOf(" ");
     if (firstName === undefined && lastName === undefined && space > 0 && FAMILY_FIRST.test(full)) {
@@ -53,11 +53,11 @@ export function namesFromClaims(claims: Record<string, unknown>): { firstName?: 
   return { firstName: cut(firstName), lastName: cut(lastName) };
 }
 
-export function studentFromClaims(claims: Record<string, unknown>): LtiStudentFields {
-  const lis = claims[CLAIM.lis] as { person_sourcedid?: unknown } | undefined;
+/** The default student of a launch read once (typed-launch.ts). */
+export function studentOf(launch: { student: StudentClaims; userId: string | undefined }): LtiStudentFields {
   return {
-    email: text(claims.email),
-    ...namesFromClaims(claims),
-    orgInternalId: text(lis?.person_sourcedid) ?? text(claims.sub),
+    email: text(launch.student.email),
+    ...namesOf(launch.student),
+    orgInternalId: text(launch.student.personSourcedId) ?? text(launch.userId),
   };
 }

@@ -12,17 +12,19 @@
  */
 import { isText } from "../core/text.js";
 import { errors, jwtVerify, type JWTPayload } from "jose";
-import { CLAIM, MESSAGE_TYPES, type MessageType } from "./claims.js";
+import { MESSAGE_TYPES, type MessageType } from "./claims.js";
 import type { LoginState } from "./login-state.js";
 import type { Registration } from "./registrations.js";
 import type { RemoteKeySets } from "./remote-keys.js";
+import { readLaunchClaims, type LaunchClaims } from "./typed-launch.js";
 
-export interface VerifiedLaunch {
-  claims: JWTPayload & Record<string, unknown>;
+/** A launch that passed every check: its claims read once (typed-launch.ts), and the registration it verified against. */
+export interface VerifiedLaunch extends LaunchClaims {
   registration: Registration;
   deploymentId: string;
   messageType: MessageType;
   roles: unknown[];
+  userId: string;
 }
 
 /** Which check failed, and what the LMS administrator should look at. */
@@ -57,15 +59,16 @@ export async function verifyLaunch(input: VerifyInput): Promise<{ launch: Verifi
   } catch (error) {
     return { failed: joseFailure(error, reg) };
   }
-  const claims = payload as JWTPayload & Record<string, unknown>;
+  // The JWT's own claims (RFC 7519, OpenID Connect) are the token's to check here; the LTI claims are read once.
+  const read = readLaunchClaims(payload as Record<string, unknown>);
   // Security Framework §5.1.3: a one-entry array needs no azp; with several audiences, azp must name us.
-  if (Array.isArray(claims.aud) && claims.aud.length > 1 && claims.azp !== reg.clientId) {
+  if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== reg.clientId) {
     return fail("azp", `The token names several audiences; its azp must be this tool's client id ${reg.clientId}.`);
   }
-  if (claims.azp !== undefined && claims.azp !== reg.clientId) return fail("azp", `The token's azp is not this tool's client id ${reg.clientId}.`);
-  if (claims.nonce !== input.state.nonce) return fail("nonce", "The token's nonce is not the one this tool sent at login (a replayed or mixed-up launch).");
-  const deploymentId = claims[CLAIM.deploymentId];
-  if (typeof deploymentId !== "string" || deploymentId.length === 0) {
+  if (payload.azp !== undefined && payload.azp !== reg.clientId) return fail("azp", `The token's azp is not this tool's client id ${reg.clientId}.`);
+  if (payload.nonce !== input.state.nonce) return fail("nonce", "The token's nonce is not the one this tool sent at login (a replayed or mixed-up launch).");
+  const { deploymentId, messageType, roles, userId } = read;
+  if (deploymentId === undefined || deploymentId.length === 0) {
     return fail("deployment_id_missing", "The launch carries no deployment_id claim (LTI Core §5.3.3 requires it): check the LMS's LTI 1.3 configuration of the tool.", 400);
   }
   // Any shape: "3" (Moodle), "189:8865aa…" (Canvas), an upper-case GUID (Brightspace), a UUID (Blackboard).
@@ -76,21 +79,16 @@ export async function verifyLaunch(input: VerifyInput): Promise<{ launch: Verifi
   if (input.state.deploymentId !== undefined && input.state.deploymentId !== deploymentId) {
     return fail("deployment_id_login_mismatch", "The token's deployment id differs from the lti_deployment_id (Canvas: deployment_id) the LMS sent at login.", 400);
   }
-  if (claims[CLAIM.version] !== "1.3.0") return fail("version", "The launch is not LTI 1.3.0: configure the tool as an LTI 1.3 tool.", 400);
-  const messageType = claims[CLAIM.messageType];
-  if (!MESSAGE_TYPES.includes(messageType as MessageType)) return fail("message_type", `This tool accepts ${MESSAGE_TYPES.join(" and ")}, not ${JSON.stringify(messageType)}.`, 400);
-  const roles = claims[CLAIM.roles];
-  if (!Array.isArray(roles)) return fail("roles", "The launch carries no roles claim (it may be empty, but must be there).", 400);
-  if (!isText(claims.sub, 255)) return fail("sub", "The launch's sub (user id) is missing or longer than 255 characters.", 400);
-  if (messageType === "LtiResourceLinkRequest") {
-    const link = claims[CLAIM.resourceLink] as { id?: unknown } | undefined;
-    if (typeof link?.id !== "string") return fail("resource_link", "The launch carries no resource_link id.", 400);
-  }
-  const target = claims[CLAIM.targetLinkUri];
-  if (typeof target !== "string" || !input.ownTargets(target)) {
+  if (read.version !== "1.3.0") return fail("version", "The launch is not LTI 1.3.0: configure the tool as an LTI 1.3 tool.", 400);
+  if (!MESSAGE_TYPES.includes(messageType as MessageType)) return fail("message_type", `This tool accepts ${MESSAGE_TYPES.join(" and ")}, not ${JSON.stringify(messageType ?? null)}.`, 400);
+  if (roles === undefined) return fail("roles", "The launch carries no roles claim (it may be empty, but must be there).", 400);
+  if (!isText(userId, 255)) return fail("sub", "The launch's sub (user id) is missing or longer than 255 characters.", 400);
+  if (messageType === "LtiResourceLinkRequest" && read.resourceLink?.id === undefined) return fail("resource_link", "The launch carries no resource_link id.", 400);
+  const target = read.targetLinkUri;
+  if (target === undefined || !input.ownTargets(target)) {
     return fail("target_link_uri", "The launch's target_link_uri is not this tool's launch URL: set the tool's target link URI to its /lti/launch URL.", 400);
   }
-  return { launch: { claims, registration: reg, deploymentId, messageType: messageType as MessageType, roles } };
+  return { launch: { ...read, registration: reg, deploymentId, messageType: messageType as MessageType, roles, userId } };
 }
 
 function joseFailure(error: unknown, reg: Registration): FailedCheck {

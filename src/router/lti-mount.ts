@@ -5,7 +5,7 @@
  * only where the student comes from differs: the verified LTI launch stored with the
  * link, handed to the launch as an argument (`ltiLaunchRoute`), instead of `req.user`.
  * `canLaunch` (the app's roster check) is asked as for any launch, its context saying
- * `via: "lti"` with the verified claims kept with the link (launch-claims.ts), so a
+ * `via: "lti"` with the verified claims kept with the link (typed-launch.ts), so a
  * roster check applies to every door; `loginUrl` never applies.
  *
  * Organizations: the link carries what `lti.organizationFor` answered for the launch's
@@ -28,7 +28,6 @@ import type { PrepareSettings } from "./prepare/settings.js";
 import type { LaunchSettings } from "./launch/settings.js";
 import { ltiCatalog } from "./lti-catalog.js";
 import type { PlatformOf } from "./lti-platform-exams.js";
-import { EXAM_ID_PATTERN } from "./shared/exam-directory.js";
 
 /** A followed link's waiting page may refresh this long past the launch's longest wait. */
 const FOLLOWED_MARGIN_MS = 60_000;
@@ -58,7 +57,6 @@ export function ltiMount({ lti, launch, logger, fleet, store, openExam, organiza
     logger,
     openExam,
     followedTtlMs: launch.launchWaitMs + FOLLOWED_MARGIN_MS,
-    examIdPattern: EXAM_ID_PATTERN,
     registrationStore: store,
     // One per router: its token cache and single flight span every LTI route (fleet-wide with a Redis fleet).
     serviceAccess: createServiceAccess({ keys: lti.keys, logger, shared: fleetTokenShare(fleet, lti.roster.requestTimeoutMs + 5_000), timeoutMs: lti.roster.requestTimeoutMs }),

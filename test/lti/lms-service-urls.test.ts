@@ -9,40 +9,40 @@
  */
 import { describe, expect, it } from "vitest";
 import { CLAIM } from "../../src/lti/claims.js";
-import { readDeepLinkSettings } from "../../src/lti/deep-link-settings.js";
-import { AGS_CLAIM, gradebookOfLaunch } from "../../src/lti/gradebook/launch-gradebook.js";
-import { membershipsUrlOf, NRPS_CLAIM } from "../../src/lti/roster.js";
+import { gradebookOfLaunch } from "../../src/lti/gradebook/launch-gradebook.js";
+import { readLaunchClaims } from "../../src/lti/typed-launch.js";
 
 const ACCEPTED = ["https://lms.example/api/x", "http://127.0.0.1:8080/api/x", "http://localhost/api/x"];
 const REFUSED = ["http://lms.example/api/x", "https://user:secret@lms.example/api/x", "ftp://lms.example/x", "not a url", ""];
 
 const registration = { issuer: "https://lms.example", clientId: "c" } as Parameters<typeof gradebookOfLaunch>[0]["registration"];
-const gradebookWith = (lineitem: string) => gradebookOfLaunch({
-  claims: { sub: "u1", [CLAIM.context]: { id: "course-1" }, [AGS_CLAIM]: { lineitem, scope: ["https://purl.imsglobal.org/spec/lti-ags/scope/score"] } },
-  registration,
-  deploymentId: "d",
+/** The gradebook of a launch with these claims, read as the launch reads them. */
+const gradebookOf = (claims: Record<string, unknown>) => gradebookOfLaunch({ ...readLaunchClaims(claims), registration, deploymentId: "d" });
+const gradebookWith = (lineitem: string) => gradebookOf({
+  sub: "u1", [CLAIM.context]: { id: "course-1" }, [CLAIM.agsEndpoint]: { lineitem, scope: ["https://purl.imsglobal.org/spec/lti-ags/scope/score"] },
 });
-const placementWith = (returnUrl: string) => readDeepLinkSettings({
+const placementWith = (returnUrl: string) => readLaunchClaims({
   [CLAIM.deepLinkingSettings]: { deep_link_return_url: returnUrl, accept_types: ["ltiResourceLink"], accept_presentation_document_targets: ["iframe"] },
-});
+}).services.deepLinking;
+const membershipsUrlOf = (url: string) => readLaunchClaims({ [CLAIM.namesRoleService]: { context_memberships_url: url } }).services.membershipsUrl;
 
 describe("the LTI Advantage URLs a launch gives", () => {
   it.each(ACCEPTED)("uses %s for the roster, the gradebook and the placement's return", (url) => {
-    expect(membershipsUrlOf({ [NRPS_CLAIM]: { context_memberships_url: url } })).toBe(url);
+    expect(membershipsUrlOf(url)).toBe(url);
     expect(gradebookWith(url)?.ags.lineItem).toBe(url);
     expect(placementWith(url)).toHaveProperty("settings");
   });
 
   it.each(REFUSED)("does not use %j: no roster, no gradebook, the placement refused at deep_link_return_url", (url) => {
-    expect(membershipsUrlOf({ [NRPS_CLAIM]: { context_memberships_url: url } })).toBeUndefined();
+    expect(membershipsUrlOf(url)).toBeUndefined();
     expect(gradebookWith(url)).toBeUndefined();
     expect(placementWith(url)).toMatchObject({ refused: { check: "deep_link_return_url" } });
   });
 
   it("gives no gradebook to a launch with no course (no context claim), whatever its AGS claim", () => {
     const ags = { lineitem: ACCEPTED[0], scope: ["https://purl.imsglobal.org/spec/lti-ags/scope/score"] };
-    expect(gradebookOfLaunch({ claims: { sub: "u1", [AGS_CLAIM]: ags }, registration, deploymentId: "d" })).toBeUndefined();
-    expect(gradebookOfLaunch({ claims: { sub: "u1", [CLAIM.context]: { title: "No id" }, [AGS_CLAIM]: ags }, registration, deploymentId: "d" })).toBeUndefined();
-    expect(gradebookOfLaunch({ claims: { sub: "u1", [CLAIM.context]: { id: "course-1" }, [AGS_CLAIM]: ags }, registration, deploymentId: "d" })?.course.contextId).toBe("course-1");
+    expect(gradebookOf({ sub: "u1", [CLAIM.agsEndpoint]: ags })).toBeUndefined();
+    expect(gradebookOf({ sub: "u1", [CLAIM.context]: { title: "No id" }, [CLAIM.agsEndpoint]: ags })).toBeUndefined();
+    expect(gradebookOf({ sub: "u1", [CLAIM.context]: { id: "course-1" }, [CLAIM.agsEndpoint]: ags })?.course.contextId).toBe("course-1");
   });
 });

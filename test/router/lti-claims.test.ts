@@ -10,10 +10,14 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigurationError, createPlatformClient, oralAssessments } from "../../src/index.js";
 import { isInstructorRole } from "../../src/lti/claims.js";
-import { namesFromClaims } from "../../src/lti/student.js";
+import { namesOf } from "../../src/lti/student.js";
+import { readLaunchClaims } from "../../src/lti/typed-launch.js";
 import { TEST_KEY } from "../support/keys.js";
 import { C, refusedDuring, ROLE, startForge, type Forge, type ForgeLaunch } from "../support/lti-forge.js";
 import { linkOf, startLtiBench, TOOL_KEY_PEM, type LtiBench } from "../support/lti.js";
+
+/** The names a launch with these claims signs in with (read once, then split). */
+const namesFromClaims = (claims: Record<string, unknown>) => namesOf(readLaunchClaims(claims).student);
 
 const SHAPES = { moodle: "3", canvas: "189:8865aa05b4b79b64a91a86042e43af5ea8ae79eb", brightspace: "6F1D0B0C-0E4B-4B8E-9C1A-2B3C4D5E6F70", blackboard: "e3b0c442-98fc-4c14-9afb-f4c8996fb924" };
 
