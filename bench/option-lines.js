@@ -36,7 +36,7 @@ const CORE = ["src/core/option-schema.ts", "src/core/deprecation.ts"];
  * public types it is made of.
  */
 const PUBLIC_TYPES = new Set([
-  "PlatformClientOptions", "OralAssessmentsOptions", "PrepareOptions", "PrewarmOptions", "LaunchRecordOptions", "LiveViewOptions",
+  "PlatformClientOptions", "OralAssessmentsOptions", "PrepareOptions", "PrewarmOptions", "LaunchRecordOptions", "LiveViewOptions", "LaunchExportOptions",
   "MetricsOptions", "LaunchLimitOptions", "CircuitBreakerOptions", "LtiOptions", "LtiDynamicRegistrationOptions", "LtiRosterOptions",
   "GradebookOptions", "RedisFleetOptions", "SqliteStoreOptions", "PostgresStoreOptions", "MemoryStoreOptions", "EmulatorOptions",
   "EmulatorOrganizationOptions", "LaunchContext", "LtiToolKey", "LtiDeployment", "LtiRegistration", "LtiEmailLookup", "LtiStudentFields", "LinkedTo",

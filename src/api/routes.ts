@@ -28,6 +28,7 @@ const LAUNCHES =
   "(`link` or `lti`). Never a token. Newest first; `?cursor=`, `?student=` (an `orgInternalId` or e-mail), `?outcome=`, " +
   "`?limit=` (1–1000, default 100). With `Accept: text/csv`: every matching record, one header row. Kept for " +
   "`launchRecord.retentionDays` (default 180).";
+const CAPPED_EXPORT = "An answer beyond the router's `launchExports` caps (per user, per organization, per router: `too_many_exports`, naming the cap), nothing read; see `Retry-After`.";
 
 /** The launch routes' pages, by status. */
 const LAUNCH_PAGES = {
@@ -176,8 +177,8 @@ export const ROUTES = [
     description: LAUNCHES,
     params: ["examId"], status: 200,
     returns: { kind: "list", schema: "LaunchRecord", csv: true, description: "One page of records, newest first; `meta.nextCursor` opens the next (null on the last)." },
-    notFound: true,
-    descriptions: { 400: "An id that is not a platform id, or a bad `cursor`, `student`, `outcome` or `limit` (`validation_error`, naming it).", 404: "With `organization`: an exam this organization does not know (`not_found`)." },
+    notFound: true, capped: true,
+    descriptions: { 400: "An id that is not a platform id, or a bad `cursor`, `student`, `outcome` or `limit` (`validation_error`, naming it).", 404: "With `organization`: an exam this organization does not know (`not_found`).", 429: CAPPED_EXPORT },
   },
   {
     operationId: "getExamLive", method: "get", path: "/oral-assessments/{examId}/live", feature: "instructor", tag: "oral assessments",
@@ -242,8 +243,8 @@ export const ROUTES = [
     description: LAUNCHES,
     params: ["roleplayId"], status: 200,
     returns: { kind: "list", schema: "LaunchRecord", csv: true, description: "One page of records, newest first; `meta.nextCursor` opens the next (null on the last)." },
-    notFound: true,
-    descriptions: { 400: "An id that is not a platform id, or a bad `cursor`, `student`, `outcome` or `limit` (`validation_error`, naming it).", 404: "With `organization`: a role-play this organization does not know (`not_found`)." },
+    notFound: true, capped: true,
+    descriptions: { 400: "An id that is not a platform id, or a bad `cursor`, `student`, `outcome` or `limit` (`validation_error`, naming it).", 404: "With `organization`: a role-play this organization does not know (`not_found`).", 429: CAPPED_EXPORT },
   },
   {
     operationId: "launchExam", upstream: "createSignInToken", method: "get", path: "/launch/{examId}", feature: "launch", tag: "launch",

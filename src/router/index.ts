@@ -29,6 +29,7 @@ import type { PrepareInput } from "./prepare/preparation.js";
 import { prepareBodyLimit } from "./prepare/routes.js";
 import { LaunchRecorder } from "./records/recorder.js";
 import { LiveStreamLimits } from "./records/live-limits.js";
+import { ExportLimits } from "./records/export-limits.js";
 import { resolveRouterOptions } from "./settings.js";
 import { bodyParseErrors, jsonBody } from "./shared/body.js";
 import { chain } from "./shared/chain.js";
@@ -120,8 +121,10 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   const recorder = settings.launchRecord && new LaunchRecorder(store, settings.launchRecord, logger);
   // One count of open live streams for every organization (the per-router cap).
   const liveLimits = new LiveStreamLimits(settings.live);
+  // And of open launch-record exports.
+  const exportLimits = new ExportLimits(settings.launchExports);
   const organizations = new Organizations<OrganizationScope>(settings.organizations, () => fleet.rateBudget, logger, {
-    make: (org) => organizationScope({ org, store, fleet, settings, logger, recorder, liveLimits }),
+    make: (org) => organizationScope({ org, store, fleet, settings, logger, recorder, liveLimits, exportLimits }),
     busy: (scope) => scope.busy(),
     close: (scope) => scope.close(),
     clientChanged: (scope) => scope.clientChanged(),

@@ -30,6 +30,7 @@ import type { LaunchRecorder } from "./records/recorder.js";
 import { platformAnswers } from "./records/platform-answers.js";
 import { liveView } from "./records/live.js";
 import type { LiveStreamLimits } from "./records/live-limits.js";
+import type { ExportLimits } from "./records/export-limits.js";
 import { scopeMetrics } from "./metrics/scope-metrics.js";
 
 /** What an organization's requests run on. */
@@ -63,11 +64,13 @@ export interface ScopeInput {
   recorder?: LaunchRecorder | undefined;
   /** The router's caps on the live view's open streams (every organization). */
   liveLimits: LiveStreamLimits;
+  /** The router's caps on open launch-record exports (every organization). */
+  exportLimits: ExportLimits;
 }
 
 const SIGN_IN = "students/sign-in-token";
 
-export function organizationScope({ org, store, fleet: shared, settings, logger, recorder, liveLimits }: ScopeInput): OrganizationScope {
+export function organizationScope({ org, store, fleet: shared, settings, logger, recorder, liveLimits, exportLimits }: ScopeInput): OrganizationScope {
   const { id: organization, platform } = org;
   const launch = { ...settings.launch };
   Object.defineProperty(launch, "examHost", { get: () => org.examHost, enumerable: true });
@@ -106,7 +109,7 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
   };
   const answers = platformAnswers(platform, fleet.recentCounts, organization);
   const live = liveView({ store, recorder, organizationIdOf, platform, preparation, answers, limits: liveLimits });
-  const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationIdOf, logger, () => directory.forget(), recorder, live.handler);
+  const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationIdOf, logger, () => directory.forget(), recorder, live.handler, exportLimits);
   return {
     launchOral: launchRoute(launch, launchDeps),
     launchRoleplay: launchRoute(launch, launchDeps, "roleplay"),

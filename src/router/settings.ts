@@ -19,7 +19,7 @@ import { resolveFleetSettings } from "./shared/fleet-settings.js";
 import { resolveOrganizationSource } from "./organization/settings.js";
 import { LTI_RENAMES, resolveLtiSettings } from "../lti/settings.js";
 import { warnRenames } from "../core/deprecation.js";
-import { liveOption, resolveLaunchRecordSettings } from "./records/settings.js";
+import { launchExportsOption, liveOption, resolveLaunchRecordSettings } from "./records/settings.js";
 import { resolveMetricsSettings } from "./metrics/settings.js";
 
 /**
@@ -61,7 +61,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   // With many organizations, a deployment's `organization` is the id of the one it launches for.
   if (lti && o.lti?.organizationFor === undefined && organizations?.kind === "resolver") lti.organizationFor = (named) => named;
   const launchRecord = resolveLaunchRecordSettings(o.launchRecord, problems);
-  const { live } = readOptions({ live: liveOption }, o, problems);
+  const { live, launchExports } = readOptions({ live: liveOption, launchExports: launchExportsOption }, o, problems);
   const metrics = resolveMetricsSettings(o.metrics, problems);
 
   problems.throwIfAny("oralAssessments()");
@@ -83,6 +83,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     lti,
     launchRecord,
     live,
+    launchExports,
     // Registered only now: a router whose options are wrong registers nothing.
     metrics: metrics?.(),
   };

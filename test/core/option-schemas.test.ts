@@ -14,7 +14,7 @@ import { routerSchema } from "../../src/router/settings.js";
 import { launchSchema } from "../../src/router/launch/settings.js";
 import { pageSchema } from "../../src/router/shared/page-settings.js";
 import { prepareSchema } from "../../src/router/prepare/settings.js";
-import { launchRecordSchema, liveSchema } from "../../src/router/records/settings.js";
+import { launchExportsSchema, launchRecordSchema, liveSchema } from "../../src/router/records/settings.js";
 import { ltiSchema } from "../../src/lti/settings.js";
 import { dynamicRegistrationSchema } from "../../src/lti/dynamic-registration-settings.js";
 import { ltiRosterSchema } from "../../src/lti/roster-options.js";
@@ -58,6 +58,7 @@ const TSDOC: [string, string, Shape][] = [
   ["src/router/shared/options.ts", "PrepareOptions", prepareSchema],
   ["src/router/shared/options.ts", "LaunchRecordOptions", launchRecordSchema],
   ["src/router/shared/options.ts", "LiveViewOptions", liveSchema],
+  ["src/router/shared/export-options.ts", "LaunchExportOptions", launchExportsSchema],
   ["src/lti/options.ts", "LtiOptions", ltiSchema],
   ["src/lti/options.ts", "LtiDynamicRegistrationOptions", dynamicRegistrationSchema],
   ["src/lti/options.ts", "LtiRosterOptions", ltiRosterSchema],
@@ -87,7 +88,7 @@ describe("option schemas are the source of the documented defaults", () => {
         expect(rows.get(prefix + option)?.split(" ")[0], `${prefix}${option}`).toBe(WRITTEN_AS[option] ?? value);
       }
     }
-    const nested: [string, Shape][] = [["launchLimit", launchLimitSchema], ["circuitBreaker", circuitBreakerSchema], ["launchRecord", launchRecordSchema], ["live", liveSchema]];
+    const nested: [string, Shape][] = [["launchLimit", launchLimitSchema], ["circuitBreaker", circuitBreakerSchema], ["launchRecord", launchRecordSchema], ["live", liveSchema], ["launchExports", launchExportsSchema]];
     for (const [option, shape] of nested) {
       const cell = rows.get(option) ?? "";
       const written = Object.fromEntries([...cell.matchAll(/(\w+): ([\d.]+)/g)].map(([, k, v]) => [k!, v!]));

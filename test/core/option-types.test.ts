@@ -17,7 +17,8 @@ import { routerSchema } from "../../src/router/settings.js";
 import { launchSchema } from "../../src/router/launch/settings.js";
 import { pageSchema } from "../../src/router/shared/page-settings.js";
 import { prepareSchema } from "../../src/router/prepare/settings.js";
-import { launchRecordSchema, liveSchema } from "../../src/router/records/settings.js";
+import { launchExportsSchema, launchRecordSchema, liveSchema } from "../../src/router/records/settings.js";
+import type { LaunchExportOptions } from "../../src/router/shared/export-options.js";
 import { organizationCacheSchema } from "../../src/router/organization/settings.js";
 import type { GradebookOptions, LtiDynamicRegistrationOptions, LtiOptions, LtiRosterOptions } from "../../src/lti/options.js";
 import { gradebookSchema } from "../../src/lti/gradebook/options.js";
@@ -66,6 +67,7 @@ describe("each public options type and its schema agree (checked by the compiler
       agree<PrepareOptions, typeof prepareSchema>(prepareSchema),
       agree<LaunchRecordOptions, typeof launchRecordSchema>(launchRecordSchema),
       agree<LiveViewOptions, typeof liveSchema>(liveSchema),
+      agree<LaunchExportOptions, typeof launchExportsSchema>(launchExportsSchema),
       agree<Given<OralAssessmentsOptions["organizationCache"]>, typeof organizationCacheSchema>(organizationCacheSchema),
       agree<LtiOptions, typeof ltiSchema>(ltiSchema),
       agree<LtiDynamicRegistrationOptions, typeof dynamicRegistrationSchema>(dynamicRegistrationSchema),

@@ -19,6 +19,7 @@ import { upstreamWith, type Handler } from "../shared/instructor-http.js";
 import { knownRecordsOnly } from "./known-records.js";
 import { launchRecordHandlers } from "../records/routes.js";
 import type { LaunchRecorder } from "../records/recorder.js";
+import type { ExportLimits } from "../records/export-limits.js";
 import { sendProblem } from "../shared/problem.js";
 
 const IDEMPOTENCY_HEADER_LOWER = IDEMPOTENCY_HEADER.toLowerCase();
@@ -38,11 +39,12 @@ export interface InstructorSettings {
  * launch's cached exam → class answers, so a deleted exam's link answers 404 at once on
  * this instance. Default: nothing to forget. `recorder`: the launch recorder, flushed
  * before a launch record list is read; default none. `live`: the exam's live view
- * (records/live.ts), which needs the scope's preparation; default a 404.
+ * (records/live.ts), which needs the scope's preparation; default a 404. `exportLimits`:
+ * the router's caps on open launch-record exports; default the `launchExports` defaults.
  */
 export function instructorRoutes(
   settings: InstructorSettings, platform: PlatformClient, store: OralStore, organizationIdOf: OrganizationIdOf, logger: Logger,
-  forgetExams: () => void = () => undefined, recorder?: LaunchRecorder, live?: Handler,
+  forgetExams: () => void = () => undefined, recorder?: LaunchRecorder, live?: Handler, exportLimits?: ExportLimits,
 ): RequestHandler {
   const deps: InstructorDeps = { platform, store, organizationIdOf, upstream: upstreamWith(logger), listCacheMs: settings.listCacheMs, forgetExams };
   const classes = classHandlers(deps);
@@ -57,7 +59,7 @@ export function instructorRoutes(
     updateOralAssessment: oral.update, deleteOralAssessment: oral.remove,
     createRoleplay: roleplays.create, listRoleplays: roleplays.list, getRoleplay: roleplays.get,
     updateRoleplay: roleplays.update, deleteRoleplay: roleplays.remove,
-    ...launchRecordHandlers(store, recorder, organizationIdOf),
+    ...launchRecordHandlers(store, recorder, organizationIdOf, exportLimits),
     getExamLive: live ?? (async (_req, res) => sendProblem(res, { status: 404, code: "not_found", title: "Not found", detail: "No live view here." })),
   };
   // Every POST of the table, whichever it is, accepts an Idempotency-Key.

@@ -37,3 +37,15 @@ export function writeAtClientPace(res: Response, chunk: string, stalledMs = STAL
     res.once("close", gone);
   });
 }
+
+/**
+ * Writes `chunks` one by one at the client's pace (writeAtClientPace), taking each out of
+ * the array as it goes, so text already handed to the socket is not held here too.
+ * Resolves false when the client is gone: write nothing more.
+ */
+export async function writeAllAtClientPace(res: Response, chunks: string[], stalledMs = STALLED_MS): Promise<boolean> {
+  for (let chunk = chunks.shift(); chunk !== undefined; chunk = chunks.shift()) {
+    if (!(await writeAtClientPace(res, chunk, stalledMs))) return false;
+  }
+  return true;
+}

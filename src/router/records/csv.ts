@@ -23,3 +23,28 @@ export function csvHeader(): string {
 export function csvRow(r: LaunchRecord): string {
   return `${LAUNCH_FIELDS.map((f) => field(valueOf(r, f) as string | number | undefined)).join(",")}\r\n`;
 }
+
+/**
+ * The records' rows joined into chunks of at most about `size` characters (whole rows, so
+ * no character is cut in two; a row longer than `size` is a chunk of its own): each fits
+ * a socket's buffer when `size` is its high-water mark.
+ */
+export function csvChunks(records: readonly LaunchRecord[], size: number): string[] {
+  const chunks: string[] = [];
+  // Rows joined once per chunk: one flat string each, not a tree of concatenations
+  // (which would hold about twice the text's size while the chunk waits).
+  let rows: string[] = [];
+  let length = 0;
+  for (const r of records) {
+    const row = csvRow(r);
+    if (rows.length > 0 && length + row.length > size) {
+      chunks.push(rows.join(""));
+      rows = [];
+      length = 0;
+    }
+    rows.push(row);
+    length += row.length;
+  }
+  if (rows.length > 0) chunks.push(rows.join(""));
+  return chunks;
+}

@@ -9,6 +9,7 @@
  * `Accept: text/csv`, every matching record as CSV with one header row (the gradebook
  * crowd's spreadsheet), read page by page at the client's pace (see sendCsv), so a large
  * exam never sits in memory whole. A JSON answer is one page (at most 1000 records).
+ * Either is an export, capped per user, organization and router (export-limits.ts).
  */
 import type { Request, Response } from "express";
 import { z } from "zod";
@@ -19,8 +20,12 @@ import type { OrganizationIdOf } from "../shared/request-organization.js";
 import { param, parseOr400, type Handler } from "../shared/instructor-http.js";
 import { privateAnswerHeaders, sendJson } from "../shared/json-answer.js";
 import type { LaunchRecorder } from "./recorder.js";
-import { csvHeader, csvRow } from "./csv.js";
-import { writeAtClientPace } from "./backpressure.js";
+import { csvChunks, csvHeader } from "./csv.js";
+import { writeAllAtClientPace, writeAtClientPace } from "./backpressure.js";
+import { ExportLimits } from "./export-limits.js";
+import { launchExportsSchema } from "./settings.js";
+import { defaultsOf } from "../../core/option-schema.js";
+import { sendProblem } from "../shared/problem.js";
 
 const LaunchListQuery = z.object({
   cursor: z.string().refine((c) => decodeCursor(c) !== undefined, "must be the nextCursor of a previous page").optional(),
@@ -44,17 +49,29 @@ function shown(r: LaunchRecord) {
   return out;
 }
 
-export function launchRecordHandlers(store: OralStore, recorder: LaunchRecorder | undefined, organizationIdOf: OrganizationIdOf) {
+/**
+ * Records a CSV export reads at once: their text (about 55 kB) is what a client that stops
+ * reading holds, at most. Smaller pages hold less but cost more store reads.
+ */
+const CSV_PAGE = 500;
+
+/** `exports`: the router's caps on open exports (every organization); default, the option's defaults. */
+export function launchRecordHandlers(store: OralStore, recorder: LaunchRecorder | undefined, organizationIdOf: OrganizationIdOf,
+  exports = new ExportLimits(defaultsOf(launchExportsSchema))) {
   const list = (kind: ExamKind, idParam: string): Handler => async (req: Request, res: Response) => {
     const examId = param(req, res, idParam);
     if (examId === undefined) return;
     const query = parseOr400(res, LaunchListQuery, single(req.query));
     if (!query) return;
+    const org = organizationIdOf(req);
+    // Over a cap: 429 before anything is read. The place is held until the answer is out or the client gone.
+    const place = exports.take(org, req);
+    if (typeof place !== "function") return sendProblem(res, place);
+    res.once("close", place);
     // This instance's launches still in the buffer are written first: the list includes them.
     await recorder?.flush();
-    const org = organizationIdOf(req);
     const base: LaunchQuery = { kind, examId, limit: query.limit, ...pick(query, ["cursor", "student", "outcome"]) };
-    if (req.accepts(["application/json", "text/csv"]) === "text/csv") return sendCsv(res, store, org, { ...base, limit: 1000 });
+    if (req.accepts(["application/json", "text/csv"]) === "text/csv") return sendCsv(res, store, org, { ...base, limit: CSV_PAGE }, exports.stalledMs);
     const page = await store.listLaunches(org, base);
     const gradebook = await gradebookOf(store, org, kind, examId, page.records);
     sendJson(res, 200, { data: page.records.map(shown), meta: { nextCursor: page.nextCursor ?? null, ...(gradebook.length > 0 ? { gradebook } : {}) } });
@@ -91,24 +108,32 @@ async function gradebookOf(store: OralStore, org: string, kind: ExamKind, examId
 }
 
 /**
- * Page by page (1000 records a read), each page written at the client's pace
- * (backpressure.ts): the next page is read only once the last one left the socket's
- * buffer, and none once the client went. So a client that stops reading holds one page
- * in memory, not the export.
+ * Page by page (CSV_PAGE records a read), each page written at the client's pace
+ * (backpressure.ts) in chunks no larger than the socket's buffer (its high-water mark):
+ * the next page is read only once the last chunk is in that buffer, and none once the
+ * client went. So a client that stops reading holds at most one page's text and one
+ * chunk, however large the exam; the page's records are let go as soon as they are text.
+ * One that reads nothing for `stalledMs` is let go.
  */
-async function sendCsv(res: Response, store: OralStore, org: string, query: LaunchQuery): Promise<void> {
+async function sendCsv(res: Response, store: OralStore, org: string, query: LaunchQuery, stalledMs: number): Promise<void> {
   res.statusCode = 200;
   res.setHeader("Content-Type", "text/csv; charset=utf-8");
   res.setHeader("Content-Disposition", `attachment; filename="launches-${query.examId}.csv"`);
   privateAnswerHeaders(res);
-  if (!(await writeAtClientPace(res, csvHeader()))) return;
+  if (!(await writeAtClientPace(res, csvHeader(), stalledMs))) return;
   let cursor = query.cursor;
   do {
-    const page = await store.listLaunches(org, { ...query, ...(cursor === undefined ? {} : { cursor }) });
-    if (page.records.length > 0 && !(await writeAtClientPace(res, page.records.map(csvRow).join("")))) return;
+    const page = await csvPage(store, org, { ...query, ...(cursor === undefined ? {} : { cursor }) }, res.writableHighWaterMark);
+    if (!(await writeAllAtClientPace(res, page.chunks, stalledMs))) return;
     cursor = page.nextCursor;
   } while (cursor !== undefined);
   res.end();
+}
+
+/** One page as CSV chunks: its records are not kept past this call (so not while a chunk waits for the client). */
+async function csvPage(store: OralStore, org: string, query: LaunchQuery, chunkSize: number) {
+  const page = await store.listLaunches(org, query);
+  return { chunks: csvChunks(page.records, chunkSize), nextCursor: page.nextCursor };
 }
 
 /** A repeated query parameter (`?student=a&student=b`) is its first value's mistake to make: the last is ignored. */

@@ -1,7 +1,8 @@
 /**
- * The `launchRecord` and `live` options as schemas: how long launch records are kept and
- * how they are written, and the caps on open event streams. Problems are added to the
- * router's list (one ConfigurationError for all).
+ * The `launchRecord`, `live` and `launchExports` options as schemas: how long launch
+ * records are kept and how they are written, the caps on open event streams and on open
+ * exports of the record. Problems are added to the router's list (one ConfigurationError
+ * for all).
  */
 import type { ProblemList } from "../../core/configuration-error.js";
 import { nested, ratio, readObject, wholeNumber, withDefault } from "../../core/option-schema.js";
@@ -21,6 +22,13 @@ export const liveSchema = {
   maxStreams: withDefault(wholeNumber(1), 1000),
 };
 
+export const launchExportsSchema = {
+  maxExportsPerUser: withDefault(wholeNumber(1), 5),
+  maxExportsPerOrganization: withDefault(wholeNumber(1), 100),
+  maxExports: withDefault(wholeNumber(1), 1000),
+  stalledMs: withDefault(wholeNumber(1_000, undefined, "ms"), 120_000),
+};
+
 /** The schema's fields, `retentionDays` as `retentionMs`. */
 export type LaunchRecordSettings = NonNullable<ReturnType<typeof resolveLaunchRecordSettings>>;
 
@@ -37,3 +45,6 @@ export function resolveLaunchRecordSettings(value: LaunchRecordOptions | false |
 
 /** The whole `live` option (the caps on open event streams), read with the router's own. */
 export const liveOption = nested(liveSchema, { fix: "Pass e.g. { maxStreamsPerUser: 5 }, or leave it out." }, { notObject: "must be an object." });
+
+/** The whole `launchExports` option (the caps on open launch-record exports), read with the router's own. */
+export const launchExportsOption = nested(launchExportsSchema, { fix: "Pass e.g. { maxExportsPerUser: 5 }, or leave it out." }, { notObject: "must be an object." });

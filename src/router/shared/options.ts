@@ -18,6 +18,7 @@ import type { CircuitBreakerOptions } from "../../fleet/breaker-options.js";
 import type { LaunchLimitOptions } from "../../fleet/launch-limit-options.js";
 import type { LtiOptions } from "../../lti/options.js";
 import type { MetricsOptions } from "../metrics/options.js";
+import type { LaunchExportOptions } from "./export-options.js";
 
 /** The student a launch signs in: the platform schema's type (`schemas.StudentIdentity`). */
 export type { StudentIdentity } from "../../platform/schemas.js";
@@ -208,6 +209,8 @@ export interface OralAssessmentsOptions {
    * maxStreamsPerOrganization: 100, maxStreams: 1000 }`.
    */
   live?: LiveViewOptions;
+  /** Caps on launch-record pages and CSV exports open at once, and the CSV's stall limit (see docs/ops.md). Default: each field's own. */
+  launchExports?: LaunchExportOptions;
   /**
    * Prometheus metrics (`oral_assessments_…`) on the app's own `prom-client` registry:
    * `metrics: { registry }`. Needs `prom-client` installed (an optional peer dependency).
