@@ -21,8 +21,8 @@
  * course*: the roster read through NRPS, 50 a page), failures, sign-in calls during the
  * storm, p99 per step (lti.js, `prepareVia: "nrps"`).
  * `liveView`: another school's launch p95 beside 100 live streams on an exam of 60 000
- * records (live-view.js). `exports`: RSS growth with 30 clients that never read a 6 MB
- * CSV export (exports.js). `loginFlood`: 5,000 anonymous maximum-size LTI logins, every one
+ * records (live-view.js). `exports`: heap and RSS growth over the idle process with 30
+ * clients (one instructor each) that never read a 6 MB CSV export (exports.js). `loginFlood`: 5,000 anonymous maximum-size LTI logins, every one
  * kept; the router host's retained heap and RSS growth, and with Redis (EOA_BENCH_REDIS_URL)
  * Redis's growth in bytes and keys (login-flood.js). `organizations`: the noisy-neighbour
  * ratio (`--organizations-rounds N` runs, each with the load average; `--cpu-neighbour`

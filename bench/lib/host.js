@@ -38,7 +38,9 @@ export async function startHost(emulator, { client = {}, router = {}, organizati
   };
   const users = new Map();
   const userFor = (id) => {
+    // "ins" is the instructor; "ins1", "ins2"… more instructors of the same school (their own caps).
     if (id === "ins") return INSTRUCTOR;
+    if (/^ins\d+$/.test(id)) return { ...INSTRUCTOR, id, email: `${id}@bench.example` };
     let user = users.get(id);
     if (!user) users.set(id, (user = studentOf(id)));
     return user;

@@ -112,7 +112,12 @@ export function targetRows(result) {
     const e = exports;
     rows.push(
       [`exports: ${e.exportMb} MB CSV, one reading client (ms)`, e.readingClientMs],
-      [`exports: RSS growth, ${e.clients} clients that never read (MB)`, e.rssGrowthMb, "< 60", e.rssGrowthMb < 60],
+      [`exports: load average before / after`, `${e.loadAverage.before} / ${e.loadAverage.after}`],
+      [`exports: pages read for ${e.clients} clients that never read, settled after (s)`, `${e.pagesRead}, ${e.settledS}`],
+      [`exports: heap growth over idle, ${e.clients} clients that never read (MB)`, e.heapGrowthMb, "< 5", e.heapGrowthMb < 5],
+      [`exports: RSS growth over idle, ${e.clients} clients that never read (MB)`, e.rssGrowthMb, "< 20", e.rssGrowthMb < 20],
+      ["exports: per silent client, heap / RSS (kB)", `${e.heapPerClientKb} / ${e.rssPerClientKb}`],
+      ["exports: after they closed, heap / RSS over idle (MB)", `${e.afterCloseHeapGrowthMb} / ${e.afterCloseRssGrowthMb}`],
     );
   }
   if (loginFlood) {
