@@ -58,7 +58,7 @@ beforeAll(async () => {
   ({ examId: slowExamId } = await stack.seedDirect());
   await store.addLaunches(DEFAULT_ORGANIZATION, launches(examId, RECORDS));
   await store.addLaunches(DEFAULT_ORGANIZATION, launches(slowExamId, SLOW_RECORDS));
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await stack?.close();
@@ -91,7 +91,7 @@ describe("the CSV export at the client's pace", () => {
     expect(Math.max(...sizes)).toBeLessThanOrEqual(getDefaultHighWaterMark(false));
     expect(sizes.length).toBeGreaterThan(answer.body.length / getDefaultHighWaterMark(false));
     expect(answer.chunks.every((c) => c.subarray(-2).toString() === "\r\n")).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   it("reads a few pages for a client that never reads, and stops when it goes", async () => {
     pagesRead = 0;
@@ -105,7 +105,7 @@ describe("the CSV export at the client's pace", () => {
     socket.destroy();
     await settle();
     expect(pagesRead).toBeLessThanOrEqual(paused + 1);
-  }, 60_000);
+  }, 120_000);
 
   it("a reader at 64 KB/s gets the whole file, its last pages read only as it reads", async () => {
     readAt.delete(slowExamId);
@@ -121,5 +121,5 @@ describe("the CSV export at the client's pace", () => {
     // take well under a second; here the last ones wait until the kernel has room again.
     expect(tookMs).toBeGreaterThan(40_000);
     expect(reads.at(-1)! - started).toBeGreaterThan(10_000);
-  }, 90_000);
+  }, 120_000);
 });

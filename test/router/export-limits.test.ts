@@ -78,7 +78,7 @@ async function another(user: string, accept: "text/csv" | "application/json") {
 }
 
 describe("launch-record exports are capped", () => {
-  it("with the default caps, one user's sixth export is a 429 with Retry-After that reads nothing; others still export", { timeout: 60_000 }, async () => {
+  it("with the default caps, one user's sixth export is a 429 with Retry-After that reads nothing; others still export", { timeout: 120_000 }, async () => {
     await start();
     for (let i = 0; i < 5; i++) await hold("s1");
     markerReads = 0;
@@ -100,7 +100,7 @@ describe("launch-record exports are capped", () => {
     expect((await another("s1", "application/json")).status).toBe(200);
   });
 
-  it("caps per organization and per router, each named in the refusal", { timeout: 60_000 }, async () => {
+  it("caps per organization and per router, each named in the refusal", { timeout: 120_000 }, async () => {
     await start({ launchExports: { maxExportsPerUser: 2, maxExportsPerOrganization: 3 } });
     await hold("s1");
     await hold("s1");
@@ -125,7 +125,7 @@ describe("launch-record exports are capped", () => {
     expect(markerReads).toBe(0);
   });
 
-  it("a client that stops reading is let go after stalledMs: its answer cut short, its place freed", { timeout: 90_000 }, async () => {
+  it("a client that stops reading is let go after stalledMs: its answer cut short, its place freed", { timeout: 120_000 }, async () => {
     await start({ launchExports: { maxExportsPerUser: 1, stalledMs: 2_000 } });
     const stopped = rawGet(stack!.app.url, path(), { Accept: "text/csv", "x-test-user": "s1" }, { stopAfterFirst: true });
     held.push(stopped.socket);
