@@ -8,16 +8,18 @@ export const homeOf = (user) => (user?.role === "instructor" ? "/dashboard" : "/
 
 /**
  * Refuses state-changing form posts from other sites (login CSRF: a hostile page could
- * otherwise sign a visitor into an account of the attacker's choosing). Browsers send
- * `Origin` on every POST; `Sec-Fetch-Site` covers the few that do not. A request with
- * neither comes from no browser, so there is no victim session to abuse.
+ * otherwise sign a visitor into an account of the attacker's choosing). `Sec-Fetch-Site:
+ * same-origin` is the browser's own word (no page can set it) and is enough: a page sent
+ * with a strict referrer policy (`no-referrer`) has its forms posted with `Origin: null`,
+ * same site or not. Otherwise `Origin` must be ours; a request with neither header comes
+ * from no browser, so there is no victim session to abuse.
  */
 export function sameOriginOnly(req, res, next) {
   const origin = req.get("origin");
   const site = req.get("sec-fetch-site");
-  const ok = origin !== undefined
+  const ok = site === "same-origin" || (origin !== undefined
     ? origin === `${req.protocol}://${req.host}`
-    : site === undefined || site === "same-origin" || site === "none";
+    : site === undefined || site === "none");
   if (ok) return next();
   // Behind a proxy, the public origin is known only when the proxy is trusted (trustProxy):
   // otherwise the Host and scheme seen here may be the proxy's, and every login is refused.

@@ -36,6 +36,10 @@ export interface AnswerSpec {
 const NO_STORE: HeaderSpec = { description: "Never cached: the answer is private.", required: true, value: "no-store" };
 const NOSNIFF: HeaderSpec = { description: "Read only as the declared type.", required: true, value: "nosniff" };
 const NO_REFERRER: HeaderSpec = { description: "The URL may carry a ticket or a wait id: no page it leads to learns it.", required: true, value: "no-referrer" };
+const SAME_ORIGIN_REFERRER: HeaderSpec = {
+  description: "The URL may carry a wait id: no other site learns it; forms of the host's layout posting to its own site keep their Origin.",
+  required: true, value: "same-origin",
+};
 const RETRY_AFTER: HeaderSpec = { description: "Seconds to wait before trying again.", required: true };
 const PRIVATE = { "Cache-Control": NO_STORE, "X-Content-Type-Options": NOSNIFF };
 
@@ -104,7 +108,7 @@ function instructorAnswers(route: RouteSpec): AnswerSpec[] {
 }
 
 function launchAnswers(route: RouteSpec): AnswerSpec[] {
-  const page = { "Cache-Control": NO_STORE, "Referrer-Policy": NO_REFERRER, "X-Content-Type-Options": NOSNIFF };
+  const page = { "Cache-Control": NO_STORE, "Referrer-Policy": SAME_ORIGIN_REFERRER, "X-Content-Type-Options": NOSNIFF };
   const descriptions = route.descriptions ?? {};
   const redirect: AnswerSpec = {
     status: 303,

@@ -96,6 +96,13 @@ describe("login", () => {
     const crossSite = await request(app.base).post("/login").set("Sec-Fetch-Site", "cross-site").type("form")
       .send({ username: "ana", password: PASSWORD });
     expect(crossSite.status).toBe(403);
+    const opaqueCrossSite = await request(app.base).post("/login").set("Origin", "null").set("Sec-Fetch-Site", "cross-site").type("form")
+      .send({ username: "ana", password: PASSWORD });
+    expect(opaqueCrossSite.status).toBe(403);
+    // A form on a page sent with a strict referrer policy: the browser says same-origin, Origin is null.
+    const strictPage = await request(app.base).post("/login").set("Origin", "null").set("Sec-Fetch-Site", "same-origin").type("form")
+      .send({ username: "ana", password: PASSWORD });
+    expect(strictPage.status).toBe(303);
     const own = await request(app.base).post("/login").set("Origin", app.base).set("Sec-Fetch-Site", "same-origin").type("form")
       .send({ username: "ana", password: PASSWORD });
     expect(own.status).toBe(303);

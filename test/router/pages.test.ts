@@ -110,7 +110,7 @@ describe("the built-in pages", () => {
     expect(res.status).toBe(scenario.status);
     expect(res.headers["content-type"]).toMatch(/^text\/html/);
     expect(res.headers["cache-control"]).toBe("no-store");
-    expect(res.headers["referrer-policy"]).toBe("no-referrer");
+    expect(res.headers["referrer-policy"]).toBe("same-origin");
     expect(res.headers["x-content-type-options"]).toBe("nosniff");
     const csp = res.headers["content-security-policy"] ?? "";
     const directives = new Map(csp.split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
@@ -185,7 +185,7 @@ describe("renderPage: the pages inside the integrator's layout", () => {
       expect(res.headers["content-security-policy"]).toBeUndefined();
       expect(res.headers["x-content-type-options"]).toBe("nosniff");
       expect(res.headers["cache-control"]).toBe("no-store");
-      expect(res.headers["referrer-policy"]).toBe("no-referrer");
+      expect(res.headers["referrer-policy"]).toBe("same-origin");
       if (scenario.status === 503) {
         expect(page.retryAfter).toBeGreaterThanOrEqual(1);
         expect(res.headers["retry-after"]).toBe(String(page.retryAfter));

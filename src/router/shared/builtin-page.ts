@@ -31,7 +31,7 @@ export function builtInPageHtml(page: RouterPage): string {
   const links = page.links.map((l) => `<p><a href="${escapeHtml(l.href)}">${escapeHtml(l.text)}</a></p>`).join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">${refresh}
+<meta name="referrer" content="same-origin">${refresh}
 <title>${escapeHtml(page.title)}</title>
 <style>${STYLE}</style>
 </head><body><main><h1>${escapeHtml(page.title)}</h1><p>${escapeHtml(page.message)}</p>${links}</main></body></html>`;

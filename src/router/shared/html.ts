@@ -1,7 +1,10 @@
 /**
  * Sending the router's HTML pages (the launch route's 4xx, 5xx and waiting pages). Every
  * page carries a way back (`homeUrl`) and the headers that keep it safe: never cached, no
- * referrer (the URL may hold a wait id), no MIME sniffing. With the integrator's
+ * referrer to other sites (the URL may hold a wait id), no MIME sniffing. The referrer
+ * policy is `same-origin`, not `no-referrer`: under `no-referrer` a browser posts the
+ * forms of the host's layout (a "Log out" button) with `Origin: null`, which the host's
+ * own CSRF check rightly refuses. With the integrator's
  * `renderPage` the page is drawn inside their layout; otherwise, or when that fails, the
  * built-in page is sent with its own Content-Security-Policy.
  *
@@ -107,7 +110,7 @@ function writeHead(res: Response, page: RouterPage, builtIn: boolean): void {
   res.status(page.status);
   res.setHeader("Content-Type", "text/html; charset=utf-8");
   res.setHeader("Cache-Control", "no-store");
-  res.setHeader("Referrer-Policy", "no-referrer");
+  res.setHeader("Referrer-Policy", "same-origin");
   res.setHeader("X-Content-Type-Options", "nosniff");
   if (page.retryAfter !== undefined) res.setHeader("Retry-After", String(page.retryAfter));
   if (page.refresh) res.setHeader("Refresh", `${page.refresh.seconds};url=${page.refresh.href}`);

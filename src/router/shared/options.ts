@@ -117,7 +117,7 @@ export interface OralAssessmentsOptions {
   /**
    * Renders the router's HTML pages inside your own layout: `page` holds the status,
    * `kind`, plain-text title and message, and links (the way back last). The router sets
-   * the status and its safety headers first (no-store, no-referrer, nosniff,
+   * the status and its safety headers first (no-store, `Referrer-Policy: same-origin`, nosniff,
    * `Retry-After`, `Refresh` for the waiting page) but not its Content-Security-Policy:
    * your layout sends its own. If it throws, rejects or does not answer within 5 s, the
    * built-in page is sent and the failure logged. Default: the built-in pages (a small

@@ -71,7 +71,8 @@ export interface RouterPage {
 /**
  * Renders a router page inside the integrator's layout. The router has already set the
  * status and the headers that keep the page safe (`Cache-Control: no-store`,
- * `Referrer-Policy: no-referrer`, `X-Content-Type-Options: nosniff`, `Retry-After`,
+ * `Referrer-Policy: same-origin` (forms of the layout posting to this site keep their
+ * `Origin`; other sites learn nothing), `X-Content-Type-Options: nosniff`, `Retry-After`,
  * `Refresh`, `Content-Type: text/html`) but not its own Content-Security-Policy: the
  * layout sets its own. It must answer (`res.send`, `res.render`, `res.end`), at once or
  * through the promise it returns, within 5 seconds; if it throws, rejects or does not
