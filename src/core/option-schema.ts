@@ -137,10 +137,10 @@ const notAnObject = (shape: Shape) => `must be an object { ${Object.keys(shape).
 /**
  * An options object inside another (`circuitBreaker`, the emulator's `rateLimits`): not an
  * object is one problem (`notObject`, by default `notAnObject`), each wrong field another
- * (`circuitBreaker.openMs`); left out, it is every field's default. `strict`: a name the
- * shape lacks is a problem too, as `readObject` reports it (read by `readOptions`).
+ * (`circuitBreaker.openMs`); left out, it is every field's default. `strict` (the default):
+ * a name the shape lacks is a problem too, as `readObject` reports it (read by `readOptions`).
  */
-export const nested = <S extends Shape>(shape: S, meta: OptionMeta = {}, { strict = false, notObject = notAnObject(shape) } = {}) =>
+export const nested = <S extends Shape>(shape: S, meta: OptionMeta = {}, { strict = true, notObject = notAnObject(shape) } = {}) =>
   withDefault(z.object(shape, { error: notObject }), defaultsOf(shape) as z.output<z.ZodObject<S>>, strict ? { ...meta, known: Object.keys(shape) } : meta);
 
 /**
@@ -183,24 +183,53 @@ export function objectOrAbsent(value: unknown, at: string, problems: ProblemList
 
 /**
  * Each name in `record` that `known` lacks is one problem: a typo'd option would otherwise
- * read as its default without a word. `meant`: common misspellings and the name meant.
+ * read as its default without a word. The fix names the option meant: `meant` (common
+ * misspellings) first, else the known name closest to it (`closestName`), else the list.
  */
 export function refuseUnknown(
   record: object, known: readonly string[], problems: ProblemList, at = "", message = "is not an option.", meant: Record<string, string> = {},
 ): void {
   for (const key of Object.keys(record).filter((k) => !known.includes(k))) {
-    const fix = Object.hasOwn(meant, key) ? `Did you mean \`${meant[key]}\`? Rename it.` : `Remove it; known options are ${known.join(", ")}.`;
+    const likely = Object.hasOwn(meant, key) ? meant[key] : closestName(key, known);
+    const fix = likely !== undefined ? `Did you mean \`${likely}\`? Rename it.` : `Remove it; known options are ${known.join(", ")}.`;
     problems.add(at ? `${at}.${key}` : key, message, fix);
   }
 }
 
 /**
+ * The name of `known` a mistyped `name` most likely meant: the same but for case, `_` and
+ * `-` (`loginURL`, `login_url` → `loginUrl`), else the one nearest by edit distance when it
+ * is near enough (2 edits, 1 for names of up to 5 characters) and no other is as near.
+ */
+export function closestName(name: string, known: readonly string[]): string | undefined {
+  const folded = (s: string) => s.toLowerCase().replace(/[_-]/g, "");
+  const same = known.find((k) => folded(k) === folded(name));
+  if (same !== undefined) return same;
+  const limit = name.length <= 5 ? 1 : 2;
+  const near = known.map((k) => ({ k, d: editDistance(folded(k), folded(name)) })).filter(({ d }) => d <= limit).sort((a, b) => a.d - b.d);
+  return near.length > 0 && near[0]!.d !== near[1]?.d ? near[0]!.k : undefined;
+}
+
+/** Edit distance counting insertions, deletions, substitutions and swaps of neighbours (`brust` → `burst`: 1). */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
  * An options object (`launchLimit`, `prepare`, …; `at` "" for a factory's own) read against
  * `shape`: not an object is one problem at `at` (or `options`; `notObject`: its message and
- * fix) and reads as every default. `strict`: a name the shape lacks is a problem too.
+ * fix) and reads as every default. `strict` (the default): a name the shape lacks is a problem too.
  */
 export function readObject<S extends Shape>(
-  shape: S, value: unknown, problems: ProblemList, at: string, notObject: [message: string, fix: string], strict = false,
+  shape: S, value: unknown, problems: ProblemList, at: string, notObject: [message: string, fix: string], strict = true,
 ): OptionsOf<S> {
   const given = objectOrAbsent(value, at || "options", problems, ...notObject) && value !== undefined;
   if (given && strict) refuseUnknown(value as object, Object.keys(shape), problems, at);

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { ProblemList } from "../core/configuration-error.js";
-import { flag, nested, pattern, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
+import { flag, nested, pattern, readOptions, refuseUnknown, wholeNumber, withDefault } from "../core/option-schema.js";
 import { KeyRing } from "./keys.js";
 import { resolveOrganizations } from "./organizations.js";
 import type { EmulatorOptions } from "./types.js";
@@ -46,8 +46,15 @@ export const emulatorSchema = {
   controlFromAnyAddress: withDefault(flag(), false),
 };
 
+/** Every option's name (checked against `EmulatorOptions`): any other is a typo, refused with the name meant. */
+const OPTION_NAMES = Object.keys({
+  port: true, host: true, testKeys: true, liveKeys: true, rateLimits: true, classCapacity: true, ticketParam: true, tokenTtlMs: true,
+  responseShape: true, logger: true, otherOrgKeys: true, maxBodyBytes: true, requestLogLimit: true, controlFromAnyAddress: true, organizations: true,
+} satisfies Record<keyof EmulatorOptions, true>);
+
 export function resolveOptions(options: EmulatorOptions = {}) {
   const problems = new ProblemList();
+  if (typeof options === "object" && options !== null) refuseUnknown(options, OPTION_NAMES, problems);
   const ring = new KeyRing(problems);
   const organizations = resolveOrganizations(options, ring, problems);
   const read = readOptions(emulatorSchema, options, problems);

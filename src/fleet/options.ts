@@ -7,7 +7,7 @@ import { readSecret, type FleetSecret } from "./secret.js";
 import { circuitBreakerOption, type CircuitBreakerOptions } from "./breaker-options.js";
 import { launchLimitOption, type LaunchLimitOptions } from "./launch-limit-options.js";
 import { foldRenames, type Rename } from "../core/deprecation.js";
-import { defaultsOf, optional, pattern, ratio, readOptions, readUrl, wholeNumber, withDefault } from "../core/option-schema.js";
+import { defaultsOf, optional, pattern, ratio, readOptions, readUrl, refuseUnknown, wholeNumber, withDefault } from "../core/option-schema.js";
 
 export interface RedisFleetOptions {
   /** `redis://[user:password@]host:6379[/db]` or `rediss://…` for TLS. Required, no default. */
@@ -139,9 +139,17 @@ export const FLEET_DEFAULTS = defaultsOf(redisFleetSchema);
 export const FLEET_RENAMES: Rename[] = [{ old: "rateLimit", use: "rateLimitPerMinute", code: "EOA_FLEET_RATE_LIMIT",
   message: "redisFleet's rateLimit is deprecated: call it rateLimitPerMinute, the platform client's name for the same limit." }];
 
+/** Every option's name (checked against `RedisFleetOptions`): any other is a typo, refused with the name meant. */
+const OPTION_NAMES = Object.keys({
+  url: true, secret: true, prefix: true, expectedInstances: true, rateLimitPerMinute: true, rateLimit: true, rateWindowMs: true, maxConcurrency: true,
+  launchShare: true, normalShare: true, commandTimeoutMs: true, attemptLeaseMs: true, outcomeTtlMs: true, claimGraceMs: true, planLeaseMs: true,
+  planProgressTtlMs: true, launchLimit: true, circuitBreaker: true, logger: true,
+} satisfies Record<keyof RedisFleetOptions, true>);
+
 export function readFleetOptions(options: RedisFleetOptions) {
   const problems = new ProblemList();
   const o = (options ?? {}) as Partial<RedisFleetOptions>;
+  if (typeof o === "object") refuseUnknown(o, OPTION_NAMES, problems);
   // Not shown in a message: a Redis URL may hold a password.
   const fix = "Pass the Redis URL, e.g. url: process.env.REDIS_URL (redis://host:6379).";
   const url = readUrl(o.url, "url", problems, fix, "is missing.", () => "is not a URL.");

@@ -15,6 +15,7 @@ import { emailStandInSchema } from "./student-email.js";
 import { toolKeysSchema } from "./tool-keys.js";
 import { httpsUrl } from "./shared-options.js";
 import { readGradebookOptions } from "./gradebook/options.js";
+import { refuseUnknownLtiNames } from "./option-names.js";
 
 const TOOL_URL = "must be the mount's public https URL (http only for localhost), with no query or fragment.";
 
@@ -62,6 +63,7 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList) {
   if (value === undefined) return undefined;
   if (!objectOrAbsent(value, "lti", problems, "must be an object { keys, registrations }.", "See docs/lti.md, or leave lti out to turn LMS launches off.")) return undefined;
   const o = value as Partial<LtiOptions>;
+  refuseUnknownLtiNames(o, problems);
   const { keys, email, emailStandIn, ...read } = readOptions({ keys: toolKeysSchema, ...ltiSchema }, o, problems, "lti");
   foldRenames(o, LTI_RENAMES, problems, "lti.", read);
   const registrations = new Registrations(read.registrations.map((r) => ({ ...r, tokenUrl: r.tokenUrl, active: true, acceptNewDeployments: false, organization: undefined,

@@ -12,7 +12,7 @@ import { launchSchema } from "./launch/settings.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import { PREPARE_RENAMES, resolvePrepareSettings } from "./prepare/settings.js";
 import { z } from "zod";
-import { checked, fn, optional, readOptions, wholeNumber, withDefault, withMethods } from "../core/option-schema.js";
+import { checked, fn, optional, readOptions, refuseUnknown, wholeNumber, withDefault, withMethods } from "../core/option-schema.js";
 import { checkOrigin } from "./shared/checks.js";
 import { pageSchema } from "./shared/page-settings.js";
 import { resolveFleetSettings } from "./shared/fleet-settings.js";
@@ -47,9 +47,22 @@ export const routerSchema = {
   store: optional(withMethods<OralStore>("OralStore", STORE_METHODS), { fix: "Pass memoryStore(), sqliteStore({ filename }) or postgresStore({ connectionString })." }),
 };
 
+/**
+ * Every option's name (TypeScript checks this list against `OralAssessmentsOptions`): any
+ * other name is a mistake (`loginURL`), which would otherwise read as its default without a
+ * word, so it stops start-up with the name meant.
+ */
+const OPTION_NAMES = Object.keys({
+  lti: true, platform: true, examHost: true, organization: true, organizationCache: true, organizationClient: true, isInstructor: true,
+  student: true, canLaunch: true, resolveClassId: true, store: true, ticketParam: true, loginUrl: true, homeUrl: true, renderPage: true,
+  bodyLimit: true, trustedOrigins: true, publicOrigin: true, listCacheMs: true, logger: true, launchWaitMs: true, waitingPageAfterMs: true,
+  launchLimit: true, circuitBreaker: true, fleet: true, roster: true, launchRecord: true, live: true, metrics: true, prepare: true, prewarm: true,
+} satisfies Record<keyof OralAssessmentsOptions, true>);
+
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined) {
   const problems = new ProblemList();
   const o = (options ?? {}) as Partial<OralAssessmentsOptions>;
+  if (typeof o === "object" && o !== null) refuseUnknown(o, OPTION_NAMES, problems);
   const { isInstructor, trustedOrigins, publicOrigin, listCacheMs, bodyLimit, ...router } = readOptions(routerSchema, o, problems);
   const launch = readOptions(launchSchema, o, problems);
   const prepare = resolvePrepareSettings(o, problems);
@@ -65,6 +78,12 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const metrics = resolveMetricsSettings(o.metrics, problems);
 
   problems.throwIfAny("oralAssessments()");
+  // Not an error: a router may serve students only (launch links, the LMS). But a missing
+  // isInstructor is otherwise found only as a 403 on the dashboard, so it is said now.
+  if (o.isInstructor === undefined) {
+    logger.warn({ event: "router_no_instructor", fix: "Pass isInstructor: (req) => … (e.g. req.user?.role === \"instructor\"), or ignore this if no one uses the instructor API." },
+      "isInstructor is not set: no one can use the instructor API (its routes answer 403 to everyone)");
+  }
   warnRenames(logger, "router_option_deprecated", o, PREPARE_RENAMES);
   warnRenames(logger, "router_option_deprecated", o.lti, LTI_RENAMES, "lti.");
   return {
