@@ -38,3 +38,22 @@ export function toLogger(logger: Partial<Logger> | undefined): Logger {
 export function logsAt(logger: Logger, level: LogLevel): boolean {
   return logger[level] !== noop && logger.isLevelEnabled?.(level) !== false;
 }
+
+/** One stderr line: `[express-oral-assessments] <message> <the object as JSON>`. */
+const consoleLine = (write: (line: string) => void): Logger["warn"] => (obj, msg) => write(`[express-oral-assessments] ${msg ?? ""} ${JSON.stringify(obj)}`);
+
+/**
+ * The router's default when no `logger` is given: loud about what someone must act on
+ * (warnings and errors, one stderr line each through `console.warn` / `console.error`:
+ * a 500, a store or gradebook failure, a refused LTI launch), quiet about the rest. The
+ * objects logged never hold a key or a token (see the top of this file). Pass `logger: {}`
+ * for silence, or a pino logger to route every level.
+ */
+export const consoleLogger: Logger = {
+  debug: noop, info: noop,
+  warn: consoleLine((line) => console.warn(line)),
+  error: consoleLine((line) => console.error(line)),
+};
+
+/** `logger` filled in (`toLogger`), or `consoleLogger` when none is given. */
+export const loudLogger = (logger: Partial<Logger> | undefined): Logger => (logger ? toLogger(logger) : consoleLogger);

@@ -2,10 +2,10 @@
  * A refused LTI request: a 400/401 page that says what to tell the LMS administrator, and
  * one log line naming the check that failed. Nothing is sent to the platform.
  *
- * The router's default logger is silent (a library writes nothing unless asked), but the
- * refusal page tells the LMS administrator to ask for this line: so without a `logger`
- * option, LTI refusals (and only they) are written to the console as one `console.warn`
- * line. What is logged never holds a token, a key or a secret (the callers' contract).
+ * The refusal page tells the LMS administrator to ask for this line: so without a `logger`
+ * option it is one `console.warn` line (the router's default logger writes warnings there;
+ * a silent logger given here still writes it). What is logged never holds a token, a key
+ * or a secret (the callers' contract).
  */
 import type { Response } from "express";
 import { silentLogger, type Logger } from "../core/logger.js";

@@ -31,6 +31,7 @@ import { LaunchRecorder } from "./records/recorder.js";
 import { LiveStreamLimits } from "./records/live-limits.js";
 import { ExportLimits } from "./records/export-limits.js";
 import { resolveRouterOptions } from "./settings.js";
+import { startUpCheck } from "./store-check.js";
 import { bodyParseErrors, jsonBody } from "./shared/body.js";
 import { chain } from "./shared/chain.js";
 import { instructorGuards } from "./shared/guards.js";
@@ -51,7 +52,12 @@ export { PrepareError, type PrepareInput } from "./prepare/preparation.js";
 export type { PrepareProgress } from "./prepare/plan.js";
 
 export interface OralAssessmentsRouter extends Router {
-  /** Resolves once the store is ready (schema created or migrated); rejects if it cannot be. */
+  /**
+   * The start-up check, begun when the router is made: resolves once the store is open
+   * (connected, schema created or migrated); rejects with a `ConfigurationError` naming
+   * `store` and its fix if it cannot be (also logged). Await it before `app.listen` to stop
+   * at start-up; called again after a failure, it tries again.
+   */
   ready(): Promise<void>;
   /** Closes the store the router uses, and stops pre-warming and waiting launches. */
   close(): Promise<void>;
@@ -107,7 +113,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   const settings = resolveRouterOptions(options);
   const { logger } = settings;
   // A plain store: every store method opens it on first use (and retries a failed
-  // opening), so the default SQLite file is created on the first request, not here.
+  // opening); `router.ready()` below opens it at once, to tell a store that cannot be opened at start-up.
   // Each store call in a span (a no-op until the app installs an OpenTelemetry SDK).
   const store = tracedStore(settings.store ?? sqliteStore());
 
@@ -213,16 +219,12 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   }
   router.use(lastResort);
 
-  router.ready = async () => {
-    try {
-      await store.init();
-      // The score outbox starts once the store is open: scores a previous run left are posted now.
-      gradebook?.start();
-    } catch (error) {
-      logger.error({ event: "store_unavailable", error: (error as Error)?.message }, "the oral-assessments store could not be opened");
-      throw error;
-    }
-  };
+  // Checked now, once (store-check.ts): a store that cannot be opened is told at start-up, with its fix.
+  router.ready = startUpCheck(async () => {
+    await store.init();
+    // The score outbox starts once the store is open: scores a previous run left are posted now.
+    gradebook?.start();
+  }, logger);
   router.close = async () => {
     await gradebook?.close();
     await organizations.close();

@@ -6,7 +6,7 @@
  * listing each problem with its fix.
  */
 import { ProblemList } from "../core/configuration-error.js";
-import { toLogger } from "../core/logger.js";
+import { loudLogger } from "../core/logger.js";
 import { STORE_METHODS, type OralStore } from "../store/types.js";
 import { launchSchema } from "./launch/settings.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
@@ -66,7 +66,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const { isInstructor, trustedOrigins, publicOrigin, listCacheMs, bodyLimit, ...router } = readOptions(routerSchema, o, problems);
   const launch = readOptions(launchSchema, o, problems);
   const prepare = resolvePrepareSettings(o, problems);
-  const logger = toLogger(o.logger);
+  const logger = loudLogger(o.logger);
   const pages = { ...readOptions(pageSchema, o, problems), logger };
   const { platform: onFleetBudget, ...fleet } = resolveFleetSettings(o, problems);
   const organizations = resolveOrganizationSource(o, onFleetBudget, launch.examHost, problems);
