@@ -29,7 +29,7 @@ import type { RegistrationSource } from "./registration-source.js";
 import { pendingOn, storeRegistration } from "./registration-slot.js";
 import { warnRefusal } from "./refusal.js";
 import type { LtiSettings } from "./settings.js";
-import { readPlatformConfiguration, toolRegistration, TOOL_CONFIGURATION } from "./tool-configuration.js";
+import { readPlatformConfiguration, toolRegistration, toolScopes, TOOL_CONFIGURATION } from "./tool-configuration.js";
 import { toolBase } from "./tool-url.js";
 
 /**
@@ -82,7 +82,7 @@ export function registerRoute(settings: LtiSettings, deps: { source: Registratio
       .filter((u) => u !== undefined && !isLmsUrl(u, false));
     if (notHttps.length > 0) return unreadable(res, "openid_configuration_invalid", url, { reason: "an endpoint is not https (allowLoopbackHttp is off)" });
     const base = toolBase(req, settings.toolUrl);
-    const answer = await fetchLmsJson(config.registrationEndpoint, { method: "POST", token, body: toolRegistration(base, dr.toolName, config), timeoutMs: dr.timeoutMs });
+    const answer = await fetchLmsJson(config.registrationEndpoint, { method: "POST", token, body: toolRegistration(base, dr.toolName, config, toolScopes(settings)), timeoutMs: dr.timeoutMs });
     if (!answer.ok) {
       const error = textOf((answer.json as { error?: unknown } | undefined)?.error, 100);
       return refuse(res, 502, "registration_refused", `The LMS's registration endpoint ${failed(answer)}: it did not accept the tool's registration.`, { ...where, why: answer.why, lmsStatus: answer.status, error });

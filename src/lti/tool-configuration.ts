@@ -1,11 +1,21 @@
 /**
  * What Dynamic Registration reads and writes: the LMS's OpenID configuration, checked,
  * and the tool's registration request (LTI Dynamic Registration 1.0 §3.5, with Canvas's
- * privacy level so the e-mail arrives). The tool asks for no LTI Advantage scope: it
- * only takes launches and deep linking. No global `exam_id` custom parameter either: each
- * link carries its own (Deep Linking sets it).
+ * privacy level so the e-mail arrives). The tool asks for the LTI Advantage scopes it uses
+ * and no other (`toolScopes`): an LMS grants what a registration asks for. No global
+ * `exam_id` custom parameter: each link carries its own (Deep Linking sets it).
  */
 import { isLmsUrl } from "./lms-url.js";
+import { LTI_SCOPES } from "./service-access.js";
+
+/**
+ * The scopes the tool uses: the gradebook's (AGS: line items, their results, scores) when
+ * it is on, and always the roster's (NRPS: *Prepare this exam for the course*).
+ */
+export function toolScopes(uses: { gradebook: unknown }): string[] {
+  const ags = uses.gradebook === undefined ? [] : [LTI_SCOPES.lineItem, LTI_SCOPES.lineItemReadonly, LTI_SCOPES.resultReadonly, LTI_SCOPES.score];
+  return [...ags, LTI_SCOPES.memberships];
+}
 
 export const PLATFORM_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-platform-configuration";
 export const TOOL_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-tool-configuration";
@@ -61,7 +71,7 @@ export function readPlatformConfiguration(json: unknown, configurationUrl: URL):
 }
 
 /** The tool's registration request, its URLs under `base` (the mount's public URL). */
-export function toolRegistration(base: string, name: string, config: PlatformConfiguration): Record<string, unknown> {
+export function toolRegistration(base: string, name: string, config: PlatformConfiguration, scopes: readonly string[]): Record<string, unknown> {
   const launch = `${base}/lti/launch`;
   const canvas = config.productFamilyCode === "canvas";
   const messages: Record<string, unknown>[] = [{ type: "LtiResourceLinkRequest", target_link_uri: launch, label: name }];
@@ -81,7 +91,7 @@ export function toolRegistration(base: string, name: string, config: PlatformCon
     client_name: name,
     jwks_uri: `${base}/lti/jwks.json`,
     token_endpoint_auth_method: "private_key_jwt",
-    scope: "",
+    scope: scopes.join(" "),
     [TOOL_CONFIGURATION]: {
       domain: new URL(base).host,
       target_link_uri: launch,

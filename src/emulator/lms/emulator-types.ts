@@ -61,8 +61,13 @@ export interface LmsEmulator {
   readonly jwksFetches: number;
   /** The registration to give the tool: `oralAssessments({ lti: { keys, registrations: [lms.registration()] } })`. */
   registration(deployments?: (string | { id: string; organization?: string })[]): { issuer: string; clientId: string; authorizationUrl: string; jwksUrl: string; tokenUrl: string; deployments: (string | { id: string; organization?: string })[] };
-  /** Tells the LMS where the tool lives (its mount URL, e.g. `http://127.0.0.1:3000/oral`). */
-  registerTool(toolUrl: string): void;
+  /**
+   * Tells the LMS where the tool lives (its mount URL, e.g. `http://127.0.0.1:3000/oral`):
+   * a manual registration. `scopes`: the LTI Advantage scopes its administrator enabled
+   * (Canvas: the developer key's LTI Advantage Services; Moodle: the tool's Services); the
+   * token endpoint refuses any other with `invalid_scope`. Default: every AGS and NRPS scope.
+   */
+  registerTool(toolUrl: string, options?: { scopes?: readonly string[] }): void;
   /**
    * Starts Dynamic Registration as an administrator's *Register by URL* does: answers the
    * URL to open (the tool's registration URL with `openid_configuration` and a fresh

@@ -22,7 +22,7 @@ import { mintLaunch, type LmsKey, type LmsUser, type ResourceLink } from "./mint
 import { membershipSide } from "./memberships.js";
 import { lmsShape } from "./presets.js";
 import { registrationSide } from "./registration.js";
-import { tokenSide } from "./token.js";
+import { GRANTABLE_SCOPES, tokenSide } from "./token.js";
 import { gradebookSide } from "./gradebook.js";
 
 export { LMS_FAULTS, type LmsFault } from "./faults.js";
@@ -94,13 +94,16 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     return settings ? { deepLinking: settings } : links.get(id);
   };
 
-  const tokens = tokenSide({ tokenUrl: () => `${base}/token`, clientId: () => clientId, toolRoot: () => tool?.root });
+  // The tool's registration's scopes: every one for a manual registration unless told (registerTool), what it asked for by Dynamic Registration.
+  let granted: ReadonlySet<string> = GRANTABLE_SCOPES;
+  const tokens = tokenSide({ tokenUrl: () => `${base}/token`, clientId: () => clientId, toolRoot: () => tool?.root, granted: () => granted });
   const grades = gradebookSide({ base: () => base, verifyBearer: tokens.verifyBearer, courseTitle: "Oral exams 101" });
   const members = membershipSide({ base: () => base, users: USERS, verifyBearer: tokens.verifyBearer, context: { id: "course-1", label: "ORAL-101", title: "Oral exams 101" } });
   const registering = registrationSide({
     base: () => base,
     adopt: (registered) => {
       clientId = registered.clientId;
+      granted = new Set(registered.scopes.filter((s) => GRANTABLE_SCOPES.has(s)));
       tool = { root: registered.login.replace(/\/lti\/login$/, ""), login: registered.login, redirect: registered.redirect, origin: new URL(registered.login).origin };
     },
   });
@@ -204,7 +207,8 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     registration(deployments = [deploymentId]) {
       return { issuer: issuer(), clientId, authorizationUrl: `${base}/auth`, jwksUrl: `${base}/jwks`, tokenUrl: `${base}/token`, deployments };
     },
-    registerTool(toolUrl) {
+    registerTool(toolUrl, { scopes } = {}) {
+      granted = new Set(scopes ?? GRANTABLE_SCOPES);
       const root = toolUrl.replace(/\/+$/, "");
       tool = { root, login: `${root}/lti/login`, redirect: `${root}/lti/launch`, origin: new URL(root).origin };
     },

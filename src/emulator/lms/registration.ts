@@ -23,6 +23,8 @@ export interface AdoptedTool {
   clientId: string;
   login: string;
   redirect: string;
+  /** The scopes the registration asked for (its `scope`, space-separated): all it is granted. */
+  scopes: string[];
 }
 
 const TOOL = "https://purl.imsglobal.org/spec/lti-tool-configuration";
@@ -99,7 +101,8 @@ export function registrationSide(ctx: { base: () => string; adopt: (tool: Adopte
     tokens.delete(token); // single use
     const clientId = `dr-${randomUUID().slice(0, 8)}`;
     registrations.push({ clientId, request: body });
-    ctx.adopt({ clientId, login: body.initiate_login_uri as string, redirect: (body[TOOL] as { target_link_uri: string }).target_link_uri });
+    const scopes = typeof body.scope === "string" ? body.scope.split(" ").filter(Boolean) : [];
+    ctx.adopt({ clientId, login: body.initiate_login_uri as string, redirect: (body[TOOL] as { target_link_uri: string }).target_link_uri, scopes });
     res.json({ ...body, client_id: clientId });
   });
 

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 
-/** Every scope the emulator grants (its developer key has them all enabled). */
+/** Every scope the emulator can grant; a registration is granted only those it was given (`granted`). */
 export const GRANTABLE_SCOPES = new Set([
   "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
   "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly",
@@ -44,7 +44,11 @@ export interface TokenSide {
 
 interface Issued { scopes: Set<string>; until: number }
 
-export function tokenSide(ctx: { tokenUrl: () => string; clientId: () => string; toolRoot: () => string | undefined }): TokenSide {
+/**
+ * `granted`: the scopes the tool's registration holds, as an LMS's administrator enabled
+ * them (manual) or as the tool asked (Dynamic Registration); others are `invalid_scope`.
+ */
+export function tokenSide(ctx: { tokenUrl: () => string; clientId: () => string; toolRoot: () => string | undefined; granted: () => ReadonlySet<string> }): TokenSide {
   const tokens = new Map<string, Issued>();
   const usedJti = new Map<string, number>();
   const counts: TokenCounts = { requests: 0, issued: 0, refused: 0, bearerRefused: 0 };
@@ -69,7 +73,7 @@ export function tokenSide(ctx: { tokenUrl: () => string; clientId: () => string;
     if (typeof p.client_assertion !== "string") return refuse(res, 400, "invalid_request", "client_assertion is missing");
     const scopes = typeof p.scope === "string" ? p.scope.split(" ").filter(Boolean) : [];
     if (scopes.length === 0) return refuse(res, 400, "invalid_scope", "scope is missing");
-    const unknown = scopes.filter((s) => !GRANTABLE_SCOPES.has(s));
+    const unknown = scopes.filter((s) => !ctx.granted().has(s));
     if (unknown.length > 0) return refuse(res, 400, "invalid_scope", `not granted: ${unknown.join(" ")}`);
     const root = ctx.toolRoot();
     if (!root) return refuse(res, 401, "invalid_client", "no tool is registered with this LMS");
