@@ -7,6 +7,7 @@
  * printed holds a password: the connection string is never echoed.
  */
 import { parseArgs } from "node:util";
+import { localTime } from "./core/human-time.js";
 import { postgresStore } from "./store/postgres.js";
 import { sqliteStore } from "./store/sqlite.js";
 import type { OralStore } from "./store/types.js";
@@ -51,7 +52,7 @@ export async function runLti(args: string[], usage: (message: string) => Error, 
       if (list.length === 0) out("No LTI registrations in this store.");
       for (const r of list) {
         const deployments = r.deployments.map((d) => (d.organization ? `${d.id} (${d.organization})` : d.id)).join(", ") || "none yet";
-        out(`${r.active ? "active " : "PENDING"}  issuer ${r.issuer}  client id ${r.clientId}  registered ${r.createdAt}  via ${String(r.data.openidConfiguration ?? r.data.via ?? "store")}  deployments: ${deployments}`);
+        out(`${r.active ? "active " : "PENDING"}  issuer ${r.issuer}  client id ${r.clientId}  registered ${localTime(r.createdAt)}  via ${String(r.data.openidConfiguration ?? r.data.via ?? "store")}  deployments: ${deployments}`);
       }
       return;
     }

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runLti } from "../src/cli-lti.js";
+import { localTime } from "../src/core/human-time.js";
 import { sqliteStore } from "../src/store/sqlite.js";
 
 const dir = mkdtempSync(join(tmpdir(), "eoa-cli-lti-"));
@@ -35,6 +36,9 @@ describe("express-oral-assessments lti", () => {
     const listed = await cli("list", "--store", `sqlite:${file}`);
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatch(/^PENDING\s+issuer https:\/\/canvas\.example\.edu\s+client id 10000000000123/);
+    // The date in the terminal's own locale and zone, to the minute, not as ISO.
+    expect(listed[0]).toContain(`registered ${localTime("2026-11-25T00:00:00.000Z")}  via`);
+    expect(listed[0]).not.toContain("2026-11-25T00:00");
     const done = await cli("activate", "--store", `sqlite:${file}`, "--issuer", "https://canvas.example.edu", "--client-id", "10000000000123");
     expect(done[0]).toContain("Activated");
     const after = sqliteStore({ filename: file });

@@ -68,17 +68,21 @@ export function deepLinking(deps: DeepLinkingDeps) {
    * course's exams, with their ids, are not this picker's to show; a course shares one
    * through the course offer).
    */
-  async function linkable(claims: Record<string, unknown>, org: string, course: LtiCourseKey): Promise<{ exams: CatalogExam[]; linkedClasses: Set<string> }> {
+  async function linkable(claims: Record<string, unknown>, org: string, course: LtiCourseKey): Promise<{ exams: CatalogExam[]; linkedClasses: Set<string>; hidden: number }> {
     const byClass = new Map<string, LinkState>();
     const mine: CatalogExam[] = [];
     const others: CatalogExam[] = [];
+    let hidden = 0;
     for (const exam of await catalog.list(org)) {
       let state = byClass.get(exam.classId);
       if (state === undefined) byClass.set(exam.classId, (state = await binding.linkState(org, course, exam.classId)));
-      if (state.linkedTo === "another-course" || !(await binding.mayLink(claims, org, course, exam, state))) continue;
+      if (state.linkedTo === "another-course" || !(await binding.mayLink(claims, org, course, exam, state))) {
+        hidden += 1;
+        continue;
+      }
       (state.linkedTo === "this-course" ? mine : others).push(exam);
     }
-    return { exams: [...mine, ...others], linkedClasses: new Set([...byClass].filter(([, l]) => l.linkedTo === "this-course").map(([c]) => c)) };
+    return { exams: [...mine, ...others], linkedClasses: new Set([...byClass].filter(([, l]) => l.linkedTo === "this-course").map(([c]) => c)), hidden };
   }
 
   /** `POST /lti/launch` with an `LtiDeepLinkingRequest`, verified. */
@@ -93,7 +97,7 @@ export function deepLinking(deps: DeepLinkingDeps) {
     const org = await launchOrganization(req, res, launch, { settings, catalog, logger, frameAncestors });
     if (org === undefined) return;
     const courseTitle = ([launch.context?.title, launch.context?.label].find((v) => isText(v, Infinity, { trim: true })) as string | undefined ?? course.contextId).trim().slice(0, 200);
-    const [{ exams, linkedClasses }, courses] = await Promise.all([linkable(launch.forHooks, org, course), catalog.courses(org)]);
+    const [{ exams, linkedClasses, hidden }, courses] = await Promise.all([linkable(launch.forHooks, org, course), catalog.courses(org)]);
     const id = randomId(24);
     const pick: Pick = {
       issuer: launch.registration.issuer, clientId: launch.registration.clientId, deploymentId: launch.deploymentId, org, course, courseTitle,
@@ -104,7 +108,7 @@ export function deepLinking(deps: DeepLinkingDeps) {
     sendLtiPage(res, frameAncestors, {
       status: 200, title: "Add an oral exam",
       message: exams.length > 0 ? "Choose the exam students will open from this link." : "There is no exam you can add to this course yet: create one below.",
-      body: pickerBody({ action: `${toolBase(req, settings.toolUrl)}/lti/deep-link`, pick: id, exams, linkedClasses, courses, courseTitle }),
+      body: pickerBody({ action: `${toolBase(req, settings.toolUrl)}/lti/deep-link`, pick: id, exams, linkedClasses, hidden, courses, courseTitle }),
     });
   }
 

@@ -112,7 +112,7 @@ async function examPage(req: Request, res: Response, exam: CatalogExam, deps: In
     status: 200, title: exam.name, message: `The ${what} of ${exam.className} (${exam.courseName}).`,
     body: `<dl><dt>Class</dt><dd id="class">${escapeHtml(exam.className)}</dd><dt>Course</dt><dd>${escapeHtml(exam.courseName)}</dd>`
       + `<dt>Student link</dt><dd id="status">${escapeHtml(status)}</dd></dl>`
-      + (exam.kind === "oral" ? `<p><a id="prepare" href="${escapeHtml(prepareApi)}" target="_blank" rel="noopener noreferrer">Preparation status</a> (the instructor API; sign in to the app as an instructor).</p>` : "")
+      + (exam.kind === "oral" ? `<p><a id="prepare" href="${escapeHtml(prepareApi)}" target="_blank" rel="noopener noreferrer">Preparation status</a> (opens in your school's app: sign in there as an instructor to follow it).</p>` : "")
       + form,
     ...(form ? { script: PREPARE_FORM_SCRIPT } : {}),
   });

@@ -14,6 +14,8 @@ export interface PickerInput {
   exams: readonly CatalogExam[];
   /** The classes already linked to this LMS course. */
   linkedClasses: ReadonlySet<string>;
+  /** How many of the school's exams are left out (their class belongs to another LMS course, or `lti.canLink` says no). */
+  hidden: number;
   /** The organization's courses, where the new class may go. */
   courses: readonly { id: string; name: string }[];
   /** The LMS course's title: the new class's (and new course's) default name. */
@@ -30,8 +32,11 @@ export function pickerBody(p: PickerInput): string {
     return `<section><h2>${escapeHtml(first.className)} <small>${escapeHtml(first.courseName)}${linked}</small></h2><ul>${buttons}</ul></section>`;
   }).join("");
   const hidden = `<input type="hidden" name="pick" value="${escapeHtml(p.pick)}">`;
+  const notListed = p.hidden === 0 ? "" : `<p id="not-listed">${p.hidden === 1 ? "1 exam of your school is" : `${p.hidden} exams of your school are`} not listed: `
+    + "an exam's class belongs to the LMS course it was first added to (students open it only there), or your school's rules do not let you add it. "
+    + "To use one here, make a new exam below.</p>";
   const options = [...p.courses.map((c) => `<option value="${escapeHtml(c.id)}">${escapeHtml(c.name)}</option>`), `<option value="">A new course: ${escapeHtml(p.courseTitle)}</option>`].join("");
-  return `<form method="post" action="${escapeHtml(p.action)}">${hidden}${sections}</form>
+  return `${notListed}<form method="post" action="${escapeHtml(p.action)}">${hidden}${sections}</form>
 <form id="create" method="post" action="${escapeHtml(p.action)}">${hidden}<input type="hidden" name="create" value="1">
 <h2>A new class and exam for this course</h2>
 <p><label>Exam name <input name="examName" maxlength="200" required></label></p>

@@ -5,6 +5,7 @@
  */
 import type { CapacityPlan } from "./capacity-plan.js";
 import { escapeHtml } from "../core/html.js";
+import { humanTime } from "../core/human-time.js";
 import type { RosterRead } from "./roster.js";
 
 /** A member of the roster who was not prepared, and why. */
@@ -27,9 +28,22 @@ export interface ProgressView {
 const n = (v: number) => v.toLocaleString("en-US");
 const minutes = (ms: number) => `${Math.ceil(ms / 60_000)} min`;
 
+/** What the preparation's state means for the instructor, and what (if anything) they do next. */
+export function nextStep(p: ProgressView): string {
+  switch (p.state) {
+    case "scheduled": return `Nothing to do now: sign-ins are prepared from ${humanTime(p.issueFrom)}. Students open the exam from the course as usual.`;
+    case "issuing": return "Sign-ins are being prepared. Refresh to follow; students can already open the exam.";
+    case "ready": return "Every prepared sign-in is ready. Students open the exam from the course at the start.";
+    case "finished": return "The exam has started: sign-ins not used by now are no longer kept. Students who open it now are signed in when they do.";
+    default: return `Preparation: ${p.state}.`;
+  }
+}
+
+const STATE_WORDS: Record<string, string> = { scheduled: "Scheduled", issuing: "Preparing sign-ins", ready: "Ready", finished: "Finished" };
+
 export function progressPage(p: ProgressView): string {
   const rows: [string, string, string][] = [
-    ["state", "State", p.state], ["start", "Exam starts", p.startAt], ["issue-from", "Preparing from", p.issueFrom],
+    ["state", "Preparation", STATE_WORDS[p.state] ?? p.state], ["start", "Exam starts", humanTime(p.startAt)], ["issue-from", "Preparing from", humanTime(p.issueFrom)],
     ["roster", "Learners prepared", n(p.roster)], ["ready", "Sign-ins ready now", n(p.ready)], ["pending", "Not ready yet", n(p.pending)],
     ["failed", "Refused by the exam service", n(p.failed)], ["handed-out", "Used at launch", n(p.handedOut)], ["on-demand", "Signed in on demand", n(p.onDemand)],
   ];

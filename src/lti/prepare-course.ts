@@ -20,7 +20,8 @@ import { isWholeNumber } from "../core/whole-number.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
 import type { LtiCourseKey } from "../store/lti-course-types.js";
 import { capacityPlan } from "./capacity-plan.js";
-import { coursePreparedPage, progressPage, type LeftOut, type ProgressView } from "./prepare-course-page.js";
+import { coursePreparedPage, nextStep, progressPage, type LeftOut, type ProgressView } from "./prepare-course-page.js";
+import { humanTime } from "../core/human-time.js";
 import { escapeHtml } from "../core/html.js";
 import { sendLtiPage } from "./pages.js";
 import type { RegistrationSource } from "./registration-source.js";
@@ -168,7 +169,7 @@ export function prepareCourseRoutes(deps: PrepareCourseDeps) {
     logger.info({ event: "lti_roster", outcome: "prepared", examId: form.examId, pages: read.pages, learners: read.learners.length, prepared: roster.length, leftOut: leftOut.length }, "LTI course roster prepared");
     sendLtiPage(res, frameAncestors, {
       status: 200, title: `${form.examName}: prepared for the course`,
-      message: `${roster.length} of the course's ${read.learners.length} active learners will have their sign-in ready from ${progress.issueFrom} for the start at ${progress.startAt}.`,
+      message: `${roster.length} of the course's ${read.learners.length} active learners will have their sign-in ready from ${humanTime(progress.issueFrom)} for the start on ${humanTime(progress.startAt)}.`,
       body: coursePreparedPage({ read, leftOut: leftOut.slice(0, LISTED), leftOutCount: leftOut.length, progress, plan, progressHref: `${toolBase(req, deps.settings.toolUrl)}/lti/prepare/${found.id}` }),
     });
   };
@@ -180,7 +181,7 @@ export function prepareCourseRoutes(deps: PrepareCourseDeps) {
     const progress = await preparer?.progress(found.form.examId);
     if (!progress) return page(res, 404, "Not prepared", "This exam has no preparation yet: use Prepare this exam for the course.");
     res.setHeader("Cache-Control", "no-store");
-    sendLtiPage(res, frameAncestors, { status: 200, title: `${found.form.examName}: preparation`, message: `State: ${progress.state}.`, body: progressPage(progress) });
+    sendLtiPage(res, frameAncestors, { status: 200, title: `${found.form.examName}: preparation`, message: nextStep(progress), body: progressPage(progress) });
   };
 
   return { post, get };

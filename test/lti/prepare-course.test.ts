@@ -8,6 +8,7 @@
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LaunchContext } from "../../src/router/shared/options.js";
+import { humanTime } from "../../src/core/human-time.js";
 import { memoryStore } from "../../src/store/memory.js";
 import type { OralStore } from "../../src/store/types.js";
 import { followToExam, launchFromCourse, startLtiBench, type LtiBench } from "../support/lti.js";
@@ -99,8 +100,12 @@ describe("Prepare this exam for the course", () => {
     // The instructor's launch recorded the course's NRPS URL.
     const course = { issuer: bench.lms.issuer, clientId: bench.lms.clientId, deploymentId: bench.lms.deploymentId, contextId: "course-1" };
     expect((await store.getLtiCourseServices("default", course))?.membershipsUrl).toBe(`${bench.lms.url}/api/lti/courses/course-1/names_and_roles`);
-    const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: new Date(Date.now() + 20_000).toISOString(), tzOffsetMin: "0" });
+    const startAt = new Date(Date.now() + 20_000);
+    const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: startAt.toISOString(), tzOffsetMin: "0" });
     expect(answer.status).toBe(200);
+    // Times in words, to the minute with the zone (docs/router.md, Dates and times), no ISO, no "State: issuing".
+    expect(text(answer.text, "p-start")).toBe(humanTime(startAt));
+    expect(answer.text).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d|State: /);
     // 8 members: the instructor, 7 learners; Nora has no e-mail, learner-00003 is refused by canLaunch.
     expect(text(answer.text, "r-learners")).toBe("7");
     expect(text(answer.text, "r-left-out")).toBe("2");
@@ -117,6 +122,8 @@ describe("Prepare this exam for the course", () => {
       const progress = await request(progressUrl.origin).get(progressUrl.pathname);
       expect(progress.status).toBe(200);
       ready = text(progress.text, "p-ready");
+      // What the instructor does next, not the plan's state name.
+      expect(text(progress.text, "message")).toMatch(/^(Nothing to do now|Sign-ins are being prepared|Every prepared sign-in is ready)/);
       if (ready === "5") break;
       await new Promise((r) => setTimeout(r, 200));
     }

@@ -182,6 +182,8 @@ describe("LTI course binding: lti.canLink", () => {
     const { pick, choices } = pickerOf(picker.text);
     expect(choices).toEqual([bench.examId]);
     expect(picker.text).not.toContain("Secret");
+    // It says how many it hides, and why.
+    expect(picker.text).toContain("1 exam of your school is not listed: an exam's class belongs to the LMS course it was first added to");
     expect(asked.some((c) => c.classId === hidden.classId && c.examId === hidden.examId && c.linkedTo === "none" && c.organization === "default")).toBe(true);
     const forced = await request(bench.stack.app.url).post("/oral/lti/deep-link").type("form").send({ pick, examId: hidden.examId });
     expect(forced.status).toBe(403);

@@ -6,6 +6,7 @@
  * canvas-lms#1799).
  */
 import { randomId } from "../../core/random-id.js";
+import { humanTime } from "../../core/human-time.js";
 import type { ExamKind } from "../../store/types.js";
 import type { ActivityProgress, GradingProgress, LtiScoreEntry, LtiScoreRecord } from "../../store/lti-gradebook-types.js";
 import type { LaunchGradebook } from "./launch-gradebook.js";
@@ -32,7 +33,7 @@ export function startedEntry(l: Learner, linkId: string, at = new Date()): LtiSc
   const t = at.toISOString();
   return entry(`started:${linkId}`, l, {
     activityProgress: "Started", gradingProgress: "NotReady", timestamp: t, startedAt: l.launch.launchedAt,
-    comment: `Started the ${WHAT[l.kind].toLowerCase()} at ${t} (launched from the LMS).`,
+    comment: `Started the ${WHAT[l.kind].toLowerCase()} on ${humanTime(at)} (launched from the LMS).`,
   });
 }
 
@@ -41,7 +42,7 @@ export function submittedEntry(l: Learner, at = new Date()): LtiScoreEntry {
   const t = at.toISOString();
   return entry(`returned:${randomId(16)}`, l, {
     activityProgress: "Submitted", gradingProgress: "PendingManual", timestamp: t, startedAt: l.launch.launchedAt, submittedAt: t,
-    comment: `Came back from the ${WHAT[l.kind].toLowerCase()} at ${t}: submitted, awaiting grading (a sign from the exam site's redirect, not proof).`,
+    comment: `Came back from the ${WHAT[l.kind].toLowerCase()} on ${humanTime(at)}: submitted, awaiting grading (a sign from the exam site's redirect, not proof).`,
   });
 }
 
