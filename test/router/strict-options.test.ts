@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ConfigurationError, createPlatformClient, memoryStore, oralAssessments, redisFleet, type LtiOptions, type OralAssessmentsOptions } from "../../src/index.js";
+import { ConfigurationError, createPlatformClient, memoryStore, oralAssessments, redisFleet, type OralAssessmentsOptions } from "../../src/index.js";
 import { startEmulator } from "../../src/emulator/index.js";
 import { closestName } from "../../src/core/option-schema.js";
 import { TEST_KEY } from "../support/keys.js";
