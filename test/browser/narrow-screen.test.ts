@@ -15,11 +15,12 @@ const PHONE = { width: 390, height: 844 };
 
 /** How the page fits: its scroll width, and whether "Log out" (when there) takes more than one line. */
 async function fit(page: Page): Promise<{ scrollWidth: number; logoutLines: number | undefined }> {
-  return page.evaluate(() => {
+  // A string: the test's TypeScript has no DOM types; it runs in the page.
+  return page.evaluate(`(() => {
     const logout = document.querySelector("#logout");
     const lines = logout ? Math.round(logout.getBoundingClientRect().height / parseFloat(getComputedStyle(logout).lineHeight || "20")) : undefined;
     return { scrollWidth: document.documentElement.scrollWidth, logoutLines: lines };
-  });
+  })()`);
 }
 
 describe.runIf(haveChromium)("the example app at 390 px", () => {

@@ -10,10 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { ConfigurationError, createPlatformClient, oralAssessments, postgresStore, sqliteStore } from "../../src/index.js";
-import { createLmsEmulator } from "../../src/emulator/index.js";
 import { TEST_KEY } from "../support/keys.js";
-import { followToExam, launchFromCourse, placeExam, TOOL_KEY_PEM } from "../support/lti.js";
-import { startStack } from "../support/stack.js";
+import { followToExam, launchFromCourse, linkCourse, startLtiBench } from "../support/lti.js";
 
 const platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: "http://127.0.0.1:9" });
 const dir = mkdtempSync(join(tmpdir(), "eoa-loud-"));
@@ -77,20 +75,12 @@ describe("the store's start-up check, with no logger", () => {
 
 describe("a gradebook failure, with no logger", () => {
   it("prints one stderr line, without the LMS token", async () => {
-    const lms = await createLmsEmulator();
-    const stack = await startStack({
-      router: {
-        logger: undefined,
-        lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], emailStandIn: { domain: "lms.invalid" }, gradebook: { pollMs: 50, maxAttempts: 1 } },
-      },
-    });
-    lms.registerTool(`${stack.app.url}/oral`);
+    const bench = await startLtiBench({ emailStandIn: { domain: "lms.invalid" }, gradebook: { pollMs: 50, maxAttempts: 1 } }, { router: { logger: undefined } });
     try {
-      const { examId } = await stack.seedExam();
-      const linkId = await placeExam({ lms }, examId);
+      await linkCourse(bench);
       const lines = stderrLines();
-      lms.setGradebookOutage(10 * 60_000);
-      const { opened } = await followToExam(await launchFromCourse({ lms }, "student-1", linkId));
+      bench.lms.setGradebookOutage(10 * 60_000);
+      const { opened } = await followToExam(await launchFromCourse(bench, "student-1", bench.linkId));
       expect(opened.status).toBe(303);
       await vi.waitFor(() => expect(lines.some((l) => l.includes('"event":"lti_score"'))).toBe(true), { timeout: 20_000, interval: 50 });
       const scoreLines = lines.filter((l) => l.includes("LMS gradebook"));
@@ -99,8 +89,7 @@ describe("a gradebook failure, with no logger", () => {
       expect(scoreLines[0]).toMatch(/503/);
       for (const line of lines) expect(line).not.toMatch(/Bearer|access_token/);
     } finally {
-      await stack.close();
-      await lms.close();
+      await bench.close();
     }
   });
 });
