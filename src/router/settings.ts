@@ -56,7 +56,7 @@ const OPTION_NAMES = Object.keys({
   lti: true, platform: true, examHost: true, organization: true, organizationCache: true, organizationClient: true, isInstructor: true,
   student: true, canLaunch: true, resolveClassId: true, store: true, ticketParam: true, loginUrl: true, homeUrl: true, renderPage: true,
   bodyLimit: true, trustedOrigins: true, publicOrigin: true, listCacheMs: true, logger: true, launchWaitMs: true, waitingPageAfterMs: true,
-  launchLimit: true, circuitBreaker: true, fleet: true, roster: true, launchRecord: true, live: true, metrics: true, prepare: true, prewarm: true,
+  launchLimit: true, circuitBreaker: true, fleet: true, roster: true, launchRecord: true, live: true, launchExports: true, metrics: true, prepare: true, prewarm: true,
 } satisfies Record<keyof OralAssessmentsOptions, true>);
 
 export function resolveRouterOptions(options: OralAssessmentsOptions | undefined) {
