@@ -39,6 +39,16 @@ export async function runLms(args: string[], usage: (message: string) => Error):
   lms.registerTool(tool);
   const root = tool.replace(/\/+$/, "");
   const registration = JSON.stringify(lms.registration(), null, 2).replace(/\n/g, "\n  ");
+  // The handlers before "listening": whoever stops the LMS emulator on reading it finds them.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    process.stdout.write(`\n${signal}: stopping the LMS emulator…\n`);
+    lms.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
   process.stdout.write(`LMS emulator listening on ${lms.url} (launches shaped as ${lms.product} sends them)
 
   Registration (the tool's lti.registrations entry):
@@ -55,13 +65,4 @@ export async function runLms(args: string[], usage: (message: string) => Error):
 
 Press Ctrl+C to stop.
 `);
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    process.stdout.write(`\n${signal}: stopping the LMS emulator…\n`);
-    lms.close().then(() => process.exit(0), () => process.exit(1));
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
 }

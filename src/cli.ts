@@ -94,6 +94,18 @@ async function runEmulator(args: string[]): Promise<void> {
     logger: values.verbose ? lineLogger() : undefined,
   });
 
+  // The handlers first: a supervisor (or a test) that stops the emulator as soon as it
+  // reads "listening" must find them installed, or Node's default handler kills the process.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1); // a second Ctrl+C: do not wait any longer
+    stopping = true;
+    process.stdout.write(`\n${signal}: stopping the emulator…\n`);
+    emulator.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+
   process.stdout.write(organizations ? organizationsBanner(emulator) : `Oral-assessment platform emulator listening on ${emulator.url}
 
   Base URL     ${emulator.url}   (API under /api/v1/dev and /api/v1/prod)
@@ -105,16 +117,6 @@ async function runEmulator(args: string[]): Promise<void> {
 
 These keys are local throwaways. Press Ctrl+C to stop.
 `);
-
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1); // a second Ctrl+C: do not wait any longer
-    stopping = true;
-    process.stdout.write(`\n${signal}: stopping the emulator…\n`);
-    emulator.close().then(() => process.exit(0), () => process.exit(1));
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
 }
 
 /** `north:North High` → `{ id: "north", name: "North High" }`; the emulator checks both parts. */

@@ -247,7 +247,7 @@ export function buildComponents({ requests, records }: RouteSchemas): JsonSchema
   };
 }
 
-export function idParameter(name: string, description: string): JsonSchema {
+function idParameter(name: string, description: string): JsonSchema {
   return {
     name,
     in: "path",

@@ -9,7 +9,7 @@ import { StudentIdentity } from "../platform/schemas.js";
 export const RosterStudent = StudentIdentity;
 
 /** Default largest roster (`prepare.maxRoster`). */
-export const DEFAULT_MAX_ROSTER = 5_000;
+const DEFAULT_MAX_ROSTER = 5_000;
 
 /**
  * `startAt`: when the exam starts (RFC 3339 date-time with a zone). `roster`: the
@@ -27,4 +27,3 @@ export function prepareRequestSchema(maxRoster: number = DEFAULT_MAX_ROSTER) {
 }
 
 export const PrepareRequest = prepareRequestSchema();
-export type PrepareRequestInput = z.input<typeof PrepareRequest>;

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { ACTIVITY_PROGRESS, GRADING_PROGRESS } from "../store/lti-gradebook-types.js";
 
-export const MAX_SCORES = 1_000;
+const MAX_SCORES = 1_000;
 
 export const ScoreInput = z.looseObject({
   /** Their `orgInternalId` or e-mail, as the launch record shows them. */

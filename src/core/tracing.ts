@@ -11,7 +11,7 @@
  */
 import { trace, type Tracer } from "@opentelemetry/api";
 
-export const TRACER_NAME = "express-oral-assessments";
+const TRACER_NAME = "express-oral-assessments";
 
 /** A proxy: it follows whatever provider the app registers, before or after this module loads. */
 export const tracer: Tracer = trace.getTracer(TRACER_NAME);

@@ -30,8 +30,8 @@ export interface FleetKey {
 }
 
 /** The id of a secret given as a plain string (write it as `{ id: "default", secret }` when you start rotating). */
-export const DEFAULT_KEY_ID = "default";
-export const MIN_SECRET_BYTES = 32;
+const DEFAULT_KEY_ID = "default";
+const MIN_SECRET_BYTES = 32;
 /** Fewer distinct byte values (or steps between neighbours) than this in 32+ bytes is no random source. */
 const MIN_VARIETY = 16;
 export const KEY_ID = /^[A-Za-z0-9_-]{1,16}$/;
@@ -40,7 +40,7 @@ const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 const FIX = `Generate one: \`openssl rand -base64 48\`, the same on every instance (keep it out of the code, e.g. in ORAL_FLEET_SECRET).`;
 
 /** The secret's bytes, or why it is not usable as a key (never quoting it). */
-export function decodeSecret(text: string): { material: Buffer } | { problem: string } {
+function decodeSecret(text: string): { material: Buffer } | { problem: string } {
   // `openssl rand -base64` wraps long output in lines; whitespace is never part of a key.
   const compact = text.replace(/\s+/g, "");
   let material: Buffer;

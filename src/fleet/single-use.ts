@@ -21,7 +21,7 @@ export interface SingleUseStore {
  * in-process store keeps: past it, the least recently used of that kind goes. Per kind, so
  * a flood of one (anonymous logins) never pushes out another (a learner's exam link).
  */
-export const IN_PROCESS_CAP_PER_KIND = 10_000;
+const IN_PROCESS_CAP_PER_KIND = 10_000;
 
 /** Expired values looked at from the oldest end on each put (no full scan, ever). */
 const EXPIRED_CHECKED_PER_PUT = 4;

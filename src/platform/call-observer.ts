@@ -38,7 +38,7 @@ export function attachCallObservers(client: PlatformClient, observers: CallObser
  * once, so a request is not counted twice. False-y for a client not built by
  * `createPlatformClient`: nothing to observe.
  */
-export function observePlatformCalls(client: PlatformClient, key: object, observer: PlatformCallObserver): (() => void) | undefined {
+function observePlatformCalls(client: PlatformClient, key: object, observer: PlatformCallObserver): (() => void) | undefined {
   const observers = (client as unknown as Record<symbol, CallObservers | undefined>)[OBSERVERS];
   if (!observers) return undefined;
   const held = observers.get(key);

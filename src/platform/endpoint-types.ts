@@ -8,7 +8,7 @@
  */
 import type { z } from "zod";
 import type { ENDPOINTS } from "./endpoints.js";
-import type { RequestOptions, WithMeta } from "./types.js";
+import type { RequestOptions, WithMeta } from "./request-options.js";
 
 type Spec = (typeof ENDPOINTS)[keyof typeof ENDPOINTS];
 

@@ -16,7 +16,7 @@ import {
   OralAssessmentUpdate, Roleplay, RoleplayCreate, RoleplayUpdate, SignInToken, SignInTokenRequest,
 } from "./schemas.js";
 import type { HttpMethod } from "./retry.js";
-import type { RequestPriority } from "./types.js";
+import type { RequestPriority } from "./request-options.js";
 
 export interface EndpointSpec {
   method: HttpMethod;

@@ -15,7 +15,7 @@ export const PASS_THROUGH_MAX_DEPTH = 32;
 export const PASS_THROUGH_MAX_BYTES = 64 * 1024;
 
 /** Why a value is out of bounds, or undefined. */
-export function passThroughProblem(value: unknown): string | undefined {
+function passThroughProblem(value: unknown): string | undefined {
   let bytes = 0;
   const stack: { value: unknown; depth: number }[] = [{ value, depth: 1 }];
   while (stack.length > 0) {

@@ -5,7 +5,7 @@
 import { TimeQueue } from "../core/time-queue.js";
 import type { RateBudget, RateBudgetStats, RateLimitObservation, ReleaseFn } from "./rate-budget-interface.js";
 import { DEFAULT_NORMAL_SHARE, type FallbackBudgetOptions } from "./rate-budget-options.js";
-import type { RequestPriority } from "./types.js";
+import type { RequestPriority } from "./request-options.js";
 import { WindowDetector } from "./window-detector.js";
 
 interface Waiter {

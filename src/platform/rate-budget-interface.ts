@@ -3,7 +3,7 @@
  * in-process implementation is `rate-budget.ts`; a shared one (Redis, `src/fleet/`)
  * implements the same members, so several instances can share one key's window.
  */
-import type { RequestPriority } from "./types.js";
+import type { RequestPriority } from "./request-options.js";
 
 /** Lets the next call go; call it once the response (or failure) is in. */
 export type ReleaseFn = () => void;

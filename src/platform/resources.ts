@@ -43,7 +43,7 @@ export function buildResources(kit: ResourceKit): Record<string, Record<string, 
  * the path with each id encoded as one segment (an id like `../x` cannot address another
  * endpoint) and the normalised body.
  */
-export function checkedRequest(kit: Pick<ResourceKit, "refused">, spec: EndpointSpec, ids: unknown[], input: unknown): { path: string; body: unknown } {
+function checkedRequest(kit: Pick<ResourceKit, "refused">, spec: EndpointSpec, ids: unknown[], input: unknown): { path: string; body: unknown } {
   const names = pathParams(spec);
   const issues: Issue[] = names.flatMap((name, i) => idIssues(name, ids[i]));
   const schema = spec.body ?? spec.query;

@@ -3,18 +3,15 @@
  * this file only.
  */
 import type { Logger } from "../core/logger.js";
-import type { RateBudget, RateBudgetStats } from "./rate-budget.js";
-import type { ListFilter, Meta, StudentIdentity } from "./schemas.js";
+import type { RateBudget, RateBudgetStats } from "./rate-budget-interface.js";
+import type { ListFilter, StudentIdentity } from "./schemas.js";
 import type { PlatformResources } from "./endpoint-types.js";
+import type { RequestOptions, WithMeta } from "./request-options.js";
+
+// One call's options and answer, in their own file so the endpoint table's types need not import this one.
+export type { RequestOptions, RequestPriority, WithMeta } from "./request-options.js";
 
 export type PlatformEnv = "prod" | "dev";
-
-/**
- * Which queue a call waits in when the rate budget is short. `launch` (a student waiting
- * in front of a browser) goes before `normal` (instructor and background traffic);
- * within a priority, first come first served.
- */
-export type RequestPriority = "launch" | "normal";
 
 export interface PlatformClientOptions {
   /**
@@ -68,24 +65,6 @@ export interface PlatformClientOptions {
   allowInsecureHttp?: boolean;
   /** pino-compatible logger. Default: silent. */
   logger?: Partial<Logger>;
-}
-
-export interface RequestOptions {
-  /** Queue priority when the rate budget is short. Default `normal`. */
-  priority?: RequestPriority;
-  /**
-   * Abort the call (e.g. the browser went away and nobody needs the answer). The call
-   * then rejects with `signal.reason`, as `fetch` does.
-   */
-  signal?: AbortSignal;
-  /** Bound on this call including queueing, retries and waits, in ms. Default: the client's `deadlineMs`. */
-  deadlineMs?: number;
-}
-
-/** A record plus the platform's `meta` (its request id), when there was one. */
-export interface WithMeta<T> {
-  data: T;
-  meta: Meta | undefined;
 }
 
 /**

@@ -15,7 +15,7 @@
  * Pure and clock-free (the caller passes `now`): the in-process and the shared (Redis)
  * budgets both use it.
  */
-import type { RateLimitObservation } from "./rate-budget.js";
+import type { RateLimitObservation } from "./rate-budget-interface.js";
 
 /** Fresh readings kept; the smallest wins. */
 const READINGS = 5;

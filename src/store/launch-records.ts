@@ -23,7 +23,7 @@ export interface CursorPosition {
   seq: number;
 }
 
-export function encodeCursor(position: CursorPosition): string {
+function encodeCursor(position: CursorPosition): string {
   return Buffer.from(`${position.atMs}.${position.seq}`).toString("base64url");
 }
 

@@ -18,7 +18,7 @@ const text = (what: string, ok: (v: unknown) => boolean = (v) => isText(v, Infin
 export const DEFAULT_SQLITE_FILENAME = "./oral-assessments.sqlite";
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 /** The longest table prefix: the longest table name must fit PostgreSQL's 63 characters. */
-export const MAX_PREFIX = 63 - "assessments_by_course".length;
+const MAX_PREFIX = 63 - "assessments_by_course".length;
 
 export const sqliteStoreSchema = {
   filename: withDefault(text("a path"), DEFAULT_SQLITE_FILENAME, { fix: `Pass a file path such as "${DEFAULT_SQLITE_FILENAME}", or leave it out.` }),

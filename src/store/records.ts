@@ -63,7 +63,7 @@ export function createdMs(createdAt: string): number {
  * Date becomes a string. The memory store passes data through here too, so tests that
  * run on memory see what production sees.
  */
-export function toJsonData(data: Record<string, unknown>): Record<string, unknown> {
+function toJsonData(data: Record<string, unknown>): Record<string, unknown> {
   return JSON.parse(JSON.stringify(data)) as Record<string, unknown>;
 }
 

@@ -18,9 +18,9 @@ function driversLoadedBy(body: string): string[] {
 }
 
 describe("database drivers are loaded on first use, not on import", () => {
-  it("importing the stores (and creating them) loads neither better-sqlite3 nor pg", () => {
+  it("importing the package (and creating its stores) loads neither better-sqlite3 nor pg", () => {
     expect(driversLoadedBy(`
-      const m = await import("./src/store/index.ts");
+      const m = await import("./src/index.ts");
       m.sqliteStore({ filename: ":memory:" });
       m.postgresStore({ connectionString: "postgres://nobody@127.0.0.1:1/none" });
     `)).toEqual([]);
@@ -28,7 +28,7 @@ describe("database drivers are loaded on first use, not on import", () => {
 
   it("using the SQLite store loads better-sqlite3, and only that", () => {
     expect(driversLoadedBy(`
-      const m = await import("./src/store/index.ts");
+      const m = await import("./src/index.ts");
       const s = m.sqliteStore({ filename: ":memory:" });
       await s.init();
       await s.close();
@@ -43,7 +43,7 @@ describe("a missing pg", () => {
       import { register } from "node:module";
       register("data:text/javascript," + encodeURIComponent(
         "export async function resolve(s, c, next) { if (s === 'pg') { const e = new Error('Cannot find package pg'); e.code = 'ERR_MODULE_NOT_FOUND'; throw e; } return next(s, c); }"));
-      const m = await import("./src/store/index.ts");
+      const m = await import("./src/index.ts");
       const s = m.postgresStore({ connectionString: "postgres://nobody:secretpw@127.0.0.1:1/none" });
       const error = await s.init().catch((e) => e);
       console.log(JSON.stringify({ name: error.name, text: String(error), problems: error.problems }));

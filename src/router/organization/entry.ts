@@ -5,7 +5,7 @@
  */
 import type { PlatformClient } from "../../platform/types.js";
 import type { OrganizationInfo } from "../shared/organization-info.js";
-import type { Organization } from "./organizations.js";
+import type { Organization } from "./organization.js";
 
 /** One organization as the cache holds it: the client of its latest key behind a stable face. */
 export class Entry<S> implements Organization<S> {

@@ -38,21 +38,12 @@ import { DEFAULT_ORGANIZATION } from "../../store/types.js";
 import type { OrganizationInfo, OrganizationResolver } from "../shared/organization-info.js";
 import { checkInfo, messageOf } from "./answer-checks.js";
 import { Entry } from "./entry.js";
+import type { Organization } from "./organization.js";
 import { InvalidOrganization, OrganizationUnavailable } from "./errors.js";
 
 export { InvalidOrganization, OrganizationUnavailable } from "./errors.js";
+export type { Organization } from "./organization.js";
 
-
-/** The organization a request acts for, with everything the router built for it. */
-export interface Organization<S = unknown> {
-  readonly id: string;
-  /** The organization's client: always its latest key (a rotated key swaps what it calls through). */
-  readonly platform: PlatformClient;
-  /** Undefined: students go to the platform's own host, and need no sign-in token. */
-  readonly examHost: string | undefined;
-  /** What the router keeps for this organization (its routes, caches and attempts). */
-  readonly scope: S;
-}
 
 /** What the router builds for each organization, and how it lets it go. */
 export interface ScopeFactory<S> {

@@ -7,10 +7,6 @@
  * (`oralAssessments` in router/index.ts) for every feature at once.
  */
 import type { Request } from "express";
-import { DEFAULT_ORGANIZATION } from "../../store/types.js";
 
 /** The organization id a request acts for (see `isOrganizationId`). */
 export type OrganizationIdOf = (req: Request) => string;
-
-/** A single-organization router (`platform` + `examHost`): every request acts for `DEFAULT_ORGANIZATION`. */
-export const singleOrganization: OrganizationIdOf = () => DEFAULT_ORGANIZATION;
