@@ -41,6 +41,8 @@ interface Entry {
   resolver: KeyResolver;
   /** When a signature failure last forced a refetch (ms since epoch). */
   forcedAt: number;
+  /** When an unknown kid last forced a refetch (ms since epoch). */
+  unknownKidAt: number;
 }
 
 export class RemoteKeySets {
@@ -59,7 +61,7 @@ export class RemoteKeySets {
         cooldownDuration: this.cooldownMs,
         timeoutDuration: this.options.timeoutMs ?? 5_000,
       });
-      const made: Entry = { set, forcedAt: Number.NEGATIVE_INFINITY, resolver: (header, token) => this.resolve(made, header, token) };
+      const made: Entry = { set, forcedAt: Number.NEGATIVE_INFINITY, unknownKidAt: Number.NEGATIVE_INFINITY, resolver: (header, token) => this.resolve(made, header, token) };
       this.sets.set(url, made);
       entry = made;
     }
@@ -67,7 +69,7 @@ export class RemoteKeySets {
   }
 
   private async resolve(entry: Entry, header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey> {
-    const key = await entry.set(header, token);
+    const key = await this.keyOf(entry, header, token);
     if (await signatureHolds(token, key)) return key;
     // The cached key fails: the LMS may have replaced it under the same kid. One refetch per cooldown.
     // A refetch already in flight (another launch's): wait for it rather than fail.
@@ -80,6 +82,26 @@ export class RemoteKeySets {
     entry.forcedAt = now;
     await entry.set.reload();
     return entry.set(header, token);
+  }
+
+  /** The key of the token's kid; an unknown kid inside jose's cooldown forces one refetch per cooldown (see the file comment). */
+  private async keyOf(entry: Entry, header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey> {
+    // Outside its cooldown, jose refetches an unknown kid itself: no second fetch then.
+    const cooling = entry.set.coolingDown;
+    try {
+      return await entry.set(header, token);
+    } catch (error) {
+      if (!(error instanceof errors.JWKSNoMatchingKey) || !cooling) throw error;
+      if (entry.set.reloading) {
+        await entry.set.reload();
+        return entry.set(header, token);
+      }
+      const now = Date.now();
+      if (now - entry.unknownKidAt < this.cooldownMs) throw error;
+      entry.unknownKidAt = now;
+      await entry.set.reload();
+      return entry.set(header, token);
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * The launch's `id_token`, checked with `jose` against everything of the 1EdTech Security
  * Framework §5.1.3 and LTI Core §5.3, for the registration the login's state names:
- * signature by the LMS's key set (RS256 only: never `none`, never HS*), `iss`, `aud` (a
+ * signature by the LMS's key set (RS256 only: never `none`, never HS*) under a `kid` the
+ * header names (never "the set's only key" for a token without one), `iss`, `aud` (a
  * string; a one-entry array; several entries with `azp` equal to our client id; an `azp`
  * always equal to it), `exp`/`iat`/`nbf` with the
  * clock tolerance and `iat` no older than a state lives, the nonce sent at login,
@@ -11,7 +12,7 @@
  * ignored. The first failure is the answer, each with its own check name (logged).
  */
 import { isText } from "../core/text.js";
-import { errors, jwtVerify, type JWTPayload } from "jose";
+import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from "jose";
 import { MESSAGE_TYPES, type MessageType } from "./claims.js";
 import type { LoginState } from "./login-state.js";
 import type { Registration } from "./registrations.js";
@@ -50,6 +51,8 @@ const fail = (check: string, forAdministrator: string, status: FailedCheck["stat
 
 export async function verifyLaunch(input: VerifyInput): Promise<{ launch: VerifiedLaunch } | { failed: FailedCheck }> {
   const { registration: reg } = input;
+  const headerFailure = headerCheck(input.idToken, reg);
+  if (headerFailure) return { failed: headerFailure };
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(input.idToken, input.keySets.of(reg.jwksUrl), {
@@ -89,6 +92,24 @@ export async function verifyLaunch(input: VerifyInput): Promise<{ launch: Verifi
     return fail("target_link_uri", "The launch's target_link_uri is not this tool's launch URL: set the tool's target link URI to its /lti/launch URL.", 400);
   }
   return { launch: { ...read, registration: reg, deploymentId, messageType: messageType as MessageType, roles, userId } };
+}
+
+/**
+ * The header's own checks before any key is looked up: RS256, and a `kid` (jose would
+ * take a set's only key for a token without one; the certification's first bad payload).
+ */
+function headerCheck(idToken: string, reg: Registration): FailedCheck | undefined {
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(idToken);
+  } catch {
+    return { check: "token", status: 400, forAdministrator: "The id_token is not a well-formed signed JWT." };
+  }
+  if (header.alg !== "RS256") return { check: "alg", status: 401, forAdministrator: "The token is not signed with RS256; LTI 1.3 requires RS256." };
+  if (typeof header.kid !== "string" || header.kid.length === 0) {
+    return { check: "kid", status: 401, forAdministrator: `The token's header names no kid: the LMS must name the key of its key set (${reg.jwksUrl}) that signed it.` };
+  }
+  return undefined;
 }
 
 function joseFailure(error: unknown, reg: Registration): FailedCheck {

@@ -2,7 +2,9 @@
  * Key rotation at the LMS (issue 27.5), over HTTP to a key set server on 127.0.0.1 that
  * counts its requests: an LMS that replaces its key under the same `kid` is accepted at
  * the next launch (one refetch), and 100 forged tokens (signed by another key under the
- * LMS's kid) cost at most one fetch per cooldown. The resolver is the one verify-launch.ts
+ * LMS's kid) cost at most one fetch per cooldown. An LMS that rotates to a new `kid` right
+ * after the tool fetched its set is accepted at once (issue 44.1), and a flood of made-up
+ * kids costs one fetch per cooldown. The resolver is the one verify-launch.ts
  * hands to jwtVerify, with the same options.
  */
 import { createServer, type Server } from "node:http";
@@ -15,6 +17,8 @@ const KID = "lms-key";
 let server: Server;
 let url: string;
 let published: JWK;
+/** When set, the key set server publishes these keys instead of `published` alone. */
+let publishedSet: JWK[] | undefined;
 let fetches = 0;
 /** True: the key set server answers 500. */
 let failing = false;
@@ -35,7 +39,7 @@ beforeAll(async () => {
       return;
     }
     res.setHeader("content-type", "application/json");
-    res.end(JSON.stringify({ keys: [published] }));
+    res.end(JSON.stringify({ keys: publishedSet ?? [published] }));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
@@ -99,5 +103,39 @@ describe("an LMS key set cached by the tool", () => {
     for (let i = 0; i < 19; i += 1) await expect(verify(sets, forged)).rejects.toBeInstanceOf(errors.JWSSignatureVerificationFailed);
     expect(fetches).toBe(1);
     failing = false;
+  });
+});
+
+describe("an LMS rotating to a new kid (issue 44.1)", () => {
+  const keyed = async (kid: string) => { const p = await pair(); return { privateKey: p.privateKey, jwk: { ...p.jwk, kid } }; };
+  const signAs = (key: CryptoKey, kid: string) => new SignJWT({ nonce: "n" }).setProtectedHeader({ alg: "RS256", kid }).setIssuedAt().setExpirationTime("1m").setSubject("u").sign(key);
+
+  it("verifies the first launch under a new kid published just after the set was fetched (inside the cooldown)", async () => {
+    const sets = new RemoteKeySets({ cooldownMs: 60_000 });
+    const old = await keyed("old-kid");
+    publishedSet = [old.jwk];
+    fetches = 0;
+    await verify(sets, await signAs(old.privateKey, "old-kid"));
+    expect(fetches).toBe(1);
+    const rotated = await keyed("new-kid");
+    publishedSet = [rotated.jwk];
+    const { payload } = await verify(sets, await signAs(rotated.privateKey, "new-kid"));
+    expect(payload.sub).toBe("u");
+    expect(fetches).toBe(2);
+    publishedSet = undefined;
+  });
+
+  it("lets a flood of made-up kids cost one fetch per cooldown, each refused as no matching key", async () => {
+    const sets = new RemoteKeySets({ cooldownMs: 60_000 });
+    const lms = await keyed("lms-kid");
+    publishedSet = [lms.jwk];
+    fetches = 0;
+    await verify(sets, await signAs(lms.privateKey, "lms-kid"));
+    const made = await Promise.all(Array.from({ length: 50 }, (_, i) => signAs(lms.privateKey, `made-up-${i}`)));
+    const results = await Promise.allSettled(made.map((t) => verify(sets, t)));
+    expect(results.every((r) => r.status === "rejected" && r.reason instanceof errors.JWKSNoMatchingKey)).toBe(true);
+    for (const t of made) await expect(verify(sets, t)).rejects.toBeInstanceOf(errors.JWKSNoMatchingKey);
+    expect(fetches).toBe(2);
+    publishedSet = undefined;
   });
 });
