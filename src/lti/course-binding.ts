@@ -136,10 +136,12 @@ export function courseBinding(deps: CourseBindingDeps) {
       // A class of another course (a copied course whose instructor may not copy it): say so, the learner can pass it on.
       const elsewhere = course && found && (await linkedTo(org, course, found.classId)) === "another-course";
       refuse(res, logger, deps.frameAncestors, {
-        status: 403, check: "course_binding", title: "This exam is not open in your course yet",
-        message: elsewhere
-          ? "This exam belongs to another course, and has not been copied into yours. Please tell your instructor: they can copy it if whoever placed it in its course allows it."
-          : "Your instructor has not opened this exam in this course yet. Please try again later, or tell your instructor.",
+        status: 403, check: "course_binding", title: course ? "This exam is not open in your course yet" : "This exam opens only from its course",
+        message: !course
+          ? "Your LMS sent this launch without naming your course, and an exam opens only in the course it was placed in. Open it from your course's page, or tell your LMS administrator."
+          : elsewhere
+            ? "This exam belongs to another course, and has not been copied into yours. Please tell your instructor: they can copy it if whoever placed it in its course allows it."
+            : "Your instructor has not opened this exam in this course yet. Please try again later, or tell your instructor.",
         forAdministrator: course
           ? "The exam's class is not linked to this LMS course: an instructor of the course links it by placing the exam with the tool's exam picker (Deep Linking), or by opening this link once."
           : "The launch names no course (no context claim): exams open only in the course they were placed in.",

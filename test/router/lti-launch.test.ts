@@ -107,7 +107,7 @@ describe("LTI 1.3 launches", () => {
 
   const refusals = LMS_FAULTS.filter((f) => f !== "no_email");
   const CHECK: Record<string, string> = {
-    bad_signature: "signature", alg_none: "alg", hs256: "alg", unknown_kid: "kid", expired: "exp", future_iat: "iat",
+    bad_signature: "signature", alg_none: "alg", hs256: "alg", unknown_kid: "kid", no_kid: "kid", not_lti: "iss_missing", expired: "exp", future_iat: "iat",
     wrong_iss: "iss", wrong_aud: "aud", aud_array_no_azp: "azp", azp_mismatch: "azp", wrong_nonce: "nonce",
     unknown_deployment: "deployment_id", wrong_version: "version", bad_message_type: "message_type", no_roles: "roles", target_mismatch: "target_link_uri",
   };

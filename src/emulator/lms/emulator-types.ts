@@ -4,6 +4,7 @@
  */
 import type { webcrypto } from "node:crypto";
 import type { DeepLinkingRequestOptions, DeepLinkReturn } from "./deep-linking.js";
+import type { CertificationLaunch } from "./certification.js";
 import type { LmsFault } from "./faults.js";
 import type { LmsUser, ResourceLink } from "./mint.js";
 import type { MembershipCounts, RosterMember } from "./memberships.js";
@@ -104,6 +105,11 @@ export interface LmsEmulator {
   rotateKey(retire?: boolean): Promise<string>;
   /** Claims added to (or, with undefined, removed from) every launch token. */
   setClaims(extra: Record<string, unknown>): void;
+  /**
+   * Mints the next launch tokens as the certification guide's test `section` (certification.ts:
+   * its fault and claims), and answers the test (who launches); undefined: sound tokens again.
+   */
+  setCertificationTest(section: string | undefined): CertificationLaunch | undefined;
   /** What the token endpoint (`POST /token`) did: requests, tokens issued, refusals. */
   readonly tokenCounts: TokenCounts;
   /** `expires_in` of the next access tokens, seconds. Default 3600. */

@@ -8,6 +8,8 @@ export const LMS_FAULTS = [
   "alg_none",           // unsigned (`alg: none`)
   "hs256",              // HS256, keyed with the public key's bytes (alg confusion)
   "unknown_kid",        // a kid the key set does not hold
+  "no_kid",             // signed by the set's key, with no kid in the header
+  "not_lti",            // a signed JWT that is no LTI launch at all ({ name: "badltilaunch" })
   "expired",            // exp in the past (beyond any tolerance)
   "future_iat",         // iat an hour ahead
   "wrong_iss",          // another issuer

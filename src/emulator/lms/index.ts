@@ -16,6 +16,7 @@ import type { Server } from "node:http";
 import { randomUUID } from "node:crypto";
 import { decodeJwt, exportJWK, generateKeyPair } from "jose";
 import { autoPostPage, courseHomePage, coursePage, forwardingPage } from "./course-page.js";
+import { certificationLaunch } from "./certification.js";
 import { deepLinkingSide } from "./deep-linking.js";
 import { LMS_FAULTS, type LmsFault } from "./faults.js";
 import { mintLaunch, type LmsKey, type LmsUser, type ResourceLink } from "./mint.js";
@@ -236,6 +237,12 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
       return key.kid;
     },
     setClaims(extra) { extraClaims = extra; },
+    setCertificationTest(section) {
+      const test = section === undefined ? undefined : certificationLaunch(section);
+      fault = test?.fault;
+      extraClaims = { ...test?.claims };
+      return test;
+    },
     get tokenCounts() { return tokens.counts; },
     setTokenLifetime: (sec) => tokens.setTokenLifetime(sec),
     revokeTokens: () => tokens.revokeTokens(),

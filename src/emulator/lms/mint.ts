@@ -85,7 +85,7 @@ export async function mintLaunch(m: MintInput): Promise<string> {
     sub: m.user.id,
     name: m.user.name, given_name: m.user.givenName, family_name: m.user.familyName,
     ...(f === "no_email" ? {} : { email: m.user.email }),
-    [`${L}message_type`]: f === "bad_message_type" ? "LtiSubmissionReviewRequest" : link ? "LtiResourceLinkRequest" : "LtiDeepLinkingRequest",
+    [`${L}message_type`]: f === "bad_message_type" ? "LtiUnknownMessageRequest" : link ? "LtiResourceLinkRequest" : "LtiDeepLinkingRequest",
     [`${L}version`]: f === "wrong_version" ? "1.1.0" : "1.3.0",
     [`${L}deployment_id`]: f === "unknown_deployment" ? "deployment-unknown" : m.deploymentId,
     [`${L}target_link_uri`]: f === "target_mismatch" ? "https://evil.example/steal" : m.targetLinkUri,
@@ -113,14 +113,16 @@ async function sign(m: MintInput, claims: Record<string, unknown>, now: number):
     if (v === undefined) delete claims[k];
     else claims[k] = v;
   }
-  const iat = f === "future_iat" ? now + 3600 : f === "expired" ? now - 7200 : now;
-  const exp = f === "expired" ? now - 3600 : iat + (m.shape?.lifetimeSec ?? 300);
+  // An iat or exp given with setClaims is signed as given (the certification's 1970 timestamps).
+  const iat = typeof claims.iat === "number" ? claims.iat : f === "future_iat" ? now + 3600 : f === "expired" ? now - 7200 : now;
+  const exp = typeof claims.exp === "number" ? claims.exp : f === "expired" ? now - 3600 : iat + (m.shape?.lifetimeSec ?? 300);
   const iss = f === "wrong_iss" ? "https://other-lms.example" : m.issuer;
   const aud = f === "wrong_aud" ? "another-client" : m.clientId;
 
   if (f === "alg_none") {
     return new UnsecuredJWT(claims).setIssuer(iss).setAudience(aud).setIssuedAt(iat).setExpirationTime(exp).encode();
   }
+  if (f === "not_lti") return new SignJWT({ name: "badltilaunch" }).setProtectedHeader({ alg: "RS256", kid: m.key.kid, typ: "JWT" }).sign(m.key.privateKey);
   const jwt = new SignJWT(claims).setIssuer(iss).setIssuedAt(iat).setExpirationTime(exp);
   if (!Array.isArray(claims.aud)) jwt.setAudience(aud);
   if (f === "hs256") {
@@ -131,5 +133,5 @@ async function sign(m: MintInput, claims: Record<string, unknown>, now: number):
   // bad_signature: signed by a key outside the set under the set's kid; unknown_kid: under the outsider's own kid.
   const signer = f === "bad_signature" || f === "unknown_kid" ? await m.stranger() : m.key;
   const kid = f === "unknown_kid" ? signer.kid : m.key.kid;
-  return jwt.setProtectedHeader({ alg: "RS256", kid, typ: "JWT" }).sign(signer.privateKey);
+  return jwt.setProtectedHeader(f === "no_kid" ? { alg: "RS256", typ: "JWT" } : { alg: "RS256", kid, typ: "JWT" }).sign(signer.privateKey);
 }
