@@ -16,12 +16,14 @@ export const CLAIM = {
   lis: `${LTI}lis`,
   launchPresentation: `${LTI}launch_presentation`,
   toolPlatform: `${LTI}tool_platform`,
+  /** Submission Review: the learner whose submission is shown. */
+  forUser: `${LTI}for_user`,
   deepLinkingSettings: "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings",
   agsEndpoint: "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint",
   namesRoleService: "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice",
 } as const;
 
-export const MESSAGE_TYPES = ["LtiResourceLinkRequest", "LtiDeepLinkingRequest"] as const;
+export const MESSAGE_TYPES = ["LtiResourceLinkRequest", "LtiDeepLinkingRequest", "LtiSubmissionReviewRequest"] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 /**

@@ -6,6 +6,7 @@
  * custom parameter names the exam, with a `lineItem` (label, `scoreMaximum`, `resourceId` =
  * the exam id, `tag`) when the gradebook is on. It lives five minutes: long enough for the form post.
  */
+import { submissionReviewOf } from "./gradebook/ags.js";
 import { SignJWT } from "jose";
 import { randomId } from "../core/random-id.js";
 import { LTI } from "./claims.js";
@@ -40,7 +41,8 @@ export function contentItem(exam: CatalogExam, launchUrl: string, target: DeepLi
     custom: exam.kind === "roleplay" ? { roleplay_id: exam.id } : { exam_id: exam.id },
     ...(target === "window" ? { window: { targetName: "_blank" } } : { iframe: {} }),
     // The gradebook's column, named by the exam (resourceId) and tagged as the tool's own.
-    ...(lineItem ? { lineItem: { label: exam.name, scoreMaximum: lineItem.scoreMaximum, resourceId: exam.id, tag: lineItem.tag } } : {}),
+    // submissionReview: the gradebook's "view submission" opens the learner's record here (Submission Review 1.0).
+    ...(lineItem ? { lineItem: { label: exam.name, scoreMaximum: lineItem.scoreMaximum, resourceId: exam.id, tag: lineItem.tag, submissionReview: submissionReviewOf(launchUrl) } } : {}),
   };
 }
 

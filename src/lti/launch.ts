@@ -31,6 +31,10 @@ import type { RemoteKeySets } from "./remote-keys.js";
 import type { RegistrationSource } from "./registration-source.js";
 import type { LtiSettings } from "./settings.js";
 import { studentOfLaunch } from "./launch-student.js";
+import { consumesMessageHint } from "./single-use-hint.js";
+import { submissionReview } from "./submission-review.js";
+import type { OralStoreLaunches } from "../store/launch-types.js";
+import type { OralStoreLti } from "../store/lti-types.js";
 import { launchUrl } from "./tool-url.js";
 import { verifyLaunch, type VerifiedLaunch } from "./verify-launch.js";
 
@@ -45,6 +49,9 @@ export interface LaunchRouteDeps {
   deepLinking: ReturnType<typeof deepLinking>;
   /** Course binding: the learner's check, the instructor's links (course-binding.ts). */
   courseBinding: CourseBinding;
+  /** The router's store (course links, gradebook entries) and launch records: Submission Review's learner record. */
+  store: OralStoreLti;
+  launchRecords: OralStoreLaunches | undefined;
 }
 
 /** The longest id_token read (a link with many custom parameters makes 20+ KB tokens). */
@@ -135,8 +142,10 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
       return undefined;
     }
     // No cookie and no Platform Storage: start over at the top level, where the cookie travels.
-    const relogin = boundRelogin(known, posted.part);
-    logger.info({ event: "lti_state_cookie_missing", relogin: relogin !== undefined }, "LTI launch without its state cookie: offered a new window");
+    // An LMS whose hint works once (Moodle, Canvas) would refuse the replayed login: ask for the activity again instead.
+    const singleUse = consumesMessageHint(known.issuer, idToken);
+    const relogin = singleUse ? undefined : boundRelogin(known, posted.part);
+    logger.info({ event: "lti_state_cookie_missing", relogin: relogin !== undefined, singleUseHint: singleUse }, "LTI launch without its state cookie: offered a new window");
     const again = relogin && new URLSearchParams({
       iss: known.issuer, client_id: known.clientId, login_hint: relogin.loginHint, target_link_uri: launchUrl(req, settings.toolUrl),
       ...(relogin.messageHint !== undefined ? { lti_message_hint: relogin.messageHint } : {}),
@@ -146,7 +155,9 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
       status: 401, title: "Open this in a new window",
       message: again
         ? "Your browser kept this tool from remembering the launch inside the LMS page. Open it in a new window to continue."
-        : "Your browser kept this tool from remembering the launch inside the LMS page. Open the link from your course in a new window (or a new tab) to continue.",
+        : singleUse
+          ? "Your browser kept this tool from remembering the launch inside the LMS page, and this link cannot be reused. Go back to your course and open the activity again in a new window (or a new tab): right-click it and choose to open it in a new window."
+          : "Your browser kept this tool from remembering the launch inside the LMS page. Open the link from your course in a new window (or a new tab) to continue.",
       body: again ? `<p><a href="${escapeHtml(`${req.baseUrl}/lti/login?${again}`)}" target="_blank" rel="noopener noreferrer">Open in a new window</a></p>` : undefined,
     });
     return undefined;
@@ -217,6 +228,9 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     const { launch } = result;
     if (!launch.registration.deployments.has(launch.deploymentId)) await deps.source.recordDeployment(launch.registration, launch.deploymentId);
     if (launch.messageType === "LtiDeepLinkingRequest") return deps.deepLinking.picker(req, res, launch);
+    if (launch.messageType === "LtiSubmissionReviewRequest") {
+      return submissionReview(req, res, launch, { settings, catalog: deps.catalog, store: deps.store, launches: deps.launchRecords, logger, frameAncestors });
+    }
     if (isInstructorRole(launch.roles, settings.rolesWithoutContext)) return instructorPage(req, res, launch, { settings, catalog: deps.catalog, logger, frameAncestors, binding: deps.courseBinding, offers: deps.links });
     return learner(req, res, launch);
   };

@@ -19,6 +19,7 @@ import express, { type ErrorRequestHandler, type RequestHandler, type Router } f
 import type { Logger } from "../core/logger.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
+import type { OralStoreLaunches } from "../store/launch-types.js";
 import type { OralStoreLti } from "../store/lti-types.js";
 import type { LtiCatalog } from "./catalog.js";
 import { courseBinding } from "./course-binding.js";
@@ -54,6 +55,8 @@ export interface LtiRouteDeps {
   keySets?: RemoteKeySetOptions;
   /** The router's store: registrations kept there (Dynamic Registration writes them), and course links. */
   registrationStore: OralStoreLti;
+  /** The router's launch records, for Submission Review's learner record (undefined: none shown). */
+  launchRecords?: OralStoreLaunches;
   registrationCache?: RegistrationSourceOptions;
   /** The LMS's services (NRPS, AGS) with the tool's access tokens: one per router (service-access.ts). */
   serviceAccess: ServiceAccess;
@@ -95,14 +98,14 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router & {
   router.post("/lti/login", form, login);
   const binding = courseBinding({ settings, store: deps.registrationStore, catalog: deps.catalog, logger, frameAncestors });
   const linking = deepLinking({ settings, catalog: deps.catalog, store: singleUse, binding, logger, frameAncestors });
-  router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, source, links: singleUse, keySets, logger, frameAncestors, catalog: deps.catalog, deepLinking: linking, courseBinding: binding })));
+  router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, source, links: singleUse, keySets, logger, frameAncestors, catalog: deps.catalog, deepLinking: linking, courseBinding: binding, store: deps.registrationStore, launchRecords: deps.launchRecords })));
   router.post("/lti/deep-link", form, safely(linking.choose));
   router.post("/lti/course", form, safely(courseChoiceRoute({ settings, catalog: deps.catalog, binding, offers: singleUse, logger, frameAncestors })));
   const preparing = prepareCourseRoutes({ settings, roster: settings.roster, access: deps.serviceAccess, source, forms: singleUse, logger, frameAncestors, preparerFor: deps.preparerFor, canLaunch: deps.canLaunch });
   router.post("/lti/prepare", form, safely(preparing.post));
   router.get("/lti/prepare/:form", safely(preparing.get));
   // The LMS gradebook (AGS): a score when a link reaches the exam, and when the learner comes back.
-  const gradebook = settings.gradebook && createGradebook({ settings: settings.gradebook, store: deps.registrationStore, access: deps.serviceAccess, source, keys: settings.keys, logger });
+  const gradebook = settings.gradebook && createGradebook({ settings: settings.gradebook, store: deps.registrationStore, access: deps.serviceAccess, source, keys: settings.keys, logger, reviewUrl: settings.toolUrl && `${settings.toolUrl}/lti/launch` });
   const followed: OnFollowed | undefined = gradebook && ((req, res, record, linkId) => {
     if (record.gradebook) gradebook.reached(req, res, { linkId, kind: record.kind, examId: record.examId, organization: record.organization, student: record.student, gradebook: record.gradebook });
   });

@@ -86,7 +86,7 @@ export async function verifyLaunch(input: VerifyInput): Promise<{ launch: Verifi
   if (!MESSAGE_TYPES.includes(messageType as MessageType)) return fail("message_type", `This tool accepts ${MESSAGE_TYPES.join(" and ")}, not ${JSON.stringify(messageType ?? null)}.`, 400);
   if (roles === undefined) return fail("roles", "The launch carries no roles claim (it may be empty, but must be there).", 400);
   if (!isText(userId, 255)) return fail("sub", "The launch's sub (user id) is missing or longer than 255 characters.", 400);
-  if (messageType === "LtiResourceLinkRequest" && read.resourceLink?.id === undefined) return fail("resource_link", "The launch carries no resource_link id.", 400);
+  if ((messageType === "LtiResourceLinkRequest" || messageType === "LtiSubmissionReviewRequest") && read.resourceLink?.id === undefined) return fail("resource_link", "The launch carries no resource_link id.", 400);
   const target = read.targetLinkUri;
   if (target === undefined || !input.ownTargets(target)) {
     return fail("target_link_uri", "The launch's target_link_uri is not this tool's launch URL: set the tool's target link URI to its /lti/launch URL.", 400);

@@ -58,6 +58,7 @@ export function ltiMount({ lti, launch, logger, fleet, store, openExam, organiza
     openExam,
     followedTtlMs: launch.launchWaitMs + FOLLOWED_MARGIN_MS,
     registrationStore: store,
+    launchRecords: store,
     // One per router: its token cache and single flight span every LTI route (fleet-wide with a Redis fleet).
     serviceAccess: createServiceAccess({ keys: lti.keys, logger, shared: fleetTokenShare(fleet, lti.roster.requestTimeoutMs + 5_000), timeoutMs: lti.roster.requestTimeoutMs }),
     // The roster goes into the organization's own `prepare`: the same plan, progress and fleet lease as the instructor API's.

@@ -41,7 +41,7 @@ describe("LTI launch checks, one rule at a time", () => {
     // Both deployments are registered: only "is it the login's" can refuse it.
     ["deployment_id_login_mismatch", { claims: { [C.deploymentId]: "forge-deployment-2" } }, 400],
     ["version", { claims: { [C.version]: "1.1.0" } }, 400],
-    ["message_type", { claims: { [C.messageType]: "LtiSubmissionReviewRequest" } }, 400],
+    ["message_type", { claims: { [C.messageType]: "LtiUnknownMessageRequest" } }, 400],
     ["roles", { claims: { [C.roles]: undefined } }, 400],
     ["sub", { claims: { sub: "" } }, 400],
     ["sub_missing", { claims: { sub: undefined } }, 401],

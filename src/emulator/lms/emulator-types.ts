@@ -116,8 +116,14 @@ export interface LmsEmulator {
   setTokenLifetime(sec: number): void;
   /** Forgets every access token issued: services answer 401 until the tool asks for a new one. */
   revokeTokens(): void;
-  /** The course's gradebook page (line items × learners: latest activity, grading progress, score, comment). */
+  /** The course's gradebook page (line items × learners: latest activity, grading progress, score, comment, and *View submission*). */
   gradebookUrl(): string;
+  /**
+   * Opens a Submission Review of link `linkId` for the learner whose LMS user id (`sub`) is
+   * `userId` (one who launched), as the gradebook's *View submission* does; answers its id,
+   * to use wherever a link id goes (`coursePageUrl`, `loginUrl`). Undefined: no such link or learner.
+   */
+  openSubmissionReview(linkId: string, userId: string): string | undefined;
   /** Every line item of the course (the LMS's own and the tool's). */
   readonly lineItems: readonly LmsLineItem[];
   /** Every score received, oldest first. */

@@ -70,7 +70,11 @@ export interface GradebookSide {
   setOutage(ms: number): void;
 }
 
-export function gradebookSide(ctx: { base: () => string; verifyBearer: (req: Request, res: Response, scope: string) => boolean; courseTitle: string }): GradebookSide {
+export function gradebookSide(ctx: {
+  base: () => string; verifyBearer: (req: Request, res: Response, scope: string) => boolean; courseTitle: string;
+  /** A cell's "View submission" (Submission Review of the line item's link for that learner); undefined: none. */
+  reviewHref?: (linkId: string, userId: string) => string;
+}): GradebookSide {
   const items = new Map<string, LmsLineItem>();
   const scores: LmsScore[] = [];
   const names = new Map<string, string>();
@@ -162,7 +166,7 @@ export function gradebookSide(ctx: { base: () => string; verifyBearer: (req: Req
   });
   router.get("/gradebook", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
-    res.type("html").send(gradebookPage(ctx.courseTitle, [...items.values()].map((i) => ({ ...i, url: url(i.id) })), scores, names));
+    res.type("html").send(gradebookPage(ctx.courseTitle, [...items.values()].map((i) => ({ ...i, url: url(i.id) })), scores, names, ctx.reviewHref));
   });
 
   return {
@@ -184,7 +188,7 @@ export function gradebookSide(ctx: { base: () => string; verifyBearer: (req: Req
 }
 
 /** Rows: learners; columns: line items; a cell: the latest score by timestamp (the AGS rule: an older one never replaces it). */
-function gradebookPage(title: string, items: (LmsLineItem & { url: string })[], scores: readonly LmsScore[], names: Map<string, string>): string {
+function gradebookPage(title: string, items: (LmsLineItem & { url: string })[], scores: readonly LmsScore[], names: Map<string, string>, reviewHref?: (linkId: string, userId: string) => string): string {
   const latest = new Map<string, LmsScore>();
   for (const s of scores) {
     const k = `${s.userId}\u0000${s.lineItemId}`;
@@ -197,7 +201,7 @@ function gradebookPage(title: string, items: (LmsLineItem & { url: string })[], 
     const s = latest.get(`${u}\u0000${i.url}`);
     if (!s) return "<td>–</td>";
     const score = s.scoreGiven !== undefined ? ` <strong class="score">${s.scoreGiven}/${s.scoreMaximum}</strong>` : "";
-    return `<td class="cell" data-activity="${escapeHtml(s.activityProgress)}" data-grading="${escapeHtml(s.gradingProgress)}"><span class="activity">${escapeHtml(s.activityProgress)}</span> · <span class="grading">${escapeHtml(s.gradingProgress)}</span>${score}${s.comment ? `<br><small class="comment">${escapeHtml(s.comment)}</small>` : ""}</td>`;
+    return `<td class="cell" data-activity="${escapeHtml(s.activityProgress)}" data-grading="${escapeHtml(s.gradingProgress)}"><span class="activity">${escapeHtml(s.activityProgress)}</span> · <span class="grading">${escapeHtml(s.gradingProgress)}</span>${score}${s.comment ? `<br><small class="comment">${escapeHtml(s.comment)}</small>` : ""}${i.resourceLinkId && reviewHref ? `<br><a class="review" href="${escapeHtml(reviewHref(i.resourceLinkId, u))}">View submission</a>` : ""}</td>`;
   }).join("")}</tr>`).join("");
   return `<!doctype html><html><head><meta charset="utf-8"><title>Gradebook</title>
 <style>body{font:16px system-ui;margin:1rem}table{border-collapse:collapse}td,th{border:1px solid #999;padding:.3rem .5rem;text-align:left;vertical-align:top}</style></head><body>

@@ -92,13 +92,27 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   };
   const placement = (id: string): ResourceLink | { deepLinking: Record<string, unknown> } | undefined => {
     const settings = linking.settingsOf(id);
-    return settings ? { deepLinking: settings } : links.get(id);
+    return settings ? { deepLinking: settings } : links.get(id) ?? reviews.get(id);
   };
 
   // The tool's registration's scopes: every one for a manual registration unless told (registerTool), what it asked for by Dynamic Registration.
   let granted: ReadonlySet<string> = GRANTABLE_SCOPES;
   const tokens = tokenSide({ tokenUrl: () => `${base}/token`, clientId: () => clientId, toolRoot: () => tool?.root, granted: () => granted });
-  const grades = gradebookSide({ base: () => base, verifyBearer: tokens.verifyBearer, courseTitle: "Oral exams 101" });
+  const grades = gradebookSide({
+    base: () => base, verifyBearer: tokens.verifyBearer, courseTitle: "Oral exams 101",
+    reviewHref: (linkId, userId) => `/review/${encodeURIComponent(linkId)}/${encodeURIComponent(userId)}?user=instructor-1`,
+  });
+  /** LMS user ids (`sub`, as the preset shapes them) of the users who launched: Submission Review's `for_user`. */
+  const userOfSub = new Map<string, LmsUser>();
+  /** Submission Review "links": the reviewed resource link with its learner, by an id of their own. */
+  const reviews = new Map<string, ResourceLink>();
+  const openReview = (linkId: string, sub: string): string | undefined => {
+    const [link, user] = [links.get(linkId), userOfSub.get(sub)];
+    const id = `sr-${randomUUID().slice(0, 8)}`;
+    if (!link || !user) return undefined;
+    reviews.set(id, { ...link, forUser: { userId: sub, user } });
+    return id;
+  };
   const members = membershipSide({ base: () => base, users: USERS, verifyBearer: tokens.verifyBearer, context: { id: "course-1", label: "ORAL-101", title: "Oral exams 101" } });
   const registering = registrationSide({
     base: () => base,
@@ -131,19 +145,24 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     if (!tool || p.redirect_uri !== tool.redirect) problems.push("redirect_uri is not the registered one");
     for (const name of ["state", "nonce", "login_hint", "lti_message_hint"]) if (!p[name]) problems.push(`${name} is missing`);
     const user = USERS.find((u) => u.id === p.login_hint) ?? members.member(p.login_hint ?? "");
-    const link = placement(p.lti_message_hint ?? "");
+    const linkId = hintedLink(p.lti_message_hint ?? "");
+    const link = linkId === undefined ? undefined : placement(linkId);
     if (p.login_hint && !user) problems.push("login_hint names no user");
-    if (p.lti_message_hint && !link) problems.push("lti_message_hint names no resource link");
+    if (p.lti_message_hint && linkId === undefined) problems.push("lti_message_hint was already used (launch_no_longer_valid)");
+    else if (p.lti_message_hint && !link) problems.push("lti_message_hint names no resource link");
     if (problems.length > 0 || !user || !link || !tool) {
       res.status(400).type("text/plain").send(`invalid authentication request: ${problems.join("; ")}`);
       return;
     }
     const idToken = await mintLaunch({
       issuer: issuer(), clientId, deploymentId, user, link, nonce: p.nonce!, targetLinkUri: tool.redirect,
-      key: keys[0]!, stranger, fault, extraClaims, shape, base, membershipsUrl: members.url(), agsEndpoint: agsClaim(p.lti_message_hint ?? ""),
+      key: keys[0]!, stranger, fault, extraClaims, shape, base, membershipsUrl: members.url(), agsEndpoint: agsClaim(linkId ?? ""),
     });
     const sub = decodeJwt(idToken).sub;
-    if (sub) grades.saw(sub, user.name);
+    if (sub) {
+      grades.saw(sub, user.name);
+      userOfSub.set(sub, user);
+    }
     res.setHeader("Cache-Control", "no-store");
     res.type("html").send(autoPostPage(tool.redirect, { id_token: idToken, state: p.state!, ...(shape.platformStorage ? { lti_storage_target: "post_message_forwarding" } : {}) }));
   };
@@ -176,6 +195,12 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     const inWindow = shape.documentTarget ? shape.documentTarget === "window" : "documentTarget" in link && link.documentTarget === "window";
     res.type("html").send(autoPostPage(tool.login, loginParams(String(req.query.user ?? "student-1"), req.params.linkId, inWindow || !shape.platformStorage ? {} : { lti_storage_target: "post_message_forwarding" })));
   });
+  // The gradebook's "View submission": a Submission Review launch of the link for that learner, framed like a course page.
+  app.get("/review/:linkId/:userId", (req, res) => {
+    const id = openReview(req.params.linkId, req.params.userId);
+    if (!id) return void res.status(404).send("no such link or learner");
+    res.redirect(303, `/course/${encodeURIComponent(id)}?user=${encodeURIComponent(String(req.query.user ?? "instructor-1"))}`);
+  });
   app.get("/add-exam", (req, res) => {
     res.redirect(303, `/course/${encodeURIComponent(linking.open({}))}?user=${encodeURIComponent(String(req.query.user ?? "instructor-1"))}`);
   });
@@ -184,8 +209,22 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     res.type("html").send(forwardingPage(String(req.query.tool ?? "")));
   });
 
+  /** Single-use hints (shape.singleUseHint): hint → link id, removed at first use. */
+  const openHints = new Map<string, string>();
+  const hintFor = (linkId: string): string => {
+    if (!shape.singleUseHint) return linkId;
+    const hint = `${linkId}~${randomUUID().slice(0, 8)}`;
+    openHints.set(hint, linkId);
+    return hint;
+  };
+  /** The link a hint names; undefined for a single-use hint already used (or never issued). */
+  const hintedLink = (hint: string): string | undefined => {
+    const linkId = shape.singleUseHint ? openHints.get(hint) : hint;
+    openHints.delete(hint);
+    return linkId;
+  };
   const loginParams = (userId: string, linkId: string, extra: Record<string, string> = {}): Record<string, string> => ({
-    iss: issuer(), login_hint: userId, target_link_uri: tool?.redirect ?? "", lti_message_hint: linkId, client_id: clientId,
+    iss: issuer(), login_hint: userId, target_link_uri: tool?.redirect ?? "", lti_message_hint: hintFor(linkId), client_id: clientId,
     [shape.loginDeploymentParam]: deploymentId, ...shape.loginExtras, ...extra,
   });
 
@@ -247,6 +286,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     setTokenLifetime: (sec) => tokens.setTokenLifetime(sec),
     revokeTokens: () => tokens.revokeTokens(),
     gradebookUrl: () => `${base}/gradebook`,
+    openSubmissionReview: openReview,
     get lineItems() { return grades.lineItems; },
     get scores() { return grades.scores; },
     get gradebookCounts() { return grades.counts; },

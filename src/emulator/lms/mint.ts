@@ -38,6 +38,8 @@ export interface ResourceLink {
   custom: Record<string, string>;
   /** `launch_presentation.document_target`. Default `iframe`. */
   documentTarget?: "iframe" | "window";
+  /** Submission Review of this link (the gradebook's "view submission"): the learner reviewed, as `for_user`. */
+  forUser?: { userId: string; user: LmsUser };
   /** A line item the LMS makes for the link (a deep-linked item's `lineItem`): its launches carry it as the AGS claim's `lineitem`. */
   lineItem?: { label: string; scoreMaximum: number; resourceId?: string; tag?: string };
 }
@@ -85,7 +87,8 @@ export async function mintLaunch(m: MintInput): Promise<string> {
     sub: m.user.id,
     name: m.user.name, given_name: m.user.givenName, family_name: m.user.familyName,
     ...(f === "no_email" ? {} : { email: m.user.email }),
-    [`${L}message_type`]: f === "bad_message_type" ? "LtiUnknownMessageRequest" : link ? "LtiResourceLinkRequest" : "LtiDeepLinkingRequest",
+    [`${L}message_type`]: f === "bad_message_type" ? "LtiUnknownMessageRequest" : link?.forUser ? "LtiSubmissionReviewRequest" : link ? "LtiResourceLinkRequest" : "LtiDeepLinkingRequest",
+    ...(link?.forUser ? { [`${L}for_user`]: forUserClaim(link.forUser) } : {}),
     [`${L}version`]: f === "wrong_version" ? "1.1.0" : "1.3.0",
     [`${L}deployment_id`]: f === "unknown_deployment" ? "deployment-unknown" : m.deploymentId,
     [`${L}target_link_uri`]: f === "target_mismatch" ? "https://evil.example/steal" : m.targetLinkUri,
@@ -105,6 +108,11 @@ export async function mintLaunch(m: MintInput): Promise<string> {
   if (f === "aud_array_no_azp") { shaped.aud = [m.clientId, "another-client"]; delete shaped.azp; }
   if (f === "no_roles") delete shaped[`${L}roles`];
   return sign(m, shaped, now);
+}
+
+/** Submission Review's `for_user` (Submission Review 1.0 §3.2): the learner as this LMS names them. */
+function forUserClaim({ userId, user }: { userId: string; user: LmsUser }): Record<string, unknown> {
+  return { user_id: userId, person_sourcedid: user.sourcedId, given_name: user.givenName, family_name: user.familyName, name: user.name, email: user.email, roles: [ROLE[user.role]] };
 }
 
 async function sign(m: MintInput, claims: Record<string, unknown>, now: number): Promise<string> {

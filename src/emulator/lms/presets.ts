@@ -51,6 +51,12 @@ export interface LmsShape {
   loginExtras: Record<string, string>;
   /** False: a deep-linked item's `lineItem` makes no grade item (Brightspace, for 1.3 links): the tool must create it. Default true. */
   linkLineItems?: boolean;
+  /**
+   * Whether its `lti_message_hint` works once: Moodle's auth step unsets the hint's launch id
+   * on first use, Canvas answers `launch_no_longer_valid`. Each login then carries a fresh
+   * hint, and a replayed one is refused at `/auth`. Default false (reusable).
+   */
+  singleUseHint?: boolean;
   /** Whether it offers Platform Storage through its `post_message_forwarding` frame (`lti_storage_target`). */
   platformStorage: boolean;
   /** Seconds from `iat` to `exp`. */
@@ -76,7 +82,7 @@ const SHAPES: Record<LmsPreset, Omit<LmsShape, "preset">> = {
     // Canvas cloud: one issuer for every school; a developer key's id as client id; `id:hash` deployments.
     product: "Canvas", issuer: "https://canvas.instructure.com", clientId: "10000000000042", deploymentId: `189:${hex("canvas-deployment")}`,
     loginDeploymentParam: "deployment_id", loginExtras: { canvas_region: "us-east-1", canvas_environment: "prod" },
-    platformStorage: true, lifetimeSec: 3600, documentTarget: "iframe",
+    singleUseHint: true, platformStorage: true, lifetimeSec: 3600, documentTarget: "iframe",
     audience: (clientId) => clientId,
     claims: (plain, { user, clientId, link, base }) => ({
       ...plain,
@@ -99,7 +105,7 @@ const SHAPES: Record<LmsPreset, Omit<LmsShape, "preset">> = {
   moodle: {
     // Moodle: `aud` a string and no azp, 60 s tokens (oauth_helper::sign_jwt), the tool type id as deployment.
     product: "Moodle", clientId: "eW9vZGxlLWNsaWVudA", deploymentId: "3",
-    loginDeploymentParam: "lti_deployment_id", loginExtras: {}, platformStorage: false, lifetimeSec: 60,
+    loginDeploymentParam: "lti_deployment_id", loginExtras: {}, singleUseHint: true, platformStorage: false, lifetimeSec: 60,
     audience: (clientId) => clientId,
     claims: (plain, { user, base }) => ({
       ...plain,

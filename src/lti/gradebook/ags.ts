@@ -37,7 +37,12 @@ export interface AgsDeps {
   registration: (issuer: string, clientId: string) => Promise<Registration | undefined>;
   settings: GradebookSettings;
   logger: Logger;
+  /** The tool's launch URL for Submission Review, when `lti.toolUrl` names it (else the LMS uses the link's). */
+  reviewUrl?: string;
 }
+
+/** A line item's `submissionReview` (Submission Review 1.0): the gradebook may open a learner's record once they started. */
+export const submissionReviewOf = (url: string | undefined) => ({ reviewableStatus: ["Started", "Submitted", "Completed"], ...(url ? { url } : {}) });
 
 /** `{lineitem}/scores`, the query string kept. */
 export function scoresUrl(lineItem: string): string {
@@ -82,7 +87,10 @@ export function agsSender(deps: AgsDeps) {
     }
     const made = await deps.access.call(registration, scopes, {
       method: "POST", url: r.ags.lineItems!, accept: LINEITEM, contentType: LINEITEM,
-      body: { label: r.label, scoreMaximum: deps.settings.scoreMaximum, resourceId: r.key.examId, tag: deps.settings.tag, ...(r.resourceLinkId ? { resourceLinkId: r.resourceLinkId } : {}) },
+      body: {
+        label: r.label, scoreMaximum: deps.settings.scoreMaximum, resourceId: r.key.examId, tag: deps.settings.tag, ...(r.resourceLinkId ? { resourceLinkId: r.resourceLinkId } : {}),
+        submissionReview: submissionReviewOf(deps.reviewUrl),
+      },
     });
     const id = (made.body as { id?: unknown } | undefined)?.id;
     if (typeof id !== "string" || !URL.canParse(id)) throw new SendFailure("The LMS made a line item but answered no id URL for it.", true);

@@ -37,6 +37,8 @@ export interface GradebookDeps {
   source: RegistrationSource;
   keys: ToolKeys;
   logger: Logger;
+  /** The tool's launch URL for the line items' Submission Review, when known without a request (`lti.toolUrl`). */
+  reviewUrl?: string;
 }
 
 /** What the exam link knows when it is followed. */
@@ -67,7 +69,7 @@ export function createGradebook(deps: GradebookDeps) {
   const { settings, store, logger } = deps;
   const marks = returnMarks(deps.keys, settings.returnMarkMaxAgeMs);
   const send = agsSender({
-    store, access: deps.access, settings, logger,
+    store, access: deps.access, settings, logger, reviewUrl: deps.reviewUrl,
     registration: async (issuer, clientId) => {
       const found = await deps.source.find(issuer, clientId);
       return "found" in found ? found.found : undefined;
