@@ -7,7 +7,7 @@
  * replaying the login, or words to open the activity again), never what is accepted.
  */
 import { decodeJwt } from "jose";
-import { CLAIM } from "./claims.js";
+import { readLaunchClaims } from "./typed-launch.js";
 
 /** `product_family_code`s of LMSs whose hints are single-use. */
 const SINGLE_USE_FAMILIES = new Set(["moodle", "canvas"]);
@@ -17,9 +17,8 @@ const CANVAS_ISSUERS = /^https:\/\/canvas(\.beta|\.test)?\.instructure\.com$/;
 export function consumesMessageHint(issuer: string, idToken: string): boolean {
   if (CANVAS_ISSUERS.test(issuer)) return true;
   try {
-    const platform = decodeJwt(idToken)[CLAIM.toolPlatform] as { product_family_code?: unknown } | undefined;
-    const family = platform?.product_family_code;
-    return typeof family === "string" && SINGLE_USE_FAMILIES.has(family.toLowerCase());
+    const family = readLaunchClaims(decodeJwt(idToken)).lms.productFamilyCode;
+    return family !== undefined && SINGLE_USE_FAMILIES.has(family.toLowerCase());
   } catch {
     return false;
   }

@@ -11,13 +11,12 @@
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
 import { escapeHtml } from "../core/html.js";
-import { isText } from "../core/text.js";
 import type { OralStoreLaunches } from "../store/launch-types.js";
 import type { LtiScoreRecord } from "../store/lti-gradebook-types.js";
 import type { OralStoreLti } from "../store/lti-types.js";
 import type { LtiCatalog } from "./catalog.js";
-import { CLAIM, isInstructorRole } from "./claims.js";
-import { courseOf, examOfLink } from "./course-binding.js";
+import { isInstructorRole } from "./claims.js";
+import { courseOf } from "./course-binding.js";
 import { launchOrganization } from "./launch-organization.js";
 import { sendLtiPage } from "./pages.js";
 import { refuse } from "./refusal.js";
@@ -35,16 +34,6 @@ export interface SubmissionReviewDeps {
   frameAncestors: readonly string[];
 }
 
-/** The `for_user` claim (Submission Review §3.2): the learner whose submission is reviewed. */
-export interface ForUser { userId: string; name?: string; email?: string }
-
-export function forUserOf(claims: Record<string, unknown>): ForUser | undefined {
-  const v = claims[CLAIM.forUser] as Record<string, unknown> | undefined;
-  if (!v || !isText(v.user_id, 255)) return undefined;
-  const name = isText(v.name, 255) ? v.name : [v.given_name, v.family_name].filter((p) => isText(p, 255)).join(" ") || undefined;
-  return { userId: v.user_id, ...(name ? { name } : {}), ...(isText(v.email, 255) ? { email: v.email } : {}) };
-}
-
 const when = (iso: string | undefined) => (iso ? escapeHtml(iso.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC")) : "—");
 const DELIVERY: Record<LtiScoreRecord["state"], string> = { sent: "delivered", pending: "waiting to be sent", failed: "not delivered" };
 
@@ -52,8 +41,8 @@ export async function submissionReview(req: Request, res: Response, launch: Veri
   const { logger, frameAncestors } = deps;
   const refuseWith = (status: number, check: string, title: string, message: string, forAdministrator: string) =>
     refuse(res, logger, frameAncestors, { status, check, title, message, forAdministrator });
-  const forUser = forUserOf(launch.claims);
-  const named = examOfLink(launch);
+  const forUser = launch.forUser;
+  const named = launch.exam;
   const course = courseOf(launch);
   if (!forUser) return refuseWith(400, "for_user", "This review could not be opened", "Your LMS did not say whose submission to show.", "A Submission Review launch must carry the for_user claim with the learner's user_id.");
   if (!named || !course) return refuseWith(400, "submission_review_link", "This review could not be opened", "This link names no exam of a course.", "The Submission Review launch names no exam (custom exam_id) or no course (context).");
@@ -61,7 +50,7 @@ export async function submissionReview(req: Request, res: Response, launch: Veri
   if (org === undefined) return;
   const exam = await deps.catalog.exam(org, named.kind, named.id);
   const linked = exam && (await deps.store.getLtiCourseLink(org, course, exam.classId));
-  const own = forUser.userId === launch.claims.sub;
+  const own = forUser.userId === launch.userId;
   const staff = isInstructorRole(launch.roles, deps.settings.rolesWithoutContext);
   if (!exam || !linked || !(own || staff)) {
     return refuseWith(403, "submission_review", "You cannot see this submission",

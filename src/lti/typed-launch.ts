@@ -62,6 +62,14 @@ export interface AgsClaim {
   json: string | undefined;
 }
 
+/** Submission Review 1.0 §3.2: the learner the review is for, as the LMS names them. */
+export interface ForUser {
+  userId: string;
+  name?: string;
+  email?: string;
+}
+
+
 /** How to tell the LMS a launch came from (lms-advice.ts). */
 export interface LmsHints {
   issuer: string | undefined;
@@ -98,6 +106,8 @@ export interface LaunchClaims {
   student: StudentClaims;
   /** `launch_presentation.document_target`. */
   documentTarget: string | undefined;
+  /** Submission Review's `for_user` (the learner whose submission is shown), when its `user_id` is a string of 1-255 characters. */
+  forUser: ForUser | undefined;
   lms: LmsHints;
   /** Every verified claim: only for the app's hooks, which the contract hands the claims. */
   forHooks: Readonly<Record<string, unknown>>;
@@ -125,6 +135,13 @@ function agsOf(value: unknown): AgsClaim | undefined {
     scope: Array.isArray(claim.scope) ? claim.scope.filter((s): s is string => isText(s, 255)).slice(0, 10) : [],
     json: json.length <= 8192 ? json : undefined,
   };
+}
+
+function forUserOf(value: unknown): ForUser | undefined {
+  const v = objectOf(value);
+  if (!v || !isText(v.user_id, 255)) return undefined;
+  const name = isText(v.name, 255) ? v.name : [v.given_name, v.family_name].filter((p) => isText(p, 255)).join(" ") || undefined;
+  return { userId: v.user_id, ...(name ? { name } : {}), ...(isText(v.email, 255) ? { email: v.email } : {}) };
 }
 
 function vendorOf(claims: Record<string, unknown>): LmsHints["vendorClaims"] {
@@ -160,6 +177,7 @@ export function readLaunchClaims(claims: Record<string, unknown>): LaunchClaims 
     },
     student: { email: str(claims.email), givenName: str(claims.given_name), familyName: str(claims.family_name), name: str(claims.name), personSourcedId: str(lis?.person_sourcedid) },
     documentTarget: str(objectOf(claims[CLAIM.launchPresentation])?.document_target),
+    forUser: forUserOf(claims[CLAIM.forUser]),
     lms: { issuer: str(claims.iss), vendorClaims: vendorOf(claims), productFamilyCode: str(objectOf(claims[CLAIM.toolPlatform])?.product_family_code) },
     forHooks: claims,
     kept: keptClaims(claims),

@@ -21,21 +21,25 @@ describe.runIf(existsSync(CHROMIUM))("Submission Review in a browser", { retry: 
     await request(bench.stack.app.url).get("/oral/lti/return").set("Cookie", mark);
     await vi.waitFor(() => expect(bench.lms.scores.filter((s) => s.activityProgress === "Submitted")).toHaveLength(1), { timeout: STEP_MS, interval: 50 });
 
-    const { browser, page } = await openLmsBrowser(bench);
+    const { browser, context, page } = await openLmsBrowser(bench);
     try {
       await page.setViewportSize({ width: 1280, height: 900 });
       await page.goto(bench.lms.gradebookUrl());
       await page.locator('tr[data-user="student-1"] a.review').click();
-      const tool = await frameShowing(bench, page, "h1", "Sam Student");
+      // The picker placed the exam to open in a new window: the review opens there too.
+      await page.waitForURL((url) => url.pathname.startsWith("/course/"));
+      const [review] = await Promise.all([context.waitForEvent("page"), page.locator("#launch").click()]);
+      await review.setViewportSize({ width: 1280, height: 900 });
+      const tool = await frameShowing(bench, review, "h1", "Sam Student");
       expect(await tool.locator("#returned").textContent()).toMatch(/UTC/);
       expect(await tool.locator("#gradebook tbody tr").count()).toBe(2);
       expect(await tool.locator("#launch-count").textContent()).toMatch(/^[1-9]/);
-      await screenshot(page, `${ARTIFACTS}/submission-review-1280.png`);
+      await screenshot(review, `${ARTIFACTS}/submission-review-1280.png`);
 
-      await page.setViewportSize({ width: 390, height: 900 });
+      await review.setViewportSize({ width: 390, height: 900 });
       // The page itself never scrolls sideways; a wide table scrolls inside its own box.
-      await expect.poll(() => tool.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { timeout: STEP_MS }).toBeLessThanOrEqual(0);
-      await screenshot(page, `${ARTIFACTS}/submission-review-390.png`);
+      await expect.poll(() => tool.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth"), { timeout: STEP_MS }).toBeLessThanOrEqual(0);
+      await screenshot(review, `${ARTIFACTS}/submission-review-390.png`);
     } finally {
       await browser.close();
       await bench.close();

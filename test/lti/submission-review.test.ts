@@ -47,8 +47,13 @@ describe("Submission Review", () => {
   });
 
   it("the gradebook's View submission opens the learner's record for the course's instructor", async () => {
-    const review = await viewSubmission("student-1");
-    const { launch, idToken } = await launchFromCourse(bench, "instructor-1", review);
+    // The router writes its launch records off the request path: the record shows them once written.
+    let answered: Awaited<ReturnType<typeof launchFromCourse>> | undefined;
+    await vi.waitFor(async () => {
+      answered = await launchFromCourse(bench, "instructor-1", await viewSubmission("student-1"));
+      expect(answered.launch.text).toMatch(/id="launch-count">[1-9]/);
+    }, { timeout: 15_000, interval: 500 });
+    const { launch, idToken } = answered!;
     expect(JSON.parse(Buffer.from(idToken.split(".")[1]!, "base64url").toString())[`${L}message_type`]).toBe("LtiSubmissionReviewRequest");
     expect(launch.status).toBe(200);
     expect(launch.text).toContain(`<h1>${examName}: Sam Student</h1>`);
