@@ -102,16 +102,13 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     base: () => base, verifyBearer: tokens.verifyBearer, courseTitle: "Oral exams 101",
     reviewHref: (linkId, userId) => `/review/${encodeURIComponent(linkId)}/${encodeURIComponent(userId)}?user=instructor-1`,
   });
-  /** LMS user ids (`sub`, as the preset shapes them) of the users who launched: Submission Review's `for_user`. */
+  // Submission Review: who launched, by their `sub` as the preset shapes it (`for_user`); reviews, a link with its learner under an id of their own.
   const userOfSub = new Map<string, LmsUser>();
-  /** Submission Review "links": the reviewed resource link with its learner, by an id of their own. */
   const reviews = new Map<string, ResourceLink>();
   const openReview = (linkId: string, sub: string): string | undefined => {
-    const [link, user] = [links.get(linkId), userOfSub.get(sub)];
-    const id = `sr-${randomUUID().slice(0, 8)}`;
-    if (!link || !user) return undefined;
-    reviews.set(id, { ...link, forUser: { userId: sub, user } });
-    return id;
+    const [link, user, id] = [links.get(linkId), userOfSub.get(sub), `sr-${randomUUID().slice(0, 8)}`];
+    if (link && user) reviews.set(id, { ...link, forUser: { userId: sub, user } });
+    return link && user ? id : undefined;
   };
   const members = membershipSide({ base: () => base, users: USERS, verifyBearer: tokens.verifyBearer, context: { id: "course-1", label: "ORAL-101", title: "Oral exams 101" } });
   const registering = registrationSide({
