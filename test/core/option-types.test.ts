@@ -32,7 +32,7 @@ import type { PostgresStoreOptions } from "../../src/store/postgres.js";
 import type { SqliteStoreOptions } from "../../src/store/sqlite.js";
 import { emulatorSchema } from "../../src/emulator/options.js";
 import { metricsSchema } from "../../src/router/metrics/settings.js";
-import type { MetricsOptions } from "../../src/router/metrics/options.js";
+import type { MetricsOptions } from "../../src/router/shared/metrics-options.js";
 import type { EmulatorOptions } from "../../src/emulator/types.js";
 
 type Shape = Record<string, z.ZodType>;

@@ -6,7 +6,7 @@
 import type { ProblemList } from "../../core/configuration-error.js";
 import { requireOptional } from "../../core/optional-module.js";
 import { flag, optionMeta, readObject, withDefault, withMethods } from "../../core/option-schema.js";
-import type { MetricsOptions, MetricsRegistry } from "./options.js";
+import type { MetricsOptions, MetricsRegistry } from "../shared/metrics-options.js";
 import { heldOrganizationLabel, instrumentsFor, type Instruments } from "./instruments.js";
 
 /** The `metrics` option as a schema (a registry is required once `metrics` is given). */
