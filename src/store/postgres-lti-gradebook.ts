@@ -1,15 +1,19 @@
 /**
- * The PostgreSQL store's gradebook (schema version 10): line items and the score outbox.
- * A claim leases entries with `FOR UPDATE SKIP LOCKED`: instances sharing the database
- * never claim the same entry, and none waits on another's claim.
+ * The PostgreSQL store's gradebook (schema versions 10 and 11): line items and the score
+ * outbox. A claim leases entries with `FOR UPDATE SKIP LOCKED`: instances sharing the
+ * database never claim the same entry, and none waits on another's claim. Only a
+ * learner's head (their first pending entry) is claimable, read from a partial index of
+ * heads; the writes that move a learner's head take a lock on that learner (an advisory
+ * transaction lock), so two instances never make two heads.
  */
 import type { PostgresPool } from "./postgres-pool.js";
-import type { Names } from "./postgres-schema.js";
+import { transaction, type Names } from "./postgres-schema.js";
 import {
   checkLtiScoreEntry, ltiScoreColumns, toLtiScoreRecord, type LtiLineItemKey, type LtiScoreRow, type OralStoreLtiGradebook,
 } from "./lti-gradebook-types.js";
 
 const ROW = "organization, entry, state, attempts, next_ms, sent_at, last_error";
+const LEARNER = "organization = $1 AND kind = $2 AND exam_id = $3 AND user_id = $4";
 const ITEM = "organization = $1 AND issuer = $2 AND client_id = $3 AND deployment_id = $4 AND context_id = $5 AND kind = $6 AND exam_id = $7";
 
 function queries(n: Names) {
@@ -17,14 +21,21 @@ function queries(n: Names) {
     putItem: `INSERT INTO ${n.ltiLineItems} (organization, issuer, client_id, deployment_id, context_id, kind, exam_id, url)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
     getItem: `SELECT url FROM ${n.ltiLineItems} WHERE ${ITEM}`,
-    add: `INSERT INTO ${n.ltiScores} (id, organization, kind, exam_id, user_id, issuer, student_id, student_email, entry, next_ms, queued_ms)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
+    lock: "SELECT pg_advisory_xact_lock(hashtext('eoa-lti-learner'), hashtext($1))",
+    known: `SELECT 1 FROM ${n.ltiScores} WHERE id = $1`,
+    supersede: `UPDATE ${n.ltiScores} SET state = 'superseded', next_ms = $6 WHERE ${LEARNER} AND state = 'pending' AND head = 0 AND status = $5`,
+    add: `INSERT INTO ${n.ltiScores} (id, organization, kind, exam_id, user_id, issuer, student_id, student_email, entry, next_ms, queued_ms, lane, status, head)
+      SELECT $5, $1, $2, $3, $4, $6, $7, $8, $9, $10::bigint, $11::bigint, $12, $13,
+        CASE WHEN EXISTS (SELECT 1 FROM ${n.ltiScores} WHERE ${LEARNER} AND state = 'pending') THEN 0 ELSE 1 END ON CONFLICT (id) DO NOTHING`,
     claim: `UPDATE ${n.ltiScores} SET next_ms = $3 WHERE id IN (
-      SELECT s.id FROM ${n.ltiScores} s WHERE s.state = 'pending' AND s.next_ms <= $1
-        AND NOT EXISTS (SELECT 1 FROM ${n.ltiScores} p WHERE p.organization = s.organization AND p.kind = s.kind AND p.exam_id = s.exam_id
-          AND p.user_id = s.user_id AND p.state = 'pending' AND p.seq < s.seq)
-        ORDER BY s.next_ms, s.seq LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING ${ROW}`,
-    settle: `UPDATE ${n.ltiScores} SET state = $2, attempts = $3, next_ms = $4, sent_at = $5, last_error = $6 WHERE id = $1`,
+      SELECT id FROM ${n.ltiScores} WHERE head = 1 AND next_ms <= $1 AND NOT (lane = ANY($4::text[]))
+        ORDER BY next_ms LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING ${ROW}`,
+    settle: `UPDATE ${n.ltiScores} SET state = $2, attempts = $3, next_ms = $4, sent_at = $5, last_error = $6,
+      head = CASE WHEN $2 = 'pending' THEN head ELSE 0 END WHERE id = $1 RETURNING organization, kind, exam_id, user_id`,
+    learnerOf: `SELECT organization, kind, exam_id, user_id FROM ${n.ltiScores} WHERE id = $1`,
+    promote: `UPDATE ${n.ltiScores} SET head = 1 WHERE seq = (SELECT seq FROM ${n.ltiScores} WHERE ${LEARNER} AND state = 'pending' ORDER BY seq LIMIT 1)
+      AND NOT EXISTS (SELECT 1 FROM ${n.ltiScores} WHERE ${LEARNER} AND state = 'pending' AND head = 1)`,
+    purge: `DELETE FROM ${n.ltiScores} WHERE id IN (SELECT id FROM ${n.ltiScores} WHERE state IN ('sent', 'failed', 'superseded') AND next_ms < $1 LIMIT $2)`,
     list: `SELECT ${ROW} FROM ${n.ltiScores} WHERE organization = $1 AND kind = $2 AND exam_id = $3
       AND ($4::text IS NULL OR student_id = $4 OR student_email = $4) ORDER BY seq DESC LIMIT $5`,
   };
@@ -46,31 +57,36 @@ export function postgresLtiGradebook(n: Names, ready: () => Promise<{ pool: Post
     async addLtiScores(org, entries) {
       for (const e of entries) checkLtiScoreEntry(org, e);
       if (entries.length === 0) return 0;
-      const client = await (await ready()).pool.connect();
-      let broken: Error | undefined;
-      try {
-        await client.query("BEGIN");
-        let added = 0;
+      let added = 0;
+      await transaction((await ready()).pool, async (client) => {
         const now = Date.now();
         for (const e of entries) {
           const c = ltiScoreColumns(org, e, now);
-          added += (await client.query(sql.add, [c.id, c.org, c.kind, c.examId, c.userId, c.issuer, c.studentId, c.studentEmail, c.entry, c.nextMs, c.queuedMs])).rowCount ?? 0;
+          const learner = [c.org, c.kind, c.examId, c.userId];
+          await client.query(sql.lock, [JSON.stringify(learner)]);
+          if ((await client.query(sql.known, [c.id])).rowCount) continue;
+          await client.query(sql.supersede, [...learner, c.status, now]);
+          added += (await client.query(sql.add, [...learner, c.id, c.issuer, c.studentId, c.studentEmail, c.entry, c.nextMs, c.queuedMs, c.lane, c.status])).rowCount ?? 0;
         }
-        await client.query("COMMIT");
-        return added;
-      } catch (error) {
-        await client.query("ROLLBACK").catch((e: Error) => { broken = e; });
-        throw error;
-      } finally {
-        client.release(broken);
-      }
+      });
+      return added;
     },
-    async claimLtiScores(now, limit, leaseMs) {
-      const rows = (await query(sql.claim, [now, limit, now + leaseMs])).rows as LtiScoreRow[];
+    async claimLtiScores(now, limit, leaseMs, skipLanes = []) {
+      const rows = (await query(sql.claim, [now, limit, now + leaseMs, [...skipLanes]])).rows as LtiScoreRow[];
       return rows.map(toLtiScoreRecord).sort((a, b) => a.queuedAt.localeCompare(b.queuedAt));
     },
     async settleLtiScore(id, o) {
-      await query(sql.settle, [id, o.state, o.attempts, o.nextAtMs, o.sentAt ?? null, o.lastError ?? null]);
+      await transaction((await ready()).pool, async (client) => {
+        const found = (await client.query(sql.learnerOf, [id])).rows[0] as { organization: string; kind: string; exam_id: string; user_id: string } | undefined;
+        if (!found) return;
+        const learner = [found.organization, found.kind, found.exam_id, found.user_id];
+        await client.query(sql.lock, [JSON.stringify(learner)]);
+        await client.query(sql.settle, [id, o.state, o.attempts, o.nextAtMs, o.sentAt ?? null, o.lastError ?? null]);
+        if (o.state !== "pending") await client.query(sql.promote, learner);
+      });
+    },
+    async purgeLtiScores(before, limit) {
+      return (await query(sql.purge, [before, limit])).rowCount ?? 0;
     },
     async listLtiScores(org, q) {
       const rows = (await query(sql.list, [org, q.kind, q.examId, q.student ?? null, q.limit])).rows as LtiScoreRow[];

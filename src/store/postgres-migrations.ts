@@ -168,6 +168,22 @@ export const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
       CREATE INDEX IF NOT EXISTS ${n.index("lti_scores_due")} ON ${n.ltiScores} (state, next_ms);
       CREATE INDEX IF NOT EXISTS ${n.index("lti_scores_by_learner")} ON ${n.ltiScores} (organization, kind, exam_id, user_id, seq);`,
   },
+  {
+    version: 11,
+    description: "LTI score outbox: each learner's head, the LMS (lane) and status of each entry, for claims that cost the same at any size",
+    // As SQLite's step 11: a claim reads the partial index of heads only.
+    up: (n) => `
+      ALTER TABLE ${n.ltiScores} ADD COLUMN IF NOT EXISTS lane TEXT NOT NULL DEFAULT '';
+      ALTER TABLE ${n.ltiScores} ADD COLUMN IF NOT EXISTS status TEXT NOT NULL DEFAULT '';
+      ALTER TABLE ${n.ltiScores} ADD COLUMN IF NOT EXISTS head SMALLINT NOT NULL DEFAULT 0;
+      UPDATE ${n.ltiScores} SET status = (entry::jsonb #>> '{score,activityProgress}') || '/' || (entry::jsonb #>> '{score,gradingProgress}'),
+        lane = lower(coalesce(substring(coalesce(entry::jsonb #>> '{ags,lineItem}', entry::jsonb #>> '{ags,lineItems}') from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]+'), ''));
+      UPDATE ${n.ltiScores} s SET head = 1 WHERE s.state = 'pending' AND s.seq = (SELECT min(p.seq) FROM ${n.ltiScores} p WHERE p.organization = s.organization
+        AND p.kind = s.kind AND p.exam_id = s.exam_id AND p.user_id = s.user_id AND p.state = 'pending');
+      DROP INDEX IF EXISTS "${n.schema}".${n.index("lti_scores_by_learner")};
+      CREATE INDEX IF NOT EXISTS ${n.index("lti_scores_by_learner")} ON ${n.ltiScores} (organization, kind, exam_id, user_id, state, seq);
+      CREATE INDEX IF NOT EXISTS ${n.index("lti_scores_heads")} ON ${n.ltiScores} (next_ms, lane) WHERE head = 1;`,
+  },
 ];
 
 /** Two instances starting together must not both run CREATE TABLE: one waits for the other. */

@@ -5,6 +5,13 @@
 import type { Migration } from "./migrations.js";
 import { EARLY_MIGRATIONS } from "./sqlite-migrations-early.js";
 
+/** The origin (scheme://host[:port]) of the URL `u` (an SQL expression), as `new URL(u).origin` gives it for an AGS URL. */
+function sqliteOrigin(u: string): string {
+  const rest = `substr(${u}, instr(${u}, '://') + 3)`;
+  return `CASE WHEN instr(${u}, '://') = 0 THEN '' WHEN instr(${rest}, '/') = 0 THEN lower(${u})
+    ELSE lower(substr(${u}, 1, instr(${u}, '://') + 1 + instr(${rest}, '/'))) END`;
+}
+
 /** Versions live in `PRAGMA user_version`: no extra table, and it is read in the same transaction. */
 export const MIGRATIONS: readonly Migration<string>[] = [
   ...EARLY_MIGRATIONS,
@@ -169,6 +176,25 @@ export const MIGRATIONS: readonly Migration<string>[] = [
       );
       CREATE INDEX lti_scores_due ON lti_scores (state, next_ms);
       CREATE INDEX lti_scores_by_learner ON lti_scores (organization, kind, exam_id, user_id, seq);
+    `,
+  },
+  {
+    version: 11,
+    description: "LTI score outbox: each learner's head, the LMS (lane) and status of each entry, for claims that cost the same at any size",
+    // Only a learner's first pending entry (head = 1) is claimable: a claim reads the partial
+    // index of heads, never a learner's sent rows. The lane is the origin of the AGS URL (the
+    // outbox skips an LMS that is paused or busy); the status lets a newer entry supersede.
+    up: `
+      ALTER TABLE lti_scores ADD COLUMN lane TEXT NOT NULL DEFAULT '';
+      ALTER TABLE lti_scores ADD COLUMN status TEXT NOT NULL DEFAULT '';
+      ALTER TABLE lti_scores ADD COLUMN head INTEGER NOT NULL DEFAULT 0;
+      UPDATE lti_scores SET status = json_extract(entry, '$.score.activityProgress') || '/' || json_extract(entry, '$.score.gradingProgress'),
+        lane = ${sqliteOrigin("COALESCE(json_extract(entry, '$.ags.lineItem'), json_extract(entry, '$.ags.lineItems'), '')")};
+      UPDATE lti_scores SET head = 1 WHERE state = 'pending' AND seq = (SELECT MIN(p.seq) FROM lti_scores p WHERE p.organization = lti_scores.organization
+        AND p.kind = lti_scores.kind AND p.exam_id = lti_scores.exam_id AND p.user_id = lti_scores.user_id AND p.state = 'pending');
+      DROP INDEX lti_scores_by_learner;
+      CREATE INDEX lti_scores_by_learner ON lti_scores (organization, kind, exam_id, user_id, state, seq);
+      CREATE INDEX lti_scores_heads ON lti_scores (next_ms, lane) WHERE head = 1;
     `,
   },
 ];

@@ -84,7 +84,7 @@ export const STORE_METHODS = [
   "addLaunches", "listLaunches", "countLaunches", "purgeLaunches",
   "putLtiRegistration", "getLtiRegistration", "listLtiRegistrations", "setLtiRegistrationActive", "putLtiDeployment", "deleteLtiRegistration",
   "putLtiCourseLink", "getLtiCourseLink", "listLtiCourseLinks", "putLtiExamCopy", "getLtiExamCopy", "putLtiCourseServices", "getLtiCourseServices",
-  "putLtiLineItem", "getLtiLineItem", "addLtiScores", "claimLtiScores", "settleLtiScore", "listLtiScores",
+  "putLtiLineItem", "getLtiLineItem", "addLtiScores", "claimLtiScores", "settleLtiScore", "purgeLtiScores", "listLtiScores",
 ] as const satisfies readonly (keyof OralStore)[];
 type Unlisted = Exclude<keyof OralStore, (typeof STORE_METHODS)[number]>;
 const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;

@@ -1,16 +1,19 @@
 /**
- * The gradebook's promises (schema version 10), run against each backend (from
+ * The gradebook's promises (schema versions 10 and 11), run against each backend (from
  * store-contract.ts): a line item is kept per exam and LMS course (first wins); the score
  * outbox hands each entry to one claimer at a time, keeps a learner's entries in order,
- * takes a leased entry back once its lease ran out, and survives a reopen.
+ * takes a leased entry back once its lease ran out, and survives a reopen; a newer waiting
+ * entry of the same status supersedes an older one (never the head); a claim skips the
+ * LMSs it is told to and ignores the sent rows however many; settled rows are purged
+ * after their retention, pending ones never.
  */
 import { expect, it } from "vitest";
 import type { LtiLineItemKey, LtiScoreEntry, OralStore } from "../../src/store/types.js";
 
 const KEY: LtiLineItemKey = { issuer: "https://school.brightspace.com", clientId: "c-1", deploymentId: "D-1", contextId: "ctx-1", kind: "oral", examId: "exam-1" };
-const entry = (id: string, userId: string, activityProgress: "Started" | "Submitted" = "Started"): LtiScoreEntry => ({
+const entry = (id: string, userId: string, activityProgress: "Started" | "Submitted" = "Started", lms = "https://lms.example"): LtiScoreEntry => ({
   id, key: KEY, userId, student: { orgInternalId: `sis-${userId}`, email: `${userId}@school.example` }, label: "Oral exam",
-  ags: { lineItems: "https://lms.example/lineitems", scope: ["s"] },
+  ags: { lineItems: `${lms}/lineitems`, scope: ["s"] },
   score: { activityProgress, gradingProgress: activityProgress === "Started" ? "NotReady" : "PendingManual", timestamp: "2026-11-01T09:00:00.000Z", comment: "c" },
   queuedAt: new Date().toISOString(),
 });
@@ -41,6 +44,57 @@ export function describeLtiGradebookContract(open: () => OralStore, reopen?: (st
     const listed = await store.listLtiScores("north", { kind: "oral", examId: "exam-1", student: "sis-ana", limit: 10 });
     expect(listed.map((r) => [r.id, r.state, r.sentAt])).toEqual([["a2", "pending", undefined], ["a1", "sent", "2026-11-01T09:00:01.000Z"]]);
     expect(await store.listLtiScores("south", { kind: "oral", examId: "exam-1", limit: 10 })).toEqual([]);
+  });
+
+  it("LTI score outbox: a newer waiting entry of the same status supersedes an older one; the head is never superseded", async () => {
+    const store = open();
+    // ana: Started (head), Submitted, then a second and a third Submitted: only the last waits.
+    expect(await store.addLtiScores("north", [entry("h", "ana"), entry("s1", "ana", "Submitted")])).toBe(2);
+    expect(await store.addLtiScores("north", [entry("s2", "ana", "Submitted")])).toBe(1);
+    expect(await store.addLtiScores("north", [entry("s3", "ana", "Submitted"), entry("s2", "ana", "Submitted")])).toBe(1);
+    // A Started while Started is the head (maybe in flight) waits behind it: the head stays.
+    expect(await store.addLtiScores("north", [entry("h2", "ana")])).toBe(1);
+    const states = async () => Object.fromEntries((await store.listLtiScores("north", { kind: "oral", examId: "exam-1", limit: 10 })).map((r) => [r.id, r.state]));
+    expect(await states()).toEqual({ h: "pending", s1: "superseded", s2: "superseded", s3: "pending", h2: "pending" });
+    const now = Date.now() + 1000;
+    expect((await store.claimLtiScores(now, 10, 30_000)).map((r) => r.id)).toEqual(["h"]);
+    await store.settleLtiScore("h", { state: "sent", attempts: 1, nextAtMs: now, sentAt: new Date(now).toISOString() });
+    expect((await store.claimLtiScores(now, 10, 30_000)).map((r) => r.id)).toEqual(["s3"]);
+    await store.settleLtiScore("s3", { state: "failed", attempts: 1, nextAtMs: now, lastError: "no" });
+    expect((await store.claimLtiScores(now, 10, 30_000)).map((r) => r.id)).toEqual(["h2"]);
+    // A superseded id stays known: queued again, it is skipped.
+    expect(await store.addLtiScores("north", [entry("s1", "ana", "Submitted")])).toBe(0);
+  });
+
+  it("LTI score outbox: a claim skips the LMSs it is told to; a retry waits for its time and keeps the learner's order", async () => {
+    const store = open();
+    await store.addLtiScores("north", [entry("x1", "xia", "Started", "https://slow.example"), entry("y1", "yan", "Started", "https://fast.example"), entry("y2", "yan", "Submitted", "https://fast.example")]);
+    const now = Date.now() + 1000;
+    expect((await store.claimLtiScores(now, 10, 30_000, ["https://slow.example"])).map((r) => r.id)).toEqual(["y1"]);
+    // y1 to be retried in 5 s: y2 (same learner) waits for it, x1 (another learner) does not.
+    await store.settleLtiScore("y1", { state: "pending", attempts: 1, nextAtMs: now + 5_000, lastError: "503" });
+    expect((await store.claimLtiScores(now, 10, 30_000)).map((r) => r.id)).toEqual(["x1"]);
+    expect((await store.claimLtiScores(now + 5_000, 10, 30_000)).map((r) => r.id)).toEqual(["y1"]);
+  });
+
+  it("LTI score outbox: a claim among 300 sent rows of one learner takes only the heads; purge deletes settled rows past the retention, never pending ones", async () => {
+    const store = open();
+    // One at a time: each becomes the head and is sent (a learner's long history).
+    const past = Date.now() - 60_000;
+    for (const e of Array.from({ length: 300 }, (_, i) => entry(`old-${i}`, "olga", "Submitted"))) {
+      await store.addLtiScores("north", [e]);
+      await store.settleLtiScore(e.id, { state: "sent", attempts: 1, nextAtMs: past, sentAt: new Date().toISOString() });
+    }
+    await store.addLtiScores("north", [entry("new-1", "olga", "Submitted"), entry("new-2", "pia")]);
+    const now = Date.now() + 1000;
+    expect((await store.claimLtiScores(now, 10, 30_000)).map((r) => r.id).sort()).toEqual(["new-1", "new-2"]);
+    await store.settleLtiScore("new-2", { state: "sent", attempts: 1, nextAtMs: now, sentAt: new Date(now).toISOString() });
+    expect(await store.purgeLtiScores(past + 1, 200)).toBe(200);
+    expect(await store.purgeLtiScores(past + 1, 200)).toBe(100);
+    expect(await store.purgeLtiScores(past + 1, 200)).toBe(0);
+    const left = await store.listLtiScores("north", { kind: "oral", examId: "exam-1", limit: 10 });
+    expect(left.map((r) => [r.id, r.state]).sort()).toEqual([["new-1", "pending"], ["new-2", "sent"]]);
+    expect(await store.purgeLtiScores(now + 1, 10)).toBe(1);
   });
 
   if (reopen) {

@@ -35,7 +35,7 @@ describe("sqliteStore: the file", () => {
     expect(await upgraded.beginIdempotent({ org, user: "u", key: "k", bodyHash: "h" })).toEqual({ state: "new" });
     await upgraded.close();
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(10);
+    expect(check.pragma("user_version", { simple: true })).toBe(11);
     check.close();
   });
 
@@ -57,7 +57,7 @@ describe("sqliteStore: the file", () => {
       await store.close();
     }
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(10);
+    expect(check.pragma("user_version", { simple: true })).toBe(11);
     check.close();
   });
 
@@ -102,7 +102,7 @@ describe("sqliteStore: the file", () => {
       await store.close();
     }
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(10);
+    expect(check.pragma("user_version", { simple: true })).toBe(11);
     check.close();
   });
 
@@ -172,7 +172,7 @@ describe("sqliteStore: the file", () => {
     }
     const check = new Database(filename, { readonly: true });
     try {
-      expect(check.pragma("user_version", { simple: true })).toBe(10);
+      expect(check.pragma("user_version", { simple: true })).toBe(11);
       const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
       expect(tables).toEqual(["assessments", "classes", "courses", "idempotency", "launch_latest", "launches", "lti_course_links", "lti_course_services", "lti_deployments", "lti_exam_copies", "lti_line_items", "lti_registrations", "lti_scores"]);
     } finally {
