@@ -8,6 +8,7 @@ import { ConfigurationError } from "../../src/core/configuration-error.js";
 import { MIGRATIONS } from "../../src/store/postgres-migrations.js";
 import { names } from "../../src/store/postgres-schema.js";
 import { DEFAULT_ORGANIZATION } from "../../src/store/types.js";
+import { expectV10ScoresUpgraded, V10_SCORE_ROWS } from "./lti-scores-v10.js";
 import { postgresOrSkip, usePostgres } from "./postgres-support.js";
 
 const ORG = "north";
@@ -162,6 +163,26 @@ describe.runIf(reachable)("postgresStore", () => {
       }
       const versions = await admin.query(`SELECT version FROM ${n.version} ORDER BY version`);
       expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    });
+
+    it("upgrades a version-10 schema in place: each learner's first pending score becomes their head, each score gets its LMS", async () => {
+      const old = schema("v10");
+      await admin.query(`CREATE SCHEMA "${old}"`);
+      const n = names(old, "oral_");
+      await admin.query(`CREATE TABLE ${n.version} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+      for (const step of MIGRATIONS.filter((m) => m.version <= 10)) {
+        await admin.query(step.up(n));
+        await admin.query(`INSERT INTO ${n.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);
+      }
+      for (const r of V10_SCORE_ROWS) {
+        await admin.query(`INSERT INTO ${n.ltiScores} (id, organization, kind, exam_id, user_id, issuer, entry, state, next_ms, queued_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [...r]);
+      }
+      const s = store({ schema: old });
+      try {
+        await expectV10ScoresUpgraded(s);
+      } finally {
+        await s.close();
+      }
     });
 
     it("refuses a schema written by a newer release, with a ConfigurationError naming the fix", async () => {

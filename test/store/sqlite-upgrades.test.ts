@@ -10,6 +10,7 @@ import { ConfigurationError } from "../../src/core/configuration-error.js";
 import { sqliteStore } from "../../src/store/sqlite.js";
 import { MIGRATIONS } from "../../src/store/sqlite-migrations.js";
 import { DEFAULT_ORGANIZATION } from "../../src/store/types.js";
+import { expectV10ScoresUpgraded, V10_SCORE_ROWS } from "./lti-scores-v10.js";
 import { scratchDir } from "./scratch-dir.js";
 
 const ORG = "north";
@@ -76,6 +77,22 @@ describe("sqliteStore: the file", () => {
     const store = sqliteStore({ filename });
     try {
       expect(await store.countLaunches(ORG, { kind: "oral", examId: "e1", latestPerStudent: true })).toEqual({ redirected: 1, forbidden: 1 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("upgrades a version-10 file in place: each learner's first pending score becomes their head, each score gets its LMS", async () => {
+    const filename = join(dir, "v10.sqlite");
+    const db = new Database(filename);
+    for (const step of MIGRATIONS.filter((m) => m.version <= 10)) db.exec(step.up);
+    db.pragma("user_version = 10");
+    const add = db.prepare("INSERT INTO lti_scores (id, organization, kind, exam_id, user_id, issuer, entry, state, next_ms, queued_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const r of V10_SCORE_ROWS) add.run(...r);
+    db.close();
+    const store = sqliteStore({ filename });
+    try {
+      await expectV10ScoresUpgraded(store);
     } finally {
       await store.close();
     }
