@@ -114,6 +114,18 @@ export interface GradebookOptions {
   maxRetryMs?: number;
   /** Attempts before a score is given up as `failed` (the launch record shows it), 1-1 000. Default 48 (about two days at the longest delay). */
   maxAttempts?: number;
+  /** Score posts in flight at once to one LMS (the origin of its AGS URLs), per instance (1-16): one slow LMS holds at most this many of `concurrency`. Default 2. */
+  perLmsConcurrency?: number;
+  /** Time limit of one score post, ms (100-120 000; a roster page has `roster.requestTimeoutMs`). Default 5 000. */
+  scoreTimeoutMs?: number;
+  /** How long scores sent, given up or superseded are kept (the launch record shows them), days (above 0, up to 36 500). Default 180, as `launchRecord.retentionDays`. */
+  retentionDays?: number;
+  /**
+   * `GET /lti/return` accepted per client address (`req.ip`; IPv6 by /64), fleet-wide in
+   * fleet mode: a burst, then one more every `refillMs`. Past it: a 429 page, nothing
+   * queued. Default `{ burst: 600, refillMs: 100 }` (as the login's per-address limit).
+   */
+  returnLimit?: { burst?: number; refillMs?: number };
 }
 
 /** `lti.email`: the e-mail of a launch's learner, from the app (undefined: not known). */

@@ -45,6 +45,8 @@ export interface LtiRouteDeps {
   singleUse: SingleUseStore;
   /** The fleet's own token buckets: the login's limits, fleet-wide in fleet mode. */
   limiter: Fleet["limiter"];
+  /** The fleet's circuit breakers: the gradebook's one per LMS, fleet-wide in fleet mode. */
+  breaker: Fleet["breaker"];
   logger: Logger;
   /** The router's launch (`GET /launch/:examId` or the role-play one), with the student taken from the LTI link. */
   openExam: Record<LinkKind, OpenExam>;
@@ -105,7 +107,7 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router & {
   router.post("/lti/prepare", form, safely(preparing.post));
   router.get("/lti/prepare/:form", safely(preparing.get));
   // The LMS gradebook (AGS): a score when a link reaches the exam, and when the learner comes back.
-  const gradebook = settings.gradebook && createGradebook({ settings: settings.gradebook, store: deps.registrationStore, access: deps.serviceAccess, source, keys: settings.keys, logger, reviewUrl: settings.toolUrl && `${settings.toolUrl}/lti/launch` });
+  const gradebook = settings.gradebook && createGradebook({ settings: settings.gradebook, store: deps.registrationStore, access: deps.serviceAccess, source, keys: settings.keys, logger, reviewUrl: settings.toolUrl && `${settings.toolUrl}/lti/launch`, limiter: deps.limiter, pauses: singleUse, breaker: deps.breaker });
   const followed: OnFollowed | undefined = gradebook && ((req, res, record, linkId) => {
     if (record.gradebook) gradebook.reached(req, res, { linkId, kind: record.kind, examId: record.examId, organization: record.organization, student: record.student, gradebook: record.gradebook });
   });

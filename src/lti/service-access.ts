@@ -15,6 +15,7 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
 import type { Logger } from "../core/logger.js";
+import { parseRetryAfter } from "../platform/retry.js";
 import type { Registration } from "./registrations.js";
 import { bodyOf, exchange } from "./service-http.js";
 import type { ToolKeys } from "./tool-keys.js";
@@ -27,7 +28,15 @@ export const LTI_SCOPES = {
   memberships: "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly",
 } as const;
 
-export interface ServiceRequest { method?: "GET" | "POST" | "PUT" | "DELETE"; url: string; accept: string; contentType?: string; body?: unknown }
+export interface ServiceRequest {
+  method?: "GET" | "POST" | "PUT" | "DELETE";
+  url: string;
+  accept: string;
+  contentType?: string;
+  body?: unknown;
+  /** This call's time limit, ms (a score post's is shorter than a roster page's). Default the access's `timeoutMs`. */
+  timeoutMs?: number;
+}
 export interface ServiceAnswer { status: number; headers: Record<string, string>; body: unknown }
 
 export type ServiceAccessErrorKind = "no_token_url" | "token_refused" | "unreachable" | "refused" | "bad_answer";
@@ -35,7 +44,9 @@ export type ServiceAccessErrorKind = "no_token_url" | "token_refused" | "unreach
 /** Why an LMS service call failed; `message` says what to fix, never a secret or token. */
 export class ServiceAccessError extends Error {
   override name = "ServiceAccessError";
-  constructor(readonly kind: ServiceAccessErrorKind, message: string, readonly status?: number) {
+  constructor(readonly kind: ServiceAccessErrorKind, message: string, readonly status?: number,
+    /** A 429's or 503's `Retry-After`, ms. */
+    readonly retryAfterMs?: number) {
     super(message);
   }
 }
@@ -186,7 +197,7 @@ export function createServiceAccess(deps: ServiceAccessDeps): ServiceAccess {
         const headers: Record<string, string> = { Accept: req.accept, Authorization: `Bearer ${held.token}` };
         if (req.contentType) headers["Content-Type"] = req.contentType;
         const reply = await exchange({
-          url: req.url, method: req.method ?? "GET", headers, timeoutMs, maxBytes,
+          url: req.url, method: req.method ?? "GET", headers, timeoutMs: req.timeoutMs ?? timeoutMs, maxBytes,
           body: req.body === undefined ? undefined : typeof req.body === "string" ? req.body : JSON.stringify(req.body),
         });
         if (!reply.ok) throw new ServiceAccessError("unreachable", `The LMS service ${serviceName(req.url)} could not be used (${reply.why}${reply.status ? ` ${reply.status}` : ""}).`, reply.status);
@@ -202,7 +213,8 @@ export function createServiceAccess(deps: ServiceAccessDeps): ServiceAccess {
         const message = reply.status === 401 || reply.status === 403
           ? `The LMS service ${serviceName(req.url)} refused the tool (${reply.status}) with a fresh token: check that the tool's registration (developer key) has the scopes ${scopes.join(" ")} and is deployed in this course.`
           : `The LMS service ${serviceName(req.url)} answered ${reply.status}.`;
-        throw new ServiceAccessError(reply.status >= 500 || reply.status === 429 ? "unreachable" : "refused", message, reply.status);
+        const retryAfterMs = reply.status === 429 || reply.status === 503 ? parseRetryAfter(reply.headers["retry-after"]) : undefined;
+        throw new ServiceAccessError(reply.status >= 500 || reply.status === 429 ? "unreachable" : "refused", message, reply.status, retryAfterMs);
       }
     },
   };

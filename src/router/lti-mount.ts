@@ -54,6 +54,7 @@ export function ltiMount({ lti, launch, logger, fleet, store, openExam, organiza
     catalog: ltiCatalog(store, organizationIdFor, platformOf),
     singleUse: fleet.singleUse,
     limiter: fleet.limiter,
+    breaker: fleet.breaker,
     logger,
     openExam,
     followedTtlMs: launch.launchWaitMs + FOLLOWED_MARGIN_MS,

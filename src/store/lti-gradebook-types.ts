@@ -85,7 +85,7 @@ export interface OralStoreLtiGradebook {
   /**
    * Queues entries (one transaction); an id already queued is skipped. Answers how many were
    * added. An entry supersedes the same learner's (organization, kind, exam, LMS user)
-   * waiting entries of the same status (`ltiStatusOf`): they become `superseded` (the LMS
+   * waiting entries with the same status in the same LMS course (`ltiReplaceKeyOf`): they become `superseded` (the LMS
    * keeps only the latest score anyway). The learner's first pending entry, the one that
    * may be in flight, is never superseded.
    */
@@ -115,9 +115,13 @@ export function ltiLaneOf(e: Pick<LtiScoreEntry, "ags">): string {
   return url && URL.canParse(url) ? new URL(url).origin : "";
 }
 
-/** What a newer entry supersedes: an older waiting one with the same progress pair. */
-export function ltiStatusOf(e: Pick<LtiScoreEntry, "score">): string {
-  return `${e.score.activityProgress}/${e.score.gradingProgress}`;
+/**
+ * What a newer entry supersedes: an older waiting one of the same learner with the same
+ * key, its progress pair (the "status") in the same LMS course. Fields joined by U+001F,
+ * as the SQL stores' upgrade writes it.
+ */
+export function ltiReplaceKeyOf(e: Pick<LtiScoreEntry, "score" | "key">): string {
+  return [e.score.activityProgress, e.score.gradingProgress, e.key.issuer, e.key.clientId, e.key.deploymentId, e.key.contextId].join("\u001f");
 }
 
 /** A TypeError, like the other checks: a bad entry is a bug in the caller. */
@@ -152,6 +156,6 @@ export function ltiScoreColumns(org: string, e: LtiScoreEntry, now: number) {
   return {
     id: e.id, org, kind: e.key.kind, examId: e.key.examId, userId: e.userId, issuer: e.key.issuer,
     studentId: e.student.orgInternalId ?? null, studentEmail: e.student.email ?? null,
-    entry: JSON.stringify(e), nextMs: now, queuedMs: Date.parse(e.queuedAt) || now, lane: ltiLaneOf(e), status: ltiStatusOf(e),
+    entry: JSON.stringify(e), nextMs: now, queuedMs: Date.parse(e.queuedAt) || now, lane: ltiLaneOf(e), replaceKey: ltiReplaceKeyOf(e),
   };
 }

@@ -4,7 +4,7 @@
  * only at the queues' heads, never at the scores already sent.
  */
 import {
-  checkLtiScoreEntry, ltiLaneOf, ltiStatusOf, type LtiLineItemKey, type LtiScoreRecord, type OralStoreLtiGradebook,
+  checkLtiScoreEntry, ltiLaneOf, ltiReplaceKeyOf, type LtiLineItemKey, type LtiScoreRecord, type OralStoreLtiGradebook,
 } from "./lti-gradebook-types.js";
 
 const itemKey = (org: string, k: LtiLineItemKey) => JSON.stringify([org, k.issuer, k.clientId, k.deploymentId, k.contextId, k.kind, k.examId]);
@@ -43,7 +43,7 @@ export function memoryLtiGradebook(ready: () => Promise<unknown>): OralStoreLtiG
         // The waiting entries of the same status give way (the head may be in flight: it stays).
         for (const id of queue.slice(1)) {
           const older = scores.get(id)!;
-          if (ltiStatusOf(older) !== ltiStatusOf(r)) continue;
+          if (ltiReplaceKeyOf(older) !== ltiReplaceKeyOf(r)) continue;
           Object.assign(older, { state: "superseded", nextAtMs: now });
           queue.splice(queue.indexOf(id), 1);
         }

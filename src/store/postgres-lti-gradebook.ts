@@ -23,8 +23,8 @@ function queries(n: Names) {
     getItem: `SELECT url FROM ${n.ltiLineItems} WHERE ${ITEM}`,
     lock: "SELECT pg_advisory_xact_lock(hashtext('eoa-lti-learner'), hashtext($1))",
     known: `SELECT 1 FROM ${n.ltiScores} WHERE id = $1`,
-    supersede: `UPDATE ${n.ltiScores} SET state = 'superseded', next_ms = $6 WHERE ${LEARNER} AND state = 'pending' AND head = 0 AND status = $5`,
-    add: `INSERT INTO ${n.ltiScores} (id, organization, kind, exam_id, user_id, issuer, student_id, student_email, entry, next_ms, queued_ms, lane, status, head)
+    supersede: `UPDATE ${n.ltiScores} SET state = 'superseded', next_ms = $6 WHERE ${LEARNER} AND state = 'pending' AND head = 0 AND replace_key = $5`,
+    add: `INSERT INTO ${n.ltiScores} (id, organization, kind, exam_id, user_id, issuer, student_id, student_email, entry, next_ms, queued_ms, lane, replace_key, head)
       SELECT $5, $1, $2, $3, $4, $6, $7, $8, $9, $10::bigint, $11::bigint, $12, $13,
         CASE WHEN EXISTS (SELECT 1 FROM ${n.ltiScores} WHERE ${LEARNER} AND state = 'pending') THEN 0 ELSE 1 END ON CONFLICT (id) DO NOTHING`,
     claim: `UPDATE ${n.ltiScores} SET next_ms = $3 WHERE id IN (
@@ -65,8 +65,8 @@ export function postgresLtiGradebook(n: Names, ready: () => Promise<{ pool: Post
           const learner = [c.org, c.kind, c.examId, c.userId];
           await client.query(sql.lock, [JSON.stringify(learner)]);
           if ((await client.query(sql.known, [c.id])).rowCount) continue;
-          await client.query(sql.supersede, [...learner, c.status, now]);
-          added += (await client.query(sql.add, [...learner, c.id, c.issuer, c.studentId, c.studentEmail, c.entry, c.nextMs, c.queuedMs, c.lane, c.status])).rowCount ?? 0;
+          await client.query(sql.supersede, [...learner, c.replaceKey, now]);
+          added += (await client.query(sql.add, [...learner, c.id, c.issuer, c.studentId, c.studentEmail, c.entry, c.nextMs, c.queuedMs, c.lane, c.replaceKey])).rowCount ?? 0;
         }
       });
       return added;

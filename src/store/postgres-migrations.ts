@@ -170,13 +170,14 @@ export const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
   },
   {
     version: 11,
-    description: "LTI score outbox: each learner's head, the LMS (lane) and status of each entry, for claims that cost the same at any size",
+    description: "LTI score outbox: each learner's head, the LMS (lane) and replace key (status and course) of each entry, for claims that cost the same at any size",
     // As SQLite's step 11: a claim reads the partial index of heads only.
     up: (n) => `
       ALTER TABLE ${n.ltiScores} ADD COLUMN IF NOT EXISTS lane TEXT NOT NULL DEFAULT '';
-      ALTER TABLE ${n.ltiScores} ADD COLUMN IF NOT EXISTS status TEXT NOT NULL DEFAULT '';
+      ALTER TABLE ${n.ltiScores} ADD COLUMN IF NOT EXISTS replace_key TEXT NOT NULL DEFAULT '';
       ALTER TABLE ${n.ltiScores} ADD COLUMN IF NOT EXISTS head SMALLINT NOT NULL DEFAULT 0;
-      UPDATE ${n.ltiScores} SET status = (entry::jsonb #>> '{score,activityProgress}') || '/' || (entry::jsonb #>> '{score,gradingProgress}'),
+      UPDATE ${n.ltiScores} SET replace_key = concat_ws(chr(31), ${["score,activityProgress", "score,gradingProgress", "key,issuer", "key,clientId", "key,deploymentId", "key,contextId"]
+        .map((f) => `entry::jsonb #>> '{${f}}'`).join(", ")}),
         lane = lower(coalesce(substring(coalesce(entry::jsonb #>> '{ags,lineItem}', entry::jsonb #>> '{ags,lineItems}') from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]+'), ''));
       UPDATE ${n.ltiScores} s SET head = 1 WHERE s.state = 'pending' AND s.seq = (SELECT min(p.seq) FROM ${n.ltiScores} p WHERE p.organization = s.organization
         AND p.kind = s.kind AND p.exam_id = s.exam_id AND p.user_id = s.user_id AND p.state = 'pending');

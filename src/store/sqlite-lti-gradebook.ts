@@ -20,9 +20,9 @@ const SQL = {
   getItem: `SELECT url FROM lti_line_items WHERE ${ITEM}`,
   known: "SELECT 1 FROM lti_scores WHERE id = @id",
   // A newer entry of the same status replaces the learner's waiting ones (never their head: it may be in flight).
-  supersede: `UPDATE lti_scores SET state = 'superseded', next_ms = @nextMs WHERE ${LEARNER} AND state = 'pending' AND head = 0 AND status = @status`,
-  add: `INSERT INTO lti_scores (id, organization, kind, exam_id, user_id, issuer, student_id, student_email, entry, next_ms, queued_ms, lane, status, head)
-    SELECT @id, @org, @kind, @examId, @userId, @issuer, @studentId, @studentEmail, @entry, @nextMs, @queuedMs, @lane, @status,
+  supersede: `UPDATE lti_scores SET state = 'superseded', next_ms = @nextMs WHERE ${LEARNER} AND state = 'pending' AND head = 0 AND replace_key = @replaceKey`,
+  add: `INSERT INTO lti_scores (id, organization, kind, exam_id, user_id, issuer, student_id, student_email, entry, next_ms, queued_ms, lane, replace_key, head)
+    SELECT @id, @org, @kind, @examId, @userId, @issuer, @studentId, @studentEmail, @entry, @nextMs, @queuedMs, @lane, @replaceKey,
       NOT EXISTS (SELECT 1 FROM lti_scores WHERE ${LEARNER} AND state = 'pending') WHERE true ON CONFLICT (id) DO NOTHING`,
   due: `SELECT id FROM lti_scores WHERE head = 1 AND next_ms <= @now AND lane NOT IN (SELECT value FROM json_each(@skip))
     ORDER BY next_ms LIMIT @limit`,

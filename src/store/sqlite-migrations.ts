@@ -180,15 +180,16 @@ export const MIGRATIONS: readonly Migration<string>[] = [
   },
   {
     version: 11,
-    description: "LTI score outbox: each learner's head, the LMS (lane) and status of each entry, for claims that cost the same at any size",
+    description: "LTI score outbox: each learner's head, the LMS (lane) and replace key (status and course) of each entry, for claims that cost the same at any size",
     // Only a learner's first pending entry (head = 1) is claimable: a claim reads the partial
     // index of heads, never a learner's sent rows. The lane is the origin of the AGS URL (the
-    // outbox skips an LMS that is paused or busy); the status lets a newer entry supersede.
+    // outbox skips an LMS that is paused or busy); replace_key (status and LMS course) lets a newer entry supersede.
     up: `
       ALTER TABLE lti_scores ADD COLUMN lane TEXT NOT NULL DEFAULT '';
-      ALTER TABLE lti_scores ADD COLUMN status TEXT NOT NULL DEFAULT '';
+      ALTER TABLE lti_scores ADD COLUMN replace_key TEXT NOT NULL DEFAULT '';
       ALTER TABLE lti_scores ADD COLUMN head INTEGER NOT NULL DEFAULT 0;
-      UPDATE lti_scores SET status = json_extract(entry, '$.score.activityProgress') || '/' || json_extract(entry, '$.score.gradingProgress'),
+      UPDATE lti_scores SET replace_key = ${["score.activityProgress", "score.gradingProgress", "key.issuer", "key.clientId", "key.deploymentId", "key.contextId"]
+        .map((f) => `json_extract(entry, '$.${f}')`).join(" || char(31) || ")},
         lane = ${sqliteOrigin("COALESCE(json_extract(entry, '$.ags.lineItem'), json_extract(entry, '$.ags.lineItems'), '')")};
       UPDATE lti_scores SET head = 1 WHERE state = 'pending' AND seq = (SELECT MIN(p.seq) FROM lti_scores p WHERE p.organization = lti_scores.organization
         AND p.kind = lti_scores.kind AND p.exam_id = lti_scores.exam_id AND p.user_id = lti_scores.user_id AND p.state = 'pending');

@@ -17,7 +17,7 @@ import { LTI_SCOPES, type ServiceAccess } from "../../src/lti/service-access.js"
 import { memoryStore } from "../../src/store/memory.js";
 import type { LtiScoreEntry } from "../../src/store/lti-gradebook-types.js";
 import type { OralStore } from "../../src/store/types.js";
-import { freshAccess, json, quiet, useFakeLms, withOtherLms, type FakeLms } from "../support/fake-lms.js";
+import { freshAccess, gradebookFleet, json, lmsGate, quiet, useFakeLms, withOtherLms, type FakeLms } from "../support/fake-lms.js";
 import { TOOL_KEY_PEM } from "../support/lti.js";
 
 function gradebookSettings(extra: Partial<GradebookSettings> = {}): GradebookSettings {
@@ -45,7 +45,7 @@ let store: OralStore;
 
 function outboxFor(settings: GradebookSettings): ScoreOutbox {
   const send = agsSender({ store, access, settings, logger: quiet, registration: async () => registration });
-  return new ScoreOutbox(store, send, settings, quiet);
+  return new ScoreOutbox(store, send, settings, quiet, lmsGate(settings.perLmsConcurrency));
 }
 const records = async (userId?: string) => (await store.listLtiScores("default", { kind: "oral", examId: "exam-1", limit: 100 })).filter((r) => userId === undefined || r.userId === userId);
 
@@ -175,7 +175,7 @@ describe("grades of a learner who launched the exam from two courses", () => {
     const problems = new ProblemList();
     const lti = resolveLtiSettings({ keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [{ issuer: lms.url, clientId: "client-9", authorizationUrl: `${lms.url}/auth`, jwksUrl: `${lms.url}/jwks`, tokenUrl: `${lms.url}/token`, deployments: ["dep-1"] }] }, problems)!;
     problems.throwIfAny("test");
-    const gradebook = createGradebook({ settings: gradebookSettings({ pollMs: 50 }), store, access, source: new RegistrationSource(lti.registrations, store, quiet), keys: lti.keys, logger: quiet });
+    const gradebook = createGradebook({ settings: gradebookSettings({ pollMs: 50 }), store, access, source: new RegistrationSource(lti.registrations, store, quiet), keys: lti.keys, logger: quiet, ...gradebookFleet() });
     try {
       expect(await gradebook.queueGrades("default", "oral", "exam-1", [{ student: "u1@school.example", scoreGiven: 8 }])).toEqual([{ student: "u1@school.example", queued: 2 }]);
       const graded = (course: string) => lms.to("POST", `/${course}/lineitem/scores`).map((h) => JSON.parse(h.body) as { userId: string; scoreGiven?: number }).filter((b) => b.scoreGiven !== undefined);

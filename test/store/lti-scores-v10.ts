@@ -6,13 +6,14 @@
 import { expect } from "vitest";
 import type { LtiScoreEntry, OralStore } from "../../src/store/types.js";
 
-const row = (id: string, userId: string, lineItem: string, state: string) => {
-  const entry: LtiScoreEntry = {
+const entryOf = (id: string, userId: string, lineItem: string): LtiScoreEntry => ({
     id, key: { issuer: "https://lms.example", clientId: "c-1", deploymentId: "D-1", contextId: "ctx-1", kind: "oral", examId: "exam-1" },
     userId, student: { email: `${userId}@x.test` }, label: "Oral exam", ags: { lineItem, scope: ["s"] },
     score: { activityProgress: "Submitted", gradingProgress: "PendingManual", timestamp: "2026-11-01T09:00:00.000Z", comment: "c" },
     queuedAt: "2026-11-01T09:00:00.000Z",
-  };
+});
+const row = (id: string, userId: string, lineItem: string, state: string) => {
+  const entry = entryOf(id, userId, lineItem);
   return [id, "north", "oral", "exam-1", userId, "https://lms.example", JSON.stringify(entry), state, 1_000, 1_000] as const;
 };
 
@@ -24,10 +25,14 @@ export const V10_SCORE_ROWS = [
   row("b1", "ben", "https://Other.example:8443/li/9?x=1", "pending"),
 ];
 
-/** After the upgrade: heads and lanes as if the entries had been queued by this release. */
+/** After the upgrade: heads, lanes and replace keys as if the entries had been queued by this release. */
 export async function expectV10ScoresUpgraded(store: OralStore): Promise<void> {
   expect((await store.claimLtiScores(5_000, 10, 1_000, ["https://other.example:8443"])).map((r) => r.id)).toEqual(["a2"]);
   expect((await store.claimLtiScores(5_000, 10, 1_000, ["https://lms.example"])).map((r) => r.id)).toEqual(["b1"]);
+  // A new Submitted of ana's in the same course supersedes her waiting one (a3), as one queued by this release would.
+  expect(await store.addLtiScores("north", [entryOf("a4", "ana", "https://lms.example/li/1")])).toBe(1);
+  const states = (await store.listLtiScores("north", { kind: "oral", examId: "exam-1", limit: 10 })).filter((r) => r.userId === "ana");
+  expect(states.map((r) => [r.id, r.state])).toEqual([["a4", "pending"], ["a3", "superseded"], ["a2", "pending"], ["a1", "sent"]]);
   await store.settleLtiScore("a2", { state: "sent", attempts: 1, nextAtMs: 5_000, sentAt: "2026-11-01T09:00:01.000Z" });
-  expect((await store.claimLtiScores(10_000, 10, 1_000)).map((r) => r.id).sort()).toEqual(["a3", "b1"]);
+  expect((await store.claimLtiScores(Date.now() + 10_000, 10, 1_000)).map((r) => r.id).sort()).toEqual(["a4", "b1"]);
 }

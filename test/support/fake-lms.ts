@@ -11,6 +11,8 @@ import { ProblemList } from "../../src/core/configuration-error.js";
 import type { Logger } from "../../src/core/logger.js";
 import type { Registration } from "../../src/lti/registrations.js";
 import { createServiceAccess, type ServiceAccess, type TokenShare } from "../../src/lti/service-access.js";
+import { inProcessFleet, type Fleet } from "../../src/fleet/fleet.js";
+import { LmsGate } from "../../src/lti/gradebook/lms-gate.js";
 import { resolveLtiSettings } from "../../src/lti/settings.js";
 import { TOOL_KEY_PEM } from "./lti.js";
 
@@ -90,6 +92,16 @@ export function freshAccess(shared?: TokenShare): ServiceAccess {
   const problems = new ProblemList();
   const keys = resolveLtiSettings({ keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [] }, problems)!.keys;
   return createServiceAccess({ keys, logger: quiet, ...(shared ? { shared } : {}) });
+}
+
+/** What the gradebook takes from the fleet (default: a fresh in-process one): the return limit, LMS pauses and breakers. */
+export function gradebookFleet(fleet: Fleet = inProcessFleet()) {
+  return { limiter: fleet.limiter, pauses: fleet.singleUse, breaker: fleet.breaker };
+}
+
+/** The outbox's per-LMS gate on `fleet` (default: a fresh in-process one). */
+export function lmsGate(perLms = 2, fleet: Fleet = inProcessFleet()): LmsGate {
+  return new LmsGate({ perLms, pauses: fleet.singleUse, breaker: fleet.breaker, logger: quiet });
 }
 
 /**

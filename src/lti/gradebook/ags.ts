@@ -25,7 +25,9 @@ const SCORE = "application/vnd.ims.lis.v1.score+json";
 const MAX_PAGES = 20;
 
 export class SendFailure extends Error {
-  constructor(message: string, readonly retry: boolean) {
+  constructor(message: string, readonly retry: boolean,
+    /** What the LMS answered (undefined: no answer: unreachable, timed out), and its `Retry-After` (ms) on a 429 or 503. */
+    readonly answer?: { status?: number; retryAfterMs?: number }) {
     super(message);
   }
 }
@@ -106,12 +108,12 @@ export function agsSender(deps: AgsDeps) {
     const scopes = [LTI_SCOPES.lineItem, LTI_SCOPES.lineItemReadonly, LTI_SCOPES.score].filter((s) => r.ags.scope.includes(s));
     try {
       const lineItem = await lineItemOf(r, registration, scopes);
-      await deps.access.call(registration, scopes, { method: "POST", url: scoresUrl(lineItem), accept: "application/json", contentType: SCORE, body: scoreBody(r) });
+      await deps.access.call(registration, scopes, { method: "POST", url: scoresUrl(lineItem), accept: "application/json", contentType: SCORE, body: scoreBody(r), timeoutMs: deps.settings.scoreTimeoutMs });
     } catch (error) {
       if (error instanceof SendFailure) throw error;
       if (error instanceof ServiceAccessError) {
         const retry = error.kind === "unreachable" || error.kind === "bad_answer" || error.status === 408 || error.status === 429;
-        throw new SendFailure(error.message, retry);
+        throw new SendFailure(error.message, retry, { status: error.status, retryAfterMs: error.retryAfterMs });
       }
       throw new SendFailure(`The score could not be posted: ${(error as Error)?.message ?? String(error)}`, true);
     }

@@ -37,10 +37,13 @@ export function startedEntry(l: Learner, linkId: string, at = new Date()): LtiSc
   });
 }
 
-/** The learner came back through `/lti/return`: a hint that they finished, not proof. */
-export function submittedEntry(l: Learner, at = new Date()): LtiScoreEntry {
+/**
+ * The learner came back through `/lti/return`: a hint that they finished, not proof. One
+ * per return mark (`markId`): a replayed return queues nothing more.
+ */
+export function submittedEntry(l: Learner, markId: string, at = new Date()): LtiScoreEntry {
   const t = at.toISOString();
-  return entry(`returned:${randomId(16)}`, l, {
+  return entry(`returned:${markId}`, l, {
     activityProgress: "Submitted", gradingProgress: "PendingManual", timestamp: t, startedAt: l.launch.launchedAt, submittedAt: t,
     comment: `Came back from the ${WHAT[l.kind].toLowerCase()} on ${humanTime(at)}: submitted, awaiting grading (a sign from the exam site's redirect, not proof).`,
   });

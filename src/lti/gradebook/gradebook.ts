@@ -8,7 +8,8 @@
  * - `returnRoute`: `GET /lti/return`, where the organization sends learners back from the
  *   exam site: queues `Submitted` / `PendingManual` for the marked learner and shows a
  *   small page. A hint that they finished, not proof: anyone can open the URL, and only
- *   the browser's own mark says who.
+ *   the browser's own mark says who. One `Submitted` per mark (a replay queues nothing),
+ *   limited per client address, and nothing changes on a cross-site subrequest (return-guard.ts).
  * - `queueGrades`: the app's grades (`POST /oral-assessments/:examId/scores`, `router.lti.postScore`).
  *
  * Scores go through the durable outbox in the store (outbox.ts); the worker starts with
@@ -16,6 +17,10 @@
  */
 import type { Request, RequestHandler, Response } from "express";
 import type { Logger } from "../../core/logger.js";
+import type { CircuitBreakerStore } from "../../fleet/circuit-breaker.js";
+import type { Fleet } from "../../fleet/fleet.js";
+import type { SingleUseStore } from "../../fleet/single-use.js";
+import { addressKey } from "../login-limit.js";
 import type { OralStoreLtiGradebook, LtiScoreEntry } from "../../store/lti-gradebook-types.js";
 import type { ExamKind } from "../../store/types.js";
 import { sendLtiPage } from "../pages.js";
@@ -26,7 +31,9 @@ import { agsSender } from "./ags.js";
 import { gradeEntry, startedEntry, submittedEntry, type GradeInput, type Learner } from "./entries.js";
 import type { LaunchGradebook } from "./launch-gradebook.js";
 import type { GradebookSettings } from "./options.js";
+import { LmsGate } from "./lms-gate.js";
 import { ScoreOutbox } from "./outbox.js";
+import { returnRefusal } from "./return-guard.js";
 import { returnMarks } from "./return-mark.js";
 import { DEFAULT_ORGANIZATION } from "../../store/types.js";
 
@@ -39,6 +46,12 @@ export interface GradebookDeps {
   logger: Logger;
   /** The tool's launch URL for the line items' Submission Review, when known without a request (`lti.toolUrl`). */
   reviewUrl?: string;
+  /** The fleet's token buckets: `GET /lti/return`'s limit per address. */
+  limiter: Fleet["limiter"];
+  /** Where an LMS's pause (`Retry-After`) is kept, seen by every instance. */
+  pauses: SingleUseStore;
+  /** The fleet's circuit breakers: one per LMS. */
+  breaker: CircuitBreakerStore;
 }
 
 /** What the exam link knows when it is followed. */
@@ -75,7 +88,9 @@ export function createGradebook(deps: GradebookDeps) {
       return "found" in found ? found.found : undefined;
     },
   });
-  const outbox = new ScoreOutbox(store, send, settings, logger);
+  const gate = new LmsGate({ perLms: settings.perLmsConcurrency, pauses: deps.pauses, breaker: deps.breaker, logger });
+  const outbox = new ScoreOutbox(store, send, settings, logger, gate);
+  const returns = deps.limiter("lti-return-address", { ...settings.returnLimit, failureBackoffMs: 0, maxFailureBackoffMs: 0 });
   const orgOf = (organization: string | undefined) => organization ?? DEFAULT_ORGANIZATION;
 
   const queue = (org: string, entries: LtiScoreEntry[], why: string): void => {
@@ -107,17 +122,32 @@ export function createGradebook(deps: GradebookDeps) {
       });
     },
 
-    returnRoute: ((frameAncestors: readonly string[]): RequestHandler => (req, res) => {
-      const mark = marks.read(req);
+    returnRoute: ((frameAncestors: readonly string[]): RequestHandler => (req, res, next) => {
       res.setHeader("Cache-Control", "no-store");
-      if (!mark) {
-        logger.info({ event: "lti_return", outcome: "unmarked" }, "a return without a launch's mark: nothing told to the LMS");
-        return sendLtiPage(res, frameAncestors, { status: 200, title: "Thank you", message: "You can close this window and go back to your course." });
+      const thanks = () => sendLtiPage(res, frameAncestors, { status: 200, title: "Thank you", message: "You can close this window and go back to your course." });
+      const refusal = returnRefusal(req);
+      if (refusal) {
+        logger.info({ event: "lti_return", outcome: refusal }, "a return that is not the learner's own navigation: nothing told to the LMS");
+        return thanks();
       }
-      marks.clear(req, res);
-      queue(orgOf(mark.organization), [submittedEntry(mark)], "returned");
-      logger.info({ event: "lti_return", outcome: "submitted", examId: mark.examId, kind: mark.kind }, "a learner came back from the exam: Submitted queued for the LMS gradebook");
-      sendLtiPage(res, frameAncestors, { status: 200, title: "Thank you", message: "Your exam is handed in. Your course shows it as submitted, awaiting grading. You can close this window and go back to your course." });
+      const address = addressKey(req.ip ?? "");
+      void returns.check("address", address).then(async (limit) => {
+        if (!limit.allowed) {
+          res.setHeader("Retry-After", String(Math.max(1, Math.ceil(limit.retryAfterMs / 1000))));
+          logger.info({ event: "lti_return", outcome: "limited" }, "too many returns from one address: nothing told to the LMS");
+          return sendLtiPage(res, frameAncestors, { status: 429, title: "Too many requests", message: "Please wait a moment, then go back to your course." });
+        }
+        await returns.record("address", address);
+        const mark = marks.read(req);
+        if (!mark) {
+          logger.info({ event: "lti_return", outcome: "unmarked" }, "a return without a launch's mark: nothing told to the LMS");
+          return thanks();
+        }
+        marks.clear(req, res);
+        queue(orgOf(mark.organization), [submittedEntry(mark, mark.id)], "returned");
+        logger.info({ event: "lti_return", outcome: "submitted", examId: mark.examId, kind: mark.kind }, "a learner came back from the exam: Submitted queued for the LMS gradebook (once per mark)");
+        sendLtiPage(res, frameAncestors, { status: 200, title: "Thank you", message: "Your exam is handed in. Your course shows it as submitted, awaiting grading. You can close this window and go back to your course." });
+      }).catch(next);
     }),
 
     /**

@@ -5,7 +5,7 @@
  * posting anything).
  */
 import type { ProblemList } from "../../core/configuration-error.js";
-import { ratio, readObject, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
+import { nested, ratio, readObject, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
 import { text } from "../shared-options.js";
 
 const HOUR_MS = 3_600_000;
@@ -21,6 +21,13 @@ export const gradebookSchema = {
   firstRetryMs: withDefault(wholeNumber(10, HOUR_MS, "ms"), 2_000),
   maxRetryMs: withDefault(wholeNumber(10, 24 * HOUR_MS, "ms"), HOUR_MS),
   maxAttempts: withDefault(wholeNumber(1, 1_000), 48),
+  perLmsConcurrency: withDefault(wholeNumber(1, 16), 2),
+  scoreTimeoutMs: withDefault(wholeNumber(100, 120_000, "ms"), 5_000),
+  retentionDays: withDefault(ratio(0, 36_500, { minExclusive: true }), 180, { unit: "days" }),
+  returnLimit: nested({
+    burst: withDefault(wholeNumber(1), 600),
+    refillMs: withDefault(wholeNumber(1, undefined, "ms"), 100),
+  }),
 };
 
 export type GradebookSettings = OptionsOf<typeof gradebookSchema>;

@@ -20,6 +20,11 @@ export interface ReturnMark extends Learner {
   organization: string | undefined;
 }
 
+/** A mark as read: `id` is the same for every replay of one mark, and differs between marks (a hash of its signature). */
+export interface ReadMark extends ReturnMark {
+  id: string;
+}
+
 export function returnMarks(keys: ToolKeys, maxAgeMs: number) {
   const secret = createHash("sha256").update("eoa-lti-return-mark\u0000").update(keys.signing().key.export({ format: "pem", type: "pkcs8" })).digest();
   const sign = (payload: string) => createHmac("sha256", secret).update(payload).digest("base64url");
@@ -29,7 +34,7 @@ export function returnMarks(keys: ToolKeys, maxAgeMs: number) {
       res.cookie(RETURN_COOKIE, `${payload}.${sign(payload)}`, { httpOnly: true, secure: true, sameSite: "lax", maxAge: maxAgeMs, path: `${req.baseUrl}/lti/return` });
     },
     /** The request's mark, when it is ours, intact and not expired. */
-    read(req: Request): ReturnMark | undefined {
+    read(req: Request): ReadMark | undefined {
       const value = cookieOf(req, RETURN_COOKIE);
       const [payload, mac] = value?.split(".") ?? [];
       if (!payload || !mac) return undefined;
@@ -38,7 +43,8 @@ export function returnMarks(keys: ToolKeys, maxAgeMs: number) {
       if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
       try {
         const mark = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as ReturnMark & { exp: number };
-        return typeof mark.exp === "number" && mark.exp > Date.now() ? mark : undefined;
+        const id = createHash("sha256").update(mac).digest("base64url").slice(0, 32);
+        return typeof mark.exp === "number" && mark.exp > Date.now() ? { ...mark, id } : undefined;
       } catch {
         return undefined;
       }
