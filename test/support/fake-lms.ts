@@ -2,7 +2,8 @@
  * A stand-in LMS for the LTI service tests (AGS, NRPS, service tokens): real HTTP on
  * 127.0.0.1 (port 0) that answers what a careless or hostile LMS would (the test sets
  * `handle`) and records what the tool sent. Its `/token` issues `tok-<n>`. The LMS
- * emulator never misbehaves this way, so the checks against it live here.
+ * emulator never misbehaves this way, so the checks against it live here; so do an LMS
+ * that hangs every score post (`hangingScores`) and one that throttles (`throttledScores`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -66,6 +67,32 @@ export async function fakeLms(): Promise<FakeLms> {
 
 export const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   void res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(body === undefined ? undefined : JSON.stringify(body));
+
+/** Score posts (`POST …/scores`) never answered, as an LMS that hangs; other requests 404. `open()`: posts still waiting; `most()`: the most at once. */
+export function hangingScores(): { handle: Handler; open(): number; most(): number } {
+  let open = 0;
+  let most = 0;
+  return {
+    handle: (hit, res) => {
+      if (!(hit.method === "POST" && hit.path.endsWith("/scores"))) return void res.writeHead(404).end();
+      open += 1;
+      most = Math.max(most, open);
+      res.on("close", () => { open -= 1; });
+    },
+    open: () => open,
+    most: () => most,
+  };
+}
+
+/** The first `times` score posts get 429 with `Retry-After: retryAfter`, later ones 204; other requests 404. */
+export function throttledScores(retryAfter: string, times = 1): Handler {
+  let left = times;
+  return (hit, res) => {
+    if (!(hit.method === "POST" && hit.path.endsWith("/scores"))) return void res.writeHead(404).end();
+    if (left-- > 0) return json(res, 429, { error: "slow down" }, { "Retry-After": retryAfter });
+    json(res, 204, undefined);
+  };
+}
 
 export function registrationOf(lms: FakeLms): Registration {
   const problems = new ProblemList();

@@ -36,7 +36,7 @@ export interface LmsGateDeps {
   now?: () => number;
 }
 
-const pauseKey = (lane: string) => `lti-pause:${createHash("sha256").update(lane).digest("base64url").slice(0, 32)}`;
+export const pauseKey = (lane: string) => `lti-pause:${createHash("sha256").update(lane).digest("base64url").slice(0, 32)}`;
 const breakerScope = (lane: string) => `lti-ags\u0000${lane}`;
 
 /** The breaker's verdict on a post: the LMS failing (no answer, 5xx) or working (any other answer); a 429 proves neither. */
