@@ -8,7 +8,7 @@ import request from "supertest";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createLmsEmulator, type LmsEmulator } from "../../src/emulator/index.js";
-import { followToExam, launchFromCourse, placeExam, TOOL_KEY_PEM } from "../support/lti.js";
+import { DASHBOARD_EXAMS_LINKABLE, followToExam, launchFromCourse, placeExam, TOOL_KEY_PEM } from "../support/lti.js";
 import { startStack, type Stack } from "../support/stack.js";
 
 const poll = { timeout: 20_000, interval: 50 };
@@ -20,7 +20,7 @@ describe("GET /lti/return", () => {
   beforeAll(async () => {
     lms = await createLmsEmulator();
     stack = await startStack({
-      router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], emailStandIn: { domain: "lms.invalid" },
+      router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], canLink: DASHBOARD_EXAMS_LINKABLE, emailStandIn: { domain: "lms.invalid" },
         gradebook: { pollMs: 50, firstRetryMs: 100, maxRetryMs: 400, returnLimit: { burst: 40, refillMs: 600_000 } } } },
     });
     lms.registerTool(`${stack.app.url}/oral`);
