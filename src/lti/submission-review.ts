@@ -35,7 +35,7 @@ export interface SubmissionReviewDeps {
 }
 
 const when = (iso: string | undefined) => (iso ? escapeHtml(iso.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC")) : "—");
-const DELIVERY: Record<LtiScoreRecord["state"], string> = { sent: "delivered", pending: "waiting to be sent", failed: "not delivered" };
+const DELIVERY: Record<LtiScoreRecord["state"], string> = { sent: "delivered", pending: "waiting to be sent", failed: "not delivered", superseded: "replaced by a newer one before it was sent" };
 
 export async function submissionReview(req: Request, res: Response, launch: VerifiedLaunch, deps: SubmissionReviewDeps): Promise<void> {
   const { logger, frameAncestors } = deps;
