@@ -4,7 +4,12 @@
  * target is markdown) names a heading there, slugged as GitHub does. Run by `npm test`,
  * so a renamed doc or heading cannot leave a dead link behind. No dependency: a link is
  * found with a regular expression outside fenced and inline code.
+ *
+ * The published package holds only what package.json's `files` lists (README.md and the
+ * user docs, not docs/lab/, src/ or the example app): a packed doc's relative link must
+ * lead to a packed file too, or be an absolute address. npm itself says what it packs.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -121,5 +126,35 @@ describe("the docs' links", () => {
       return why ? [`${link.file}:${link.line}: (${link.target}) ${why}`] : [];
     });
     expect(broken).toEqual([]);
+  });
+});
+
+/** The files `npm pack` would put in the tarball, as paths from the repository root (dist/ need not be built). */
+function packedFiles(): Set<string> {
+  const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const [pack] = JSON.parse(out) as { files: { path: string }[] }[];
+  return new Set((pack?.files ?? []).map((f) => f.path));
+}
+
+describe("the packed docs' links", () => {
+  const packed = packedFiles();
+  const packedDocs = [...packed].filter((file) => file.endsWith(".md")).sort();
+
+  it("packs README.md and the user docs, the LMS pages among them", () => {
+    expect(packedDocs).toContain("README.md");
+    expect(packedDocs).toContain("docs/lti.md");
+    expect(packedDocs).toContain("docs/lms/canvas.md");
+    expect(packedDocs.filter((file) => file.startsWith("docs/lab/"))).toEqual([]);
+  });
+
+  it.each(packedDocs)("every relative link in packed %s leads to a packed file", (file) => {
+    const outside = linksOf(file).flatMap((link) => {
+      const hash = link.target.indexOf("#");
+      const path = decodeURIComponent(hash < 0 ? link.target : link.target.slice(0, hash));
+      if (path === "") return [];
+      const target = relative(root, resolve(dirname(join(root, link.file)), path)).split("\\").join("/");
+      return packed.has(target) ? [] : [`${link.file}:${link.line}: (${link.target}) is not in the package`];
+    });
+    expect(outside).toEqual([]);
   });
 });

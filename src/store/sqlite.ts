@@ -54,19 +54,33 @@ const keyOf = (input: IdempotencyParams): IdempotencyParams => ({ org: input.org
 
 /**
  * Loaded on first use, not on import: importing the package (for the client, or to use
- * PostgreSQL) must work where the native module was not built.
+ * PostgreSQL) must work where the native module was not built. `better-sqlite3` is an
+ * optional peer dependency (compiling it takes a minute on an install without a prebuilt
+ * binary), so a missing one is a configuration error that says how to install it; it is
+ * never a silent fall-back to memory, which would lose every record at the next restart.
  */
 async function loadDriver(): Promise<typeof BetterSqlite3> {
   try {
     // import(), not createRequire(import.meta.url): it compiles to both the ESM and the CommonJS build.
     return (await import("better-sqlite3")).default;
   } catch (error) {
+    const missing = isMissingPackage(error, "better-sqlite3");
     throw new ConfigurationError(COMPONENT, [{
       option: "better-sqlite3",
-      message: `could not be loaded (${error instanceof Error ? error.message.split("\n")[0] : String(error)}).`,
-      fix: "Run `npm rebuild better-sqlite3` (its native module must match this Node version), or pass another store: postgresStore({ connectionString }) or memoryStore().",
+      message: missing
+        ? "is not installed: the default store, sqliteStore(), needs it (an optional peer dependency)."
+        : `could not be loaded (${error instanceof Error ? error.message.split("\n")[0] : String(error)}).`,
+      fix: missing
+        ? "Run `npm install better-sqlite3`, or pass another store: postgresStore({ connectionString }) or memoryStore() (records lost at restart)."
+        : "Run `npm rebuild better-sqlite3` (its native module must match this Node version), or pass another store: postgresStore({ connectionString }) or memoryStore().",
     }]);
   }
+}
+
+/** The package itself is absent (ESM and CommonJS say so differently), not a file inside it or its native module. */
+function isMissingPackage(error: unknown, name: string): boolean {
+  const { code, message } = error as { code?: string; message?: string };
+  return (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && String(message).includes(`'${name}'`);
 }
 
 async function open(filename: string, busyTimeoutMs: number) {

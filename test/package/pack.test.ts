@@ -5,43 +5,24 @@
  * against the shipped declarations, compiles and runs; consumers without `skipLibCheck`
  * and without the optional peers (`pg`, `ioredis`) type-check too, as do consumers with
  * the latest `@types/node` and `@types/express` (both with TypeScript 7); are-the-types-wrong
- * finds no problem in the tarball; and the lab notes (docs/lab/) stay out of it.
+ * finds no problem in the tarball; lab notes (docs/lab/) and source maps stay out of it; it
+ * installs without `better-sqlite3` (an optional peer): the default store says how to add it.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runTool, runToolAsync } from "../support/tool-run.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 const dir = mkdtempSync(join(tmpdir(), "eoa-pack-"));
 let tarball = "";
 
-function node(args: string[], cwd = dir): string {
-  return execFileSync(process.execPath, args, { cwd, encoding: "utf8", timeout: 60_000 });
-}
-
-/** Runs a tool; on failure the error carries its full output, so the test log shows why. */
-function run(file: string, args: string[], cwd = dir): string {
-  try {
-    return execFileSync(file, args, { cwd, encoding: "utf8", stdio: "pipe", timeout: 120_000 });
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`${file} ${args.join(" ")} failed:\n${stdout ?? ""}\n${stderr ?? ""}`);
-  }
-}
-
-/** `run` without blocking the event loop, so that an install can wait while other steps run. */
-async function runAsync(file: string, args: string[], cwd = dir, timeout = 120_000): Promise<string> {
-  try {
-    return (await promisify(execFile)(file, args, { cwd, encoding: "utf8", timeout })).stdout;
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`${file} ${args.join(" ")} failed:\n${stdout ?? ""}\n${stderr ?? ""}`);
-  }
-}
+const node = (args: string[], cwd = dir): string => execFileSync(process.execPath, args, { cwd, encoding: "utf8", timeout: 60_000 });
+const run = (file: string, args: string[], cwd = dir) => runTool(file, args, cwd);
+const runAsync = (file: string, args: string[], cwd = dir, timeout = 120_000) => runToolAsync(file, args, cwd, timeout);
 
 /** The consumer of the latest @types and TypeScript 7 (its test below); installed while the first consumer installs. */
 const latestTypes = join(dir, "ts-latest-types");
@@ -69,18 +50,12 @@ beforeAll(async () => {
   // test alone). Its rejection is kept, not left unhandled, until the test reads it.
   mkdirSync(latestTypes, { recursive: true });
   writeFileSync(join(latestTypes, "package.json"), JSON.stringify({ name: "ts-latest-types", private: true }));
-  const latest = runAsync("npm", [
-    "install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund",
-    join(dir, tarball), "express@5", "@types/node@latest", "@types/express@latest", "typescript@7",
-  ], latestTypes, 240_000);
+  const latest = runAsync("npm", ["install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund",
+    join(dir, tarball), "express@5", "@types/node@latest", "@types/express@latest", "typescript@7"], latestTypes, 240_000);
   latestTypesInstalled = latest.then(() => undefined, (error: unknown) => error);
-  // --ignore-scripts: the native SQLite module is loaded lazily and not needed here, and
-  // compiling it from source would take a minute. The @types are what a TypeScript
-  // Express backend already has.
-  await runAsync("npm", [
-    "install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund",
-    `./${tarball}`, "express@5", "@types/node@20", "@types/express@5",
-  ], dir, 240_000);
+  // No --ignore-scripts: nothing the package depends on compiles at install (better-sqlite3
+  // is an optional peer, left out). The @types are what a TypeScript Express backend already has.
+  await runAsync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", `./${tarball}`, "express@5", "@types/node@20", "@types/express@5"], dir, 240_000);
 }, 300_000);
 afterAll(async () => {
   await latestTypesInstalled; // an npm still writing there when beforeAll failed
@@ -95,8 +70,7 @@ const USE = `
   const course = await platform.courses.create({ name: "Packed" });
   const ok = typeof oralAssessments === "function" && typeof ConfigurationError === "function";
   console.log(JSON.stringify({ name: course.data.name, level: course.data.level, ok }));
-  platform.close();
-  await emulator.close();
+  platform.close(); await emulator.close();
 `;
 
 const lastLine = (out: string) => JSON.parse(out.trim().split("\n").pop() ?? "") as unknown;
@@ -185,7 +159,7 @@ describe("the npm pack tarball", () => {
     expect(lastLine(node([join("out", "app.js")], project))).toEqual({
       name: "From CommonJS TypeScript", app: "function", options: "object", errorClass: "ConfigurationError",
     });
-  });
+  }, 120_000); // a tsc run: 31 s on 2 cores at load 24
 
   it("says in its ConfigurationError that metrics need prom-client when it is not installed (import and require)", () => {
     expect(existsSync(join(dir, "node_modules", "prom-client"))).toBe(false);
@@ -274,21 +248,49 @@ describe("the npm pack tarball", () => {
   it("has no problem are-the-types-wrong can find (every resolution mode)", () => {
     // Default ("strict") profile: node10, node16 from CJS and ESM, bundler. Exits non-zero on any problem.
     expect(run(bin("attw"), [join(dir, tarball), "--format", "ascii"], root)).toMatch(/No problems found/);
-  });
+  }, 120_000); // 43 s on 2 cores at load 24
 
-  it("ships type declarations for both builds and both entry points, and no source", () => {
+  it("ships type declarations for both builds and both entry points, and no source nor source maps (no src/ for them to point at)", () => {
     const pkgDir = join(dir, "node_modules", "express-oral-assessments");
     for (const file of ["index.d.ts", "emulator/index.d.ts", "cjs/index.d.ts", "cjs/emulator/index.d.ts"]) {
       expect(existsSync(join(pkgDir, "dist", file)), file).toBe(true);
     }
     expect(existsSync(join(pkgDir, "src"))).toBe(false);
+    const shipped = readdirSync(join(pkgDir, "dist"), { recursive: true, encoding: "utf8" });
+    expect([shipped.some((file) => file.endsWith(".js")), shipped.filter((file) => file.endsWith(".map"))]).toEqual([true, []]);
+  });
+
+  it("installs without better-sqlite3: the default store says how to install it, and memoryStore() serves the router (import and require)", async () => {
+    expect(existsSync(join(dir, "node_modules", "better-sqlite3"))).toBe(false);
+    const attempt = `
+      const out = {};
+      try { await pkg.sqliteStore({ filename: "never.sqlite" }).listCourses("org"); out.sqlite = "opened"; } catch (e) { out.sqlite = e.name + ": " + e.problems.map((p) => p.option + " " + p.message + " Fix: " + p.fix).join(); }
+      out.file = fs.existsSync("never.sqlite");
+      const emulator = await emu.startEmulator({ port: 0 });
+      const platform = pkg.createPlatformClient({ apiKey: emulator.testKey, baseUrl: emulator.url });
+      const app = express().use((req, _res, next) => { req.user = { id: "u1", email: "i@example.edu", firstName: "I", lastName: "N" }; next(); });
+      app.use("/oral", pkg.oralAssessments({ platform, store: pkg.memoryStore(), isInstructor: () => true, canLaunch: "any-signed-in-user" }));
+      const server = app.listen(0, "127.0.0.1"); await new Promise((resolve) => server.once("listening", resolve));
+      const base = "http://127.0.0.1:" + server.address().port + "/oral/courses";
+      const created = await fetch(base, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Memory" }) });
+      out.router = [created.status, (await (await fetch(base)).text()).includes("Memory")];
+      server.close(); platform.close(); await emulator.close(); console.log(JSON.stringify(out));
+    `;
+    writeFileSync(join(dir, "nosqlite.mjs"), `import * as pkg from "express-oral-assessments"; import * as emu from "express-oral-assessments/emulator"; import express from "express"; import fs from "node:fs";\n${attempt}`);
+    writeFileSync(join(dir, "nosqlite.cjs"), `const pkg = require("express-oral-assessments"); const emu = require("express-oral-assessments/emulator"); const express = require("express"); const fs = require("node:fs");\n(async () => {${attempt}})();`);
+    for (const file of ["nosqlite.mjs", "nosqlite.cjs"]) {
+      const out = lastLine(node([file])) as { sqlite: string; file: boolean; router: [number, boolean] };
+      expect(out.sqlite, file).toMatch(/^ConfigurationError: better-sqlite3 is not installed: the default store, sqliteStore\(\), needs it.* Fix: Run `npm install better-sqlite3`, or .*memoryStore\(\)/);
+      expect([out.file, out.router], file).toEqual([false, [201, true]]);
+    }
   });
 
   it("ships the user docs and no lab notes (measurement diaries live in docs/lab/, outside the package)", () => {
     const packed = readdirSync(join(dir, "node_modules", "express-oral-assessments"), { recursive: true, encoding: "utf8" })
       .map((file) => file.split("\\").join("/"))
       .filter((file) => file.startsWith("docs/"));
-    const userDocs = readdirSync(join(root, "docs")).filter((file) => file.endsWith(".md")).map((file) => `docs/${file}`);
+    const userDocs = readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" }).map((file) => `docs/${file.split("\\").join("/")}`)
+      .filter((file) => file.endsWith(".md") && !file.startsWith("docs/lab/"));
     expect(packed.filter((file) => file.endsWith(".md")).sort()).toEqual(userDocs.sort());
     expect(packed.filter((file) => file.startsWith("docs/lab"))).toEqual([]);
     // The lab notes by name, wherever they would sit: benchmark figures, soak runs, the fleet's diary.
