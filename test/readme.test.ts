@@ -61,6 +61,21 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+describe("README: a newcomer's page", () => {
+  it("is at most 170 lines: what it is, the two commands, the walk, the snippet, where to read next", () => {
+    expect(readme.split("\n").length - (readme.endsWith("\n") ? 1 : 0)).toBeLessThanOrEqual(170);
+    expect(readme).toContain("npm ci && npm start");
+    expect(readme).toContain("npm ci && npm test");
+    for (const heading of ["## Quickstart", "## A first walk through the example app", "## Mount the router", "## Where to read next"]) {
+      expect(readme).toContain(`\n${heading}\n`);
+    }
+  });
+
+  it("keeps benchmark figures out (they are lab notes, in docs/lab/benchmarks.md)", () => {
+    expect(readme).not.toMatch(/\bp99\b|\d ms\b|load \d/);
+  });
+});
+
 describe("README: Mount the router", () => {
   it("has one plain JavaScript snippet (no TypeScript non-null `!`) that defines app and the roster it uses", () => {
     expect(mountJs).toContain("const app = express();");
