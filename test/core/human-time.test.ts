@@ -17,5 +17,5 @@ it("words the comments sent to the LMS gradebook with it", () => {
   const learner = { kind: "oral", examId: "exam-1", launch: { launchedAt: "2026-11-29T04:00:00Z", ags: {} } } as unknown as Parameters<typeof startedEntry>[0];
   const at = new Date("2026-11-29T04:03:20.993Z");
   expect(startedEntry(learner, "link-1", at).score.comment).toBe("Started the oral exam on 29 Nov 2026, 04:03 UTC (launched from the LMS).");
-  expect(submittedEntry(learner, at).score.comment).toContain("Came back from the oral exam on 29 Nov 2026, 04:03 UTC: submitted");
+  expect(submittedEntry(learner, "mark-1", at).score.comment).toContain("Came back from the oral exam on 29 Nov 2026, 04:03 UTC: submitted");
 });
