@@ -12,6 +12,7 @@ import type { LmsPreset } from "./presets.js";
 import type { RegistrationFault, ToolRegistration } from "./registration.js";
 import type { TokenCounts } from "./token.js";
 import type { GradebookCounts, LmsLineItem, LmsScore } from "./gradebook.js";
+import type { LmsResult } from "./gradebook-rules.js";
 
 export interface LmsEmulatorOptions {
   /** Port on 127.0.0.1's `host`. Default 0 (any free port). */
@@ -128,6 +129,12 @@ export interface LmsEmulator {
   readonly lineItems: readonly LmsLineItem[];
   /** Every score received, oldest first. */
   readonly scores: readonly LmsScore[];
+  /** A learner's result on a line item (its URL) as the LMS keeps it, after its rules (Canvas clears, Moodle's None type saves nothing). */
+  gradebookResult(lineItemUrl: string, userId: string): LmsResult | undefined;
+  /** An instructor's grade typed by hand in the LMS's gradebook (the line item's `scoreMaximum`). */
+  enterGrade(lineItemUrl: string, userId: string, grade: { scoreGiven: number; comment?: string }): void;
+  /** A line item's grade type: Moodle's `none` answers 200 to a score and saves nothing. */
+  setGradeType(lineItemUrl: string, type: "value" | "none"): void;
   readonly gradebookCounts: GradebookCounts;
   /** Answers 503 with `Retry-After` to every AGS call for `ms` (an LMS outage). */
   setGradebookOutage(ms: number): void;

@@ -7,16 +7,20 @@
  * comment per line item. A placed link with a `lineItem` gets its own line item (its
  * launches carry it as the AGS claim's `lineitem`), unless the LMS creates none for 1.3
  * links (Brightspace). `setOutage(ms)` answers 503 with `Retry-After` to every AGS call
- * for that long (an LMS outage, for a tool's outbox).
+ * for that long (an LMS outage, for a tool's outbox). Each score becomes the learner's
+ * result by the LMS's rules (gradebook-rules.ts: Canvas's clearing and attempts, Moodle's
+ * None-type items), read back at `GET /lineitems/:id/results` (`result.readonly`).
  */
 import { randomUUID } from "node:crypto";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import { escapeHtml } from "../../core/html.js";
+import { applyScore, type GradebookRules, type LmsResult } from "./gradebook-rules.js";
 
 const AGS = "https://purl.imsglobal.org/spec/lti-ags/scope/";
 const LINEITEM_TYPE = "application/vnd.ims.lis.v2.lineitem+json";
 const CONTAINER_TYPE = "application/vnd.ims.lis.v2.lineitemcontainer+json";
 const SCORE_TYPE = "application/vnd.ims.lis.v1.score+json";
+const RESULTS_TYPE = "application/vnd.ims.lis.v2.resultcontainer+json";
 const ACTIVITY = ["Initialized", "Started", "InProgress", "Submitted", "Completed"];
 const GRADING = ["FullyGraded", "Pending", "PendingManual", "Failed", "NotReady"];
 const PAGE = 10;
@@ -28,6 +32,10 @@ export interface LmsLineItem {
   resourceId?: string;
   resourceLinkId?: string;
   tag?: string;
+  /** Whether learners see its grades (Blackboard's rule: unless the tool says `false`, they do). */
+  gradesReleased?: boolean;
+  /** Moodle's grade type: `none` saves no score. Default `value`. */
+  gradeType?: "value" | "none";
   /** Who made it: the LMS (a deep-linked item's `lineItem`) or the tool (`POST /lineitems`). */
   createdBy: "lms" | "tool";
 }
@@ -66,17 +74,26 @@ export interface GradebookSide {
   saw(userId: string, name: string): void;
   readonly lineItems: readonly LmsLineItem[];
   readonly scores: readonly LmsScore[];
+  /** The learner's result on a line item (its URL), as the LMS keeps it after its rules. */
+  resultOf(lineItemUrl: string, userId: string): LmsResult | undefined;
+  /** An instructor's grade typed in the LMS's own gradebook. */
+  enterGrade(lineItemUrl: string, userId: string, grade: { scoreGiven: number; comment?: string }): void;
+  /** Sets a line item's grade type (Moodle's `none` saves nothing). */
+  setGradeType(lineItemUrl: string, type: "value" | "none"): void;
   readonly counts: GradebookCounts;
   setOutage(ms: number): void;
 }
 
 export function gradebookSide(ctx: {
-  base: () => string; verifyBearer: (req: Request, res: Response, scope: string) => boolean; courseTitle: string;
+  base: () => string; verifyBearer: (req: Request, res: Response, scope: string) => boolean; courseTitle: string; rules: GradebookRules;
   /** A cell's "View submission" (Submission Review of the line item's link for that learner); undefined: none. */
   reviewHref?: (linkId: string, userId: string) => string;
 }): GradebookSide {
   const items = new Map<string, LmsLineItem>();
   const scores: LmsScore[] = [];
+  const results = new Map<string, LmsResult>();
+  const resultKey = (lineItemUrl: string, userId: string) => `${userId}\u0000${lineItemUrl}`;
+  const itemOfUrl = (lineItemUrl: string) => items.get(lineItemUrl.slice(lineItemUrl.lastIndexOf("/") + 1));
   const names = new Map<string, string>();
   const counts: GradebookCounts = { lineItemsCreated: 0, scoresTaken: 0, refused: 0, outageAnswers: 0 };
   let outageUntil = 0;
@@ -84,6 +101,7 @@ export function gradebookSide(ctx: {
   const shown = (i: LmsLineItem) => ({
     id: url(i.id), label: i.label, scoreMaximum: i.scoreMaximum,
     ...(i.resourceId ? { resourceId: i.resourceId } : {}), ...(i.resourceLinkId ? { resourceLinkId: i.resourceLinkId } : {}), ...(i.tag ? { tag: i.tag } : {}),
+    ...(i.gradesReleased !== undefined ? { gradesReleased: i.gradesReleased } : {}),
   });
   const create = (i: Omit<LmsLineItem, "id">): LmsLineItem => {
     const item = { ...i, id: randomUUID().slice(0, 8) };
@@ -132,6 +150,7 @@ export function gradebookSide(ctx: {
       ...(typeof b.resourceId === "string" ? { resourceId: b.resourceId } : {}),
       ...(typeof b.resourceLinkId === "string" ? { resourceLinkId: b.resourceLinkId } : {}),
       ...(typeof b.tag === "string" ? { tag: b.tag } : {}),
+      ...(typeof b.gradesReleased === "boolean" ? { gradesReleased: b.gradesReleased } : {}),
     });
     res.status(201).type(LINEITEM_TYPE).send(JSON.stringify(shown(item)));
   });
@@ -155,18 +174,36 @@ export function gradebookSide(ctx: {
     if (b.scoreGiven !== undefined && (typeof b.scoreGiven !== "number" || typeof b.scoreMaximum !== "number")) problems.push("scoreGiven needs scoreMaximum, both numbers");
     if (problems.length > 0) return refuse(res, 400, problems.join("; "));
     counts.scoresTaken += 1;
-    scores.push({
+    const score: LmsScore = {
       lineItemId: url(item.id), userId: b.userId as string, activityProgress: b.activityProgress as string, gradingProgress: b.gradingProgress as string,
       timestamp: b.timestamp as string, receivedAt: new Date().toISOString(),
       ...(typeof b.scoreGiven === "number" ? { scoreGiven: b.scoreGiven, scoreMaximum: b.scoreMaximum as number } : {}),
       ...(typeof b.comment === "string" ? { comment: b.comment } : {}),
       ...(typeof b.submission === "object" && b.submission !== null ? { submission: b.submission as LmsScore["submission"] } : {}),
-    });
+    };
+    scores.push(score);
+    const k = resultKey(score.lineItemId, score.userId);
+    const after = applyScore(ctx.rules, results.get(k), { ...score, body: b }, item.gradeType ?? "value");
+    if (after) results.set(k, after);
+    // Moodle answers 200 (and saves nothing on a None-type item); the others 204.
+    if (ctx.rules === "moodle") return void res.status(200).json({});
     res.status(204).end();
+  });
+  router.get("/lineitems/:id/results", down, (req, res) => {
+    if (!ctx.verifyBearer(req, res, `${AGS}result.readonly`)) return;
+    const item = items.get(String(req.params.id));
+    if (!item) return refuse(res, 404, "no such line item");
+    const userId = typeof req.query.user_id === "string" ? req.query.user_id : undefined;
+    const mine = [...results.values()].filter((r) => r.lineItemId === url(item.id) && (!userId || r.userId === userId));
+    res.type(RESULTS_TYPE).send(JSON.stringify(mine.map((r) => ({
+      id: `${url(item.id)}/results/${encodeURIComponent(r.userId)}`, scoreOf: url(item.id), userId: r.userId,
+      ...(r.scoreGiven !== undefined ? { resultScore: r.scoreGiven, resultMaximum: r.scoreMaximum } : {}),
+      ...(r.comment !== undefined ? { comment: r.comment } : {}),
+    }))));
   });
   router.get("/gradebook", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
-    res.type("html").send(gradebookPage(ctx.courseTitle, [...items.values()].map((i) => ({ ...i, url: url(i.id) })), scores, names, ctx.reviewHref));
+    res.type("html").send(gradebookPage(ctx.courseTitle, [...items.values()].map((i) => ({ ...i, url: url(i.id) })), [...results.values()], names, ctx.reviewHref));
   });
 
   return {
@@ -182,19 +219,32 @@ export function gradebookSide(ctx: {
     saw(userId, name) { names.set(userId, name); },
     get lineItems() { return [...items.values()]; },
     scores,
+    resultOf: (lineItemUrl, userId) => results.get(resultKey(lineItemUrl, userId)),
+    enterGrade(lineItemUrl, userId, grade) {
+      const item = itemOfUrl(lineItemUrl);
+      if (!item) throw new Error(`no line item ${lineItemUrl}`);
+      const k = resultKey(lineItemUrl, userId);
+      const had = results.get(k);
+      results.set(k, {
+        lineItemId: lineItemUrl, userId, activityProgress: had?.activityProgress ?? "Completed", gradingProgress: "FullyGraded", attempt: had?.attempt ?? 1,
+        scoreGiven: grade.scoreGiven, scoreMaximum: item.scoreMaximum, gradedBy: "instructor", timestamp: new Date().toISOString(),
+        ...(grade.comment !== undefined ? { comment: grade.comment } : had?.comment !== undefined ? { comment: had.comment } : {}),
+      });
+    },
+    setGradeType(lineItemUrl, type) {
+      const item = itemOfUrl(lineItemUrl);
+      if (!item) throw new Error(`no line item ${lineItemUrl}`);
+      item.gradeType = type;
+    },
     counts,
     setOutage(ms) { outageUntil = Date.now() + ms; },
   };
 }
 
-/** Rows: learners; columns: line items; a cell: the latest score by timestamp (the AGS rule: an older one never replaces it). */
-function gradebookPage(title: string, items: (LmsLineItem & { url: string })[], scores: readonly LmsScore[], names: Map<string, string>, reviewHref?: (linkId: string, userId: string) => string): string {
-  const latest = new Map<string, LmsScore>();
-  for (const s of scores) {
-    const k = `${s.userId}\u0000${s.lineItemId}`;
-    const had = latest.get(k);
-    if (!had || Date.parse(s.timestamp) >= Date.parse(had.timestamp)) latest.set(k, s);
-  }
+/** Rows: learners; columns: line items; a cell: the learner's result (the latest score by timestamp, after the LMS's rules). */
+function gradebookPage(title: string, items: (LmsLineItem & { url: string })[], scores: readonly LmsResult[], names: Map<string, string>, reviewHref?: (linkId: string, userId: string) => string): string {
+  const latest = new Map<string, LmsResult>();
+  for (const s of scores) latest.set(`${s.userId}\u0000${s.lineItemId}`, s);
   const users = [...new Set(scores.map((s) => s.userId))];
   const head = items.map((i) => `<th scope="col">${escapeHtml(i.label)}${i.resourceId ? `<br><small>${escapeHtml(i.resourceId)}</small>` : ""}</th>`).join("");
   const rows = users.map((u) => `<tr data-user="${escapeHtml(u)}"><th scope="row">${escapeHtml(names.get(u) ?? u)}</th>${items.map((i) => {

@@ -33,6 +33,7 @@ export type { RegistrationFault, ToolRegistration } from "./registration.js";
 export { LMS_PRESETS, type LmsPreset } from "./presets.js";
 export type { TokenCounts } from "./token.js";
 export type { GradebookCounts, LmsLineItem, LmsScore } from "./gradebook.js";
+export type { LmsResult } from "./gradebook-rules.js";
 export type { MembershipCounts, RosterMember } from "./memberships.js";
 
 export type { LmsEmulator, LmsEmulatorOptions } from "./emulator-types.js";
@@ -98,10 +99,8 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   // The tool's registration's scopes: every one for a manual registration unless told (registerTool), what it asked for by Dynamic Registration.
   let granted: ReadonlySet<string> = GRANTABLE_SCOPES;
   const tokens = tokenSide({ tokenUrl: () => `${base}/token`, clientId: () => clientId, toolRoot: () => tool?.root, granted: () => granted });
-  const grades = gradebookSide({
-    base: () => base, verifyBearer: tokens.verifyBearer, courseTitle: "Oral exams 101",
-    reviewHref: (linkId, userId) => `/review/${encodeURIComponent(linkId)}/${encodeURIComponent(userId)}?user=instructor-1`,
-  });
+  const grades = gradebookSide({ base: () => base, verifyBearer: tokens.verifyBearer, courseTitle: "Oral exams 101", rules: shape.gradebook ?? "spec",
+    reviewHref: (linkId, userId) => `/review/${encodeURIComponent(linkId)}/${encodeURIComponent(userId)}?user=instructor-1` });
   // Submission Review: who launched, by their `sub` as the preset shapes it (`for_user`); reviews, a link with its learner under an id of their own.
   const userOfSub = new Map<string, LmsUser>();
   const reviews = new Map<string, ResourceLink>();
@@ -286,6 +285,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     openSubmissionReview: openReview,
     get lineItems() { return grades.lineItems; },
     get scores() { return grades.scores; },
+    gradebookResult: grades.resultOf, enterGrade: grades.enterGrade, setGradeType: grades.setGradeType,
     get gradebookCounts() { return grades.counts; },
     setGradebookOutage: (ms) => grades.setOutage(ms),
     get membershipCounts() { return members.counts; },

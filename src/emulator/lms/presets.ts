@@ -9,6 +9,7 @@
  * the vendor claims a tool must ignore. `emulator` is the emulator's own plain shape.
  */
 import { createHash } from "node:crypto";
+import type { GradebookRules } from "./gradebook-rules.js";
 import type { LmsUser, ResourceLink } from "./mint.js";
 
 export const LMS_PRESETS = ["emulator", "canvas", "moodle", "brightspace", "blackboard", "schoology", "openedx"] as const;
@@ -57,6 +58,8 @@ export interface LmsShape {
    * hint, and a replayed one is refused at `/auth`. Default false (reusable).
    */
   singleUseHint?: boolean;
+  /** How its gradebook applies a score (gradebook-rules.ts). Default `spec`. */
+  gradebook?: GradebookRules;
   /** Whether it offers Platform Storage through its `post_message_forwarding` frame (`lti_storage_target`). */
   platformStorage: boolean;
   /** Seconds from `iat` to `exp`. */
@@ -81,7 +84,7 @@ const SHAPES: Record<LmsPreset, Omit<LmsShape, "preset">> = {
   canvas: {
     // Canvas cloud: one issuer for every school; a developer key's id as client id; `id:hash` deployments.
     product: "Canvas", issuer: "https://canvas.instructure.com", clientId: "10000000000042", deploymentId: `189:${hex("canvas-deployment")}`,
-    loginDeploymentParam: "deployment_id", loginExtras: { canvas_region: "us-east-1", canvas_environment: "prod" },
+    loginDeploymentParam: "deployment_id", loginExtras: { canvas_region: "us-east-1", canvas_environment: "prod" }, gradebook: "canvas",
     singleUseHint: true, platformStorage: true, lifetimeSec: 3600, documentTarget: "iframe",
     audience: (clientId) => clientId,
     claims: (plain, { user, clientId, link, base }) => ({
@@ -105,7 +108,7 @@ const SHAPES: Record<LmsPreset, Omit<LmsShape, "preset">> = {
   moodle: {
     // Moodle: `aud` a string and no azp, 60 s tokens (oauth_helper::sign_jwt), the tool type id as deployment.
     product: "Moodle", clientId: "eW9vZGxlLWNsaWVudA", deploymentId: "3",
-    loginDeploymentParam: "lti_deployment_id", loginExtras: {}, singleUseHint: true, platformStorage: false, lifetimeSec: 60,
+    loginDeploymentParam: "lti_deployment_id", loginExtras: {}, singleUseHint: true, platformStorage: false, lifetimeSec: 60, gradebook: "moodle",
     audience: (clientId) => clientId,
     claims: (plain, { user, base }) => ({
       ...plain,

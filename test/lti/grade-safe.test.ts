@@ -1,0 +1,138 @@
+/**
+ * Grade-safe posts against the LMS emulator's Canvas preset, which does what Canvas's Score
+ * API does (src/emulator/lms/gradebook-rules.ts): a score without `scoreGiven` clears the
+ * learner's grade unless it says `preserve_score`, replaces an instructor's grade unless it
+ * says `prioritize_non_tool_grade`, and starts a new attempt unless `new_submission: false`.
+ *
+ * - A grade the app sends (`POST /oral-assessments/:examId/scores` in the contract's single
+ *   form) reaches Canvas as 17/20 FullyGraded with its comment; the learner's return, a
+ *   replay of it and a new launch after it queue nothing: 17/20 stays.
+ * - A grade an instructor typed in Canvas (17/20) survives the learner's return, a replayed
+ *   return and a new launch's `Started`: each status post carries the extension. Remove the
+ *   extension (entries.ts's `gradeSafeExtension`) and this test fails: Canvas clears the grade.
+ * - The Moodle preset's None-type grade item answers 200 to a score and keeps nothing.
+ */
+import request from "supertest";
+import { decodeJwt } from "jose";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createLmsEmulator, type LmsEmulator } from "../../src/emulator/index.js";
+import { applyScore, CANVAS_SUBMISSION, type LmsResult, type ScoreIn } from "../../src/emulator/lms/gradebook-rules.js";
+import { followToExam, launchFromCourse, placeExam, TOOL_KEY_PEM } from "../support/lti.js";
+import { startStack, type Stack } from "../support/stack.js";
+
+const poll = { timeout: 20_000, interval: 50 };
+const settle = () => new Promise((r) => setTimeout(r, 400));
+
+async function toolFor(lms: LmsEmulator): Promise<Stack> {
+  const stack = await startStack({
+    router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], allowLoopbackHttp: true, gradebook: { pollMs: 50, firstRetryMs: 100, maxRetryMs: 400 } } },
+  });
+  lms.registerTool(`${stack.app.url}/oral`);
+  return stack;
+}
+
+/** The learner launches from the course and reaches the exam: their LMS id and the return mark. */
+async function reachExam(lms: LmsEmulator, linkId: string, userId = "student-1") {
+  const launched = await launchFromCourse({ lms }, userId, linkId);
+  const { opened } = await followToExam(launched);
+  expect(opened.status, opened.text).toBe(303);
+  const mark = (opened.headers["set-cookie"] as unknown as string[]).find((c) => c.startsWith("eoa_lti_return="))!.split(";")[0]!;
+  return { sub: String(decodeJwt(launched.idToken).sub), mark };
+}
+
+describe("Canvas: a status post never clears or replaces a grade", () => {
+  let lms: LmsEmulator;
+  let stack: Stack;
+  beforeAll(async () => {
+    lms = await createLmsEmulator({ preset: "canvas" });
+    stack = await toolFor(lms);
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await lms?.close();
+  });
+
+  const scoresOf = (sub: string) => lms.scores.filter((s) => s.userId === sub);
+
+  it("the app's 17/20 (the contract's single score) reaches Canvas; a return, its replay and a new launch after it send nothing", async () => {
+    const { examId } = await stack.seedExam();
+    const linkId = await placeExam({ lms }, examId);
+    const { sub, mark } = await reachExam(lms, linkId);
+    await vi.waitFor(() => expect(scoresOf(sub)).toHaveLength(1), poll);
+    const ines = await stack.login("ines");
+    const record = await ines.get(`/oral/oral-assessments/${examId}/launches`);
+    const studentId = record.body.data[0].student.orgInternalId as string;
+    expect(studentId).toBeTruthy();
+
+    const graded = await ines.post(`/oral/oral-assessments/${examId}/scores`).send({ studentId, scoreGiven: 17, scoreMaximum: 20, comment: "Clear and well argued." });
+    expect(graded.status, graded.text).toBe(202);
+    expect(graded.body.data).toEqual([{ student: studentId, queued: 1 }]);
+    await vi.waitFor(() => expect(scoresOf(sub)).toHaveLength(2), poll);
+    expect(scoresOf(sub)[1]).toMatchObject({ scoreGiven: 17, scoreMaximum: 20, gradingProgress: "FullyGraded", comment: "Clear and well argued." });
+    const lineItem = scoresOf(sub)[1]!.lineItemId;
+
+    for (let i = 0; i < 2; i++) expect((await request(stack.app.url).get("/oral/lti/return").set("Cookie", mark)).status).toBe(200);
+    await reachExam(lms, linkId);
+    await settle();
+    expect(scoresOf(sub).map((s) => s.activityProgress)).toEqual(["Started", "Completed"]);
+    expect(lms.gradebookResult(lineItem, sub)).toMatchObject({ scoreGiven: 17, scoreMaximum: 20 });
+  });
+
+  it("an instructor's 17/20 typed in Canvas survives a return, a replayed return and a Started: every status post says keep it", async () => {
+    const { examId } = await stack.seedExam();
+    const linkId = await placeExam({ lms }, examId);
+    const { sub, mark } = await reachExam(lms, linkId, "student-2");
+    await vi.waitFor(() => expect(scoresOf(sub)).toHaveLength(1), poll);
+    const lineItem = scoresOf(sub)[0]!.lineItemId;
+    lms.enterGrade(lineItem, sub, { scoreGiven: 17, comment: "Typed in SpeedGrader." });
+    const attempts = lms.gradebookResult(lineItem, sub)!.attempt;
+
+    for (let i = 0; i < 2; i++) expect((await request(stack.app.url).get("/oral/lti/return").set("Cookie", mark)).status).toBe(200);
+    await vi.waitFor(() => expect(scoresOf(sub).filter((s) => s.activityProgress === "Submitted").length).toBeGreaterThanOrEqual(1), poll);
+    await reachExam(lms, linkId, "student-2");
+    await vi.waitFor(() => expect(scoresOf(sub).filter((s) => s.activityProgress === "Started")).toHaveLength(2), poll);
+    await settle();
+    expect(lms.gradebookResult(lineItem, sub)).toMatchObject({ scoreGiven: 17, scoreMaximum: lms.lineItems.find((i) => lineItem.endsWith(`/${i.id}`))!.scoreMaximum, gradedBy: "instructor" });
+    // The returns were submissions (new attempts); the launch's Started was not.
+    const submitted = scoresOf(sub).filter((s) => s.activityProgress === "Submitted").length;
+    expect(lms.gradebookResult(lineItem, sub)!.attempt).toBe(attempts + submitted);
+  });
+});
+
+describe("the emulator's gradebook rules", () => {
+  const score = (over: Partial<ScoreIn> = {}): ScoreIn => ({ lineItemId: "li", userId: "u", activityProgress: "Submitted", gradingProgress: "PendingManual", timestamp: new Date().toISOString(), body: {}, ...over });
+  const graded = (): LmsResult => ({ lineItemId: "li", userId: "u", activityProgress: "Completed", gradingProgress: "FullyGraded", scoreGiven: 17, scoreMaximum: 20, attempt: 1, gradedBy: "tool", timestamp: new Date(Date.now() - 1000).toISOString() });
+
+  it("Canvas: a status post without the extension clears the grade and is a new attempt; with it, keeps both", () => {
+    expect(applyScore("canvas", graded(), score(), "value")).toMatchObject({ attempt: 2 });
+    expect(applyScore("canvas", graded(), score(), "value")!.scoreGiven).toBeUndefined();
+    const safe = score({ activityProgress: "Started", body: { [CANVAS_SUBMISSION]: { preserve_score: true, prioritize_non_tool_grade: true, new_submission: false } } });
+    expect(applyScore("canvas", graded(), safe, "value")).toMatchObject({ scoreGiven: 17, scoreMaximum: 20, attempt: 1 });
+    // The spec's own rule: the latest score is the result.
+    expect(applyScore("spec", graded(), score(), "value")!.scoreGiven).toBeUndefined();
+  });
+
+  it("Moodle: a grade on a None-type item answers 200 and keeps nothing", async () => {
+    const lms = await createLmsEmulator({ preset: "moodle" });
+    const stack = await toolFor(lms);
+    try {
+      const { examId } = await stack.seedExam();
+      const linkId = await placeExam({ lms }, examId);
+      const item = lms.lineItems.find((i) => i.resourceId === examId)!;
+      const lineItem = `${lms.url}/lineitems/${item.id}`;
+      lms.setGradeType(lineItem, "none");
+      const { sub } = await reachExam(lms, linkId);
+      await stack.app.router.lti.postScore({ examId, scores: [{ student: "sam@lms.example", scoreGiven: 17, scoreMaximum: 20 }] });
+      await vi.waitFor(() => expect(lms.scores.filter((s) => s.userId === sub)).toHaveLength(2), poll);
+      const ines = await stack.login("ines");
+      await vi.waitFor(async () => {
+        const told = (await ines.get(`/oral/oral-assessments/${examId}/launches`)).body.meta.gradebook[0].scores;
+        expect(told.map((s: { state: string }) => s.state)).toEqual(["sent", "sent"]);
+      }, poll);
+      expect(lms.gradebookResult(lineItem, sub)).toBeUndefined();
+    } finally {
+      await stack.close();
+      await lms.close();
+    }
+  });
+});
