@@ -66,7 +66,7 @@ export function takesBody(route: RouteSpec): boolean {
 
 /** A POST of the instructor API: it takes an `Idempotency-Key`. */
 export function isIdempotent(route: RouteSpec): boolean {
-  return route.method === "post" && (route.feature === "instructor" || route.feature === "prepare");
+  return route.method === "post" && (route.feature === "instructor" || route.feature === "prepare" || route.feature === "gradebook");
 }
 
 export function answersOf(route: RouteSpec): AnswerSpec[] {

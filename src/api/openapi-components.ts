@@ -104,8 +104,11 @@ export function buildComponents({ requests, records }: RouteSchemas): JsonSchema
       ...Object.fromEntries([...records].map(([name, schema]) => [name, toSchema(schema, "output")])),
       PrepareRequest: prepareRequest,
       ScoresRequest: requestSchema(ScoresRequest, {
-        description: "Grades for learners who opened the exam from an LMS (at most 1 000). `student`: their `orgInternalId` or e-mail. `scoreGiven` must not exceed `scoreMaximum`; `gradingProgress: FullyGraded` needs a `scoreGiven`.",
-        examples: [{ scores: [{ student: "sam@school.example", scoreGiven: 17, scoreMaximum: 20, comment: "Clear and well argued." }] }],
+        description: "A grade for a learner who opened the exam from an LMS (`studentId`: the launch record's `student.orgInternalId`), or `scores`: several (at most 1 000; `student`, their `orgInternalId` or e-mail, is an alias of `studentId`). `scoreGiven` must not exceed `scoreMaximum`; `gradingProgress: FullyGraded` needs a `scoreGiven`.",
+        examples: [
+          { studentId: "u-1815", scoreGiven: 17, scoreMaximum: 20, comment: "Clear and well argued." },
+          { scores: [{ student: "sam@school.example", scoreGiven: 17, scoreMaximum: 20, comment: "Clear and well argued." }] },
+        ],
       }),
       ScoresQueued: {
         type: "object", required: ["student", "queued"],

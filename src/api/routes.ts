@@ -10,6 +10,7 @@
  * (`/courses/{courseId}`); `expressPath` turns them into Express patterns.
  */
 import type { RouteFeature, RouteSpec } from "./route-spec.js";
+import { scoresSpec } from "./scores-routes.js";
 
 export type { RouteFeature, RouteMethod, RouteParam, RouteSpec } from "./route-spec.js";
 
@@ -157,20 +158,8 @@ export const ROUTES = [
     notFound: true,
     descriptions: { 404: "The exam was never prepared (`not_prepared`)." },
   },
-  {
-    operationId: "postExamScores", method: "post", path: "/oral-assessments/{examId}/scores", feature: "gradebook", tag: "oral assessments",
-    summary: "Post grades to the LMS gradebook (LTI AGS) for learners who opened the exam from an LMS",
-    description:
-      "Queues one score per learner and LMS course they launched the exam from, in the durable outbox (the store): " +
-      "posted to the LMS's line item with backoff until it takes it, across restarts and LMS outages. " +
-      "`submission.submittedAt` is the learner's return (else launch) time, so a late grading is not a late submission; " +
-      "a comment is always sent (the last one when none is given). All or nothing: an unknown student refuses the call. " +
-      "The launch record shows each learner's `gradebook` entries and whether they were sent.",
-    params: ["examId"], body: "ScoresRequest", status: 202,
-    returns: { kind: "list", schema: "ScoresQueued", description: "Per student, how many scores were queued (one per LMS course they launched from)." },
-    notFound: true,
-    descriptions: { 404: "The router has no LMS gradebook (`lti` is off, or `lti.gradebook: false`)." },
-  },
+  scoresSpec("postExamScores", "/oral-assessments/{examId}/scores", "examId", "oral assessments", "exam"),
+  scoresSpec("postRoleplayScores", "/roleplays/{roleplayId}/scores", "roleplayId", "roleplays", "role-play"),
   {
     operationId: "listExamLaunches", method: "get", path: "/oral-assessments/{examId}/launches", feature: "instructor", tag: "oral assessments",
     summary: "The exam's launch record: who launched, when, and what came of it",

@@ -20,6 +20,7 @@ import { answerSignedOut } from "./launch/admission.js";
 import { answerSpeculative, isSpeculative } from "./launch/speculative.js";
 import { ltiMount } from "./lti-mount.js";
 import { programmaticScores, scoresRoute } from "./gradebook-scores.js";
+import { idempotentPost } from "./instructor/idempotency.js";
 import type { PostScoreInput } from "./post-score-input.js";
 import type { Gradebook } from "../lti/gradebook/gradebook.js";
 import type { OpenExam } from "../lti/open-link.js";
@@ -192,7 +193,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // Guards, body parser and organization as one layer: they always run together (see chain.ts).
   router.use([...INSTRUCTOR_PREFIXES], chain([...guards, jsonBody(settings.instructor.bodyLimit), asProblem]));
   // Grades to the LMS gradebook: instructor only, behind the same guards, body parser and organization.
-  router.use(scoresRoute(() => gradebook));
+  router.use(scoresRoute(() => gradebook, idempotentPost(store, (req) => foundOrganization(req.res!).id, logger)));
   router.use(served("instructor", (req, res, next) => (res.locals.oralAssessmentsOrganization ? scope(res).instructor(req, res, next) : next())));
 
   router.get("/openapi.json", openApiRoute());

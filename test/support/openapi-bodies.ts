@@ -28,9 +28,9 @@ export const CROSS_FIELD_RULES: Record<string, { described: RegExp; broken: (bod
   ClassCreate: DATES_IN_ORDER,
   ClassUpdate: DATES_IN_ORDER,
   ScoresRequest: {
-    described: /`scoreGiven` must not exceed `scoreMaximum`; `gradingProgress: FullyGraded` needs a `scoreGiven`/,
-    broken: (body: Json) => Array.isArray(body.scores) && (body.scores as Json[]).some((s) => (typeof s.scoreGiven === "number" && typeof s.scoreMaximum === "number" && s.scoreGiven > s.scoreMaximum)
-      || (s.gradingProgress === "FullyGraded" && s.scoreGiven === undefined)),
+    described: /`student`, their `orgInternalId` or e-mail, is an alias of `studentId`\)\. `scoreGiven` must not exceed `scoreMaximum`; `gradingProgress: FullyGraded` needs a `scoreGiven`/,
+    broken: (body: Json) => (Array.isArray(body.scores) ? (body.scores as Json[]) : [body]).some((s) => (typeof s.scoreGiven === "number" && typeof s.scoreMaximum === "number" && s.scoreGiven > s.scoreMaximum)
+      || (s.gradingProgress === "FullyGraded" && s.scoreGiven === undefined) || (Array.isArray(body.scores) && s.studentId === undefined && s.student === undefined)),
   },
 };
 
@@ -72,6 +72,10 @@ function valuesFor(schema: Json): unknown[] {
 }
 
 export function objectsFor(schema: Json): Json[] {
+  // A body of several forms (the scores' single and batch): each form's bodies, then the examples.
+  if (Array.isArray(schema.anyOf) && schema.properties === undefined) {
+    return [...(schema.anyOf as Json[]).flatMap((form) => objectsFor(typeof form.$ref === "string" ? resolveRef(form.$ref) : form)), ...((schema.examples ?? []) as Json[])];
+  }
   const props = (schema.properties ?? {}) as Record<string, Json>;
   const required = new Set((schema.required ?? []) as string[]);
   const first = (name: string) => valuesFor(props[name]!)[0];
