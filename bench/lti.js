@@ -141,7 +141,7 @@ export async function runLtiStorm(emulator, { students = 600, arrivalMs = 60_000
   const warmers = Array.from({ length: WARM_UP }, (_, i) => learnerOf(studentOf(`w${i}`)));
   const lms = await startLms({ preset, users: [instructor, ...learners, ...warmers] });
   const privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "pem", type: "pkcs8" }).toString();
-  const host = await startHost(emulator, { client: { rateLimitPerMinute: limit, rateWindowMs: windowMs, timeoutMs: 10_000 }, router: { lti: { keys: [{ kid: "bench-tool-1", privateKey }], registrations: [lms.registration], canLink: (_claims, { linkedTo }) => linkedTo !== "another-course", ...(gradebook ? {} : { gradebook: false }) } } });
+  const host = await startHost(emulator, { client: { rateLimitPerMinute: limit, rateWindowMs: windowMs, timeoutMs: 10_000 }, router: { lti: { keys: [{ kid: "bench-tool-1", privateKey }], registrations: [lms.registration], allowLoopbackHttp: true, canLink: (_claims, { linkedTo }) => linkedTo !== "another-course", ...(gradebook ? {} : { gradebook: false }) } } });
   await lms.ask({ registerTool: `${host.url}/oral` });
   const agent = createBrowserPool();
   try {

@@ -27,6 +27,8 @@ export async function startExampleLms({ school, port = 0 }) {
       registrations: [lms.registration([{ id: lms.deploymentId, organization: school }])],
       // The demo's instructors place exams made in the dashboard: the app consents (docs/lti.md "Who may link what").
       canLink: (_claims, { linkedTo }) => linkedTo !== "another-course",
+      // The emulator is plain http on localhost: its roster and gradebook URLs get the token in development only.
+      allowLoopbackHttp: true,
     },
   };
 }

@@ -51,7 +51,7 @@ export async function runLms(args: string[], usage: (message: string) => Error):
   process.on("SIGTERM", stop);
   process.stdout.write(`LMS emulator listening on ${lms.url} (launches shaped as ${lms.product} sends them)
 
-  Registration (the tool's lti.registrations entry):
+  Registration (the tool's lti.registrations entry; add lti.allowLoopbackHttp: true, this LMS is plain http):
   ${registration}
 
   What the LMS knows of the tool: login ${root}/lti/login, redirect ${root}/lti/launch,

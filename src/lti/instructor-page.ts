@@ -11,6 +11,7 @@
  * class for this course, or use it as it is where `canLink` allows. Nothing is asked of
  * the platform here.
  */
+import { isServiceUrl } from "./lms-url.js";
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
@@ -100,7 +101,8 @@ interface Prepare { org: string; course: LtiCourseKey; launch: VerifiedLaunch }
 /** The exam's page, with its student-link status (and, for a linked oral exam in an LMS offering NRPS, *Prepare this exam for the course*). */
 async function examPage(req: Request, res: Response, exam: CatalogExam, deps: InstructorPageDeps, status: string, prepare?: Prepare): Promise<void> {
   const what = whatOf(exam.kind);
-  const membershipsUrl = prepare?.launch.services.membershipsUrl;
+  // The roster form posts the token there later: an https URL (plain http on loopback only with lti.allowLoopbackHttp).
+  const membershipsUrl = ((url) => (isServiceUrl(url, deps.settings.allowLoopbackHttp) ? url : undefined))(prepare?.launch.services.membershipsUrl);
   const form = prepare && membershipsUrl && exam.kind === "oral"
     ? await prepareCourseForm(req, {
       org: prepare.org, course: prepare.course, examId: exam.id, examName: exam.name, classId: exam.classId, courseId: undefined, membershipsUrl,

@@ -180,7 +180,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     const student = await studentOfLaunch(settings, launch, organization, logger);
     if ("refusal" in student) return refuse(res, logger, frameAncestors, student.refusal);
     const linkId = randomId(24);
-    const gradebook = settings.gradebook ? gradebookOfLaunch(launch) : undefined;
+    const gradebook = settings.gradebook ? gradebookOfLaunch(launch, settings.allowLoopbackHttp) : undefined;
     await putLink(deps.links, linkId, { kind, examId, student: student.student, organization, claims: launch.kept, ...(gradebook ? { gradebook } : {}) });
     const href = linkPath(req.baseUrl, kind, examId, linkId);
     logger.info({ event: "lti_launch", outcome: "learner", examId, kind, deploymentId: launch.deploymentId }, "LTI learner launch");

@@ -94,8 +94,18 @@ export interface LtiRosterOptions {
 
 /** `lti.gradebook`: the LMS gradebook (LTI AGS). Every duration in ms. */
 export interface GradebookOptions {
-  /** The line item's `scoreMaximum` when the tool creates it (deep linking, or Brightspace's missing item), above 0 up to 1 000 000. Default 100. */
+  /**
+   * The line item's `scoreMaximum` when the tool creates it (deep linking, or Brightspace's
+   * missing item): a whole number from 1 to 1 000 000 (the AGS spec takes any positive
+   * number; Open edX keeps only whole ones). Default 100.
+   */
   scoreMaximum?: number;
+  /**
+   * `gradesReleased` of the line items the tool creates: whether learners see their grades
+   * as they arrive. Blackboard Ultra shows them at once unless told `false`; the others
+   * ignore it. Default `false` (the instructor releases them in the LMS).
+   */
+  gradesReleased?: boolean;
   /** The line item's `tag`: how the tool finds its own items among the course's (1-255 characters). Default `"oral-assessment"`. */
   tag?: string;
   /** How long a launch's return mark (the signed cookie `GET /lti/return` reads) lives, ms (60 000 to 7 days). Default 43 200 000 (12 h: the longest exam day). */
@@ -254,6 +264,20 @@ export interface LtiOptions {
    * original to its course, or whom the app's `canLink` allows (asked with `purpose: "copy"`).
    */
   canCopy?: CanLink;
+  /**
+   * Send the LMS bearer token to plain-http service URLs on `localhost`/`127.0.0.1`/`[::1]`
+   * (a launch's `lineitem`, `lineitems` and `context_memberships_url`, line item ids, next
+   * pages): a local LMS, such as the LMS emulator, in development. Default `false`: every
+   * URL the token goes to must be https (a launch's plain-http service URL is not used).
+   */
+  allowLoopbackHttp?: boolean;
+  /**
+   * Your product and a contact, added to the `User-Agent` of every call to an LMS (Canvas
+   * refuses API calls without a descriptive one), after the package's own
+   * `express-oral-assessments/<version>`: 1-200 printable ASCII characters, e.g.
+   * `"ExampleU-Exams/1.0 (lms-admin@example.edu)"`. Default: the package's only.
+   */
+  userAgent?: string;
   /**
    * The LMS gradebook (LTI AGS, docs/lti.md "The gradebook"): line items, a score at each
    * learner's launch and return, `POST /oral-assessments/:examId/scores`, all through a

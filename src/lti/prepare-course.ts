@@ -27,7 +27,7 @@ import { sendLtiPage } from "./pages.js";
 import type { RegistrationSource } from "./registration-source.js";
 import { readRoster } from "./roster.js";
 import type { LtiRosterSettings } from "./roster-options.js";
-import { ServiceAccessError, type ServiceAccess } from "./service-access.js";
+import { LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "./service-access.js";
 import type { LtiSettings } from "./settings.js";
 import { studentOfLaunch } from "./launch-student.js";
 import { toolBase } from "./tool-url.js";
@@ -128,9 +128,10 @@ export function prepareCourseRoutes(deps: PrepareCourseDeps) {
       if (!(error instanceof ServiceAccessError)) throw error;
       logger.warn({ event: "lti_roster", outcome: error.kind, status: error.status, examId: form.examId, contextId: form.course.contextId }, error.message);
       const status = error.kind === "unreachable" ? 503 : 502;
+      // The page says what to check, never what the LMS answered (a status would make the form a probe of the LMS): the log has it.
       return sendLtiPage(res, frameAncestors, {
-        status, title: "The course roster could not be read", message: "Nothing was prepared. Students can still open the exam; each is signed in when they do.",
-        forAdministrator: error.message,
+        status, title: "The LMS's roster could not be read", message: "Nothing was prepared. Students can still open the exam; each is signed in when they do.",
+        forAdministrator: `The tool's log has the LMS's answer (event lti_roster). Check that the tool's registration has the scope ${LTI_SCOPES.memberships} and is deployed in this course, and that the LMS is reachable from the tool's server.`,
       });
     }
     const roster: StudentIdentity[] = [];

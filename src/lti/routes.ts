@@ -62,6 +62,8 @@ export interface LtiRouteDeps {
   registrationCache?: RegistrationSourceOptions;
   /** The LMS's services (NRPS, AGS) with the tool's access tokens: one per router (service-access.ts). */
   serviceAccess: ServiceAccess;
+  /** The fleet's lease to make a missing line item (the plan lease store), so a fleet makes one per exam and course. */
+  lineItemLease?: { lead(key: string): Promise<boolean>; resign(key: string): Promise<void> };
   /** The organization's preparation, for *Prepare this exam for the course* (undefined: not for this request). */
   preparerFor: PrepareCourseDeps["preparerFor"];
   /** The router's `canLaunch`, asked per roster member. */
@@ -107,7 +109,8 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router & {
   router.post("/lti/prepare", form, safely(preparing.post));
   router.get("/lti/prepare/:form", safely(preparing.get));
   // The LMS gradebook (AGS): a score when a link reaches the exam, and when the learner comes back.
-  const gradebook = settings.gradebook && createGradebook({ settings: settings.gradebook, store: deps.registrationStore, access: deps.serviceAccess, source, keys: settings.keys, logger, reviewUrl: settings.toolUrl && `${settings.toolUrl}/lti/launch`, limiter: deps.limiter, pauses: singleUse, breaker: deps.breaker });
+  const gradebook = settings.gradebook && createGradebook({ settings: settings.gradebook, store: deps.registrationStore, access: deps.serviceAccess, source, keys: settings.keys, logger, reviewUrl: settings.toolUrl && `${settings.toolUrl}/lti/launch`, limiter: deps.limiter, pauses: singleUse, breaker: deps.breaker,
+    loopbackHttp: settings.allowLoopbackHttp, ...(deps.lineItemLease ? { lease: deps.lineItemLease } : {}) });
   const followed: OnFollowed | undefined = gradebook && ((req, res, record, linkId) => {
     if (record.gradebook) gradebook.reached(req, res, { linkId, kind: record.kind, examId: record.examId, organization: record.organization, student: record.student, gradebook: record.gradebook });
   });

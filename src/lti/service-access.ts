@@ -9,13 +9,21 @@
  * LMSs rate-limit per developer key). In process here; with `shared` (the fleet's, see
  * service-token-share.ts) the token is shared fleet-wide and one instance asks at a time.
  *
- * Refusals (400/401 from the token endpoint) are logged with what to fix on the LMS side;
- * no assertion, token or key is ever logged or put in an error message.
+ * Refusals (400/401 from the token endpoint) are logged with what to fix on the LMS side
+ * (the registration's fault); a 5xx is the LMS's own failure, retried later, never blamed
+ * on the tokenUrl. No assertion, token or key is ever logged or put in an error message.
+ *
+ * The bearer token goes only to a URL that passes `isServiceUrl` (lms-url.ts): https,
+ * plain-http loopback only with `allowLoopbackHttp`; any other is refused before a byte is
+ * sent. Every request carries the package's `User-Agent` (Canvas refuses API calls without
+ * a descriptive one).
  */
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
 import type { Logger } from "../core/logger.js";
 import { parseRetryAfter } from "../platform/retry.js";
+import { userAgentOf } from "../core/package-info.js";
+import { isServiceUrl } from "./lms-url.js";
 import type { Registration } from "./registrations.js";
 import { bodyOf, exchange } from "./service-http.js";
 import type { ToolKeys } from "./tool-keys.js";
@@ -39,7 +47,8 @@ export interface ServiceRequest {
 }
 export interface ServiceAnswer { status: number; headers: Record<string, string>; body: unknown }
 
-export type ServiceAccessErrorKind = "no_token_url" | "token_refused" | "unreachable" | "refused" | "bad_answer";
+/** `unsafe_url`: a service URL the token must not go to (plain http, user info); nothing was sent. */
+export type ServiceAccessErrorKind = "no_token_url" | "token_refused" | "unreachable" | "refused" | "bad_answer" | "unsafe_url";
 
 /** Why an LMS service call failed; `message` says what to fix, never a secret or token. */
 export class ServiceAccessError extends Error {
@@ -87,12 +96,18 @@ export interface ServiceAccessDeps {
   expiryMarginMs?: number;
   /** Largest service answer read, bytes (an NRPS page of 100 members with every claim is ~60 KiB). Default 4 MiB. */
   maxAnswerBytes?: number;
+  /** Send the token to plain-http loopback service URLs too (`lti.allowLoopbackHttp`, development). Default false. */
+  allowLoopbackHttp?: boolean;
+  /** The integrator's product and contact, after the package's own in `User-Agent` (`lti.userAgent`). */
+  userAgent?: string;
 }
 
 const ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 const DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id";
 const ASSERTION_LIFE_SEC = 300;
 const TOKEN_ANSWER_BYTES = 64 * 1024;
+/** The assertion's `iat` this far in the past: a token endpoint whose clock is a little behind must not see it issued in its future. */
+const IAT_SKEW_SEC = 5;
 
 /** The cache key: the registration and its scopes, sorted, so order never splits the cache. */
 export function tokenKey(registration: Pick<Registration, "issuer" | "clientId" | "tokenUrl">, scopes: readonly string[]): string {
@@ -106,15 +121,16 @@ export function createServiceAccess(deps: ServiceAccessDeps): ServiceAccess {
   const cache = new Map<string, CachedToken>();
   const inFlight = new Map<string, Promise<CachedToken>>();
   const { logger } = deps;
+  const userAgent = userAgentOf(deps.userAgent);
 
   async function assertion(r: Registration): Promise<string> {
     const { kid, key } = deps.keys.signing();
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(Date.now() / 1000) - IAT_SKEW_SEC;
     const deployment = r.deployments.size === 1 ? [...r.deployments.keys()][0] : undefined;
     return new SignJWT(deployment === undefined ? {} : { [DEPLOYMENT_CLAIM]: deployment })
       .setProtectedHeader({ alg: "RS256", kid, typ: "JWT" })
       .setIssuer(r.clientId).setSubject(r.clientId).setAudience(r.tokenUrl!)
-      .setIssuedAt(now).setExpirationTime(now + ASSERTION_LIFE_SEC).setJti(randomUUID())
+      .setIssuedAt(now).setExpirationTime(now + IAT_SKEW_SEC + ASSERTION_LIFE_SEC).setJti(randomUUID())
       .sign(key);
   }
 
@@ -123,7 +139,7 @@ export function createServiceAccess(deps: ServiceAccessDeps): ServiceAccess {
     const where = { event: "lti_token", issuer: r.issuer, clientId: r.clientId, tokenUrl: r.tokenUrl };
     const body = new URLSearchParams({ grant_type: "client_credentials", client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(r), scope: [...new Set(scopes)].sort().join(" ") });
     const started = Date.now();
-    const reply = await exchange({ url: r.tokenUrl!, method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" }, body: body.toString(), timeoutMs, maxBytes: TOKEN_ANSWER_BYTES });
+    const reply = await exchange({ url: r.tokenUrl!, method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json", "User-Agent": userAgent }, body: body.toString(), timeoutMs, maxBytes: TOKEN_ANSWER_BYTES });
     if (!reply.ok) {
       const message = `The LMS's token endpoint ${r.tokenUrl} could not be used (${reply.why}${reply.status ? ` ${reply.status}` : ""}): check the registration's tokenUrl and that the LMS is reachable from this server.`;
       logger.warn({ ...where, outcome: reply.why, status: reply.status }, message);
@@ -139,10 +155,16 @@ export function createServiceAccess(deps: ServiceAccessDeps): ServiceAccess {
     }
     const token = fields.access_token;
     const life = Number(fields.expires_in ?? 3600);
+    if (reply.status >= 500 || reply.status === 429) {
+      // The LMS's own failure (or its rate limit): the registration may well be right; the caller tries again later.
+      const message = `The LMS's token endpoint ${r.tokenUrl} failed (${reply.status}): a fault or limit on the LMS's side, not in the tool's registration; it is asked again later.`;
+      logger.warn({ ...where, outcome: "lms_failed", status: reply.status }, message);
+      throw new ServiceAccessError("unreachable", message, reply.status);
+    }
     if (reply.status < 200 || reply.status >= 300 || typeof token !== "string" || token === "" || !Number.isFinite(life) || life <= 0) {
-      const message = `The LMS's token endpoint ${r.tokenUrl} answered ${reply.status} without a usable access_token: check the registration's tokenUrl.`;
+      const message = `The LMS's token endpoint ${r.tokenUrl} answered ${reply.status} without a usable access_token: check that the registration's tokenUrl is the LMS's token endpoint.`;
       logger.warn({ ...where, outcome: "bad_answer", status: reply.status }, message);
-      throw new ServiceAccessError(reply.status >= 500 ? "unreachable" : "bad_answer", message, reply.status);
+      throw new ServiceAccessError("bad_answer", message, reply.status);
     }
     const lifeMs = life * 1000;
     logger.debug({ ...where, outcome: "issued", expiresInSec: life, ms: Date.now() - started }, "an LMS access token was issued");
@@ -192,9 +214,14 @@ export function createServiceAccess(deps: ServiceAccessDeps): ServiceAccess {
   return {
     token: async (r, scopes) => (await cached(r, scopes)).token,
     async call(r, scopes, req) {
+      if (!isServiceUrl(req.url, deps.allowLoopbackHttp ?? false)) {
+        const message = `The LMS service URL ${serviceName(req.url)} was not used: the tool sends its token only to https URLs${deps.allowLoopbackHttp ? " (or plain http on loopback)" : " (plain http on loopback only with lti.allowLoopbackHttp, for development)"}.`;
+        logger.warn({ event: "lti_service_url_refused", issuer: r.issuer, clientId: r.clientId, url: serviceName(req.url) }, message);
+        throw new ServiceAccessError("unsafe_url", message);
+      }
       for (let attempt = 0; ; attempt++) {
         const held = await cached(r, scopes);
-        const headers: Record<string, string> = { Accept: req.accept, Authorization: `Bearer ${held.token}` };
+        const headers: Record<string, string> = { Accept: req.accept, Authorization: `Bearer ${held.token}`, "User-Agent": userAgent };
         if (req.contentType) headers["Content-Type"] = req.contentType;
         const reply = await exchange({
           url: req.url, method: req.method ?? "GET", headers, timeoutMs: req.timeoutMs ?? timeoutMs, maxBytes,
@@ -232,6 +259,8 @@ function fixFor(error: string | undefined, r: Registration, scopes: readonly str
       return `enable the scopes ${scopes.join(" ")} on the LMS's registration of this tool (Canvas: the developer key's LTI Advantage Services; Moodle: the tool's Services settings).`;
     case "unauthorized_client":
       return "allow the client_credentials grant for this tool in the LMS (and check it is deployed where the service is used).";
+    case "invalid_client":
+      return `the LMS does not accept the tool as client id ${r.clientId}: check the registration's client id and that the LMS has the tool's key set URL (<mount>/lti/jwks.json) or its current public key.`;
     case "invalid_grant":
       return "the LMS did not accept the signed assertion's claims: check this server's clock (within a minute of the LMS's) and that the registration's tokenUrl is the LMS's exact token URL (it is the assertion's audience).";
     default:

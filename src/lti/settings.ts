@@ -5,7 +5,7 @@
 import type { ProblemList } from "../core/configuration-error.js";
 import { z } from "zod";
 import { foldRenames, type Rename } from "../core/deprecation.js";
-import { fn, objectOrAbsent, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
+import { flag, fn, objectOrAbsent, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
 import type { CanLink, LtiEmailLookup, LtiOptions, OrganizationFor } from "./options.js";
 import { readDynamicRegistration } from "./dynamic-registration-settings.js";
 import { loginLimitOption } from "./login-limit.js";
@@ -42,6 +42,9 @@ export const ltiSchema = {
     { fix: "Pass a function or leave it out for the default (the LMS user who linked the original, or whom canLink allows, may copy it)." }),
   framedLaunch: withDefault(z.enum(["new-window", "frame"], { error: 'must be "new-window" or "frame".' }), "new-window"),
   rolesWithoutContext: withDefault(z.enum(["learner", "institution-instructor"], { error: 'must be "learner" or "institution-instructor".' }), "learner"),
+  allowLoopbackHttp: withDefault(flag(), false),
+  userAgent: optional(z.string().regex(/^[\x20-\x7e]{1,200}$/, "must be 1-200 printable ASCII characters."),
+    { fix: 'Use e.g. "ExampleU-Exams/1.0 (lms-admin@example.edu)", or leave it out.' }),
 };
 
 /** The deprecated seconds names (checked in seconds by the schema), read as their `…Ms` successors. */

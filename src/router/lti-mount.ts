@@ -61,7 +61,11 @@ export function ltiMount({ lti, launch, logger, fleet, store, openExam, organiza
     registrationStore: store,
     launchRecords: store,
     // One per router: its token cache and single flight span every LTI route (fleet-wide with a Redis fleet).
-    serviceAccess: createServiceAccess({ keys: lti.keys, logger, shared: fleetTokenShare(fleet, lti.roster.requestTimeoutMs + 5_000), timeoutMs: lti.roster.requestTimeoutMs }),
+    serviceAccess: createServiceAccess({
+      keys: lti.keys, logger, shared: fleetTokenShare(fleet, lti.roster.requestTimeoutMs + 5_000), timeoutMs: lti.roster.requestTimeoutMs,
+      allowLoopbackHttp: lti.allowLoopbackHttp, ...(lti.userAgent ? { userAgent: lti.userAgent } : {}),
+    }),
+    lineItemLease: { lead: (key) => fleet.planLeases.lead(key, fleet.instanceId), resign: (key) => fleet.planLeases.resign(key, fleet.instanceId) },
     // The roster goes into the organization's own `prepare`: the same plan, progress and fleet lease as the instructor API's.
     preparerFor: async (req, org) => {
       const found = await preparationOf(req, org);

@@ -17,7 +17,7 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createLmsEmulator, type LmsEmulator } from "../../src/emulator/index.js";
 import { applyScore, CANVAS_SUBMISSION, type LmsResult, type ScoreIn } from "../../src/emulator/lms/gradebook-rules.js";
-import { followToExam, launchFromCourse, placeExam, TOOL_KEY_PEM } from "../support/lti.js";
+import { DASHBOARD_EXAMS_LINKABLE, followToExam, launchFromCourse, placeExam, TOOL_KEY_PEM } from "../support/lti.js";
 import { startStack, type Stack } from "../support/stack.js";
 
 const poll = { timeout: 20_000, interval: 50 };
@@ -25,7 +25,7 @@ const settle = () => new Promise((r) => setTimeout(r, 400));
 
 async function toolFor(lms: LmsEmulator): Promise<Stack> {
   const stack = await startStack({
-    router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], allowLoopbackHttp: true, gradebook: { pollMs: 50, firstRetryMs: 100, maxRetryMs: 400 } } },
+    router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], allowLoopbackHttp: true, canLink: DASHBOARD_EXAMS_LINKABLE, gradebook: { pollMs: 50, firstRetryMs: 100, maxRetryMs: 400 } } },
   });
   lms.registerTool(`${stack.app.url}/oral`);
   return stack;

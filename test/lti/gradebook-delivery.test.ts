@@ -48,7 +48,7 @@ function scoreFor(lms: FakeLms, id: string, userId: string): LtiScoreEntry {
 /** An instance's outbox: its own service access, the gate on `fleet`, scores of any of `lmss`. */
 function instance(store: OralStore, lmss: FakeLms[], settings: GradebookSettings, fleet: Fleet = inProcessFleet()): ScoreOutbox {
   const registrations = new Map<string, Registration>(lmss.map((l) => [l.url, registrationOf(l)]));
-  const send = agsSender({ store, access: freshAccess(), settings, logger: quiet, registration: async (issuer) => registrations.get(issuer) });
+  const send = agsSender({ store, access: freshAccess(), settings, logger: quiet, loopbackHttp: true, registration: async (issuer) => registrations.get(issuer) });
   return new ScoreOutbox(store, send, settings, quiet, lmsGate(settings.perLmsConcurrency, fleet));
 }
 

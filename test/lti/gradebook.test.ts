@@ -24,7 +24,7 @@ const poll = { timeout: 20_000, interval: 50 };
 async function toolFor(lms: LmsEmulator, options: StackOptions = {}): Promise<Stack> {
   const stack = await startStack({
     ...options,
-    router: { ...options.router, lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], canLink: DASHBOARD_EXAMS_LINKABLE, emailStandIn: { domain: "lms.invalid" }, gradebook: FAST } },
+    router: { ...options.router, lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], allowLoopbackHttp: true, canLink: DASHBOARD_EXAMS_LINKABLE, emailStandIn: { domain: "lms.invalid" }, gradebook: FAST } },
   });
   lms.registerTool(`${stack.app.url}/oral`);
   return stack;
@@ -108,8 +108,11 @@ describe("the LMS gradebook (AGS)", () => {
     const ines = await stack.login("ines");
     const path = `/oral/oral-assessments/${examId}/scores`;
     const cases: [unknown, string][] = [
-      [{}, "scores"],
+      [{}, "studentId"],
+      [{ studentId: "ada@lms.example", scoreGiven: 21, scoreMaximum: 20 }, "scoreGiven"],
+      [{ studentId: "nobody@lms.example", scoreGiven: 5 }, "studentId"],
       [{ scores: [] }, "scores"],
+      [{ scores: [{ studentId: "ada@lms.example", scoreGiven: 5 }, { studentId: "nobody@lms.example", scoreGiven: 5 }] }, "scores[1].studentId"],
       [{ scores: [{ student: "ada@lms.example", scoreGiven: 21, scoreMaximum: 20 }] }, "scores.0.scoreGiven"],
       [{ scores: [{ student: "ada@lms.example", gradingProgress: "Graded" }] }, "scores.0.gradingProgress"],
       [{ scores: [{ student: "ada@lms.example", scoreGiven: 5 }, { student: "nobody@lms.example", scoreGiven: 5 }] }, "scores[1].student"],

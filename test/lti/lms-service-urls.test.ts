@@ -5,7 +5,9 @@
  * be https, or http on the loopback interface (a local LMS in development), with no user
  * name or password: the rule every URL from an LMS follows (src/lti/lms-url.ts). A plain
  * http URL to another host is not used: no roster, no gradebook, a refused placement. A
- * launch with no course (context id) gets no gradebook either.
+ * launch with no course (context id) gets no gradebook either. The bearer token goes to a
+ * plain-http loopback URL only with `lti.allowLoopbackHttp` (development): without it such
+ * a launch has no gradebook (and the service access refuses the URL: line-item-origin.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import { CLAIM } from "../../src/lti/claims.js";
@@ -17,10 +19,10 @@ const REFUSED = ["http://lms.example/api/x", "https://user:secret@lms.example/ap
 
 const registration = { issuer: "https://lms.example", clientId: "c" } as Parameters<typeof gradebookOfLaunch>[0]["registration"];
 /** The gradebook of a launch with these claims, read as the launch reads them. */
-const gradebookOf = (claims: Record<string, unknown>) => gradebookOfLaunch({ ...readLaunchClaims(claims), registration, deploymentId: "d" });
-const gradebookWith = (lineitem: string) => gradebookOf({
-  sub: "u1", [CLAIM.context]: { id: "course-1" }, [CLAIM.agsEndpoint]: { lineitem, scope: ["https://purl.imsglobal.org/spec/lti-ags/scope/score"] },
-});
+const gradebookOf = (claims: Record<string, unknown>, loopbackHttp = true) => gradebookOfLaunch({ ...readLaunchClaims(claims), registration, deploymentId: "d" }, loopbackHttp);
+const gradebookWith = (lineitem: string, loopbackHttp = true) => gradebookOf({
+  sub: "u1", [CLAIM.context]: { id: "course-1" }, [CLAIM.agsEndpoint]: { lineitem, lineitems: lineitem, scope: ["https://purl.imsglobal.org/spec/lti-ags/scope/score"] },
+}, loopbackHttp);
 const placementWith = (returnUrl: string) => readLaunchClaims({
   [CLAIM.deepLinkingSettings]: { deep_link_return_url: returnUrl, accept_types: ["ltiResourceLink"], accept_presentation_document_targets: ["iframe"] },
 }).services.deepLinking;
@@ -37,6 +39,11 @@ describe("the LTI Advantage URLs a launch gives", () => {
     expect(membershipsUrlOf(url)).toBeUndefined();
     expect(gradebookWith(url)).toBeUndefined();
     expect(placementWith(url)).toMatchObject({ refused: { check: "deep_link_return_url" } });
+  });
+
+  it.each(ACCEPTED.filter((u) => u.startsWith("http:")))("gives no gradebook for %s without allowLoopbackHttp (the default)", (url) => {
+    expect(gradebookWith(url, false)).toBeUndefined();
+    expect(gradebookWith("https://lms.example/api/x", false)?.ags).toMatchObject({ lineItem: "https://lms.example/api/x", lineItems: "https://lms.example/api/x" });
   });
 
   it("gives no gradebook to a launch with no course (no context claim), whatever its AGS claim", () => {

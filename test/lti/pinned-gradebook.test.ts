@@ -44,7 +44,7 @@ let access: ServiceAccess;
 let store: OralStore;
 
 function outboxFor(settings: GradebookSettings): ScoreOutbox {
-  const send = agsSender({ store, access, settings, logger: quiet, registration: async () => registration });
+  const send = agsSender({ store, access, settings, logger: quiet, loopbackHttp: true, registration: async () => registration });
   return new ScoreOutbox(store, send, settings, quiet, lmsGate(settings.perLmsConcurrency));
 }
 const records = async (userId?: string) => (await store.listLtiScores("default", { kind: "oral", examId: "exam-1", limit: 100 })).filter((r) => userId === undefined || r.userId === userId);
@@ -175,7 +175,7 @@ describe("grades of a learner who launched the exam from two courses", () => {
     const problems = new ProblemList();
     const lti = resolveLtiSettings({ keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [{ issuer: lms.url, clientId: "client-9", authorizationUrl: `${lms.url}/auth`, jwksUrl: `${lms.url}/jwks`, tokenUrl: `${lms.url}/token`, deployments: ["dep-1"] }] }, problems)!;
     problems.throwIfAny("test");
-    const gradebook = createGradebook({ settings: gradebookSettings({ pollMs: 50 }), store, access, source: new RegistrationSource(lti.registrations, store, quiet), keys: lti.keys, logger: quiet, ...gradebookFleet() });
+    const gradebook = createGradebook({ settings: gradebookSettings({ pollMs: 50 }), store, access, source: new RegistrationSource(lti.registrations, store, quiet), keys: lti.keys, logger: quiet, loopbackHttp: true, ...gradebookFleet() });
     try {
       expect(await gradebook.queueGrades("default", "oral", "exam-1", [{ student: "u1@school.example", scoreGiven: 8 }])).toEqual([{ student: "u1@school.example", queued: 2 }]);
       const graded = (course: string) => lms.to("POST", `/${course}/lineitem/scores`).map((h) => JSON.parse(h.body) as { userId: string; scoreGiven?: number }).filter((b) => b.scoreGiven !== undefined);

@@ -21,10 +21,10 @@ let url: string;
 beforeAll(async () => {
   bench = await startLtiBench();
   const problems = new ProblemList();
-  const lti = resolveLtiSettings({ keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [bench.lms.registration()] }, problems)!;
+  const lti = resolveLtiSettings({ keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [bench.lms.registration()], allowLoopbackHttp: true }, problems)!;
   problems.throwIfAny("test");
   registration = lti.registrations.all()[0]!;
-  access = createServiceAccess({ keys: lti.keys, logger: quiet });
+  access = createServiceAccess({ keys: lti.keys, logger: quiet, allowLoopbackHttp: true });
   url = `${bench.lms.url}/api/lti/courses/course-1/names_and_roles`;
 });
 afterAll(async () => bench?.close());

@@ -8,7 +8,7 @@
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createLmsEmulator, type LmsEmulator } from "../../src/emulator/index.js";
-import { followToExam, launchFromCourse, placeExam, TOOL_KEY_PEM } from "../support/lti.js";
+import { DASHBOARD_EXAMS_LINKABLE, followToExam, launchFromCourse, placeExam, TOOL_KEY_PEM } from "../support/lti.js";
 import { startStack, type Stack } from "../support/stack.js";
 
 const poll = { timeout: 20_000, interval: 50 };
@@ -18,7 +18,7 @@ describe("the scores routes", () => {
   let stack: Stack;
   beforeAll(async () => {
     lms = await createLmsEmulator();
-    stack = await startStack({ router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], allowLoopbackHttp: true, gradebook: { pollMs: 50 } } } });
+    stack = await startStack({ router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], allowLoopbackHttp: true, canLink: DASHBOARD_EXAMS_LINKABLE, gradebook: { pollMs: 50 } } } });
     lms.registerTool(`${stack.app.url}/oral`);
   });
   afterAll(async () => {

@@ -54,7 +54,7 @@ afterAll(async () => bench?.close());
 describe("service access: client credentials with a signed assertion", () => {
   it("caches a token per (registration, scopes) and reuses it, whatever the scopes' order", async () => {
     bench.lms.setTokenLifetime(3600);
-    const access = createServiceAccess({ keys, logger: recordingLogger().logger });
+    const access = createServiceAccess({ keys, logger: recordingLogger().logger, allowLoopbackHttp: true });
     const before = bench.lms.tokenCounts.issued;
     const a = await access.token(registration, [LTI_SCOPES.memberships, LTI_SCOPES.score]);
     const b = await access.token(registration, [LTI_SCOPES.score, LTI_SCOPES.memberships]);
@@ -67,7 +67,7 @@ describe("service access: client credentials with a signed assertion", () => {
 
   it("asks for a new token once the cached one nears its expiry", async () => {
     bench.lms.setTokenLifetime(2); // usable for half its life: 1 s
-    const access = createServiceAccess({ keys, logger: recordingLogger().logger });
+    const access = createServiceAccess({ keys, logger: recordingLogger().logger, allowLoopbackHttp: true });
     const before = bench.lms.tokenCounts.issued;
     const first = await access.token(registration, [LTI_SCOPES.memberships]);
     expect(await access.token(registration, [LTI_SCOPES.memberships])).toBe(first);
@@ -81,7 +81,7 @@ describe("service access: client credentials with a signed assertion", () => {
   });
 
   it("sends one token request for many concurrent callers", async () => {
-    const access = createServiceAccess({ keys, logger: recordingLogger().logger });
+    const access = createServiceAccess({ keys, logger: recordingLogger().logger, allowLoopbackHttp: true });
     const before = bench.lms.tokenCounts.requests;
     const tokens = await Promise.all(Array.from({ length: 25 }, () => access.token(registration, [LTI_SCOPES.memberships])));
     expect(new Set(tokens).size).toBe(1);
@@ -91,7 +91,7 @@ describe("service access: client credentials with a signed assertion", () => {
   it("a 401 from the token endpoint → ServiceAccessError naming the fix, no secret in message or log", async () => {
     const strangerPem = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "pem", type: "pkcs8" }).toString();
     const { logger, lines } = recordingLogger();
-    const access = createServiceAccess({ keys: toolKeys(strangerPem, "not-published"), logger });
+    const access = createServiceAccess({ keys: toolKeys(strangerPem, "not-published"), logger, allowLoopbackHttp: true });
     const refusedBefore = bench.lms.tokenCounts.refused;
     const error = await access.token(registration, [LTI_SCOPES.memberships]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceAccessError);
@@ -109,7 +109,7 @@ describe("service access: client credentials with a signed assertion", () => {
   });
 
   it("a registration without a tokenUrl → no_token_url, nothing sent", async () => {
-    const access = createServiceAccess({ keys, logger: recordingLogger().logger });
+    const access = createServiceAccess({ keys, logger: recordingLogger().logger, allowLoopbackHttp: true });
     const before = bench.lms.tokenCounts.requests;
     const error = await access.token({ ...registration, tokenUrl: undefined }, [LTI_SCOPES.score]).catch((e: unknown) => e);
     expect((error as ServiceAccessError).kind).toBe("no_token_url");
@@ -119,7 +119,7 @@ describe("service access: client credentials with a signed assertion", () => {
 
   it("an LMS whose token endpoint does not answer → ServiceAccessError unreachable, naming the token URL", async () => {
     const { logger, lines } = recordingLogger();
-    const access = createServiceAccess({ keys, logger, timeoutMs: 2_000 });
+    const access = createServiceAccess({ keys, logger, timeoutMs: 2_000, allowLoopbackHttp: true });
     const closed = "http://127.0.0.1:9/token"; // the discard port: nothing listens
     const error = await access.token({ ...registration, tokenUrl: closed }, [LTI_SCOPES.score]).catch((e: unknown) => e);
     expect((error as ServiceAccessError).kind).toBe("unreachable");
@@ -129,7 +129,7 @@ describe("service access: client credentials with a signed assertion", () => {
 
   it("a 401 from a service drops the cached token and retries once with a fresh one", async () => {
     const { logger, lines } = recordingLogger();
-    const access = createServiceAccess({ keys, logger });
+    const access = createServiceAccess({ keys, logger, allowLoopbackHttp: true });
     const url = `${bench.lms.url}/api/lti/courses/course-1/names_and_roles`;
     const first = await access.call(registration, [LTI_SCOPES.memberships], { url, accept: NRPS });
     expect(first.status).toBe(200);
@@ -146,7 +146,7 @@ describe("service access: client credentials with a signed assertion", () => {
   });
 
   it("a service refusing a fresh token too → ServiceAccessError refused, after one retry only", async () => {
-    const access = createServiceAccess({ keys, logger: recordingLogger().logger });
+    const access = createServiceAccess({ keys, logger: recordingLogger().logger, allowLoopbackHttp: true });
     const url = `${bench.lms.url}/api/lti/courses/course-1/names_and_roles`;
     const refused = bench.lms.tokenCounts.bearerRefused;
     // A token without the memberships scope: the service answers 403 each time.
@@ -163,7 +163,7 @@ describe.runIf(redisUp)("service access in a Redis fleet", () => {
     const fleets = [0, 1].map(() => redisFleet({ url: REDIS_URL, secret: SECRET, prefix, commandTimeoutMs: 3_000 }));
     try {
       for (const f of fleets) expect(await fleetReady(f)).toBe(true);
-      const instances = fleets.map((fleet) => createServiceAccess({ keys, logger: recordingLogger().logger, shared: fleetTokenShare(fleet, 15_000) }));
+      const instances = fleets.map((fleet) => createServiceAccess({ keys, logger: recordingLogger().logger, shared: fleetTokenShare(fleet, 15_000), allowLoopbackHttp: true }));
       const before = bench.lms.tokenCounts.requests;
       const tokens = await Promise.all(instances.flatMap((access) => Array.from({ length: 5 }, () => access.token(registration, [LTI_SCOPES.lineItem]))));
       expect(new Set(tokens).size).toBe(1);

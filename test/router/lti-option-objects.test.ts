@@ -68,8 +68,16 @@ describe("lti.gradebook", () => {
   it("names each wrong field with its range and unit, and refuses a misspelt name", () => {
     expect(problemsOf({ gradebook: { pollMs: 5, scoreMaximum: 0, maxAttempt: 3 } })).toEqual([
       { option: "lti.gradebook.maxAttempt", message: "is not an option.", fix: "Did you mean `maxAttempts`? Rename it." },
-      { option: "lti.gradebook.scoreMaximum", message: "must be a number above 0 to 1000000, got 0.", fix: "Leave it out for the default (100)." },
+      { option: "lti.gradebook.scoreMaximum", message: "must be a whole number from 1 to 1000000, got 0.", fix: "Leave it out for the default (100)." },
       { option: "lti.gradebook.pollMs", message: "must be a whole number of ms from 10 to 60000, got 5.", fix: "Leave it out for the default (1000)." },
     ]);
+  });
+
+  it("scoreMaximum is a whole number (Open edX keeps no fraction); gradesReleased is false unless set", () => {
+    expect(problemsOf({ gradebook: { scoreMaximum: 12.5 } })).toEqual([
+      { option: "lti.gradebook.scoreMaximum", message: "must be a whole number from 1 to 1000000, got 12.5.", fix: "Leave it out for the default (100)." },
+    ]);
+    expect(resolve({ gradebook: {} }).lti!.gradebook).toMatchObject({ gradesReleased: false });
+    expect(resolve({ gradebook: { gradesReleased: true } }).lti!.gradebook).toMatchObject({ gradesReleased: true });
   });
 });

@@ -21,7 +21,7 @@ export const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 export const NRPS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json";
 export const ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership#";
 
-export interface Hit { method: string; path: string; query: URLSearchParams; authorization?: string; body: string }
+export interface Hit { method: string; path: string; query: URLSearchParams; authorization?: string; userAgent?: string; body: string }
 export type Handler = (hit: Hit, res: ServerResponse) => void;
 
 export interface FakeLms {
@@ -50,7 +50,7 @@ export async function fakeLms(): Promise<FakeLms> {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const u = new URL(req.url ?? "/", lms.url);
-      const hit: Hit = { method: req.method ?? "GET", path: u.pathname, query: u.searchParams, authorization: req.headers.authorization, body: Buffer.concat(chunks).toString("utf8") };
+      const hit: Hit = { method: req.method ?? "GET", path: u.pathname, query: u.searchParams, authorization: req.headers.authorization, userAgent: req.headers["user-agent"], body: Buffer.concat(chunks).toString("utf8") };
       hits.push(hit);
       if (hit.path === "/token") {
         issued += 1;
@@ -118,7 +118,7 @@ export async function withOtherLms(act: (other: FakeLms) => Promise<void>): Prom
 export function freshAccess(shared?: TokenShare): ServiceAccess {
   const problems = new ProblemList();
   const keys = resolveLtiSettings({ keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [] }, problems)!.keys;
-  return createServiceAccess({ keys, logger: quiet, ...(shared ? { shared } : {}) });
+  return createServiceAccess({ keys, logger: quiet, allowLoopbackHttp: true, ...(shared ? { shared } : {}) });
 }
 
 /** What the gradebook takes from the fleet (default: a fresh in-process one): the return limit, LMS pauses and breakers. */

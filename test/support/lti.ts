@@ -45,7 +45,7 @@ export const DASHBOARD_EXAMS_LINKABLE: CanLink = (_claims, { linkedTo }) => link
 
 export async function startLtiBench(lti: Partial<LtiOptions> | ((lms: LmsEmulator) => Partial<LtiOptions>) = {}, options: StackOptions = {}, users?: LmsEmulatorOptions["users"]): Promise<LtiBench> {
   const lms = await createLmsEmulator({ signingKey: await lmsSigningKey(), ...(users ? { users } : {}) });
-  const stack = await startStack({ ...options, router: { ...options.router, lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], canLink: DASHBOARD_EXAMS_LINKABLE, ...(typeof lti === "function" ? lti(lms) : lti) } } });
+  const stack = await startStack({ ...options, router: { ...options.router, lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], allowLoopbackHttp: true, canLink: DASHBOARD_EXAMS_LINKABLE, ...(typeof lti === "function" ? lti(lms) : lti) } } });
   lms.registerTool(`${stack.app.url}/oral`);
   const { examId } = await stack.seedExam();
   const link = lms.addResourceLink({ title: "Cells", custom: { exam_id: examId } });

@@ -6,6 +6,11 @@
  * course's `lineitems`, else a new one posted there (Brightspace makes none for 1.3
  * links), recorded per (exam, course) so every learner's score lands in one column.
  *
+ * Line item ids the tool sends its token to, found in the course's `lineitems` answer, made
+ * there or kept from before, must be on that URL's origin (and https): an LMS answer cannot
+ * send the token elsewhere. One item per exam and course across a fleet: the instance
+ * holding the fleet's lease for it makes it; another finds it at its next try.
+ *
  * Failures come back as a `SendFailure`: `retry` for what time may cure (the LMS down,
  * 429, 5xx, a token endpoint unreachable), not for what it will not (no line item to
  * use, a refusal, a registration gone), which the launch record then shows.
@@ -13,6 +18,8 @@
 import type { Logger } from "../../core/logger.js";
 import type { OralStoreLtiGradebook, LtiScoreRecord } from "../../store/lti-gradebook-types.js";
 import type { Registration } from "../registrations.js";
+import { createHash } from "node:crypto";
+import { isServiceUrl } from "../lms-url.js";
 import { nextPageOn } from "../next-page.js";
 import { LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "../service-access.js";
 import { scoreBody } from "./entries.js";
@@ -23,6 +30,8 @@ const CONTAINER = "application/vnd.ims.lis.v2.lineitemcontainer+json";
 const SCORE = "application/vnd.ims.lis.v1.score+json";
 /** Pages of `lineitems` read looking for the tool's own item. */
 const MAX_PAGES = 20;
+/** The longest label Open edX keeps (its `LtiAgsLineItem.label`); the others take more. */
+export const MAX_LABEL = 100;
 
 export class SendFailure extends Error {
   constructor(message: string, readonly retry: boolean,
@@ -41,6 +50,10 @@ export interface AgsDeps {
   logger: Logger;
   /** The tool's launch URL for Submission Review, when `lti.toolUrl` names it (else the LMS uses the link's). */
   reviewUrl?: string;
+  /** `lti.allowLoopbackHttp`: plain-http loopback service URLs (development). */
+  loopbackHttp: boolean;
+  /** The fleet's right to make one line item (the plan lease store): true, ours; false, another instance is making it. */
+  lease?: { lead(key: string): Promise<boolean>; resign(key: string): Promise<void> };
 }
 
 /** A line item's `submissionReview` (Submission Review 1.0): the gradebook may open a learner's record once they started. */
@@ -60,7 +73,7 @@ export function agsSender(deps: AgsDeps) {
   async function lineItemOf(r: LtiScoreRecord, registration: Registration, scopes: string[]): Promise<string> {
     if (r.ags.lineItem) return r.ags.lineItem;
     const known = await deps.store.getLtiLineItem(r.org, r.key);
-    if (known) return known;
+    if (known) return checkedId(known, r.ags.lineItems ?? known, "kept");
     if (!r.ags.lineItems || !r.ags.scope.includes(LTI_SCOPES.lineItem)) {
       throw new SendFailure("The link has no line item and the LMS did not grant the lineitem scope to make one: place the exam by deep linking, or enable the AGS line item scope on the tool's registration.", false);
     }
@@ -80,24 +93,39 @@ export function agsSender(deps: AgsDeps) {
     for (let page = 0; url && page < MAX_PAGES; page++) {
       const answer = await deps.access.call(registration, scopes, { url, accept: CONTAINER });
       const found = Array.isArray(answer.body) ? (answer.body as { id?: unknown; resourceId?: unknown; tag?: unknown }[]).find((i) => i.resourceId === r.key.examId && typeof i.id === "string") : undefined;
-      if (found) return deps.store.putLtiLineItem(r.org, r.key, found.id as string);
+      if (found) return deps.store.putLtiLineItem(r.org, r.key, checkedId(found.id, r.ags.lineItems!, "found"));
       const after = nextPageOn(first, answer.headers.link, url);
       // The bearer token goes with each page: a next page elsewhere is refused, not followed
       // (nor skipped: the tool's item may be on it, and a second column would be made).
       if (typeof after === "object") throw new SendFailure(`The LMS's line items page ${page + 1} names a next page on another origin (${after.foreign}); it was not followed.`, false);
       url = after;
     }
-    const made = await deps.access.call(registration, scopes, {
-      method: "POST", url: r.ags.lineItems!, accept: LINEITEM, contentType: LINEITEM,
-      body: {
-        label: r.label, scoreMaximum: deps.settings.scoreMaximum, resourceId: r.key.examId, tag: deps.settings.tag, ...(r.resourceLinkId ? { resourceLinkId: r.resourceLinkId } : {}),
-        submissionReview: submissionReviewOf(deps.reviewUrl),
-      },
-    });
-    const id = (made.body as { id?: unknown } | undefined)?.id;
-    if (typeof id !== "string" || !URL.canParse(id)) throw new SendFailure("The LMS made a line item but answered no id URL for it.", true);
-    deps.logger.info({ event: "lti_line_item_created", examId: r.key.examId, issuer: r.key.issuer }, "created the exam's line item in the LMS course");
-    return deps.store.putLtiLineItem(r.org, r.key, id);
+    // Not found: the instance holding the fleet's lease makes it; another tries again later and finds it.
+    const leaseKey = `lti-line-item-${createHash("sha256").update(JSON.stringify([r.org, r.key])).digest("base64url").slice(0, 32)}`;
+    if (deps.lease && !(await deps.lease.lead(leaseKey))) throw new SendFailure("Another instance is making this exam's line item in the LMS course; the score is posted once it is there.", true);
+    try {
+      const made = await deps.access.call(registration, scopes, {
+        method: "POST", url: r.ags.lineItems!, accept: LINEITEM, contentType: LINEITEM,
+        body: {
+          label: r.label.slice(0, MAX_LABEL), scoreMaximum: deps.settings.scoreMaximum, resourceId: r.key.examId, tag: deps.settings.tag,
+          gradesReleased: deps.settings.gradesReleased, ...(r.resourceLinkId ? { resourceLinkId: r.resourceLinkId } : {}),
+          submissionReview: submissionReviewOf(deps.reviewUrl),
+        },
+      });
+      const id = (made.body as { id?: unknown } | undefined)?.id;
+      if (typeof id !== "string" || !URL.canParse(id)) throw new SendFailure("The LMS made a line item but answered no id URL for it.", true);
+      deps.logger.info({ event: "lti_line_item_created", examId: r.key.examId, issuer: r.key.issuer }, "created the exam's line item in the LMS course");
+      return await deps.store.putLtiLineItem(r.org, r.key, checkedId(id, r.ags.lineItems!, "made"));
+    } finally {
+      await deps.lease?.resign(leaseKey).catch(() => undefined);
+    }
+  }
+
+  /** A line item id from the answer of `source` (or kept from one): a service URL on its origin, else refused with nothing sent there. */
+  function checkedId(id: unknown, source: string, how: "found" | "made" | "kept"): string {
+    if (isServiceUrl(id, deps.loopbackHttp, new URL(source).origin)) return id;
+    const shown = typeof id === "string" && URL.canParse(id) ? new URL(id).origin : "(not a URL)";
+    throw new SendFailure(`The line item the LMS ${how === "made" ? "made" : how === "found" ? "listed" : "gave before"} is at ${shown}, not an https URL on the origin of the course's line items (${new URL(source).origin}): the tool's token is not sent there.`, false);
   }
 
   return async function send(r: LtiScoreRecord): Promise<void> {

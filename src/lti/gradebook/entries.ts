@@ -4,6 +4,12 @@
  * the comment of a score posted without one) and, once the learner submitted,
  * `submittedAt` (Canvas otherwise takes the grading's time as a late submission,
  * canvas-lms#1799).
+ *
+ * A status-only score (no `scoreGiven`) must never clear or replace a grade: Canvas clears
+ * an existing grade on one unless told `preserve_score`, replaces an instructor's grade
+ * unless told `prioritize_non_tool_grade`, and starts a new submission attempt unless told
+ * `new_submission: false`. So every status-only body carries Canvas's submission extension
+ * (other LMSs ignore the extension's name, as the AGS spec asks of unknown properties).
  */
 import { randomId } from "../../core/random-id.js";
 import { humanTime } from "../../core/human-time.js";
@@ -85,10 +91,18 @@ export function gradeEntry(previous: readonly LtiScoreRecord[], grade: GradeInpu
   };
 }
 
+export const CANVAS_SUBMISSION = "https://canvas.instructure.com/lti/submission";
+
+/** What Canvas is told with a status-only score: keep the grade (the tool's or an instructor's); a launch is no new attempt. */
+export function gradeSafeExtension(s: Pick<LtiScoreEntry["score"], "activityProgress">): Record<string, boolean> {
+  return { preserve_score: true, prioritize_non_tool_grade: true, ...(s.activityProgress === "Started" ? { new_submission: false } : {}) };
+}
+
 /** The score's body for the LMS (`application/vnd.ims.lis.v1.score+json`). */
 export function scoreBody(r: Pick<LtiScoreEntry, "userId" | "score">): Record<string, unknown> {
   const s = r.score;
   return {
+    ...(s.scoreGiven === undefined ? { [CANVAS_SUBMISSION]: gradeSafeExtension(s) } : {}),
     userId: r.userId, activityProgress: s.activityProgress, gradingProgress: s.gradingProgress, timestamp: s.timestamp, comment: s.comment,
     ...(s.scoreGiven !== undefined ? { scoreGiven: s.scoreGiven, scoreMaximum: s.scoreMaximum } : {}),
     ...(s.startedAt || s.submittedAt ? { submission: { ...(s.startedAt ? { startedAt: s.startedAt } : {}), ...(s.submittedAt ? { submittedAt: s.submittedAt } : {}) } } : {}),

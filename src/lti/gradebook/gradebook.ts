@@ -27,7 +27,7 @@ import { sendLtiPage } from "../pages.js";
 import type { RegistrationSource } from "../registration-source.js";
 import type { ServiceAccess } from "../service-access.js";
 import type { ToolKeys } from "../tool-keys.js";
-import { agsSender } from "./ags.js";
+import { agsSender, type AgsDeps } from "./ags.js";
 import { gradeEntry, startedEntry, submittedEntry, type GradeInput, type Learner } from "./entries.js";
 import type { LaunchGradebook } from "./launch-gradebook.js";
 import type { GradebookSettings } from "./options.js";
@@ -35,6 +35,7 @@ import { LmsGate } from "./lms-gate.js";
 import { ScoreOutbox } from "./outbox.js";
 import { returnRefusal } from "./return-guard.js";
 import { returnMarks } from "./return-mark.js";
+import { withoutStatusAfterGrade } from "./grade-safe.js";
 import { DEFAULT_ORGANIZATION } from "../../store/types.js";
 
 export interface GradebookDeps {
@@ -52,6 +53,10 @@ export interface GradebookDeps {
   pauses: SingleUseStore;
   /** The fleet's circuit breakers: one per LMS. */
   breaker: CircuitBreakerStore;
+  /** `lti.allowLoopbackHttp`. */
+  loopbackHttp: boolean;
+  /** The fleet's lease to make a missing line item (one instance makes it). */
+  lease?: AgsDeps["lease"];
 }
 
 /** What the exam link knows when it is followed. */
@@ -74,6 +79,8 @@ export class GradeRefusal extends Error {
 export interface GradeRequest extends GradeInput {
   /** The student: their `orgInternalId` or e-mail, as the launch record shows them. */
   student: string;
+  /** The request's field naming the student, for a refusal (default `scores[i].student`). */
+  field?: string;
 }
 
 export type Gradebook = ReturnType<typeof createGradebook>;
@@ -82,7 +89,7 @@ export function createGradebook(deps: GradebookDeps) {
   const { settings, store, logger } = deps;
   const marks = returnMarks(deps.keys, settings.returnMarkMaxAgeMs);
   const send = agsSender({
-    store, access: deps.access, settings, logger, reviewUrl: deps.reviewUrl,
+    store, access: deps.access, settings, logger, reviewUrl: deps.reviewUrl, loopbackHttp: deps.loopbackHttp, ...(deps.lease ? { lease: deps.lease } : {}),
     registration: async (issuer, clientId) => {
       const found = await deps.source.find(issuer, clientId);
       return "found" in found ? found.found : undefined;
@@ -93,8 +100,9 @@ export function createGradebook(deps: GradebookDeps) {
   const returns = deps.limiter("lti-return-address", { ...settings.returnLimit, failureBackoffMs: 0, maxFailureBackoffMs: 0 });
   const orgOf = (organization: string | undefined) => organization ?? DEFAULT_ORGANIZATION;
 
+  /** Queues a launch's or return's status score, unless the learner already has a grade (grade-safe.ts). */
   const queue = (org: string, entries: LtiScoreEntry[], why: string): void => {
-    void store.addLtiScores(org, entries).then(() => { outbox.start(); outbox.kick(); }, (error: unknown) => {
+    void withoutStatusAfterGrade(store, org, entries).then((kept) => store.addLtiScores(org, kept)).then(() => { outbox.start(); outbox.kick(); }, (error: unknown) => {
       logger.error({ event: "lti_score_not_queued", why, error: (error as Error)?.message }, "a score could not be queued for the LMS gradebook (the store failed)");
     });
   };
@@ -160,7 +168,7 @@ export function createGradebook(deps: GradebookDeps) {
       const answers: { student: string; queued: number }[] = [];
       for (const [i, grade] of grades.entries()) {
         const previous = await store.listLtiScores(org, { kind, examId, student: grade.student, limit: 200 });
-        if (previous.length === 0) throw new GradeRefusal(`scores[${i}].student`, `has no LMS launch of this exam: only learners who opened it from an LMS link have a place in the LMS gradebook.`);
+        if (previous.length === 0) throw new GradeRefusal(grade.field ?? `scores[${i}].student`, `has no LMS launch of this exam: only learners who opened it from an LMS link have a place in the LMS gradebook.`);
         const byLink = new Map<string, typeof previous>();
         for (const r of previous) {
           const k = JSON.stringify([r.key.issuer, r.key.clientId, r.key.deploymentId, r.key.contextId, r.userId]);

@@ -6,6 +6,7 @@
  * AGS claim or no course (the LMS offers no gradebook to this link).
  */
 import { textOf } from "../../core/text.js";
+import { isServiceUrl } from "../lms-url.js";
 import type { LaunchClaims } from "../typed-launch.js";
 import type { VerifiedLaunch } from "../verify-launch.js";
 import type { LtiCourseKey } from "../../store/lti-course-types.js";
@@ -21,13 +22,19 @@ export interface LaunchGradebook {
   launchedAt: string;
 }
 
-/** The line item URLs are those the launch's reading kept: https (http only on loopback), as every URL an LMS gives (typed-launch.ts). */
-export function gradebookOfLaunch(launch: Pick<LaunchClaims, "services" | "context" | "userId" | "resourceLink"> & Pick<VerifiedLaunch, "registration" | "deploymentId">, now = new Date()): LaunchGradebook | undefined {
+/**
+ * The line item URLs are those the launch's reading kept (typed-launch.ts) that may get the
+ * tool's bearer token: https, plain http on loopback only with `loopbackHttp`
+ * (`lti.allowLoopbackHttp`, lms-url.ts's `isServiceUrl`); a claim that is neither is not used.
+ */
+export function gradebookOfLaunch(launch: Pick<LaunchClaims, "services" | "context" | "userId" | "resourceLink"> & Pick<VerifiedLaunch, "registration" | "deploymentId">, loopbackHttp: boolean, now = new Date()): LaunchGradebook | undefined {
   const ags = launch.services.ags;
   const contextId = textOf(launch.context?.id, 255);
   const userId = textOf(launch.userId, 255);
   if (!ags || !contextId || !userId) return undefined;
-  const { lineItem, lineItems, scope } = ags;
+  const { scope } = ags;
+  const lineItem = isServiceUrl(ags.lineItem, loopbackHttp) ? ags.lineItem : undefined;
+  const lineItems = isServiceUrl(ags.lineItems, loopbackHttp) ? ags.lineItems : undefined;
   if (!lineItem && !lineItems) return undefined;
   const resourceLinkId = textOf(launch.resourceLink?.id, 255);
   const title = textOf(launch.resourceLink?.title, 255);

@@ -5,13 +5,15 @@
  * posting anything).
  */
 import type { ProblemList } from "../../core/configuration-error.js";
-import { nested, ratio, readObject, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
+import { flag, nested, ratio, readObject, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
 import { text } from "../shared-options.js";
 
 const HOUR_MS = 3_600_000;
 
 export const gradebookSchema = {
-  scoreMaximum: withDefault(ratio(0, 1_000_000, { minExclusive: true }), 100),
+  // A whole number: Open edX keeps a line item's scoreMaximum as an integer.
+  scoreMaximum: withDefault(wholeNumber(1, 1_000_000), 100),
+  gradesReleased: withDefault(flag(), false),
   tag: withDefault(text(255), "oral-assessment"),
   returnMarkMaxAgeMs: withDefault(wholeNumber(60_000, 7 * 24 * HOUR_MS, "ms"), 12 * HOUR_MS),
   pollMs: withDefault(wholeNumber(10, 60_000, "ms"), 1_000),
