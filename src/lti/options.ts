@@ -264,19 +264,9 @@ export interface LtiOptions {
    * original to its course, or whom the app's `canLink` allows (asked with `purpose: "copy"`).
    */
   canCopy?: CanLink;
-  /**
-   * Send the LMS bearer token to plain-http service URLs on `localhost`/`127.0.0.1`/`[::1]`
-   * (a launch's `lineitem`, `lineitems` and `context_memberships_url`, line item ids, next
-   * pages): a local LMS, such as the LMS emulator, in development. Default `false`: every
-   * URL the token goes to must be https (a launch's plain-http service URL is not used).
-   */
+  /** Development only: send the LMS token to plain-http service URLs on localhost (the LMS emulator). Default `false`: https only. */
   allowLoopbackHttp?: boolean;
-  /**
-   * Your product and a contact, added to the `User-Agent` of every call to an LMS (Canvas
-   * refuses API calls without a descriptive one), after the package's own
-   * `express-oral-assessments/<version>`: 1-200 printable ASCII characters, e.g.
-   * `"ExampleU-Exams/1.0 (lms-admin@example.edu)"`. Default: the package's only.
-   */
+  /** Your product and contact after the package's own in the `User-Agent` of LMS calls (1-200 printable ASCII), e.g. `"ExampleU-Exams/1.0 (lms-admin@example.edu)"`. Default: none. */
   userAgent?: string;
   /**
    * The LMS gradebook (LTI AGS, docs/lti.md "The gradebook"): line items, a score at each
