@@ -4,10 +4,12 @@
  * (issue 27.10): the store is opened from its address (`sqlite:PATH` or a `postgres://`
  * connection string, the same database the app uses), the change made, the store closed.
  * A running app sees an activation within a second (registration-source.ts). Nothing
- * printed holds a password: the connection string is never echoed.
+ * printed holds a password: the connection string is never echoed. What an LMS sent is
+ * printed with its control characters escaped (core/control-characters.ts).
  */
 import { parseArgs } from "node:util";
 import { localTime } from "./core/human-time.js";
+import { escapeControlCharacters } from "./core/control-characters.js";
 import { postgresStore } from "./store/postgres.js";
 import { sqliteStore } from "./store/sqlite.js";
 import type { OralStore } from "./store/types.js";
@@ -51,16 +53,19 @@ export async function runLti(args: string[], usage: (message: string) => Error, 
       const list = await store.listLtiRegistrations();
       if (list.length === 0) out("No LTI registrations in this store.");
       for (const r of list) {
-        const deployments = r.deployments.map((d) => (d.organization ? `${d.id} (${d.organization})` : d.id)).join(", ") || "none yet";
-        out(`${r.active ? "active " : "PENDING"}  issuer ${r.issuer}  client id ${r.clientId}  registered ${localTime(r.createdAt)}  via ${String(r.data.openidConfiguration ?? r.data.via ?? "store")}  deployments: ${deployments}`);
+        // Every field but `active` is what an LMS (or whoever reached the registration URL) sent: escaped, never obeyed.
+        const t = (v: unknown) => escapeControlCharacters(String(v));
+        const deployments = r.deployments.map((d) => (d.organization ? `${t(d.id)} (${t(d.organization)})` : t(d.id))).join(", ") || "none yet";
+        out(`${r.active ? "active " : "PENDING"}  issuer ${t(r.issuer)}  client id ${t(r.clientId)}  registered ${t(localTime(r.createdAt))}  via ${t(r.data.openidConfiguration ?? r.data.via ?? "store")}  deployments: ${deployments}`);
       }
       return;
     }
     const issuer = values.issuer!;
     const clientId = values["client-id"]!;
     const done = action === "delete" ? await store.deleteLtiRegistration(issuer, clientId) : await store.setLtiRegistrationActive(issuer, clientId, action === "activate");
-    if (!done) throw new Error(`No registration with issuer ${issuer} and client id ${clientId} in this store (see lti list).`);
-    out(`${action === "activate" ? "Activated" : action === "deactivate" ? "Deactivated" : "Deleted"}: issuer ${issuer}, client id ${clientId}. A running app sees it within a second.`);
+    const named = `issuer ${escapeControlCharacters(issuer)}, client id ${escapeControlCharacters(clientId)}`;
+    if (!done) throw new Error(`No registration with ${named} in this store (see lti list).`);
+    out(`${action === "activate" ? "Activated" : action === "deactivate" ? "Deactivated" : "Deleted"}: ${named}. A running app sees it within a second.`);
   } finally {
     await store.close();
   }

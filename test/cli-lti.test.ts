@@ -48,6 +48,26 @@ describe("express-oral-assessments lti", () => {
     expect((await cli("list", "--store", `sqlite:${file}`))[0]).toMatch(/^active /);
   });
 
+  it("prints what an LMS sent with its control characters escaped: a pending row cannot pass for an active one", async () => {
+    const other = join(dir, "control.db");
+    const store = sqliteStore({ filename: other });
+    await store.init();
+    // Carriage return, then an escape sequence erasing the line: a terminal would show only "active …".
+    const clientId = "42\r\u001b[2Kactive   issuer https://canvas.instructure.com  client id 1\u202e";
+    await store.putLtiRegistration({
+      issuer: "https://lms.example.net", clientId, authorizationUrl: "https://lms.example.net/auth", jwksUrl: "https://lms.example.net/jwks",
+      active: false, acceptNewDeployments: true, data: { via: "dynamic_registration", openidConfiguration: "https://lms.example.net/config\u0007" }, createdAt: "2026-11-25T00:00:00.000Z",
+    });
+    await store.close();
+    const [line, ...rest] = await cli("list", "--store", `sqlite:${other}`);
+    expect(rest).toEqual([]);
+    // eslint-disable-next-line no-control-regex -- the assertion is that none is printed.
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    expect(line).toMatch(/^PENDING\s+issuer https:\/\/lms\.example\.net\s+client id 42\\u\{d\}\\u\{1b\}\[2Kactive/);
+    expect(line).toContain("\\u{202e}");
+    expect(line).toContain("config\\u{7}");
+  });
+
   it("says so when there is no such registration, and refuses a bad command line", async () => {
     await expect(cli("activate", "--store", `sqlite:${file}`, "--issuer", "https://other.example", "--client-id", "1")).rejects.toThrow(/No registration/);
     await expect(cli("activate", "--store", `sqlite:${file}`)).rejects.toBeInstanceOf(Usage);

@@ -13,12 +13,14 @@
  * reason (refused, timed out, not JSON, an HTTP error, an invalid configuration), so the
  * page is no port scanner; the reason is in the log. A stored registration is inactive
  * (launches refused) until the tool's administrator activates it, unless `autoActivate`;
- * it never replaces an active one (409), and at most `maxPending` per LMS host wait
+ * it never replaces an active one (409), ids with control characters are refused, and at
+ * most `maxPending` per LMS host name (whatever the port) wait
  * (registration-slot.ts). Every failure is a page, a log line `lti_register_refused`, and nothing stored.
  */
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
 import { textOf } from "../core/text.js";
+import { hasControlCharacters } from "../core/control-characters.js";
 import type { OralStoreLti } from "../store/lti-types.js";
 import { hostAllowed } from "./dynamic-registration-settings.js";
 import { fetchLmsJson, type LmsAnswer } from "./lms-fetch.js";
@@ -68,9 +70,10 @@ export function registerRoute(settings: LtiSettings, deps: { source: Registratio
     if (!hostAllowed(url.hostname, dr.allowedHosts)) {
       return refuse(res, 403, "host_not_allowed", `This tool accepts registrations only from ${dr.allowedHosts!.join(", ")}; ${url.hostname} is not one of them.`, where);
     }
-    const full = () => refuse(res, 503, "too_many_pending", `${dr.maxPending} registrations from ${url.host} already wait for activation: the tool's administrator must activate or delete them first.`, where);
+    // Counted per host name, whatever the port: one LMS host answering on several ports is one LMS.
+    const full = () => refuse(res, 503, "too_many_pending", `${dr.maxPending} registrations from ${url.hostname} already wait for activation: the tool's administrator must activate or delete them first.`, where);
     // A cheap check before asking the LMS anything; the count that holds is storeRegistration's.
-    if (!dr.autoActivate && (await pendingOn(deps.store, url.host)) >= dr.maxPending) return full();
+    if (!dr.autoActivate && (await pendingOn(deps.store, url.hostname)) >= dr.maxPending) return full();
     const configAnswer = await fetchLmsJson(configurationUrl, { method: "GET", token, timeoutMs: dr.timeoutMs });
     if (!configAnswer.ok) {
       return unreadable(res, "openid_configuration_unreachable", url, { why: configAnswer.why, lmsStatus: configAnswer.status, reason: failed(configAnswer) });
@@ -91,16 +94,21 @@ export function registerRoute(settings: LtiSettings, deps: { source: Registratio
     const clientId = textOf(registered.client_id, 255);
     if (clientId === undefined) return refuse(res, 502, "registration_answer", "The LMS's registration answer has no client_id.", where);
     const issuer = config.issuer;
+    const deploymentId = textOf((registered[TOOL_CONFIGURATION] as Record<string, unknown> | undefined)?.deployment_id, 255);
+    // Ids an operator reads (lti list, logs, pages): control characters could make them show something else.
+    const controlled = ([["client_id", clientId], ["issuer", issuer], ["deployment_id", deploymentId]] as const).filter(([, v]) => v !== undefined && hasControlCharacters(v)).map(([k]) => k);
+    if (controlled.length > 0) {
+      return refuse(res, 502, "registration_answer", `The LMS's ${controlled.join(", ")} contains control characters, which no id may: nothing was stored.`, { ...where, fields: controlled });
+    }
     if (settings.registrations.all().some((r) => r.issuer === issuer && r.clientId === clientId)) {
       return refuse(res, 409, "registration_in_options", `Issuer ${issuer} with client id ${clientId} is already in the tool's lti.registrations option, which wins over a stored registration.`, { iss: issuer, clientId });
     }
-    const deploymentId = textOf((registered[TOOL_CONFIGURATION] as Record<string, unknown> | undefined)?.deployment_id, 255);
     const stored = await storeRegistration(deps.store, {
       issuer, clientId, authorizationUrl: config.authorizationUrl, jwksUrl: config.jwksUrl, tokenUrl: config.tokenUrl,
       active: dr.autoActivate, acceptNewDeployments: dr.acceptNewDeployments, organization: dr.organization,
       data: { via: "dynamic_registration", openidConfiguration: `${url.origin}${url.pathname}`, productFamilyCode: config.productFamilyCode, version: config.version, scope: textOf(registered.scope, 2048) },
       createdAt: new Date().toISOString(),
-    }, url.host, dr.maxPending);
+    }, url.hostname, dr.maxPending);
     if (stored === "active_exists") {
       return refuse(res, 409, "registration_active", `Issuer ${issuer} with client id ${clientId} is already registered and active; it was left as it is. Delete it first (express-oral-assessments lti delete) to register it again.`, { iss: issuer, clientId });
     }

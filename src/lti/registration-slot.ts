@@ -1,6 +1,6 @@
 /**
  * Where Dynamic Registration writes: a registration is stored beside, never over, an
- * active one, and at most `maxPending` registrations of one LMS host wait for activation,
+ * active one, and at most `maxPending` registrations of one LMS host name wait for activation,
  * counted atomically, with the store's own five calls (so a custom store, and a fleet
  * sharing one database, get it too):
  *
@@ -18,10 +18,10 @@
  */
 import type { LtiRegistrationInput, LtiRegistrationRecord, OralStoreLti } from "../store/lti-types.js";
 
-/** The host a stored registration was registered from (its OpenID configuration's), or undefined. */
+/** The host name a stored registration was registered from (its OpenID configuration's, without the port), or undefined. */
 export function registeredHost(r: Pick<LtiRegistrationRecord, "data">): string | undefined {
   const url = r.data.openidConfiguration;
-  return typeof url === "string" && URL.canParse(url) ? new URL(url).host : undefined;
+  return typeof url === "string" && URL.canParse(url) ? new URL(url).hostname : undefined;
 }
 
 /** How many registrations of `host` wait for activation now (the cheap check before asking the LMS anything). */

@@ -6,10 +6,11 @@
  * organization.
  */
 import { isText } from "../core/text.js";
+import { hasControlCharacters } from "../core/control-characters.js";
 import { z } from "zod";
 import { optionMeta, withDefault } from "../core/option-schema.js";
 import type { LtiRegistration } from "./options.js";
-import { eachOnce, httpsUrl, text } from "./shared-options.js";
+import { eachOnce, httpsUrl } from "./shared-options.js";
 
 export interface Registration {
   issuer: string;
@@ -64,9 +65,9 @@ export function originsOf(r: Pick<Registration, "issuer" | "authorizationUrl">):
   return [r.issuer, r.authorizationUrl].filter((url) => URL.canParse(url)).map((url) => new URL(url).origin);
 }
 
-const DEPLOYMENT = "must be a deployment id (1-255 characters) or { id, organization }.";
+const DEPLOYMENT = "must be a deployment id (1-255 characters, no control characters) or { id, organization }.";
 /** Aborting, so that a wrong id fails both forms below and the union reports it at the entry. */
-const deploymentIdSchema = z.custom<string>((id) => isText(id, 255), { error: DEPLOYMENT, abort: true });
+const deploymentIdSchema = z.custom<string>((id) => isText(id, 255) && !hasControlCharacters(id), { error: DEPLOYMENT, abort: true });
 /**
  * A deployment: its id, or `{ id, organization }`. Every mistake is the entry's, but for an
  * organization wrong beside a right id: the one form that fails without aborting, so the
@@ -74,8 +75,10 @@ const deploymentIdSchema = z.custom<string>((id) => isText(id, 255), { error: DE
  */
 const deploymentSchema = z.union([deploymentIdSchema, z.object({ id: deploymentIdSchema, organization: z.custom<string>((o) => isText(o),
   { error: "must be a non-empty string.", abort: false, params: { fix: "Name the organization this deployment launches for, or leave it out." } }).optional() })], { error: DEPLOYMENT });
+const LMS_TEXT = "must be a non-empty string of at most 255 characters, with no control characters.";
 const DEPLOYMENTS = "must be a non-empty array: launches from a deployment not listed are refused.";
-const lmsTextSchema = text(255, "must be a non-empty string of at most 255 characters.").register(optionMeta, { fix: "Copy it from the LMS's registration of this tool." });
+const lmsTextSchema = z.string({ error: LMS_TEXT }).refine((v) => isText(v, 255) && !hasControlCharacters(v), { error: LMS_TEXT })
+  .register(optionMeta, { fix: "Copy it from the LMS's registration of this tool." });
 const lmsUrlSchema = httpsUrl("must be an https URL (http only for localhost).").register(optionMeta, { fix: "Copy it from the LMS's documentation (see docs/lti.md for each LMS)." });
 
 /** `lti.registrations`: optional (the store may hold every registration), each entry checked. */

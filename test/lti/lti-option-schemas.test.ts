@@ -24,10 +24,11 @@ const problemsOf = (lti: object) => read(lti).problems;
 describe("lti.registrations", () => {
   it("names a wrong deployment id at the deployment, in either form, and a wrong organization at the organization", () => {
     const deployments = (list: unknown[]) => problemsOf({ keys: [key], registrations: [{ ...registration, deployments: list }] });
-    const atEntry = ["lti.registrations[0].deployments[1]", "must be a deployment id (1-255 characters) or { id, organization }.", DEPLOYMENTS_FIX];
+    const atEntry = ["lti.registrations[0].deployments[1]", "must be a deployment id (1-255 characters, no control characters) or { id, organization }.", DEPLOYMENTS_FIX];
     expect(deployments(["d", ""])).toEqual([atEntry]);
     expect(deployments(["d", { id: "x".repeat(256) }])).toEqual([atEntry]);
     expect(deployments(["d", { organization: "north" }])).toEqual([atEntry]);
+    expect(deployments(["d", "dep\u001b[2K"])).toEqual([atEntry]);
     expect(deployments(["d", { id: "e", organization: 5 }])).toEqual([[
       "lti.registrations[0].deployments[1].organization", "must be a non-empty string.", "Name the organization this deployment launches for, or leave it out.",
     ]]);
@@ -36,15 +37,20 @@ describe("lti.registrations", () => {
 
   it("names each wrong field with its fix, and an entry that is no object at the entry", () => {
     expect(problemsOf({ keys: [key], registrations: [{ ...registration, issuer: "", jwksUrl: "http://lms.example/jwks" }, null] })).toEqual([
-      ["lti.registrations[0].issuer", "must be a non-empty string of at most 255 characters.", "Copy it from the LMS's registration of this tool."],
+      ["lti.registrations[0].issuer", "must be a non-empty string of at most 255 characters, with no control characters.", "Copy it from the LMS's registration of this tool."],
       ["lti.registrations[0].jwksUrl", "must be an https URL (http only for localhost).", "Copy it from the LMS's documentation (see docs/lti.md for each LMS)."],
       ["lti.registrations[1]", "must be an object { issuer, clientId, authorizationUrl, jwksUrl, deployments }.", expect.stringContaining("Pass e.g. registrations: [{ issuer:")],
     ]);
   });
 
+  it("refuses an issuer or client id with control characters (a terminal escape, a bidi override)", () => {
+    expect(problemsOf({ keys: [key], registrations: [{ ...registration, clientId: "c\u001b[2K", issuer: "https://lms.example/\u202e" }] }).map(([option]) => option))
+      .toEqual(["lti.registrations[0].issuer", "lti.registrations[0].clientId"]);
+  });
+
   it("finds a repeated (issuer, clientId) beside another entry's mistake", () => {
     expect(problemsOf({ keys: [key], registrations: [{ ...registration, deployments: [""] }, registration, registration] }).map(([option, message]) => [option, message])).toEqual([
-      ["lti.registrations[0].deployments[0]", "must be a deployment id (1-255 characters) or { id, organization }."],
+      ["lti.registrations[0].deployments[0]", "must be a deployment id (1-255 characters, no control characters) or { id, organization }."],
       ["lti.registrations[1]", "repeats issuer https://lms.example with client id c."],
       ["lti.registrations[2]", "repeats issuer https://lms.example with client id c."],
     ]);

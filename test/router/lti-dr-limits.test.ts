@@ -20,7 +20,7 @@ interface Lms { url: string; configReads: number; posts: number; close(): Promis
  * endpoint from `registrationEndpoint(url)`, its own `/register` by default), a POST
  * answers a new client id; `route` may answer a path first (a redirect).
  */
-async function startLms(opts: { registrationEndpoint?: (url: string) => string; route?: (req: IncomingMessage, res: ServerResponse) => boolean } = {}): Promise<Lms> {
+async function startLms(opts: { registrationEndpoint?: (url: string) => string; route?: (req: IncomingMessage, res: ServerResponse) => boolean; clientId?: string } = {}): Promise<Lms> {
   const lms: Lms = { url: "", configReads: 0, posts: 0, close: async () => undefined };
   const server = createServer((req, res) => {
     if (opts.route?.(req, res)) return;
@@ -35,7 +35,7 @@ async function startLms(opts: { registrationEndpoint?: (url: string) => string; 
     }
     lms.posts += 1;
     req.resume();
-    req.on("end", () => res.end(JSON.stringify({ client_id: `client-${lms.posts}` })));
+    req.on("end", () => res.end(JSON.stringify({ client_id: opts.clientId ?? `client-${lms.posts}` })));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   lms.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -127,5 +127,38 @@ describe("Dynamic Registration's requests", () => {
     expect(lastRefusal(bench)).toMatchObject({ check: "registration_refused", why: "redirect", lmsStatus: 307 });
     expect(target.posts).toBe(0);
     expect((await store.listLtiRegistrations()).map((r) => r.issuer)).not.toContain(redirecting.url);
+  });
+});
+
+describe("Dynamic Registration: what an operator reads, and the pending cap per host", () => {
+  let bench: LtiBench;
+  let store: OralStore;
+  const lmss: Lms[] = [];
+  beforeAll(async () => {
+    store = memoryStore();
+    bench = await startLtiBench({ registrations: [], dynamicRegistration: { timeoutMs: 5_000, allowLoopbackHttp: true, maxPending: 2 } }, { router: { store } });
+  });
+  afterAll(async () => { await bench?.close(); await Promise.all(lmss.map((l) => l.close())); });
+
+  it("refuses a client_id with control characters, storing nothing", async () => {
+    const lms = await startLms({ clientId: "42\r\u001b[2Kactive" });
+    lmss.push(lms);
+    const res = await register(bench, `${lms.url}/config`);
+    expect(res.status).toBe(502);
+    expect(lastRefusal(bench)).toMatchObject({ check: "registration_answer", fields: ["client_id"] });
+    expect(await store.listLtiRegistrations()).toEqual([]);
+  });
+
+  it("counts pending registrations per host name: a third port of 127.0.0.1 finds the cap (2) reached", async () => {
+    const ports = await Promise.all([0, 1, 2].map(() => startLms()));
+    lmss.push(...ports);
+    expect((await register(bench, `${ports[0]!.url}/config`)).status).toBe(200);
+    expect((await register(bench, `${ports[1]!.url}/config`)).status).toBe(200);
+    const third = await register(bench, `${ports[2]!.url}/config`);
+    expect(third.status).toBe(503);
+    expect(lastRefusal(bench)).toMatchObject({ check: "too_many_pending" });
+    // Refused before the LMS was asked anything.
+    expect(ports[2]!.configReads).toBe(0);
+    expect((await store.listLtiRegistrations()).length).toBe(2);
   });
 });
