@@ -90,6 +90,12 @@ export interface LtiRosterOptions {
   requestTimeoutMs?: number;
   /** How long the *Prepare this exam for the course* form stays usable after the instructor's launch, ms (60 000-86 400 000). Default 3 600 000 (an hour). */
   formTtlMs?: number;
+  /**
+   * Bytes of NRPS answers read at most for one roster (all its pages together), 1 MiB-1 GiB.
+   * A roster past it is refused, not cut short. Default 134 217 728 (128 MiB: Canvas's
+   * members are about 500 bytes each, so some 250,000 of them).
+   */
+  maxBytes?: number;
 }
 
 /** `lti.gradebook`: the LMS gradebook (LTI AGS). Every duration in ms. */
@@ -218,7 +224,7 @@ export interface LtiOptions {
   emailStandIn?: { domain: string };
   /**
    * *Prepare this exam for the course* (the course roster through NRPS). Default
-   * `{ maxPages: 200, pageSize: 100, requestTimeoutMs: 10 000, formTtlMs: 3 600 000 }`.
+   * `{ maxPages: 200, pageSize: 100, requestTimeoutMs: 10 000, formTtlMs: 3 600 000, maxBytes: 134 217 728 }`.
    */
   roster?: LtiRosterOptions;
   /**

@@ -5,17 +5,25 @@
  * plan, progress and fleet lease as `POST <mount>/oral-assessments/:examId/prepare`).
  *
  * - The form is bound to the verified launch by a random id kept in the fleet's
- *   single-use store (`lti.roster.formTtlMs`) with what the post needs: never a token.
+ *   single-use store (`lti.roster.formTtlMs`) with what the post needs (never a token),
+ *   and to the launch's browser (a hash of its LTI cookie, browser-id.ts): posted from
+ *   another browser, or again once used, it is a 410 and nothing is read. It is taken for
+ *   the roster read (one read in flight per exam and course: another post meanwhile is
+ *   the 409 "being prepared" page), used up once the plan starts, and put back when the
+ *   read or the preparation failed, so the instructor may try again.
  * - `POST <mount>/lti/prepare` (fields `form`, `startAt`, `tzOffsetMin`): reads the
  *   roster, maps each active learner as a launch would (`lti.student`, `lti.email`,
  *   `lti.emailStandIn`), asks `canLaunch` with the member as an LTI launch would carry
  *   it (`via: "lti"`, the member's claims; the request is the instructor's post), and
  *   prepares those who pass. The page lists who was left out and why, and the capacity plan.
- * - `GET <mount>/lti/prepare/:form`: the plan's progress while the form lives.
+ * - `GET <mount>/lti/prepare/:progress`: the plan's progress, under an id of its own made
+ *   when the plan started (read-only: the form's id, which posts, is in no URL).
  */
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
 import { randomId } from "../core/random-id.js";
+import { browserIdOf, shortHash } from "./browser-id.js";
+import type { Registration } from "./registrations.js";
 import { isWholeNumber } from "../core/whole-number.js";
 import type { SingleUseStore } from "../fleet/single-use.js";
 import type { LtiCourseKey } from "../store/lti-course-types.js";
@@ -43,6 +51,8 @@ export interface CoursePreparer {
   ratePerMinute: number;
   tokenLifeMs: number;
   budgetShare: number;
+  /** `prepare.maxRoster`: the roster read stops as soon as its learners pass it. */
+  maxRoster: number;
 }
 
 export interface PrepareCourseDeps {
@@ -68,17 +78,29 @@ interface Form {
   courseId: string | undefined;
   membershipsUrl: string;
   rlid: string | undefined;
+  /** `shortHash` of the browser id the instructor's launch carried (browser-id.ts); undefined: it carried none. */
+  browserHash?: string | undefined;
 }
 
+/** What the read-only progress page needs: never the form's id, which posts. */
+interface ProgressRef { org: string; examId: string; examName: string }
+
 const formKey = (id: string) => `lti-prepare:${id}`;
+const progressKey = (id: string) => `lti-prepare-progress:${id}`;
+/** Set (before the form is taken) while a post of this form reads the roster: another post is told "being prepared", not "expired". */
+const busyKey = (id: string) => `lti-prepare-busy:${id}`;
+/** The roster read in flight for one exam in one LMS course (a hash of both: keys stay short). */
+const readingKey = (form: Form) => `lti-prepare-reading:${shortHash(JSON.stringify([form.org, form.course.issuer, form.course.clientId, form.course.deploymentId, form.course.contextId, form.examId]))}`;
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
 /** Members named on the page at most (the rest are counted). */
 const LISTED = 200;
 
-/** The instructor page's form (HTML), kept for `formTtlMs`. */
-export async function prepareCourseForm(req: Request, form: Form, deps: Pick<PrepareCourseDeps, "forms" | "roster" | "settings">): Promise<string> {
+/** The instructor page's form (HTML), kept for `formTtlMs`, bound to the browser the launch came from. */
+export async function prepareCourseForm(req: Request, form: Omit<Form, "browserHash">, deps: Pick<PrepareCourseDeps, "forms" | "roster" | "settings">): Promise<string> {
   const id = randomId(24);
-  await deps.forms.put(formKey(id), JSON.stringify(form), deps.roster.formTtlMs);
+  const browserId = browserIdOf(req);
+  const bound: Form = { ...form, browserHash: browserId === undefined ? undefined : shortHash(browserId) };
+  await deps.forms.put(formKey(id), JSON.stringify(bound), deps.roster.formTtlMs);
   const action = `${toolBase(req, deps.settings.toolUrl)}/lti/prepare`;
   return `<h2>Prepare this exam for the course</h2><form id="prepare-course" method="post" action="${escapeHtml(action)}">`
     + `<input type="hidden" name="form" value="${escapeHtml(id)}"><input type="hidden" name="tzOffsetMin" id="tz" value="0">`
@@ -108,23 +130,49 @@ export function prepareCourseRoutes(deps: PrepareCourseDeps) {
     const text = await deps.forms.peek(formKey(id));
     return text === undefined ? undefined : { id, form: JSON.parse(text) as Form };
   };
-  const expired = (res: Response) => page(res, 410, "This form has expired", "Open the exam's link from your course again to prepare it.");
+  const expired = (res: Response) => page(res, 410, "This form has expired", "This form was used already, or has expired, or was opened in another browser. Open the exam's link from your course again to prepare it.");
+  const beingPrepared = (res: Response) => page(res, 409, "This exam is being prepared", "The course roster is being read for this exam now (from another post of this form, or another instructor's). Wait a minute, then open the exam's link from your course again to see the progress.");
 
   const post = async (req: Request, res: Response): Promise<void> => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const found = await formOf(body.form);
-    if (!found) return expired(res);
+    if (!found) return typeof body.form === "string" && ID.test(body.form) && (await deps.forms.peek(busyKey(body.form))) !== undefined ? beingPrepared(res) : expired(res);
     const { form } = found;
+    // Bound to the instructor's browser like the launch: a copied form posted elsewhere reads nothing.
+    const browserId = browserIdOf(req);
+    if (form.browserHash !== undefined && (browserId === undefined || shortHash(browserId) !== form.browserHash)) {
+      logger.warn({ event: "lti_refused", check: "prepare_browser", status: 410, examId: form.examId }, "LTI prepare form posted from another browser than the launch's");
+      return expired(res);
+    }
     const startAt = startOf(body);
     if (!startAt) return page(res, 400, "When does the exam start?", "The start time (field startAt) must be a date and time, e.g. 2026-12-01T09:00. Go back and enter it.");
     const preparer = await deps.preparerFor(req, form.org);
     if (!preparer) return page(res, 404, "No school for this course", "This tool does not know the school of this course any more. Open the link from your course again.");
     const lookup = await deps.source.find(form.course.issuer, form.course.clientId);
     if (!("found" in lookup)) return page(res, 404, "This LMS is not registered", "The tool's registration for this LMS is gone; ask the tool's administrator.");
+    // One roster read in flight per exam and course; the form is taken (once, fleet-wide) for it.
+    if ((await deps.forms.peek(readingKey(form))) !== undefined) return beingPrepared(res);
+    const readingMs = Math.min(deps.roster.formTtlMs, deps.roster.maxPages * deps.roster.requestTimeoutMs + 60_000);
+    await deps.forms.put(busyKey(found.id), "1", readingMs);
+    if ((await deps.forms.take(formKey(found.id))) === undefined) return beingPrepared(res);
+    await deps.forms.put(readingKey(form), "1", readingMs);
+    try {
+      await prepareWith(req, res, found.id, form, startAt, preparer, lookup.found);
+    } finally {
+      await Promise.all([deps.forms.take(readingKey(form)), deps.forms.take(busyKey(found.id))]);
+    }
+  };
+
+  /** The roster read and prepared; the form put back (usable again) unless the preparation started. */
+  const prepareWith = async (req: Request, res: Response, formId: string, form: Form, startAt: string, preparer: CoursePreparer, registration: Registration): Promise<void> => {
+    const again = () => deps.forms.put(formKey(formId), JSON.stringify(form), deps.roster.formTtlMs);
     let read;
     try {
-      read = await readRoster(deps.access, lookup.found, form.membershipsUrl, { maxPages: deps.roster.maxPages, pageSize: deps.roster.pageSize, rlid: form.rlid });
+      read = await readRoster(deps.access, registration, form.membershipsUrl, {
+        maxPages: deps.roster.maxPages, pageSize: deps.roster.pageSize, rlid: form.rlid, maxLearners: preparer.maxRoster, maxBytes: deps.roster.maxBytes,
+      });
     } catch (error) {
+      await again();
       if (!(error instanceof ServiceAccessError)) throw error;
       logger.warn({ event: "lti_roster", outcome: error.kind, status: error.status, examId: form.examId, contextId: form.course.contextId }, error.message);
       const status = error.kind === "unreachable" ? 503 : 502;
@@ -158,31 +206,38 @@ export function prepareCourseRoutes(deps: PrepareCourseDeps) {
       roster.push(student);
     }
     if (roster.length === 0) {
+      await again();
       logger.info({ event: "lti_roster", outcome: "empty", examId: form.examId, learners: read.learners.length, leftOut: leftOut.length }, "no learner of the course could be prepared");
       return sendLtiPage(res, frameAncestors, { status: 200, title: "No learner could be prepared", message: `The LMS listed ${read.learners.length} active learners; none could be prepared.`, body: coursePreparedPage({ read, leftOut: leftOut.slice(0, LISTED), leftOutCount: leftOut.length }) });
     }
     const progress = await preparer.prepare(form.examId, { startAt, roster });
     if ("refused" in progress) {
+      await again();
       logger.warn({ event: "lti_roster", outcome: "refused", examId: form.examId, prepared: roster.length }, progress.refused);
       return sendLtiPage(res, frameAncestors, { status: 400, title: "The exam could not be prepared", message: progress.refused, body: coursePreparedPage({ read, leftOut: leftOut.slice(0, LISTED), leftOutCount: leftOut.length }) });
     }
+    // Used up: the plan started. Its progress has an id of its own, which reads and cannot post.
+    const progressId = randomId(24);
+    await deps.forms.put(progressKey(progressId), JSON.stringify({ org: form.org, examId: form.examId, examName: form.examName } satisfies ProgressRef), deps.roster.formTtlMs);
     const plan = capacityPlan({ students: roster.length, ratePerMinute: preparer.ratePerMinute, tokenLifeMs: preparer.tokenLifeMs, budgetShare: preparer.budgetShare });
     logger.info({ event: "lti_roster", outcome: "prepared", examId: form.examId, pages: read.pages, learners: read.learners.length, prepared: roster.length, leftOut: leftOut.length }, "LTI course roster prepared");
     sendLtiPage(res, frameAncestors, {
       status: 200, title: `${form.examName}: prepared for the course`,
       message: `${roster.length} of the course's ${read.learners.length} active learners will have their sign-in ready from ${humanTime(progress.issueFrom)} for the start on ${humanTime(progress.startAt)}.`,
-      body: coursePreparedPage({ read, leftOut: leftOut.slice(0, LISTED), leftOutCount: leftOut.length, progress, plan, progressHref: `${toolBase(req, deps.settings.toolUrl)}/lti/prepare/${found.id}` }),
+      body: coursePreparedPage({ read, leftOut: leftOut.slice(0, LISTED), leftOutCount: leftOut.length, progress, plan, progressHref: `${toolBase(req, deps.settings.toolUrl)}/lti/prepare/${progressId}` }),
     });
   };
 
   const get = async (req: Request, res: Response): Promise<void> => {
-    const found = await formOf(req.params.form);
-    if (!found) return expired(res);
-    const preparer = await deps.preparerFor(req, found.form.org);
-    const progress = await preparer?.progress(found.form.examId);
+    const id = req.params.form;
+    const text = typeof id === "string" && ID.test(id) ? await deps.forms.peek(progressKey(id)) : undefined;
+    if (text === undefined) return page(res, 410, "This page has expired", "Open the exam's link from your course again to see its preparation.");
+    const ref = JSON.parse(text) as ProgressRef;
+    const preparer = await deps.preparerFor(req, ref.org);
+    const progress = await preparer?.progress(ref.examId);
     if (!progress) return page(res, 404, "Not prepared", "This exam has no preparation yet: use Prepare this exam for the course.");
     res.setHeader("Cache-Control", "no-store");
-    sendLtiPage(res, frameAncestors, { status: 200, title: `${found.form.examName}: preparation`, message: nextStep(progress), body: progressPage(progress) });
+    sendLtiPage(res, frameAncestors, { status: 200, title: `${ref.examName}: preparation`, message: nextStep(progress), body: progressPage(progress) });
   };
 
   return { post, get };

@@ -10,6 +10,7 @@ export const ltiRosterSchema = {
   pageSize: withDefault(wholeNumber(1, 1_000), 100),
   requestTimeoutMs: withDefault(wholeNumber(100, 120_000, "ms"), 10_000),
   formTtlMs: withDefault(wholeNumber(60_000, 86_400_000, "ms"), 3_600_000),
+  maxBytes: withDefault(wholeNumber(1_048_576, 1_073_741_824, "bytes"), 134_217_728),
 };
 
 export type LtiRosterSettings = OptionsOf<typeof ltiRosterSchema>;

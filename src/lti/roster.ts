@@ -5,7 +5,8 @@
  * whatever `limit` asks), with `role=Learner` and, when given, `rlid` (the members who
  * can see that resource link). Bounded: a roster whose `next` remains after `maxPages`
  * is refused, never cut short silently (a prepared roster missing its last pages would
- * look complete). Learners whose status is Active only (a missing status means Active).
+ * look complete); so is one with more learners than can be prepared (read no further than
+ * the page that passes it), or more bytes than `maxBytes` in all. Learners whose status is Active only (a missing status means Active).
  */
 import { nextPageOn } from "./next-page.js";
 import { LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "./service-access.js";
@@ -14,17 +15,36 @@ import type { Registration } from "./registrations.js";
 export const MEMBERSHIP_MEDIA_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json";
 const LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner";
 
-/** One member as NRPS lists it (the fields a sign-in needs; others are kept as claims). */
+/**
+ * One member as kept from NRPS: only the fields a sign-in and `canLaunch` need. Whatever
+ * else the LMS lists (messages, custom fields, pictures: tens of KB a member) is dropped
+ * as each page is read, so a roster's memory is bounded by its learners, not its LMS.
+ */
 export interface RosterMember {
   user_id: string;
   status?: string;
   roles: string[];
   name?: string;
   given_name?: string;
+  middle_name?: string;
   family_name?: string;
   email?: string;
   lis_person_sourcedid?: string;
-  [claim: string]: unknown;
+}
+
+const KEPT_TEXT = ["status", "name", "given_name", "middle_name", "family_name", "email", "lis_person_sourcedid"] as const;
+/** The most roles kept a member (an LMS lists a handful). */
+const MAX_ROLES = 50;
+
+/** The kept fields of a listed member (each a string of at most 1,024 characters, or left out). */
+function keptMember(m: Record<string, unknown>, userId: string): RosterMember {
+  const roles = Array.isArray(m.roles) ? m.roles.filter((r): r is string => typeof r === "string" && r.length <= 1024).slice(0, MAX_ROLES) : [];
+  const kept: RosterMember = { user_id: userId, roles };
+  for (const field of KEPT_TEXT) {
+    const v = m[field];
+    if (typeof v === "string" && v.length <= 1024) kept[field] = v;
+  }
+  return kept;
 }
 
 export interface RosterRead {
@@ -40,8 +60,12 @@ export function isLearner(member: Pick<RosterMember, "roles">): boolean {
   return Array.isArray(member.roles) && member.roles.some((r) => r === LEARNER || r === "Learner" || r === "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner");
 }
 
-/** Reads the course's active learners. Throws ServiceAccessError (kind `bad_answer` for a malformed page or too many pages). */
-export async function readRoster(access: ServiceAccess, registration: Registration, url: string, options: { maxPages: number; pageSize: number; rlid?: string }): Promise<RosterRead> {
+/**
+ * Reads the course's active learners. Throws ServiceAccessError (kind `bad_answer` for a
+ * malformed page, too many pages, more than `maxLearners` active learners: the read stops
+ * at the page where they pass it, or more than `maxBytes` of answers in all).
+ */
+export async function readRoster(access: ServiceAccess, registration: Registration, url: string, options: { maxPages: number; pageSize: number; rlid?: string; maxLearners?: number; maxBytes?: number }): Promise<RosterRead> {
   const first = new URL(url);
   first.searchParams.set("role", LEARNER);
   first.searchParams.set("limit", String(options.pageSize));
@@ -51,20 +75,31 @@ export async function readRoster(access: ServiceAccess, registration: Registrati
   let skipped = 0;
   let next: string | undefined = first.href;
   let pages = 0;
+  let chars = 0;
   while (next !== undefined) {
     if (pages >= options.maxPages) {
       throw new ServiceAccessError("bad_answer", `The course roster has more than ${options.maxPages} pages (lti.roster.maxPages): nothing was prepared. Raise lti.roster.maxPages if the course is that large.`);
     }
     const answer = await access.call(registration, [LTI_SCOPES.memberships], { url: next, accept: MEMBERSHIP_MEDIA_TYPE });
     pages += 1;
+    chars += answer.chars;
+    if (options.maxBytes !== undefined && chars > options.maxBytes) {
+      throw new ServiceAccessError("bad_answer", `The course roster's answers passed ${options.maxBytes} bytes at page ${pages} (lti.roster.maxBytes): nothing was prepared.`);
+    }
     const members = (answer.body as { members?: unknown } | undefined)?.members;
     if (!Array.isArray(members)) throw new ServiceAccessError("bad_answer", `The LMS's roster page ${pages} has no members array.`, answer.status);
-    for (const m of members as RosterMember[]) {
-      if (typeof m?.user_id !== "string" || m.user_id === "" || seen.has(m.user_id)) continue;
-      seen.add(m.user_id);
+    for (const listed of members as unknown[]) {
+      const m = (listed !== null && typeof listed === "object" ? listed : {}) as Record<string, unknown>;
+      const userId = m.user_id;
+      if (typeof userId !== "string" || userId === "" || userId.length > 1024 || seen.has(userId)) continue;
+      seen.add(userId);
+      const member = keptMember(m, userId);
       // The role filter is a request: an LMS that ignores it still lists instructors.
-      if (isLearner(m) && (m.status === undefined || m.status === "Active")) learners.push(m);
+      if (isLearner(member) && (member.status === undefined || member.status === "Active")) learners.push(member);
       else skipped += 1;
+    }
+    if (options.maxLearners !== undefined && learners.length > options.maxLearners) {
+      throw new ServiceAccessError("bad_answer", `The course has more than ${options.maxLearners} active learners (prepare.maxRoster): the roster was not read further, and nothing was prepared.`);
     }
     const after = nextPageOn(first, answer.headers.link, next);
     if (typeof after === "object") {

@@ -45,7 +45,7 @@ export interface ServiceRequest {
   /** This call's time limit, ms (a score post's is shorter than a roster page's). Default the access's `timeoutMs`. */
   timeoutMs?: number;
 }
-export interface ServiceAnswer { status: number; headers: Record<string, string>; body: unknown }
+export interface ServiceAnswer { status: number; headers: Record<string, string>; body: unknown; /** The answer's length as read (UTF-16 code units). */ chars: number }
 
 /** `unsafe_url`: a service URL the token must not go to (plain http, user info); nothing was sent. */
 export type ServiceAccessErrorKind = "no_token_url" | "token_refused" | "unreachable" | "refused" | "bad_answer" | "unsafe_url";
@@ -236,7 +236,7 @@ export function createServiceAccess(deps: ServiceAccessDeps): ServiceAccess {
           logger.info({ event: "lti_service_401", issuer: r.issuer, clientId: r.clientId, url: serviceName(req.url) }, "an LMS service refused the cached token; asking for a fresh one");
           continue;
         }
-        if (reply.status >= 200 && reply.status < 300) return { status: reply.status, headers: reply.headers, body: bodyOf(reply.text) };
+        if (reply.status >= 200 && reply.status < 300) return { status: reply.status, headers: reply.headers, body: bodyOf(reply.text), chars: reply.text.length };
         const message = reply.status === 401 || reply.status === 403
           ? `The LMS service ${serviceName(req.url)} refused the tool (${reply.status}) with a fresh token: check that the tool's registration (developer key) has the scopes ${scopes.join(" ")} and is deployed in this course.`
           : `The LMS service ${serviceName(req.url)} answered ${reply.status}.`;

@@ -83,6 +83,7 @@ export function ltiMount({ lti, launch, logger, fleet, store, openExam, organiza
         ratePerMinute: Math.round(60_000 / found.platform.pacingIntervalMs(1)),
         tokenLifeMs: prepare.tokenTtlMs,
         budgetShare: prepare.budgetShare,
+        maxRoster: prepare.maxRoster,
       };
     },
     canLaunch: launch.canLaunch && ((req, ctx) => launch.canLaunch!(req, ctx)),

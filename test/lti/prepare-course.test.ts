@@ -21,15 +21,22 @@ let store: OralStore;
 const decode = (t: string) => t.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))).replace(/&amp;/g, "&");
 const text = (html: string, id: string) => decode(new RegExp(`id="${id}">([^<]*)<`).exec(html)?.[1] ?? "");
 
-async function instructorForm(): Promise<{ action: URL; form: string; page: string }> {
-  const { launch, launchUrl } = await launchFromCourse(bench, "instructor-1", bench.linkId);
+async function instructorForm(): Promise<{ action: URL; form: string; page: string; cookie: string | undefined }> {
+  const { launch, launchUrl, cookie } = await launchFromCourse(bench, "instructor-1", bench.linkId);
   expect(launch.status).toBe(200);
   const page = launch.text;
   const action = new URL(decode(/<form id="prepare-course" method="post" action="([^"]+)"/.exec(page)?.[1] ?? ""), launchUrl);
   const form = /name="form" value="([^"]+)"/.exec(page)?.[1];
   if (!form) throw new Error(`no prepare form on the instructor page: ${page.slice(0, 800)}`);
-  return { action, form, page };
+  return { action, form, page, cookie };
 }
+
+const startAt = () => new Date(Date.now() + 20_000).toISOString();
+/** The form posted as the instructor's browser (its LTI cookie), or as another (`cookie` undefined or someone else's). */
+const post = (action: URL, fields: Record<string, string>, cookie: string | undefined) => {
+  const r = request(action.origin).post(action.pathname).type("form");
+  return (cookie ? r.set("Cookie", cookie) : r).send(fields);
+};
 
 // A course of its own per test: one prepares the course, another checks that nothing was.
 beforeEach(async () => {
@@ -41,10 +48,10 @@ afterEach(async () => bench?.close());
 
 describe("Prepare this exam for the course", () => {
   it("a 401 from NRPS: a page saying the roster could not be read, nothing prepared", async () => {
-    const { action, form } = await instructorForm();
+    const { action, form, cookie } = await instructorForm();
     bench.lms.setMembershipsFault("unauthorized");
     try {
-      const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: new Date(Date.now() + 20_000).toISOString(), tzOffsetMin: "0" });
+      const answer = await post(action, { form, startAt: startAt(), tzOffsetMin: "0" }, cookie);
       expect(answer.status).toBe(502);
       expect(answer.text).toMatch(/The LMS(&#39;|&#x27;|')s roster could not be read/);
       expect(answer.text).toMatch(/contextmembership\.readonly/);
@@ -52,8 +59,9 @@ describe("Prepare this exam for the course", () => {
       expect(answer.text).not.toMatch(/\b401\b/);
       expect(bench.stack.logger.lines.some((l) => l.obj.event === "lti_roster" && l.obj.status === 401)).toBe(true);
       expect(answer.text).not.toMatch(/Bearer|eyJ[\w-]+\./);
+      // The form's id is no progress page's (and nothing was prepared).
       const progress = await request(action.origin).get(`${action.pathname}/${form}`);
-      expect(progress.status).toBe(404);
+      expect(progress.status).toBe(410);
     } finally {
       bench.lms.setMembershipsFault(undefined);
     }
@@ -74,8 +82,8 @@ describe("Prepare this exam for the course", () => {
   });
 
   it("refuses a post without a start time, naming the field", async () => {
-    const { action, form } = await instructorForm();
-    const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: "tomorrow" });
+    const { action, form, cookie } = await instructorForm();
+    const answer = await post(action, { form, startAt: "tomorrow" }, cookie);
     expect(answer.status).toBe(400);
     expect(answer.text).toContain("startAt");
   });
@@ -85,8 +93,8 @@ describe("Prepare this exam for the course", () => {
     // mapping takes orgInternalId from lis_person_sourcedid, so both are the same student.
     const twin = { id: "student-1-old", name: "Sam Student", givenName: "Sam", familyName: "Student", email: "sam.old@lms.example", role: "Learner" as const, sourcedId: "SIS-S-1" };
     bench.lms.setRoster({ size: 9, extra: [twin, { id: "no-mail", name: "Nora Nomail", givenName: "Nora", familyName: "Nomail", email: "", role: "Learner", sourcedId: "SIS-N" }] });
-    const { action, form } = await instructorForm();
-    const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: new Date(Date.now() + 20_000).toISOString(), tzOffsetMin: "0" });
+    const { action, form, cookie } = await instructorForm();
+    const answer = await post(action, { form, startAt: startAt(), tzOffsetMin: "0" }, cookie);
     expect(answer.status).toBe(200);
     // 8 learners: Sam twice, Ada, Nora (no e-mail), learner-00001..4 (00003 refused by canLaunch).
     expect(text(answer.text, "r-learners")).toBe("8");
@@ -98,13 +106,13 @@ describe("Prepare this exam for the course", () => {
   });
 
   it("prepares the course's learners, lists who was left out and why, and a learner then starts with no sign-in call", async () => {
-    const { action, form, page } = await instructorForm();
+    const { action, form, page, cookie } = await instructorForm();
     expect(page).toContain("Prepare this exam for the course");
     // The instructor's launch recorded the course's NRPS URL.
     const course = { issuer: bench.lms.issuer, clientId: bench.lms.clientId, deploymentId: bench.lms.deploymentId, contextId: "course-1" };
     expect((await store.getLtiCourseServices("default", course))?.membershipsUrl).toBe(`${bench.lms.url}/api/lti/courses/course-1/names_and_roles`);
     const startAt = new Date(Date.now() + 20_000);
-    const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: startAt.toISOString(), tzOffsetMin: "0" });
+    const answer = await post(action, { form, startAt: startAt.toISOString(), tzOffsetMin: "0" }, cookie);
     expect(answer.status).toBe(200);
     // Times in words, to the minute with the zone (docs/router.md, Dates and times), no ISO, no "State: issuing".
     expect(text(answer.text, "p-start")).toBe(humanTime(startAt));
@@ -119,6 +127,8 @@ describe("Prepare this exam for the course", () => {
     expect(text(answer.text, "c-on-demand")).toBe("0");
 
     const progressUrl = new URL(decode(/id="progress-link" href="([^"]+)"/.exec(answer.text)![1]!));
+    // The progress has an id of its own: the form's id, which posts, is in no URL.
+    expect(progressUrl.pathname).not.toContain(form);
     const end = Date.now() + 20_000;
     let ready = "";
     while (Date.now() < end) {
@@ -139,5 +149,29 @@ describe("Prepare this exam for the course", () => {
     expect(opened.status).toBe(303);
     expect(examUrl).toBeDefined();
     expect(sent().filter((r) => r.path === SIGN_IN)).toEqual([]);
+  });
+
+  it("5 concurrent posts of one form read the roster once; a replay, or the form from another browser, is a 410 with nothing read", async () => {
+    const { action, form, cookie } = await instructorForm();
+    expect(cookie).toBeDefined();
+    const fields = { form, startAt: startAt(), tzOffsetMin: "0" };
+    // From another browser (none, or another's cookie): refused before anything is read, and the form stays the instructor's.
+    const before = bench.lms.membershipCounts.pages;
+    const tokens = bench.lms.tokenCounts.requests;
+    for (const other of [undefined, `eoa_lti_browser=${"B".repeat(32)}`]) {
+      const answer = await post(action, fields, other);
+      expect(answer.status, String(other)).toBe(410);
+    }
+    expect(bench.lms.membershipCounts.pages).toBe(before);
+    expect(bench.lms.tokenCounts.requests).toBe(tokens);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post(action, fields, cookie)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409]);
+    expect(answers.find((a) => a.status === 409)?.text).toContain("This exam is being prepared");
+    // The roster of 9 members is one page of 50: read once.
+    expect(bench.lms.membershipCounts.pages - before).toBe(1);
+    // Used up: a replay reads nothing.
+    const replay = await post(action, fields, cookie);
+    expect(replay.status).toBe(410);
+    expect(bench.lms.membershipCounts.pages - before).toBe(1);
   });
 });

@@ -65,6 +65,34 @@ describe("NRPS roster", () => {
     }
   });
 
+  it("stops reading at the page where the learners pass maxLearners: 20,000 members, maxLearners 5,000", async () => {
+    bench.lms.setRoster({ size: 20_000 });
+    try {
+      const before = bench.lms.membershipCounts.pages;
+      const error = await readRoster(access, registration, url, { maxPages: 1_000, pageSize: 100, maxLearners: 5_000 }).catch((e: unknown) => e);
+      expect((error as ServiceAccessError).kind).toBe("bad_answer");
+      expect((error as Error).message).toMatch(/more than 5000 active learners \(prepare\.maxRoster\)/);
+      // 50 a page: pages 1-100 hold learners 1-5,000; page 101 holds the 5,001st, and is the last read (not 400).
+      expect(bench.lms.membershipCounts.pages - before).toBe(101);
+    } finally {
+      bench.lms.setRoster({ size: 150 });
+    }
+  });
+
+  it("refuses a roster whose answers pass maxBytes, reading no page after", async () => {
+    bench.lms.setRoster({ size: 600 });
+    try {
+      const before = bench.lms.membershipCounts.pages;
+      // A page of 50 members is about 12 KB: the second passes 20,000.
+      const error = await readRoster(access, registration, url, { maxPages: 100, pageSize: 50, maxBytes: 20_000 }).catch((e: unknown) => e);
+      expect((error as Error).message).toMatch(/passed 20000 bytes at page 2 \(lti\.roster\.maxBytes\)/);
+      expect(bench.lms.membershipCounts.pages - before).toBe(2);
+      expect((await readRoster(access, registration, url, { maxPages: 100, pageSize: 50, maxBytes: 10_000_000 })).learners.length).toBe(599);
+    } finally {
+      bench.lms.setRoster({ size: 150 });
+    }
+  });
+
   it("a 401 from NRPS: one retry with a fresh token, then ServiceAccessError naming the scope", async () => {
     bench.lms.setMembershipsFault("unauthorized");
     try {

@@ -99,6 +99,8 @@ export interface CourseLaunch {
   launch: request.Response;
   /** The URL the launch was posted to (relative links of its answer resolve against it). */
   launchUrl: string;
+  /** The browser's LTI cookie (name=value) the login set, if it set one: what this browser sends with its next posts. */
+  cookie: string | undefined;
 }
 
 const htmlDecode = (text: string) => text.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))).replace(/&amp;/g, "&");
@@ -134,7 +136,7 @@ export async function launchFromCourse(bench: { lms: LmsEmulator }, userId: stri
   const to = new URL(launchUrl);
   const post = request(to.origin).post(to.pathname).type("form").send(fields);
   const launch = await (cookie ? post.set("Cookie", cookie) : post);
-  return { login, platformStorage: loggedIn.status === 200, idToken: fields.id_token!, launch, launchUrl };
+  return { login, platformStorage: loggedIn.status === 200, idToken: fields.id_token!, launch, launchUrl, cookie };
 }
 
 /**
