@@ -69,7 +69,7 @@ async function launchFrom(launchUrl: string) {
   const authUrl = new URL(next, login.url).href;
   const auth = await get(authUrl);
   expect(auth.status, auth.text).toBe(200);
-  return submitForm(auth.text, authUrl, cookie);
+  return { ...(await submitForm(auth.text, authUrl, cookie)), cookie };
 }
 
 describe("the example app's LMS", () => {
@@ -114,7 +114,8 @@ describe("the example app's LMS", () => {
     const opening = await launchFrom(new URL(attribute(instructorPage.text, /id="launch" href="([^"]+)"/), lms.lms.url).href);
     expect(opening.response.status, opening.response.text).toBe(200);
     const prepareAt = new URL(decode(attribute(opening.response.text, /<form id="prepare-course" method="post" action="([^"]+)"/)), opening.url);
-    const prepared = await request(prepareAt.origin).post(prepareAt.pathname).type("form")
+    // From the browser that launched (its LTI cookie): the form is bound to it.
+    const prepared = await request(prepareAt.origin).post(prepareAt.pathname).type("form").set("Cookie", opening.cookie ?? "")
       .send({ form: attribute(opening.response.text, /name="form" value="([^"]+)"/), startAt: new Date(Date.now() + 20_000).toISOString(), tzOffsetMin: "0" });
     expect(prepared.status, prepared.text).toBe(200);
     expect(prepared.text).toContain('id="p-roster">4<');

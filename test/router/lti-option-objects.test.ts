@@ -27,8 +27,8 @@ function problemsOf(extra: object): { option: string; message: string; fix: stri
 
 describe("lti.roster", () => {
   it("reads each field, the others at their defaults", () => {
-    expect(resolve({}).lti!.roster).toEqual({ maxPages: 200, pageSize: 100, requestTimeoutMs: 10_000, formTtlMs: 3_600_000 });
-    expect(resolve({ roster: { pageSize: 50, formTtlMs: 120_000 } }).lti!.roster).toEqual({ maxPages: 200, pageSize: 50, requestTimeoutMs: 10_000, formTtlMs: 120_000 });
+    expect(resolve({}).lti!.roster).toEqual({ maxPages: 200, pageSize: 100, requestTimeoutMs: 10_000, formTtlMs: 3_600_000, maxBytes: 134_217_728 });
+    expect(resolve({ roster: { pageSize: 50, formTtlMs: 120_000 } }).lti!.roster).toEqual({ maxPages: 200, pageSize: 50, requestTimeoutMs: 10_000, formTtlMs: 120_000, maxBytes: 134_217_728 });
   });
 
   it("names each wrong field with its range, and refuses a misspelt name instead of ignoring it", () => {
@@ -37,7 +37,7 @@ describe("lti.roster", () => {
       { option: "lti.roster.maxPage", message: "is not an option.", fix: "Did you mean `maxPages`? Rename it." },
       { option: "lti.roster.pageSize", message: "must be a whole number from 1 to 1000, got 0.", fix: "Leave it out for the default (100)." },
     ]);
-    expect(problemsOf({ roster: "big" }).map((p) => [p.option, p.message])).toEqual([["lti.roster", "must be an object { maxPages, pageSize, requestTimeoutMs, formTtlMs }."]]);
+    expect(problemsOf({ roster: "big" }).map((p) => [p.option, p.message])).toEqual([["lti.roster", "must be an object { maxPages, pageSize, requestTimeoutMs, formTtlMs, maxBytes }."]]);
   });
 });
 
