@@ -94,7 +94,9 @@ describe.each(PAGES)("docs/lms/$page", ({ page, preset }) => {
     const { registrations: _written, ...otherOptions } = copiedOptions(markdown);
     // The exam is made through the instructor API (a dashboard's exam): placing it in an LMS
     // course takes docs/lti.md's one-line canLink for dashboard exams.
-    const lti = { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], canLink: DASHBOARD_EXAMS_LINKABLE, ...otherOptions, registrations: [registrationFrom(copiedOptions(markdown), lms)], gradebook: FAST } as LtiOptions;
+    const lti = { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], canLink: DASHBOARD_EXAMS_LINKABLE, ...otherOptions, registrations: [registrationFrom(copiedOptions(markdown), lms)], gradebook: FAST,
+      // The emulator is plain http on localhost: its gradebook gets the token only with the development option.
+      allowLoopbackHttp: true } as LtiOptions;
     stack = await startStack({ router: { lti } });
     lms.registerTool(`${stack.app.url}/oral`);
     return { lms, stack };
