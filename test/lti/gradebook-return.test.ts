@@ -20,7 +20,7 @@ describe("GET /lti/return", () => {
   beforeAll(async () => {
     lms = await createLmsEmulator();
     stack = await startStack({
-      router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], canLink: DASHBOARD_EXAMS_LINKABLE, emailStandIn: { domain: "lms.invalid" },
+      router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], allowLoopbackHttp: true, canLink: DASHBOARD_EXAMS_LINKABLE, emailStandIn: { domain: "lms.invalid" },
         gradebook: { pollMs: 50, firstRetryMs: 100, maxRetryMs: 400, returnLimit: { burst: 40, refillMs: 600_000 } } } },
     });
     lms.registerTool(`${stack.app.url}/oral`);
