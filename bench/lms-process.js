@@ -17,7 +17,7 @@ process.on("message", ({ id, registerTool, openDeepLinking, addResourceLink, cou
     if (registerTool !== undefined) process.send({ id, result: (lms.registerTool(registerTool), true) });
     else if (openDeepLinking) process.send({ id, result: lms.openDeepLinking({}) });
     else if (addResourceLink !== undefined) process.send({ id, result: lms.addResourceLink(addResourceLink).id });
-    else if (gradebook) process.send({ id, result: { scores: lms.scores.length, started: new Set(lms.scores.filter((s) => s.activityProgress === "Started").map((s) => s.userId)).size, lineItems: lms.lineItems.length, tokensIssued: lms.tokenCounts.issued } });
+    else if (gradebook) process.send({ id, result: { scores: lms.scores.length, started: new Set(lms.scores.filter((s) => s.activityProgress === "Started").map((s) => s.userId)).size, submitted: lms.scores.filter((s) => s.activityProgress === "Submitted").length, lineItems: lms.lineItems.length, tokensIssued: lms.tokenCounts.issued } });
   } catch (error) {
     process.send({ id, error: String(error) });
   }

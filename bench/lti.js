@@ -25,14 +25,14 @@ import { startHost, studentOf } from "./lib/host.js";
 import { percentile, round, sleep } from "./lib/stats.js";
 
 const CHILD = fileURLToPath(new URL("./lms-process.js", import.meta.url));
-const decode = (t) => t.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))).replace(/&amp;/g, "&");
+export const decode = (t) => t.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))).replace(/&amp;/g, "&");
 const formOf = (html) => ({
   action: decode(/<form[^>]*action="([^"]+)"/.exec(html)?.[1] ?? ""),
   fields: Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], decode(m[2])])),
 });
 
 /** One request; resolves with status, headers and body text. `form`: posted urlencoded. */
-function call(agent, method, url, { form, cookie } = {}) {
+export function call(agent, method, url, { form, cookie } = {}) {
   return new Promise((resolve, reject) => {
     const body = form === undefined ? undefined : new URLSearchParams(form).toString();
     const headers = { ...(cookie ? { cookie } : {}), ...(body === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body) }) };
@@ -56,7 +56,7 @@ export async function startLms(options) {
  * A click on `linkId` as `userId`: the LMS's frame → the tool's login → the LMS's auth →
  * the tool's launch. Answers the launch's answer and the ms of the tool's two steps.
  */
-async function launchOnce(agent, lms, userId, linkId) {
+export async function launchOnce(agent, lms, userId, linkId) {
   const frame = await call(agent, "GET", `${lms.url}/launch/${encodeURIComponent(linkId)}?user=${encodeURIComponent(userId)}`);
   const login = formOf(frame.body);
   let t = performance.now();
@@ -74,7 +74,7 @@ async function launchOnce(agent, lms, userId, linkId) {
 }
 
 /** The instructor's Deep Linking placement; answers the placed link's id, or undefined when the tool offers no picker. */
-async function placeExam(agent, lms, examId) {
+export async function placeExam(agent, lms, examId) {
   const dl = await lms.ask({ openDeepLinking: true });
   const { launch, launchUrl } = await launchOnce(agent, lms, "instructor-1", dl);
   const pick = /name="pick" value="([^"]+)"/.exec(launch.body)?.[1];

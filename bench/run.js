@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --help] [--json] [--only storm,overhead,memory,organizations,record,lti,ltiRoster,liveView,exports,loginFlood] [--breakdown] [--fleet]
+ * `npm run bench [-- --help] [--json] [--only storm,overhead,memory,organizations,record,lti,ltiRoster,liveView,exports,loginFlood,gradebookClaim,returnReplays] [--breakdown] [--fleet]
  *   [--students 600] [--launches 100000] [--rounds 2000] [--record-rounds 6000] [--lti-arrival-ms 60000] [--lti-preset canvas] [--lti-gradebook on|off]
  *   [--flood-logins 5000] [--organizations-rounds 5] [--cpu-neighbour] [--organizations-skip-idle]`
  *
@@ -28,7 +28,10 @@
  * ratio (`--organizations-rounds N` runs, each with the load average; `--cpu-neighbour`
  * spins a core in a child meanwhile, target 3× instead of 2×) and the host's CPU per
  * launch (process.cpuUsage in its own process ÷ launches) beside http-proxy-middleware's
- * per request on the same run (organizations.js).
+ * per request on the same run (organizations.js). `gradebookClaim`: one score outbox claim's
+ * p50/p95 at 1,000 and 100,000 rows (half sent) on SQLite and PostgreSQL (gradebook-claim.js).
+ * `returnReplays`: 10,000 replays of one LTI return mark, the scores queued and the LMS's
+ * posts, another school's p95 before, during and after (return-replays.js).
  */
 import { parseArgs } from "node:util";
 import { runBreakdown } from "./breakdown.js";
@@ -47,6 +50,8 @@ import { runStorms } from "./storm.js";
 import { runLiveView } from "./live-view.js";
 import { runExports } from "./exports.js";
 import { runLoginFlood } from "./login-flood.js";
+import { runGradebookClaim } from "./gradebook-claim.js";
+import { runReturnReplays } from "./return-replays.js";
 
 const { values } = parseArgs({
   options: {
@@ -58,7 +63,7 @@ const { values } = parseArgs({
     // The record's p99 is the 1 % tail: it needs more samples than the overhead's medians.
     "record-rounds": { type: "string", default: "6000" },
     // A comma-separated subset of the parts below.
-    only: { type: "string", default: "storm,overhead,memory,organizations,record,lti,ltiRoster,liveView,exports,loginFlood" },
+    only: { type: "string", default: "storm,overhead,memory,organizations,record,lti,ltiRoster,liveView,exports,loginFlood,gradebookClaim,returnReplays" },
     // The LTI storm's arrival window (600 learners "within a minute") and the LMS preset it launches from.
     "lti-arrival-ms": { type: "string", default: "60000" },
     "lti-preset": { type: "string", default: "canvas" },
@@ -89,7 +94,7 @@ const started = performance.now();
 const only = new Set(values.only.split(",").map((s) => s.trim()));
 if (values.breakdown) only.add("breakdown");
 if (values.fleet) only.add("fleet");
-const PARTS = ["storm", "overhead", "memory", "organizations", "record", "lti", "ltiRoster", "liveView", "exports", "loginFlood", "breakdown", "fleet"];
+const PARTS = ["storm", "overhead", "memory", "organizations", "record", "lti", "ltiRoster", "liveView", "exports", "loginFlood", "gradebookClaim", "returnReplays", "breakdown", "fleet"];
 const unknown = [...only].filter((s) => !PARTS.includes(s));
 if (unknown.length > 0) {
   process.stderr.write(`--only: unknown part(s) ${unknown.join(", ")}; choose from ${PARTS.join(", ")}\n`);
@@ -111,6 +116,8 @@ try {
   if (only.has("liveView")) result.liveView = await runLiveView({ log });
   if (only.has("exports")) result.exports = await runExports(emulator, { log });
   if (only.has("loginFlood")) result.loginFlood = await runLoginFlood(emulator, { logins: Number(values["flood-logins"]), redisUrl, log });
+  if (only.has("gradebookClaim")) result.gradebookClaim = await runGradebookClaim({ log });
+  if (only.has("returnReplays")) result.returnReplays = await runReturnReplays(emulator, { log });
   if (only.has("breakdown")) result.breakdown = await runBreakdown(emulator, { log });
   if (only.has("fleet")) {
     result.fleet = await runFleet(emulator, { students: Number(values.students), redisUrl, log });

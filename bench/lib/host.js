@@ -24,16 +24,17 @@ export function cookieOf(user, org) {
  * passed through; `examHost` defaults to the emulator (a "custom domain" needing tokens).
  * `organizationOf(id)`: many organizations instead, the `bench_org` cookie naming the
  * request's (answers `{ apiKey, examHost }`); `client` then configures every client.
+ * `fallbackOrganization`: the school of a request without that cookie (an LMS's posts).
  */
-export async function startHost(emulator, { client = {}, router = {}, organizationOf } = {}) {
+export async function startHost(emulator, { client = {}, router = {}, organizationOf, fallbackOrganization } = {}) {
   const platform = organizationOf ? undefined : createPlatformClient({ apiKey: emulator.testKey, baseUrl: emulator.url, ...client });
   const single = { platform, examHost: emulator.url };
   const many = organizationOf && {
     organizationClient: client,
     organization: (req) => {
-      const m = /(?:^|;\s*)bench_org=([\w.-]+)/.exec(req.headers.cookie ?? "");
-      const found = m && organizationOf(m[1]);
-      return found ? { id: m[1], baseUrl: emulator.url, ...found } : undefined;
+      const id = /(?:^|;\s*)bench_org=([\w.-]+)/.exec(req.headers.cookie ?? "")?.[1] ?? fallbackOrganization;
+      const found = id && organizationOf(id);
+      return found ? { id, baseUrl: emulator.url, ...found } : undefined;
     },
   };
   const users = new Map();

@@ -3,6 +3,7 @@
  * checked against baselines measured in the same run. A row with a target counts towards
  * the exit code (bench/run.js).
  */
+import { gradebookRows } from "./gradebook-targets.js";
 
 /** The rows of the parts that ran (`result` as bench/run.js gathers it), in the table's order. */
 export function targetRows(result) {
@@ -140,6 +141,7 @@ export function targetRows(result) {
       );
     }
   }
+  rows.push(...gradebookRows(result));
   if (fleet) {
     const d = fleet.onDemand;
     const w = fleet.preWarmed;

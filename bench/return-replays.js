@@ -1,0 +1,123 @@
+/**
+ * One LTI return mark replayed 10,000 times (issue 42): the router hosts two schools on a
+ * SQLite store, "lti" (its LMS the LMS emulator, Canvas's shape, in its own process) and
+ * "quiet" (no LMS; the LMS's deployment names "lti"). A learner of "lti" launches from the LMS (the instructor placed the
+ * exam with Deep Linking first) and opens the exam: the open sets the return mark. Then
+ * `GET /oral/lti/return` with that mark 10,000 times, 8 at a time, from a process of its
+ * own (replay-driver.js). All from one address, so the per-address `returnLimit` is raised
+ * to let every replay in (burst 20,000): the worse case, where no replay is refused and
+ * each one reaches the gradebook. Counted after: the `Submitted` entries queued (the
+ * store's list) and the `Submitted` posts the LMS received. Timed throughout: the quiet
+ * school's instructor `GET /oral/courses` (one at a time, from this process) alone
+ * (baseline), during the replays, and after them (once the Submitted was posted).
+ * Targets: exactly 1 Submitted queued and 1 posted; the quiet p95 during and after within
+ * 2× its baseline, in the same run.
+ */
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { sqliteStore } from "express-oral-assessments";
+import { createBrowserPool } from "./lib/browser.js";
+import { forkChild } from "./lib/child.js";
+import { startEmulatorProcess } from "./lib/emulator.js";
+import { cookieOf, startHost } from "./lib/host.js";
+import { median, percentile, round, sleep } from "./lib/stats.js";
+import { call, decode, launchOnce, placeExam, startLms } from "./lti.js";
+
+const DRIVER = fileURLToPath(new URL("./replay-driver.js", import.meta.url));
+const SCHOOLS = [{ id: "lti", name: "LMS School" }, { id: "quiet", name: "Quiet College" }];
+const stats = (ms) => ({ n: ms.length, p50Ms: round(median(ms), 2), p95Ms: round(percentile(ms, 95), 2) });
+
+/** Polls `check` every 100 ms until it answers true or `ms` ran out. */
+async function until(check, ms) {
+  const end = Date.now() + ms;
+  while (!(await check()) && Date.now() < end) await sleep(100);
+}
+
+export async function runReturnReplays(_emulator, { replays = 10_000, concurrency = 8, quietRounds = 300, log }) {
+  const emulator = await startEmulatorProcess({ organizations: SCHOOLS });
+  await emulator.setRateLimits({ dev: 1_000_000, windowMs: 60_000 });
+  const dir = mkdtempSync(join(tmpdir(), "eoa-replays-"));
+  const store = sqliteStore({ filename: join(dir, "replays.sqlite") });
+  const instructor = { id: "instructor-1", name: "Ines Instructor", givenName: "Ines", familyName: "Instructor", email: "ins@bench.example", role: "Instructor", sourcedId: "ins" };
+  const learner = { id: "learner-1", name: "Lea Learner", givenName: "Lea", familyName: "Learner", email: "lea@bench.example", role: "Learner", sourcedId: "lea" };
+  const lms = await startLms({ preset: "canvas", users: [instructor, learner] });
+  const byId = (id) => {
+    const org = emulator.organizations.find((o) => o.id === id);
+    return org && { apiKey: org.testKey, examHost: org.examHost };
+  };
+  const privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "pem", type: "pkcs8" }).toString();
+  const host = await startHost(emulator, {
+    organizationOf: byId, fallbackOrganization: "lti", client: { rateLimitPerMinute: 1_000_000 },
+    router: { store, lti: {
+      keys: [{ kid: "bench-tool-1", privateKey }], registrations: [{ ...lms.registration, deployments: lms.registration.deployments.map((id) => ({ id, organization: "lti" })) }], canLink: (_claims, { linkedTo }) => linkedTo !== "another-course",
+      gradebook: { pollMs: 50, returnLimit: { burst: 20_000, refillMs: 100 } },
+    } },
+  });
+  await lms.ask({ registerTool: `${host.url}/oral` });
+  const agent = createBrowserPool();
+  const driver = await forkChild(DRIVER, { what: "the replay driver" });
+  try {
+    const { examId } = await host.seedExam("Replays", "lti");
+    await host.seedExam("Quiet", "quiet");
+    let linkId = await placeExam(agent, lms, examId);
+    if (!linkId) {
+      log("returnReplays: the Deep Linking placement did not complete; a link placed by hand, opened by the instructor first");
+      linkId = await lms.ask({ addResourceLink: { title: "Replays", custom: { exam_id: examId } } });
+      await launchOnce(agent, lms, "instructor-1", linkId);
+    }
+    const { launch, launchUrl } = await launchOnce(agent, lms, learner.id, linkId);
+    const href = launch.status === 303 ? launch.headers.location : /href="([^"]*\/lti\/open\/[^"]+)"/.exec(launch.body)?.[1];
+    if (!href) throw new Error(`returnReplays: the learner's launch answered ${launch.status}`);
+    const opened = await call(agent, "GET", new URL(decode(href), launchUrl).href);
+    const mark = (opened.headers["set-cookie"] ?? []).find((c) => c.startsWith("eoa_lti_return="))?.split(";")[0];
+    if (opened.status !== 303 || !mark) throw new Error(`returnReplays: the open answered ${opened.status} without a return mark`);
+    await until(async () => (await lms.ask({ gradebook: true })).started >= 1, 20_000);
+
+    const quiet = async (rounds, whileRunning) => {
+      const ms = [];
+      for (let i = 0; whileRunning ? !whileRunning.done : i < rounds; i += 1) {
+        const t = performance.now();
+        const answer = await call(agent, "GET", `${host.url}/oral/courses`, { cookie: cookieOf("ins", "quiet") });
+        ms.push(performance.now() - t);
+        if (answer.status !== 200) throw new Error(`returnReplays: the quiet school's GET /courses answered ${answer.status}`);
+      }
+      return ms;
+    };
+    await quiet(50); // warm-up
+    const loadBefore = round(loadavg()[0], 2);
+    const baseline = await quiet(quietRounds);
+    log(`returnReplays: baseline ${JSON.stringify(stats(baseline))}; ${replays} replays of one mark, ${concurrency} at a time`);
+    const running = { done: false };
+    const t = performance.now();
+    const [answered, during] = await Promise.all([
+      driver.ask({ url: `${host.url}/oral/lti/return`, cookie: mark, count: replays, concurrency }).finally(() => (running.done = true)),
+      quiet(0, running),
+    ]);
+    const replaysMs = performance.now() - t;
+    // The outbox posts the Submitted off the request's path; then a while longer, for any second one.
+    await until(async () => (await lms.ask({ gradebook: true })).submitted >= 1, 20_000);
+    await sleep(2_000);
+    const after = await quiet(quietRounds);
+    const listed = await store.listLtiScores("lti", { kind: "oral", examId, limit: 1_000 });
+    const seen = await lms.ask({ gradebook: true });
+    log(`returnReplays: the exam's entries in the store: ${listed.map((e) => `${e.score.activityProgress} (${e.state})`).join(", ") || "none"}; replays took ${Math.round(replaysMs)} ms`);
+    return {
+      replays, concurrency, replaysMs: Math.round(replaysMs), answered200: answered.ok, answeredOther: answered.other, statuses: answered.statuses,
+      submittedQueued: listed.filter((s) => s.score.activityProgress === "Submitted").length,
+      submittedPosts: seen.submitted, lmsPosts: seen.scores,
+      baseline: stats(baseline), during: stats(during), after: stats(after),
+      loadAverage: { before: loadBefore, after: round(loadavg()[0], 2) },
+    };
+  } finally {
+    agent.destroy();
+    await driver.close();
+    await host.close();
+    await lms.close();
+    await emulator.close();
+    await store.close().catch(() => undefined); // the router may have closed it
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
