@@ -52,7 +52,7 @@ export async function runReturnReplays(_emulator, { replays = 10_000, concurrenc
   const host = await startHost(emulator, {
     organizationOf: byId, fallbackOrganization: "lti", client: { rateLimitPerMinute: 1_000_000 },
     router: { store, lti: {
-      keys: [{ kid: "bench-tool-1", privateKey }], registrations: [{ ...lms.registration, deployments: lms.registration.deployments.map((id) => ({ id, organization: "lti" })) }], canLink: (_claims, { linkedTo }) => linkedTo !== "another-course",
+      keys: [{ kid: "bench-tool-1", privateKey }], registrations: [{ ...lms.registration, deployments: lms.registration.deployments.map((id) => ({ id, organization: "lti" })) }], allowLoopbackHttp: true, canLink: (_claims, { linkedTo }) => linkedTo !== "another-course",
       gradebook: { pollMs: 50, returnLimit: { burst: 20_000, refillMs: 100 } },
     } },
   });
