@@ -11,7 +11,7 @@ import type { Response } from "express";
 import { escapeHtml } from "../core/html.js";
 import { randomId } from "../core/random-id.js";
 
-const STYLE = "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#1f2328}h1{font-size:1.3rem}a,button{font:inherit}button{padding:.5rem 1rem}.admin{background:#fff8c5;padding:.5rem 1rem}.scroll{overflow-x:auto}table{border-collapse:collapse}th,td{padding:.25rem .5rem;text-align:left;border-bottom:1px solid #d0d7de}";
+const STYLE = "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#1f2328;overflow-wrap:break-word}h1{font-size:1.3rem}a,button{font:inherit}button{padding:.5rem 1rem}.admin{background:#fff8c5;padding:.5rem 1rem}.scroll{overflow-x:auto}.scroll td:first-child{white-space:nowrap}table{border-collapse:collapse}th,td{padding:.25rem .5rem;text-align:left;border-bottom:1px solid #d0d7de}";
 
 export interface LtiPage {
   status: number;

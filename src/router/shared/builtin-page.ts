@@ -10,7 +10,7 @@ import type { RouterPage } from "./router-page.js";
 
 
 /** The whole style of the built-in pages; its hash is in the CSP, so any edit here is allowed automatically. */
-const STYLE = "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1f2328}h1{font-size:1.4rem}a{color:#0969da}";
+const STYLE = "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1f2328;overflow-wrap:break-word}h1{font-size:1.4rem}a{color:#0969da}";
 
 /** Computed once: the CSP source allowing exactly the `<style>` above. */
 const STYLE_SOURCE = `'sha256-${createHash("sha256").update(STYLE, "utf8").digest("base64")}'`;
