@@ -9,6 +9,7 @@ import type { LtiCourseKey, LtiCourseLink } from "../store/lti-course-types.js";
 // Our own JWK type, neither jose's (ESM only: a CommonJS consumer could not resolve its
 // types) nor node:crypto's (@types/node 26 no longer exports JsonWebKey).
 import type { LtiJsonWebKey } from "./json-web-key.js";
+import type { LtiRosterOptions } from "./roster-options.js";
 
 /** One of the tool's RS256 keys. */
 export interface LtiToolKey {
@@ -76,27 +77,6 @@ export interface LtiDynamicRegistrationOptions {
   toolName?: string;
 }
 
-/** `lti.roster`: how the course roster is read through NRPS (Names and Role Provisioning Services 2.0). */
-export interface LtiRosterOptions {
-  /**
-   * Pages of members read at most (Canvas answers 50 a page: 200 pages are 10,000
-   * members), 1-10 000. A roster with a `next` page left after this many is refused, not
-   * cut short. Default 200.
-   */
-  maxPages?: number;
-  /** Members asked per page (`limit`; an LMS may answer fewer: Canvas caps at 50, Schoology 100), 1-1 000. Default 100. */
-  pageSize?: number;
-  /** Time limit of one NRPS page or token request, ms (100-120 000). Default 10 000. */
-  requestTimeoutMs?: number;
-  /** How long the *Prepare this exam for the course* form stays usable after the instructor's launch, ms (60 000-86 400 000). Default 3 600 000 (an hour). */
-  formTtlMs?: number;
-  /**
-   * Bytes of NRPS answers read at most for one roster (all its pages together), 1 MiB-1 GiB.
-   * A roster past it is refused, not cut short. Default 134 217 728 (128 MiB: Canvas's
-   * members are about 500 bytes each, so some 250,000 of them).
-   */
-  maxBytes?: number;
-}
 
 /** `lti.gradebook`: the LMS gradebook (LTI AGS). Every duration in ms. */
 export interface GradebookOptions {
@@ -145,6 +125,8 @@ export interface GradebookOptions {
 }
 
 /** `lti.email`: the e-mail of a launch's learner, from the app (undefined: not known). */
+export type { LtiRosterOptions };
+
 export type LtiEmailLookup = (claims: Record<string, unknown>, context: { organization: string | undefined }) => string | undefined | Promise<string | undefined>;
 
 /** The student a launch signs in, as the LMS's verified claims give it: the router's `student` type, fields optional. */

@@ -1,7 +1,7 @@
 /**
  * `lti.roster`: how the course roster is read through NRPS (Names and Role Provisioning
  * Services 2.0) for *Prepare this exam for the course* (the fields' meaning: `LtiRosterOptions`
- * in options.ts). Every mistake is a problem of the router's one ConfigurationError.
+ * below). Every mistake is a problem of the router's one ConfigurationError.
  */
 import { nested, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 
@@ -17,3 +17,25 @@ export type LtiRosterSettings = OptionsOf<typeof ltiRosterSchema>;
 
 /** The whole option, a field of the `lti` option's parts (settings.ts): an unknown name is a problem too. */
 export const ltiRosterOption = nested(ltiRosterSchema, { fix: "See docs/lti.md (Prepare this exam for the course), or leave lti.roster out." }, { strict: true });
+
+/** `lti.roster`: how the course roster is read through NRPS (Names and Role Provisioning Services 2.0). */
+export interface LtiRosterOptions {
+  /**
+   * Pages of members read at most (Canvas answers 50 a page: 200 pages are 10,000
+   * members), 1-10 000. A roster with a `next` page left after this many is refused, not
+   * cut short. Default 200.
+   */
+  maxPages?: number;
+  /** Members asked per page (`limit`; an LMS may answer fewer: Canvas caps at 50, Schoology 100), 1-1 000. Default 100. */
+  pageSize?: number;
+  /** Time limit of one NRPS page or token request, ms (100-120 000). Default 10 000. */
+  requestTimeoutMs?: number;
+  /** How long the *Prepare this exam for the course* form stays usable after the instructor's launch, ms (60 000-86 400 000). Default 3 600 000 (an hour). */
+  formTtlMs?: number;
+  /**
+   * Bytes of NRPS answers read at most for one roster (all its pages together), 1 MiB-1 GiB.
+   * A roster past it is refused, not cut short. Default 134 217 728 (128 MiB: Canvas's
+   * members are about 500 bytes each, so some 250,000 of them).
+   */
+  maxBytes?: number;
+}
