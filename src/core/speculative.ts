@@ -45,7 +45,7 @@ export function isSpeculative(req: Request): boolean {
 /** Answers a HEAD or prefetch of a launch URL without doing anything. */
 export function answerSpeculative(req: Request, res: Response): SpeculativeAnswer {
   res.setHeader("Cache-Control", "no-store");
-  res.setHeader("Referrer-Policy", "no-referrer");
+  res.setHeader("Referrer-Policy", "same-origin");
   res.setHeader("X-Content-Type-Options", "nosniff");
   if (req.method === "HEAD") {
     res.statusCode = 204;

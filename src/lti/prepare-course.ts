@@ -179,7 +179,7 @@ export function prepareCourseRoutes(deps: PrepareCourseDeps) {
       // The page says what to check, never what the LMS answered (a status would make the form a probe of the LMS): the log has it.
       return sendLtiPage(res, frameAncestors, {
         status, title: "The LMS's roster could not be read", message: "Nothing was prepared. Students can still open the exam; each is signed in when they do.",
-        forAdministrator: `The tool's log has the LMS's answer (event lti_roster). Check that the tool's registration has the scope ${LTI_SCOPES.memberships} and is deployed in this course, and that the LMS is reachable from the tool's server.`,
+        forAdministrator: `The tool's log has the LMS's answer (event lti_roster). Check that the tool's registration has the scope ${LTI_SCOPES.memberships} (Canvas: the developer key's LTI Advantage Services; Moodle: the tool's Services settings) and is deployed in this course, and that the LMS is reachable from the tool's server.`,
       });
     }
     const roster: StudentIdentity[] = [];

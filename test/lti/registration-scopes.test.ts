@@ -44,15 +44,16 @@ describe("a manual registration whose LMS grants no scope", () => {
     bench = await startLtiBench();
     bench.lms.registerTool(`${bench.stack.app.url}/oral`, { scopes: [] });
     await linkCourse(bench);
-    const { launch, launchUrl } = await launchFromCourse(bench, "instructor-1", bench.linkId);
+    const { launch, launchUrl, cookie } = await launchFromCourse(bench, "instructor-1", bench.linkId);
     expect(launch.status).toBe(200);
     const action = new URL(/<form id="prepare-course" method="post" action="([^"]+)"/.exec(launch.text)![1]!.replace(/&amp;/g, "&"), launchUrl);
     const form = /name="form" value="([^"]+)"/.exec(launch.text)![1];
     const refusedBefore = bench.lms.tokenCounts.refused;
-    const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: new Date(Date.now() + 60_000).toISOString(), tzOffsetMin: "0" });
+    const answer = await request(action.origin).post(action.pathname).set("Cookie", cookie ?? "").type("form").send({ form, startAt: new Date(Date.now() + 60_000).toISOString(), tzOffsetMin: "0" });
     expect(answer.status).toBe(502);
-    expect(answer.text).toContain("The course roster could not be read");
-    expect(answer.text).toContain("invalid_scope");
+    expect(answer.text).toContain("roster could not be read");
+    // What the LMS answered stays in the log: the page is no probe of the LMS.
+    expect(answer.text).not.toContain("invalid_scope");
     // The LMS's own setting, in its words.
     expect(answer.text).toContain("LTI Advantage Services");
     expect(answer.text).toContain("Services settings");
@@ -65,10 +66,10 @@ describe("a manual registration whose LMS grants no scope", () => {
     bench.lms.registerTool(`${bench.stack.app.url}/oral`, { scopes: [NRPS] });
     bench.lms.setRoster({ size: 3 });
     await linkCourse(bench);
-    const { launch, launchUrl } = await launchFromCourse(bench, "instructor-1", bench.linkId);
+    const { launch, launchUrl, cookie } = await launchFromCourse(bench, "instructor-1", bench.linkId);
     const action = new URL(/<form id="prepare-course" method="post" action="([^"]+)"/.exec(launch.text)![1]!.replace(/&amp;/g, "&"), launchUrl);
     const form = /name="form" value="([^"]+)"/.exec(launch.text)![1];
-    const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: new Date(Date.now() + 60_000).toISOString(), tzOffsetMin: "0" });
+    const answer = await request(action.origin).post(action.pathname).set("Cookie", cookie ?? "").type("form").send({ form, startAt: new Date(Date.now() + 60_000).toISOString(), tzOffsetMin: "0" });
     expect(answer.status).toBe(200);
     expect(bench.lms.membershipCounts.pages).toBeGreaterThan(0);
   });
