@@ -133,12 +133,13 @@ describe("6.4 Deep Linking", () => {
 
 describe("6.5 Names and Role Provisioning Services", () => {
   it("6.5.1 the tool reads the course's roster through NRPS with its own access token", async () => {
-    const { launch, launchUrl } = await launchFromCourse(bench, "instructor-1", bench.linkId);
+    const { launch, launchUrl, cookie } = await launchFromCourse(bench, "instructor-1", bench.linkId);
     const decode = (t: string) => t.replace(/&amp;/g, "&");
     const action = new URL(decode(/<form id="prepare-course" method="post" action="([^"]+)"/.exec(launch.text)?.[1] ?? ""), launchUrl);
     const form = /name="form" value="([^"]+)"/.exec(launch.text)?.[1];
     const pages = bench.lms.membershipCounts.pages;
-    const answer = await request(action.origin).post(action.pathname).type("form").send({ form, startAt: new Date(Date.now() + 60_000).toISOString(), tzOffsetMin: "0" });
+    // From the instructor's browser: the form is bound to the launch's LTI cookie.
+    const answer = await request(action.origin).post(action.pathname).set("Cookie", cookie ?? "").type("form").send({ form, startAt: new Date(Date.now() + 60_000).toISOString(), tzOffsetMin: "0" });
     expect(answer.status).toBe(200);
     expect(bench.lms.membershipCounts.pages).toBeGreaterThan(pages);
   });
