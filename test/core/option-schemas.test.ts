@@ -61,7 +61,7 @@ const TSDOC: [string, string, Shape][] = [
   ["src/router/shared/export-options.ts", "LaunchExportOptions", launchExportsSchema],
   ["src/lti/options.ts", "LtiOptions", ltiSchema],
   ["src/lti/options.ts", "LtiDynamicRegistrationOptions", dynamicRegistrationSchema],
-  ["src/lti/options.ts", "LtiRosterOptions", ltiRosterSchema],
+  ["src/lti/roster-options.ts", "LtiRosterOptions", ltiRosterSchema],
   ["src/lti/options.ts", "GradebookOptions", gradebookSchema],
   ["src/store/sqlite.ts", "SqliteStoreOptions", sqliteStoreSchema],
   ["src/store/postgres.ts", "PostgresStoreOptions", postgresStoreSchema],
