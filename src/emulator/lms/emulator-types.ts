@@ -107,10 +107,11 @@ export interface LmsEmulator {
   /** Claims added to (or, with undefined, removed from) every launch token. */
   setClaims(extra: Record<string, unknown>): void;
   /**
-   * Mints the next launch tokens as the certification guide's test `section` (certification.ts:
-   * its fault and claims), and answers the test (who launches); undefined: sound tokens again.
+   * Mints the next launch tokens as the certification guide's test of that `name` (its test
+   * name, "No KID Sent in JWT header"; certification.ts: its fault and claims), and answers the
+   * test (its section, who launches); undefined: sound tokens again.
    */
-  setCertificationTest(section: string | undefined): CertificationLaunch | undefined;
+  setCertificationTest(name: string | undefined): CertificationLaunch | undefined;
   /** What the token endpoint (`POST /token`) did: requests, tokens issued, refusals. */
   readonly tokenCounts: TokenCounts;
   /** `expires_in` of the next access tokens, seconds. Default 3600. */

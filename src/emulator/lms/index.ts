@@ -272,8 +272,8 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
       return key.kid;
     },
     setClaims(extra) { extraClaims = extra; },
-    setCertificationTest(section) {
-      const test = section === undefined ? undefined : certificationLaunch(section);
+    setCertificationTest(name) {
+      const test = name === undefined ? undefined : certificationLaunch(name);
       fault = test?.fault;
       extraClaims = { ...test?.claims };
       return test;
