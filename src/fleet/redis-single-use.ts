@@ -3,6 +3,7 @@
  * (a state or link id never appears in Redis), the value AES-256-GCM sealed and bound to
  * its Redis key, `PX` = its life, taken with GETDEL (atomic read + delete: Redis ≥ 6.2).
  * A value that does not open (forged, moved, or sealed under a retired secret) is none.
+ * `claim` is SET NX under the first secret's name: atomic, one of racing instances wins.
  *
  * Across a secret switch a key's name changes: `take` and `peek` read the names under
  * every listed secret; `put` writes under the first secret's name only.
@@ -25,6 +26,12 @@ export function redisSingleUse(connection: FleetConnection, cipher: Cipher, pref
       if (ttlMs <= 0) return;
       const name = `${prefix}:su:${cipher.name(key)}`;
       await connection.run((redis) => redis.set(name, cipher.seal(value, name), "PX", Math.ceil(ttlMs)));
+    },
+    async claim(key, value, ttlMs) {
+      if (ttlMs <= 0) return false;
+      const name = `${prefix}:su:${cipher.name(key)}`;
+      const set = await connection.run((redis) => redis.set(name, cipher.seal(value, name), "PX", Math.ceil(ttlMs), "NX"));
+      return set === "OK";
     },
     async take(key) {
       const names = namesOf(key);

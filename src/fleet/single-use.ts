@@ -14,6 +14,13 @@ export interface SingleUseStore {
   take(key: string): Promise<string | undefined>;
   /** The value, left in place (undefined once taken or expired). */
   peek(key: string): Promise<string | undefined>;
+  /**
+   * Keeps `value` under `key` for `ttlMs` only if no value is live there: true when this
+   * call kept it, false when one was. Atomic (fleet-wide in fleet mode): of two racing
+   * claims, one wins. A lock with a life of its own (one roster read in flight per exam and
+   * course), or a mark that something happened once (a launch's nonce used).
+   */
+  claim(key: string, value: string, ttlMs: number): Promise<boolean>;
 }
 
 /**
@@ -47,18 +54,25 @@ export function inProcessSingleUse(now: () => number = Date.now, capPerKind = IN
     if (entry && entry.until <= now()) values.delete(key);
     return entry && entry.until > now() ? entry : undefined;
   };
+  const put = async (key: string, value: string, ttlMs: number): Promise<void> => {
+    const values = kindOf(key);
+    values.delete(key);
+    let checked = 0;
+    for (const [oldest, entry] of values) {
+      if (checked++ >= EXPIRED_CHECKED_PER_PUT || entry.until > now()) break;
+      values.delete(oldest);
+    }
+    if (ttlMs <= 0) return;
+    while (values.size >= capPerKind) values.delete(values.keys().next().value!);
+    values.set(key, { value, until: now() + ttlMs });
+  };
   return {
-    async put(key, value, ttlMs) {
-      const values = kindOf(key);
-      values.delete(key);
-      let checked = 0;
-      for (const [oldest, entry] of values) {
-        if (checked++ >= EXPIRED_CHECKED_PER_PUT || entry.until > now()) break;
-        values.delete(oldest);
-      }
-      if (ttlMs <= 0) return;
-      while (values.size >= capPerKind) values.delete(values.keys().next().value!);
-      values.set(key, { value, until: now() + ttlMs });
+    put,
+    async claim(key, value, ttlMs) {
+      // One event loop: nothing runs between the look and the put.
+      if (ttlMs <= 0 || live(kindOf(key), key)) return false;
+      await put(key, value, ttlMs);
+      return true;
     },
     async take(key) {
       const values = kindOf(key);

@@ -150,12 +150,15 @@ export function prepareCourseRoutes(deps: PrepareCourseDeps) {
     if (!preparer) return page(res, 404, "No school for this course", "This tool does not know the school of this course any more. Open the link from your course again.");
     const lookup = await deps.source.find(form.course.issuer, form.course.clientId);
     if (!("found" in lookup)) return page(res, 404, "This LMS is not registered", "The tool's registration for this LMS is gone; ask the tool's administrator.");
-    // One roster read in flight per exam and course; the form is taken (once, fleet-wide) for it.
-    if ((await deps.forms.peek(readingKey(form))) !== undefined) return beingPrepared(res);
+    // One roster read in flight per exam and course, claimed atomically (fleet-wide): two
+    // forms of one course posted at once read the roster once. The form is taken (once) for it.
     const readingMs = Math.min(deps.roster.formTtlMs, deps.roster.maxPages * deps.roster.requestTimeoutMs + 60_000);
+    if (!(await deps.forms.claim(readingKey(form), "1", readingMs))) return beingPrepared(res);
     await deps.forms.put(busyKey(found.id), "1", readingMs);
-    if ((await deps.forms.take(formKey(found.id))) === undefined) return beingPrepared(res);
-    await deps.forms.put(readingKey(form), "1", readingMs);
+    if ((await deps.forms.take(formKey(found.id))) === undefined) {
+      await deps.forms.take(readingKey(form));
+      return beingPrepared(res);
+    }
     try {
       await prepareWith(req, res, found.id, form, startAt, preparer, lookup.found);
     } finally {

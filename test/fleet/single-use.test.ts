@@ -6,13 +6,40 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { inProcessSingleUse } from "../../src/fleet/single-use.js";
 import { fleetsOnPrefix, randomPrefix, redisOrSkip } from "../support/redis.js";
 
 const available = await redisOrSkip("the single-use store in Redis");
 const prefix = randomPrefix("single-use");
 
+describe("inProcessSingleUse's claim", () => {
+  it("keeps the first of racing claims only, and is free again once that one is taken or expired", async () => {
+    let now = 0;
+    const store = inProcessSingleUse(() => now);
+    const won = await Promise.all(Array.from({ length: 5 }, (_, i) => store.claim("lti-prepare-reading:x", `c${i}`, 1_000)));
+    expect(won.filter(Boolean)).toHaveLength(1);
+    expect(await store.peek("lti-prepare-reading:x")).toBe(`c${won.indexOf(true)}`);
+    await store.take("lti-prepare-reading:x");
+    expect(await store.claim("lti-prepare-reading:x", "again", 1_000)).toBe(true);
+    now = 2_000;
+    expect(await store.claim("lti-prepare-reading:x", "later", 1_000)).toBe(true);
+  });
+});
+
 describe.runIf(available)("redisSingleUse across a fleet", () => {
   const { raw, fleet } = fleetsOnPrefix(prefix);
+
+  it("a claim is atomic fleet-wide: of racing instances, one keeps it; once taken, it can be claimed again", async () => {
+    const [a, b] = [await fleet(), await fleet()];
+    for (let i = 0; i < 10; i += 1) {
+      const key = `lti-prepare-reading:${randomBytes(12).toString("base64url")}`;
+      const won = await Promise.all([a, b, a, b].map((f, j) => f.singleUse.claim(key, `c${j}`, 60_000)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      expect(await b.singleUse.peek(key)).toBe(`c${won.indexOf(true)}`);
+      await a.singleUse.take(key);
+      expect(await b.singleUse.claim(key, "again", 60_000)).toBe(true);
+    }
+  });
 
   it("is taken once fleet-wide: of two instances racing, one gets the value, the other nothing", async () => {
     const [a, b] = [await fleet(), await fleet()];

@@ -3,7 +3,8 @@
  * emulator's course, the page's form posted, the roster read through NRPS into the
  * router's prepare, its progress, then a learner's launch that reaches the exam with no
  * sign-in call to the platform (its prepared token). A 401 from NRPS prepares nothing;
- * two members the mapping makes one student (one SIS id) are prepared once.
+ * two members the mapping makes one student (one SIS id) are prepared once; five forms of
+ * one course posted at once read the roster once, in process and in a Redis fleet.
  */
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -11,6 +12,8 @@ import type { LaunchContext } from "../../src/router/shared/options.js";
 import { humanTime } from "../../src/core/human-time.js";
 import { memoryStore } from "../../src/store/memory.js";
 import type { OralStore } from "../../src/store/types.js";
+import { fleetReady, redisFleet } from "../../src/fleet/index.js";
+import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
 import { followToExam, launchFromCourse, startLtiBench, type LtiBench } from "../support/lti.js";
 
 const SIGN_IN = "/students/sign-in-token";
@@ -174,4 +177,41 @@ describe("Prepare this exam for the course", () => {
     expect(replay.status).toBe(410);
     expect(bench.lms.membershipCounts.pages - before).toBe(1);
   });
+});
+
+/** Five forms of one exam and course (instructors, or tabs), each from its own launch, posted at once. */
+async function fiveFormsAtOnce(): Promise<void> {
+  const forms = [];
+  for (let i = 0; i < 5; i++) forms.push(await instructorForm());
+  expect(new Set(forms.map((f) => f.form)).size).toBe(5);
+  const before = bench.lms.membershipCounts.pages;
+  const answers = await Promise.all(forms.map((f) => post(f.action, { form: f.form, startAt: startAt(), tzOffsetMin: "0" }, f.cookie)));
+  expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409]);
+  expect(answers.find((a) => a.status === 409)?.text).toContain("This exam is being prepared");
+  expect(bench.lms.membershipCounts.pages - before).toBe(1);
+}
+
+describe("one roster read in flight per exam and course", () => {
+  it("five forms posted at once read the roster once (in process): one 200, four 409", fiveFormsAtOnce);
+});
+
+const redis = await redisOrSkip("the prepare form's roster claim in a Redis fleet");
+
+describe.runIf(redis)("one roster read in flight per exam and course, Redis fleet", () => {
+  const prefix = randomPrefix("lti-prepare");
+  let fleet: ReturnType<typeof redisFleet>;
+  beforeEach(async () => {
+    await bench.close();
+    fleet = redisFleet({ url: REDIS_URL, secret: SECRET, prefix });
+    await fleetReady(fleet);
+    store = memoryStore();
+    bench = await startLtiBench({}, { router: { store, fleet } });
+    bench.lms.setRoster({ size: 8 });
+  });
+  afterEach(async () => {
+    await fleet.close();
+    await dropPrefix(prefix);
+  });
+
+  it("five forms posted at once read the roster once (the claim is one SET NX): one 200, four 409", fiveFormsAtOnce);
 });
