@@ -12,7 +12,7 @@ import { localTime } from "./core/human-time.js";
 import { escapeControlCharacters } from "./core/control-characters.js";
 import { postgresStore } from "./store/postgres.js";
 import { sqliteStore } from "./store/sqlite.js";
-import type { OralStore } from "./store/types.js";
+import type { OralStoreWithLti } from "./store/types.js";
 
 export const LTI_USAGE = `Usage: express-oral-assessments lti <list|activate|deactivate|delete> --store STORE [options]
 
@@ -27,7 +27,7 @@ Options:
   -h, --help          show this help
 `;
 
-function openStore(address: string, values: { schema?: string; "table-prefix"?: string }, usage: (message: string) => Error): OralStore {
+function openStore(address: string, values: { schema?: string; "table-prefix"?: string }, usage: (message: string) => Error): OralStoreWithLti {
   if (address.startsWith("sqlite:")) return sqliteStore({ filename: address.slice("sqlite:".length) });
   if (/^postgres(ql)?:\/\//.test(address)) {
     return postgresStore({ connectionString: address, ...(values.schema ? { schema: values.schema } : {}), ...(values["table-prefix"] ? { tablePrefix: values["table-prefix"] } : {}) });

@@ -9,7 +9,7 @@ import { refuseUnknown } from "../core/option-schema.js";
 import type { LtiOptions, LtiRegistration } from "./options.js";
 
 const LTI_NAMES = Object.keys({
-  keys: true, registrations: true, dynamicRegistration: true, toolUrl: true, keySetCooldownMs: true, clockToleranceMs: true, stateTtlMs: true,
+  keys: true, registrations: true, dynamicRegistration: true, store: true, toolUrl: true, keySetCooldownMs: true, clockToleranceMs: true, stateTtlMs: true,
   keySetCooldownSec: true, clockToleranceSec: true, stateTtlSec: true, loginLimit: true, student: true, email: true, emailStandIn: true,
   roster: true, rolesWithoutContext: true, framedLaunch: true, organizationFor: true, canLink: true, canCopy: true, gradebook: true, allowLoopbackHttp: true, userAgent: true,
 } satisfies Record<keyof LtiOptions, true>);

@@ -6,6 +6,7 @@
 import type { Request } from "express";
 import type { StudentIdentity } from "../platform/schemas.js";
 import type { LtiCourseKey, LtiCourseLink } from "../store/lti-course-types.js";
+import type { LtiStore } from "../store/lti-types.js";
 // Our own JWK type, neither jose's (ESM only: a CommonJS consumer could not resolve its
 // types) nor node:crypto's (@types/node 26 no longer exports JsonWebKey).
 import type { LtiJsonWebKey } from "./json-web-key.js";
@@ -77,7 +78,6 @@ export interface LtiDynamicRegistrationOptions {
   toolName?: string;
 }
 
-
 /** `lti.gradebook`: the LMS gradebook (LTI AGS). Every duration in ms. */
 export interface GradebookOptions {
   /**
@@ -146,6 +146,8 @@ export interface LtiOptions {
    * and the tool registers itself, stored in the router's store. Default: off (leave it out).
    */
   dynamicRegistration?: LtiDynamicRegistrationOptions;
+  /** Where LTI keeps registrations, course links, line items and scores. Default: the router's `store` (it must implement `OralStoreLti`, as the bundled stores do). */
+  store?: LtiStore;
   /**
    * The mount's public URL, e.g. `https://app.example.edu/oral`: the base of the tool's
    * login, redirect and key-set URLs. Default: derived from each request (protocol and

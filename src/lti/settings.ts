@@ -5,7 +5,8 @@
 import type { ProblemList } from "../core/configuration-error.js";
 import { z } from "zod";
 import { foldRenames, type Rename } from "../core/deprecation.js";
-import { flag, fn, objectOrAbsent, optional, readOptions, wholeNumber, withDefault } from "../core/option-schema.js";
+import { flag, fn, objectOrAbsent, optional, readOptions, wholeNumber, withDefault, withMethods } from "../core/option-schema.js";
+import { LTI_STORE_METHODS, type LtiStore } from "../store/lti-types.js";
 import type { CanLink, LtiEmailLookup, LtiOptions, OrganizationFor } from "./options.js";
 import { readDynamicRegistration } from "./dynamic-registration-settings.js";
 import { loginLimitOption } from "./login-limit.js";
@@ -24,6 +25,8 @@ export const ltiSchema = {
   toolUrl: optional(httpsUrl(TOOL_URL, (u) => !u.search && !u.hash && !u.username).transform((url) => new URL(url).href.replace(/\/+$/, "")),
     { fix: 'Use e.g. "https://app.example.edu/oral", or leave it out to derive it from each request.' }),
   registrations: registrationsSchema,
+  store: optional(withMethods<LtiStore>("LtiStore", [...LTI_STORE_METHODS, "init", "close"]),
+    { fix: "Pass memoryStore(), sqliteStore({ filename }) or postgresStore({ connectionString }), or leave it out to keep LTI in the router's store." }),
   clockToleranceMs: withDefault(wholeNumber(0, 300_000, "ms"), 60_000),
   stateTtlMs: withDefault(wholeNumber(60_000, 3_600_000, "ms"), 600_000),
   keySetCooldownMs: withDefault(wholeNumber(0, 300_000, "ms"), 30_000),

@@ -13,6 +13,7 @@ import { sqliteStore } from "../store/sqlite.js";
 import { tracedStore } from "../store/traced-store.js";
 import { launchSpan } from "./launch/launch-span.js";
 import type { ExamKind } from "../store/types.js";
+import type { LtiStore } from "../store/lti-types.js";
 import { inProcessFleet } from "../fleet/fleet.js";
 import { openApiRoute } from "./meta/openapi-route.js";
 import { sendLastResortPage } from "./launch/pages.js";
@@ -117,6 +118,10 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // opening); `router.ready()` below opens it at once, to tell a store that cannot be opened at start-up.
   // Each store call in a span (a no-op until the app installs an OpenTelemetry SDK).
   const store = tracedStore(settings.store ?? sqliteStore());
+  // LTI's tables: in `lti.store` when given (opened and closed with the router), else in the
+  // router's store, which then has the LTI methods (settings.ts checked it; the default has).
+  const ownLtiStore = settings.ltiStore && (settings.ltiStore as object) !== settings.store ? tracedStore(settings.ltiStore) : undefined;
+  const ltiStore = settings.lti ? (ownLtiStore ?? (store as unknown as LtiStore)) : undefined;
 
   const router = express.Router() as OralAssessmentsRouter;
   // One code path: the router talks to the fleet's stores, in process (the default, one
@@ -131,7 +136,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // And of open launch-record exports.
   const exportLimits = new ExportLimits(settings.launchExports);
   const organizations = new Organizations<OrganizationScope>(settings.organizations, () => fleet.rateBudget, logger, {
-    make: (org) => organizationScope({ org, store, fleet, settings, logger, recorder, liveLimits, exportLimits }),
+    make: (org) => organizationScope({ org, store, ltiStore, fleet, settings, logger, recorder, liveLimits, exportLimits }),
     busy: (scope) => scope.busy(),
     close: (scope) => scope.close(),
     clientChanged: (scope) => scope.clientChanged(),
@@ -169,7 +174,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
     // The organization is found before an exam link is taken (a link followed under the wrong school stays usable).
     router.get(["/lti/open/roleplay/:roleplayId/:linkId", "/lti/open/:examId/:linkId"], asPage);
     const mounted = ltiMount({
-      lti: settings.lti, launch: settings.launch, logger, fleet, store,
+      lti: settings.lti, launch: settings.launch, logger, fleet, store, ltiStore: ltiStore!,
       openExam: { oral: openLinked("ltiOral"), roleplay: openLinked("ltiRoleplay") },
       organizationIdFor: async (req) => (await organizations.of(req))?.id,
       platformOf: async (req, id) => {
@@ -223,6 +228,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
   // Checked now, once (store-check.ts): a store that cannot be opened is told at start-up, with its fix.
   router.ready = startUpCheck(async () => {
     await store.init();
+    await ownLtiStore?.init();
     // The score outbox starts once the store is open: scores a previous run left are posted now.
     gradebook?.start();
   }, logger);
@@ -234,6 +240,7 @@ export function oralAssessments(options: OralAssessmentsOptions): OralAssessment
     // The twin on the fleet's budget is ours; the app's client is the app's.
     if (settings.organizations.kind === "single" && settings.organizations.platform !== options.platform) settings.organizations.platform.close();
     await store.close();
+    await ownLtiStore?.close();
   };
   // The programmatic pre-warming: for the single organization, or the one the caller names.
   const programmatic = programmaticPreparation(organizations);

@@ -22,6 +22,7 @@ import { fleetTokenShare } from "../lti/service-token-share.js";
 import type { LtiSettings } from "../lti/settings.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { OralStore } from "../store/types.js";
+import type { LtiStore } from "../store/lti-types.js";
 import type { PlatformClient } from "../platform/types.js";
 import { PrepareError, type Preparation } from "./prepare/preparation.js";
 import type { PrepareSettings } from "./prepare/settings.js";
@@ -38,6 +39,8 @@ export interface LtiMountInput {
   logger: Logger;
   fleet: Fleet;
   store: OralStore;
+  /** Where LTI keeps registrations, course links, line items and scores (`lti.store`, or the router's store). */
+  ltiStore: LtiStore;
   /** The organization's LTI launches (see scope.ts), found per request, each handed the link's launch. */
   openExam: Record<"oral" | "roleplay", OpenExam>;
   /** The request's organization id by the router's resolver (undefined: none). */
@@ -49,7 +52,7 @@ export interface LtiMountInput {
   prepare: PrepareSettings;
 }
 
-export function ltiMount({ lti, launch, logger, fleet, store, openExam, organizationIdFor, platformOf, preparationOf, prepare }: LtiMountInput): ReturnType<typeof ltiRoutes> {
+export function ltiMount({ lti, launch, logger, fleet, store, ltiStore, openExam, organizationIdFor, platformOf, preparationOf, prepare }: LtiMountInput): ReturnType<typeof ltiRoutes> {
   return ltiRoutes(lti, {
     catalog: ltiCatalog(store, organizationIdFor, platformOf),
     singleUse: fleet.singleUse,
@@ -58,7 +61,7 @@ export function ltiMount({ lti, launch, logger, fleet, store, openExam, organiza
     logger,
     openExam,
     followedTtlMs: launch.launchWaitMs + FOLLOWED_MARGIN_MS,
-    registrationStore: store,
+    registrationStore: ltiStore,
     launchRecords: store,
     // One per router: its token cache and single flight span every LTI route (fleet-wide with a Redis fleet).
     serviceAccess: createServiceAccess({

@@ -15,6 +15,7 @@ import { platformBreaker, type PlatformBreaker } from "../fleet/platform-breaker
 import { scopeFleet } from "../fleet/scoped-fleet.js";
 import type { PlatformClient } from "../platform/types.js";
 import type { OralStore } from "../store/types.js";
+import type { OralStoreLtiGradebook } from "../store/lti-gradebook-types.js";
 import { idempotentPost } from "./instructor/idempotency.js";
 import { instructorRoutes } from "./instructor/routes.js";
 import { LaunchAttempts } from "./launch/attempts.js";
@@ -57,6 +58,8 @@ export interface ScopeInput {
   org: { readonly id: string; readonly platform: PlatformClient; readonly examHost: string | undefined };
   /** The store, scoped to this organization. */
   store: OralStore;
+  /** With LTI: the LTI store, whose score outbox the launch records show. */
+  ltiStore?: OralStoreLtiGradebook | undefined;
   fleet: Fleet;
   settings: RouterSettings;
   logger: Logger;
@@ -70,7 +73,7 @@ export interface ScopeInput {
 
 const SIGN_IN = "students/sign-in-token";
 
-export function organizationScope({ org, store, fleet: shared, settings, logger, recorder, liveLimits, exportLimits }: ScopeInput): OrganizationScope {
+export function organizationScope({ org, store, ltiStore, fleet: shared, settings, logger, recorder, liveLimits, exportLimits }: ScopeInput): OrganizationScope {
   const { id: organization, platform } = org;
   const launch = { ...settings.launch };
   Object.defineProperty(launch, "examHost", { get: () => org.examHost, enumerable: true });
@@ -109,7 +112,7 @@ export function organizationScope({ org, store, fleet: shared, settings, logger,
   };
   const answers = platformAnswers(platform, fleet.recentCounts, organization);
   const live = liveView({ store, recorder, organizationIdOf, platform, preparation, answers, limits: liveLimits });
-  const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver" }, platform, store, organizationIdOf, logger, () => directory.forget(), recorder, live.handler, exportLimits);
+  const instructor = instructorRoutes({ ...settings.instructor, knownRecordsOnly: settings.organizations.kind === "resolver", gradebookStore: ltiStore }, platform, store, organizationIdOf, logger, () => directory.forget(), recorder, live.handler, exportLimits);
   return {
     launchOral: launchRoute(launch, launchDeps),
     launchRoleplay: launchRoute(launch, launchDeps, "roleplay"),

@@ -8,6 +8,7 @@
 import { ProblemList } from "../core/configuration-error.js";
 import { loudLogger } from "../core/logger.js";
 import { STORE_METHODS, type OralStore } from "../store/types.js";
+import { LTI_STORE_METHODS, type LtiStore } from "../store/lti-types.js";
 import { launchSchema } from "./launch/settings.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import { PREPARE_RENAMES, resolvePrepareSettings } from "./prepare/settings.js";
@@ -71,6 +72,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   const { platform: onFleetBudget, ...fleet } = resolveFleetSettings(o, problems);
   const organizations = resolveOrganizationSource(o, onFleetBudget, launch.examHost, problems);
   const lti = resolveLtiSettings(o.lti, problems);
+  const ltiStore = lti && ltiStoreOf(lti.store, router.store, problems);
   // With many organizations, a deployment's `organization` is the id of the one it launches for.
   if (lti && o.lti?.organizationFor === undefined && organizations?.kind === "resolver") lti.organizationFor = (named) => named;
   const launchRecord = resolveLaunchRecordSettings(o.launchRecord, problems);
@@ -100,12 +102,27 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
     /** `fleet`, `launchLimit` and `circuitBreaker`. */
     ...fleet,
     lti,
+    /** With `lti`: `lti.store`, or the router's store when it has the LTI methods (undefined: the default store, which has). */
+    ltiStore,
     launchRecord,
     live,
     launchExports,
     // Registered only now: a router whose options are wrong registers nothing.
     metrics: metrics?.(),
   };
+}
+
+/**
+ * LTI's store: `lti.store`, else the router's `store` when it implements the LTI methods. A
+ * custom store without them serves a router without LTI; with LTI it is a mistake, said now.
+ */
+function ltiStoreOf(own: LtiStore | undefined, store: OralStore | undefined, problems: ProblemList): LtiStore | undefined {
+  if (own || !store) return own;
+  const missing = LTI_STORE_METHODS.filter((m) => typeof (store as unknown as Record<string, unknown>)[m] !== "function");
+  if (missing.length === 0) return store as unknown as LtiStore;
+  problems.add("store", `has no LTI methods (missing ${missing.join(", ")}), and lti needs them.`,
+    "Pass lti.store: sqliteStore({ filename }) (or memoryStore(), postgresStore(…)) to keep LTI's tables there, or implement OralStoreLti (docs/stores.md).");
+  return undefined;
 }
 
 /**

@@ -65,6 +65,31 @@ export interface OralStoreLti extends OralStoreLtiCourses, OralStoreLtiGradebook
   deleteLtiRegistration(issuer: string, clientId: string): Promise<boolean>;
 }
 
+/**
+ * LTI's own persistence (`lti.store`): the LTI methods, opened and closed like a store. The
+ * three bundled stores are one; so is any custom store that implements `OralStoreLti`.
+ */
+export interface LtiStore extends OralStoreLti {
+  /** Creates or migrates the LTI tables. Idempotent. */
+  init(): Promise<void>;
+  /** Releases connections / file handles. */
+  close(): Promise<void>;
+}
+
+/**
+ * Every method of `OralStoreLti`, listed once: with LTI on, the router checks its LTI store
+ * against this list (with LTI off it asks for none of them), and the compiler checks the list
+ * against the interface.
+ */
+export const LTI_STORE_METHODS = [
+  "putLtiRegistration", "getLtiRegistration", "listLtiRegistrations", "setLtiRegistrationActive", "putLtiDeployment", "deleteLtiRegistration",
+  "putLtiCourseLink", "getLtiCourseLink", "listLtiCourseLinks", "putLtiExamCopy", "getLtiExamCopy", "putLtiCourseServices", "getLtiCourseServices",
+  "putLtiLineItem", "getLtiLineItem", "addLtiScores", "claimLtiScores", "settleLtiScore", "purgeLtiScores", "listLtiScores",
+] as const satisfies readonly (keyof OralStoreLti)[];
+type UnlistedLti = Exclude<keyof OralStoreLti, (typeof LTI_STORE_METHODS)[number]>;
+const everyLtiMethodListed: [UnlistedLti] extends [never] ? true : UnlistedLti = true;
+void everyLtiMethodListed;
+
 const URL_TEXT = (v: unknown) => isText(v, 2048) && URL.canParse(v);
 
 /** A TypeError, like `checkRecord`: a bad registration is a bug in the caller. */

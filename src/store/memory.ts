@@ -11,7 +11,7 @@ import { lifecycle } from "./lifecycle.js";
 import { memoryLaunches } from "./memory-launches.js";
 import { memoryLti } from "./memory-lti.js";
 import { assessmentFields, checkOrganization, checkRecord, classFields, courseFields, createdMs } from "./records.js";
-import type { AssessmentRecord, ClassRecord, CourseRecord, OralStore } from "./types.js";
+import type { AssessmentRecord, ClassRecord, CourseRecord, OralStoreWithLti } from "./types.js";
 
 interface Row<R> {
   /** Stored through the *Fields helpers: own fields only, `data` as JSON gives it back. */
@@ -72,7 +72,7 @@ export interface MemoryStoreOptions {
   maxLaunchRecords?: number;
 }
 
-export function memoryStore(options: MemoryStoreOptions = {}): OralStore {
+export function memoryStore(options: MemoryStoreOptions = {}): OralStoreWithLti {
   const problems = new ProblemList();
   // Read like the other stores: a misspelt option is a problem, not silently ignored.
   const { maxLaunchRecords } = readStoreOptions(problems, options, memoryStoreSchema);

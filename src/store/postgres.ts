@@ -15,7 +15,7 @@ import { checkOrganization, checkRecord, createdMs, toAssessment, toClass, toCou
 import { checkLaunchRecord, pageOf } from "./launch-records.js";
 import { launchColumnArrays, launchColumns, listParams, positionOf, toLaunchRecord, type LaunchRow } from "./launch-rows.js";
 import { postgresLti } from "./postgres-lti.js";
-import type { CourseRecord, IdempotencyKey, OralStore } from "./types.js";
+import type { CourseRecord, IdempotencyKey, OralStoreWithLti } from "./types.js";
 
 export interface PostgresStoreOptions {
   /**
@@ -72,7 +72,7 @@ async function createPool(connectionString: string, logger: Logger): Promise<Pos
   return pool;
 }
 
-export function postgresStore(options: PostgresStoreOptions): OralStore {
+export function postgresStore(options: PostgresStoreOptions): OralStoreWithLti {
   const problems = new ProblemList();
   const given = readStoreOptions(problems, options, postgresStoreSchema);
   const { connectionString, pool, schema, tablePrefix } = given;

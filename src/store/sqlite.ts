@@ -18,7 +18,7 @@ import { checkOrganization, checkRecord, createdMs, toAssessment, toClass, toCou
 import { checkLaunchRecord, pageOf } from "./launch-records.js";
 import { launchColumns, listParams, positionOf, toLaunchRecord, type LaunchColumns, type LaunchRow } from "./launch-rows.js";
 import { sqliteLti } from "./sqlite-lti.js";
-import type { CourseRecord, OralStore } from "./types.js";
+import type { CourseRecord, OralStoreWithLti } from "./types.js";
 
 export interface SqliteStoreOptions {
   /**
@@ -35,7 +35,7 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-export interface SqliteStore extends OralStore {
+export interface SqliteStore extends OralStoreWithLti {
   /** The absolute path of the database file (or `":memory:"`). */
   readonly filename: string;
 }

@@ -9,12 +9,16 @@
  */
 import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { tracer } from "../core/tracing.js";
-import { STORE_METHODS, type OralStore } from "./types.js";
+import { STORE_METHODS } from "./types.js";
+import { LTI_STORE_METHODS } from "./lti-types.js";
 
-export function tracedStore(store: OralStore): OralStore {
-  const traced = Object.create(store) as OralStore;
-  for (const name of STORE_METHODS) {
-    const method = store[name] as (...args: unknown[]) => Promise<unknown>;
+/** Every method a store may have: the exam records' and, when it keeps them, LTI's. */
+const TRACED = [...STORE_METHODS, ...LTI_STORE_METHODS];
+
+export function tracedStore<S extends object>(store: S): S {
+  const traced = Object.create(store) as S;
+  for (const name of TRACED) {
+    const method = (store as Record<string, unknown>)[name] as (...args: unknown[]) => Promise<unknown>;
     if (typeof method !== "function") continue;
     Object.defineProperty(traced, name, {
       value: (...args: unknown[]): Promise<unknown> => {

@@ -43,7 +43,7 @@ export interface AssessmentRecord {
  * the record's identity: the same id in two organizations is two records, and no method
  * called with one organization reads, lists, replaces or deletes a record of another.
  */
-export interface OralStore extends OralStoreIdempotency, OralStoreLaunches, OralStoreLti {
+export interface OralStore extends OralStoreIdempotency, OralStoreLaunches {
   /** Creates or migrates the schema. Idempotent; the router calls it before first use. */
   init(): Promise<void>;
 
@@ -82,9 +82,6 @@ export const STORE_METHODS = [
   "putAssessment", "getAssessment", "listAssessments", "deleteAssessment", "close",
   "beginIdempotent", "completeIdempotent", "abandonIdempotent",
   "addLaunches", "listLaunches", "countLaunches", "purgeLaunches",
-  "putLtiRegistration", "getLtiRegistration", "listLtiRegistrations", "setLtiRegistrationActive", "putLtiDeployment", "deleteLtiRegistration",
-  "putLtiCourseLink", "getLtiCourseLink", "listLtiCourseLinks", "putLtiExamCopy", "getLtiExamCopy", "putLtiCourseServices", "getLtiCourseServices",
-  "putLtiLineItem", "getLtiLineItem", "addLtiScores", "claimLtiScores", "settleLtiScore", "purgeLtiScores", "listLtiScores",
 ] as const satisfies readonly (keyof OralStore)[];
 type Unlisted = Exclude<keyof OralStore, (typeof STORE_METHODS)[number]>;
 const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;
@@ -157,6 +154,12 @@ export type { LtiDeploymentRecord, LtiRegistrationInput, LtiRegistrationRecord, 
 export type { LtiCourseKey, LtiCourseLink, LtiCourseServices, OralStoreLtiCourses } from "./lti-course-types.js";
 export type { LtiLineItemKey, LtiScoreBody, LtiScoreEntry, LtiScoreRecord, OralStoreLtiGradebook } from "./lti-gradebook-types.js";
 import type { OralStoreLti } from "./lti-types.js";
+
+/**
+ * A store that also keeps LTI's tables: the three bundled stores are. A custom store needs
+ * the LTI methods only when the router has an `lti` option (or an `lti.store` of its own).
+ */
+export type OralStoreWithLti = OralStore & OralStoreLti;
 
 /**
  * The organization a single-organization router acts for (`platform` + `examHost`): every

@@ -20,7 +20,7 @@ import type { Registration } from "../../src/lti/registrations.js";
 import { LTI_SCOPES } from "../../src/lti/service-access.js";
 import type { LtiScoreEntry } from "../../src/store/lti-gradebook-types.js";
 import { sqliteStore } from "../../src/store/sqlite.js";
-import type { OralStore } from "../../src/store/types.js";
+import type { OralStoreWithLti } from "../../src/store/types.js";
 import { fakeLms, freshAccess, hangingScores, json, lmsGate, quiet, registrationOf, throttledScores, type FakeLms } from "../support/fake-lms.js";
 import { fleetsOnPrefix, randomPrefix, redisOrSkip } from "../support/redis.js";
 
@@ -46,7 +46,7 @@ function scoreFor(lms: FakeLms, id: string, userId: string): LtiScoreEntry {
 }
 
 /** An instance's outbox: its own service access, the gate on `fleet`, scores of any of `lmss`. */
-function instance(store: OralStore, lmss: FakeLms[], settings: GradebookSettings, fleet: Fleet = inProcessFleet()): ScoreOutbox {
+function instance(store: OralStoreWithLti, lmss: FakeLms[], settings: GradebookSettings, fleet: Fleet = inProcessFleet()): ScoreOutbox {
   const registrations = new Map<string, Registration>(lmss.map((l) => [l.url, registrationOf(l)]));
   const send = agsSender({ store, access: freshAccess(), settings, logger: quiet, loopbackHttp: true, registration: async (issuer) => registrations.get(issuer) });
   return new ScoreOutbox(store, send, settings, quiet, lmsGate(settings.perLmsConcurrency, fleet));

@@ -17,7 +17,7 @@ import { resolveLtiSettings } from "../../src/lti/settings.js";
 import { createServiceAccess, LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "../../src/lti/service-access.js";
 import { memoryStore } from "../../src/store/memory.js";
 import type { LtiScoreEntry } from "../../src/store/lti-gradebook-types.js";
-import type { OralStore } from "../../src/store/types.js";
+import type { OralStoreWithLti } from "../../src/store/types.js";
 import { freshAccess, json, lmsGate, quiet, useFakeLms, withOtherLms, type FakeLms } from "../support/fake-lms.js";
 import { TOOL_KEY_PEM } from "../support/lti.js";
 
@@ -42,7 +42,7 @@ function entry(lms: FakeLms, label = "Oral exam exam-1"): LtiScoreEntry {
 const fake = useFakeLms();
 const scoresPosted = (lms: FakeLms) => lms.hits.filter((h) => h.method === "POST" && h.path.endsWith("/scores"));
 
-async function deliver(store: OralStore, access: ServiceAccess, s = settings()) {
+async function deliver(store: OralStoreWithLti, access: ServiceAccess, s = settings()) {
   const send = agsSender({ store, access, settings: s, logger: quiet, loopbackHttp: true, registration: async () => fake.registration });
   await new ScoreOutbox(store, send, s, quiet, lmsGate(s.perLmsConcurrency)).drain();
   return (await store.listLtiScores("default", { kind: "oral", examId: "exam-1", limit: 10 }))[0]!;

@@ -16,7 +16,7 @@ import { resolveLtiSettings } from "../../src/lti/settings.js";
 import { LTI_SCOPES, type ServiceAccess } from "../../src/lti/service-access.js";
 import { memoryStore } from "../../src/store/memory.js";
 import type { LtiScoreEntry } from "../../src/store/lti-gradebook-types.js";
-import type { OralStore } from "../../src/store/types.js";
+import type { OralStoreWithLti } from "../../src/store/types.js";
 import { freshAccess, gradebookFleet, json, lmsGate, quiet, useFakeLms, withOtherLms, type FakeLms } from "../support/fake-lms.js";
 import { TOOL_KEY_PEM } from "../support/lti.js";
 
@@ -41,7 +41,7 @@ function scoreEntry(lms: FakeLms, id: string, userId: string, ags: LtiScoreEntry
 let lms: FakeLms;
 let registration: Registration;
 let access: ServiceAccess;
-let store: OralStore;
+let store: OralStoreWithLti;
 
 function outboxFor(settings: GradebookSettings): ScoreOutbox {
   const send = agsSender({ store, access, settings, logger: quiet, loopbackHttp: true, registration: async () => registration });

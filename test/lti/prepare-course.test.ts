@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LaunchContext } from "../../src/router/shared/options.js";
 import { humanTime } from "../../src/core/human-time.js";
 import { memoryStore } from "../../src/store/memory.js";
-import type { OralStore } from "../../src/store/types.js";
+import type { OralStoreWithLti } from "../../src/store/types.js";
 import { fleetReady, redisFleet } from "../../src/fleet/index.js";
 import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
 import { followToExam, launchFromCourse, startLtiBench, type LtiBench } from "../support/lti.js";
@@ -19,7 +19,7 @@ import { followToExam, launchFromCourse, startLtiBench, type LtiBench } from "..
 const SIGN_IN = "/students/sign-in-token";
 const REFUSED = "learner-00003@lms.example";
 let bench: LtiBench;
-let store: OralStore;
+let store: OralStoreWithLti;
 
 const decode = (t: string) => t.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))).replace(/&amp;/g, "&");
 const text = (html: string, id: string) => decode(new RegExp(`id="${id}">([^<]*)<`).exec(html)?.[1] ?? "");

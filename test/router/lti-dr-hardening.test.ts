@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryStore } from "../../src/index.js";
 import { sqliteStore } from "../../src/store/sqlite.js";
-import type { OralStore } from "../../src/store/types.js";
+import type { OralStoreWithLti } from "../../src/store/types.js";
 import { startLtiBench, type LtiBench } from "../support/lti.js";
 
 interface FakeLms { url: string; posted: number; configReads: number; clientId: () => string; close(): Promise<void> }
@@ -111,7 +111,7 @@ describe("an unreadable configuration", () => {
 describe("a re-registration", () => {
   let bench: LtiBench;
   let lms: FakeLms;
-  let store: OralStore;
+  let store: OralStoreWithLti;
   beforeAll(async () => {
     lms = await fakeLms(() => "same-client");
     store = memoryStore();

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryStore } from "../../src/index.js";
-import type { OralStore } from "../../src/store/types.js";
+import type { OralStoreWithLti } from "../../src/store/types.js";
 import { startLtiBench, type LtiBench } from "../support/lti.js";
 
 interface Lms { url: string; configReads: number; posts: number; close(): Promise<void> }
@@ -80,7 +80,7 @@ describe("Dynamic Registration's allowedHosts wildcards", () => {
 
 describe("Dynamic Registration's requests", () => {
   let bench: LtiBench;
-  let store: OralStore;
+  let store: OralStoreWithLti;
   const servers: Lms[] = [];
   const lms = async (opts: Parameters<typeof startLms>[0] = {}) => { const s = await startLms(opts); servers.push(s); return s; };
   beforeAll(async () => {
@@ -132,7 +132,7 @@ describe("Dynamic Registration's requests", () => {
 
 describe("Dynamic Registration: what an operator reads, and the pending cap per host", () => {
   let bench: LtiBench;
-  let store: OralStore;
+  let store: OralStoreWithLti;
   const lmss: Lms[] = [];
   beforeAll(async () => {
     store = memoryStore();

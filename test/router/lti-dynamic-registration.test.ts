@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { memoryStore } from "../../src/index.js";
-import type { OralStore } from "../../src/store/types.js";
+import type { OralStoreWithLti } from "../../src/store/types.js";
 import { linkCourse, linkOf, startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -25,7 +25,7 @@ async function register(bench: LtiBench, query?: Record<string, string>) {
 
 describe("LTI Dynamic Registration", () => {
   let bench: LtiBench;
-  let store: OralStore;
+  let store: OralStoreWithLti;
   beforeAll(async () => {
     store = memoryStore();
     bench = await startLtiBench({ registrations: [], dynamicRegistration: { timeoutMs: 1000, allowLoopbackHttp: true } }, { router: { store } });
@@ -143,7 +143,7 @@ describe("LTI Dynamic Registration", () => {
 
 describe("LTI registrations from the store", () => {
   let bench: LtiBench;
-  let store: OralStore;
+  let store: OralStoreWithLti;
   // A store and bench per test: one test stores a registration, another expects none.
   beforeEach(async () => {
     store = memoryStore();
@@ -182,7 +182,7 @@ describe("LTI registrations from the store", () => {
 
 describe("LTI Dynamic Registration with autoActivate and allowedHosts", () => {
   let bench: LtiBench;
-  let store: OralStore;
+  let store: OralStoreWithLti;
   // A store and bench per test: one test stores a registration, another expects none.
   beforeEach(async () => {
     store = memoryStore();

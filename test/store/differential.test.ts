@@ -21,13 +21,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryStore } from "../../src/store/memory.js";
 import { postgresStore } from "../../src/store/postgres.js";
 import { sqliteStore } from "../../src/store/sqlite.js";
-import type { LaunchRecord, OralStore } from "../../src/store/types.js";
+import type { LaunchRecord, OralStoreWithLti } from "../../src/store/types.js";
 
 const url = process.env.EOA_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const schema = `eoa_diff_${randomBytes(4).toString("hex")}`;
 const dir = mkdtempSync(join(tmpdir(), "eoa-diff-"));
 const BACKENDS = ["memory", "sqlite", "postgres"] as const;
-let stores: OralStore[] = [];
+let stores: OralStoreWithLti[] = [];
 
 const reachable = await (async () => {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
@@ -127,7 +127,7 @@ type Operation = typeof operation extends fc.Arbitrary<infer O> ? O : never;
 interface Run { org: string; iss: (issuer: string) => string; now: number }
 
 /** The answer of one operation on one store: its value, or the name of what it threw. */
-async function apply(store: OralStore, run: Run, o: Operation): Promise<unknown> {
+async function apply(store: OralStoreWithLti, run: Run, o: Operation): Promise<unknown> {
   const { org } = run;
   switch (o.op) {
     case "putCourse": return store.putCourse(org, { id: o.id, name: o.name, data: o.data, createdAt: o.createdAt });
@@ -181,7 +181,7 @@ async function apply(store: OralStore, run: Run, o: Operation): Promise<unknown>
 const WRITES = new Set(["putCourse", "putClass", "putAssessment", "deleteCourse", "deleteClass", "deleteAssessment"]);
 
 /** Everything the record tree shows after a write: every get and list of the run's ids (a later write could hide a difference). */
-async function snapshot(store: OralStore, org: string): Promise<unknown> {
+async function snapshot(store: OralStoreWithLti, org: string): Promise<unknown> {
   const ids = (prefix: string) => [1, 2, 3].map((i) => `${prefix}${i}`);
   return Promise.all([
     store.listCourses(org),

@@ -4,11 +4,11 @@
  * registration and never without one.
  */
 import { expect, it } from "vitest";
-import type { LtiRegistrationInput, OralStore } from "../../src/store/types.js";
+import type { LtiRegistrationInput, OralStoreWithLti } from "../../src/store/types.js";
 
 const CANVAS = "https://canvas.instructure.com";
 
-export function describeLtiContract(open: () => OralStore): void {
+export function describeLtiContract(open: () => OralStoreWithLti): void {
   const registration = (clientId: string, extra: Partial<LtiRegistrationInput> = {}): LtiRegistrationInput => ({
     issuer: CANVAS, clientId, authorizationUrl: "https://sso.canvaslms.com/api/lti/authorize_redirect",
     jwksUrl: "https://sso.canvaslms.com/api/lti/security/jwks", active: false, acceptNewDeployments: true,

@@ -5,12 +5,12 @@
  * link written twice keeps its first writer; a copied course's exam mapping is per course.
  */
 import { expect, it } from "vitest";
-import type { LtiCourseKey, OralStore } from "../../src/store/types.js";
+import type { LtiCourseKey, OralStoreWithLti } from "../../src/store/types.js";
 
 const COURSE: LtiCourseKey = { issuer: "https://canvas.instructure.com", clientId: "10001", deploymentId: "1:abc", contextId: "ctx-bio-2026" };
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 9, minute)).toISOString();
 
-export function describeLtiCourseContract(open: () => OralStore, reopen?: (store: OralStore) => OralStore): void {
+export function describeLtiCourseContract(open: () => OralStoreWithLti, reopen?: (store: OralStoreWithLti) => OralStoreWithLti): void {
   it("LTI course links: found by the whole course key, in its organization only; a second write keeps the first", async () => {
     const store = open();
     await store.putLtiCourseLink("north", { ...COURSE, classId: "k1", linkedBy: "ines", linkedAt: at(0) });

@@ -8,7 +8,7 @@
  * after their retention, pending ones never.
  */
 import { expect, it } from "vitest";
-import type { LtiLineItemKey, LtiScoreEntry, OralStore } from "../../src/store/types.js";
+import type { LtiLineItemKey, LtiScoreEntry, OralStoreWithLti } from "../../src/store/types.js";
 
 const KEY: LtiLineItemKey = { issuer: "https://school.brightspace.com", clientId: "c-1", deploymentId: "D-1", contextId: "ctx-1", kind: "oral", examId: "exam-1" };
 const entry = (id: string, userId: string, activityProgress: "Started" | "Submitted" = "Started", lms = "https://lms.example"): LtiScoreEntry => ({
@@ -18,7 +18,7 @@ const entry = (id: string, userId: string, activityProgress: "Started" | "Submit
   queuedAt: new Date().toISOString(),
 });
 
-export function describeLtiGradebookContract(open: () => OralStore, reopen?: (store: OralStore) => OralStore): void {
+export function describeLtiGradebookContract(open: () => OralStoreWithLti, reopen?: (store: OralStoreWithLti) => OralStoreWithLti): void {
   it("LTI line items: per exam and course, first wins, in its organization only", async () => {
     const store = open();
     expect(await store.getLtiLineItem("north", KEY)).toBeUndefined();

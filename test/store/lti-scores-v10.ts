@@ -4,7 +4,7 @@
  * one pending at another LMS (its origin upper-cased and with a port, as an LMS may write it).
  */
 import { expect } from "vitest";
-import type { LtiScoreEntry, OralStore } from "../../src/store/types.js";
+import type { LtiScoreEntry, OralStoreWithLti } from "../../src/store/types.js";
 
 const entryOf = (id: string, userId: string, lineItem: string): LtiScoreEntry => ({
     id, key: { issuer: "https://lms.example", clientId: "c-1", deploymentId: "D-1", contextId: "ctx-1", kind: "oral", examId: "exam-1" },
@@ -26,7 +26,7 @@ export const V10_SCORE_ROWS = [
 ];
 
 /** After the upgrade: heads, lanes and replace keys as if the entries had been queued by this release. */
-export async function expectV10ScoresUpgraded(store: OralStore): Promise<void> {
+export async function expectV10ScoresUpgraded(store: OralStoreWithLti): Promise<void> {
   expect((await store.claimLtiScores(5_000, 10, 1_000, ["https://other.example:8443"])).map((r) => r.id)).toEqual(["a2"]);
   expect((await store.claimLtiScores(5_000, 10, 1_000, ["https://lms.example"])).map((r) => r.id)).toEqual(["b1"]);
   // A new Submitted of ana's in the same course supersedes her waiting one (a3), as one queued by this release would.

@@ -1,11 +1,11 @@
 /**
- * The behaviours every OralStore promises, run against each backend. A backend passes
+ * The behaviours every OralStoreWithLti promises, run against each backend. A backend passes
  * this or it does not ship: the router is written against these promises, not against
  * any one database. Each part is its own file (records, deletion, idempotency, life
  * cycle, scoping, launch records, LTI); this one opens the stores they test.
  */
 import { afterEach, describe } from "vitest";
-import type { OralStore } from "../../src/store/types.js";
+import type { OralStoreWithLti } from "../../src/store/types.js";
 import { course, exam, ids, klass, type StoreHarness } from "./contract-fixtures.js";
 import { describeDeletionContract } from "./deletion-contract.js";
 import { describeIdempotencyContract } from "./idempotency-contract.js";
@@ -32,12 +32,12 @@ export interface ContractOptions {
  */
 export function describeStoreContract(
   name: string,
-  makeStore: (place: string) => OralStore,
+  makeStore: (place: string) => OralStoreWithLti,
   options: ContractOptions,
 ): void {
   describe(`${name}: the OralStore contract`, () => {
     let places = 0;
-    const opened: OralStore[] = [];
+    const opened: OralStoreWithLti[] = [];
     const place = () => `p${++places}`;
     const open = (where = place()) => {
       const store = makeStore(where);
@@ -53,7 +53,7 @@ export function describeStoreContract(
     describeLaunchContract(() => open());
     describeLtiContract(() => open());
     // Persistent backends: a store opened again on the same place sees the links.
-    const placed = new WeakMap<OralStore, string>();
+    const placed = new WeakMap<OralStoreWithLti, string>();
     describeLtiCourseContract(() => { const where = place(); const s = open(where); placed.set(s, where); return s; }, options.persistent ? (s) => open(placed.get(s)) : undefined);
     describeLtiGradebookContract(() => { const where = place(); const s = open(where); placed.set(s, where); return s; }, options.persistent ? (s) => open(placed.get(s)) : undefined);
     describeRecordsContract(harness);

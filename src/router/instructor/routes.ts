@@ -7,6 +7,7 @@
 import type { RequestHandler } from "express";
 import type { PlatformClient } from "../../platform/types.js";
 import type { OralStore } from "../../store/types.js";
+import type { OralStoreLtiGradebook } from "../../store/lti-gradebook-types.js";
 import type { OrganizationIdOf } from "../shared/request-organization.js";
 import { ROUTES, type OperationIdOf } from "../../api/routes.js";
 import { routeTable } from "../shared/route-table.js";
@@ -32,6 +33,8 @@ export interface InstructorSettings {
   bodyLimit: number;
   /** Many organizations: a record id is served only when the store knows it for the request's organization (known-records.ts). */
   knownRecordsOnly?: boolean;
+  /** With LTI: where the launch records' gradebook entries are read (the LTI store). Default: none shown. */
+  gradebookStore?: OralStoreLtiGradebook | undefined;
 }
 
 /**
@@ -59,7 +62,7 @@ export function instructorRoutes(
     updateOralAssessment: oral.update, deleteOralAssessment: oral.remove,
     createRoleplay: roleplays.create, listRoleplays: roleplays.list, getRoleplay: roleplays.get,
     updateRoleplay: roleplays.update, deleteRoleplay: roleplays.remove,
-    ...launchRecordHandlers(store, recorder, organizationIdOf, exportLimits),
+    ...launchRecordHandlers(store, recorder, organizationIdOf, exportLimits, settings.gradebookStore),
     getExamLive: live ?? (async (_req, res) => sendProblem(res, { status: 404, code: "not_found", title: "Not found", detail: "No live view here." })),
   };
   // Every POST of the table, whichever it is, accepts an Idempotency-Key.

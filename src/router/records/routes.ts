@@ -14,6 +14,7 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
 import type { ExamKind, LaunchQuery, LaunchRecord, OralStore } from "../../store/types.js";
+import type { OralStoreLtiGradebook } from "../../store/lti-gradebook-types.js";
 import { decodeCursor } from "../../store/launch-records.js";
 import { LAUNCH_FIELDS, setValue, valueOf } from "../../store/launch-fields.js";
 import type { OrganizationIdOf } from "../shared/request-organization.js";
@@ -55,9 +56,12 @@ function shown(r: LaunchRecord) {
  */
 const CSV_PAGE = 500;
 
-/** `exports`: the router's caps on open exports (every organization); default, the option's defaults. */
+/**
+ * `exports`: the router's caps on open exports (every organization); default, the option's defaults.
+ * `gradebookStore`: with LTI, where the gradebook's entries shown beside the records are read; default none.
+ */
 export function launchRecordHandlers(store: OralStore, recorder: LaunchRecorder | undefined, organizationIdOf: OrganizationIdOf,
-  exports = new ExportLimits(defaultsOf(launchExportsSchema))) {
+  exports = new ExportLimits(defaultsOf(launchExportsSchema)), gradebookStore?: OralStoreLtiGradebook) {
   const list = (kind: ExamKind, idParam: string): Handler => async (req: Request, res: Response) => {
     const examId = param(req, res, idParam);
     if (examId === undefined) return;
@@ -73,7 +77,7 @@ export function launchRecordHandlers(store: OralStore, recorder: LaunchRecorder 
     const base: LaunchQuery = { kind, examId, limit: query.limit, ...pick(query, ["cursor", "student", "outcome"]) };
     if (req.accepts(["application/json", "text/csv"]) === "text/csv") return sendCsv(res, store, org, { ...base, limit: CSV_PAGE }, exports.stalledMs);
     const page = await store.listLaunches(org, base);
-    const gradebook = await gradebookOf(store, org, kind, examId, page.records);
+    const gradebook = gradebookStore ? await gradebookOf(gradebookStore, org, kind, examId, page.records) : [];
     sendJson(res, 200, { data: page.records.map(shown), meta: { nextCursor: page.nextCursor ?? null, ...(gradebook.length > 0 ? { gradebook } : {}) } });
   };
   return { listExamLaunches: list("oral", "examId"), listRoleplayLaunches: list("roleplay", "roleplayId") };
@@ -84,7 +88,7 @@ export function launchRecordHandlers(store: OralStore, recorder: LaunchRecorder 
  * student: each score queued, whether it was sent (and when), is still pending (with
  * its attempts and last error), or was given up. The exam's latest 1 000 entries are read.
  */
-async function gradebookOf(store: OralStore, org: string, kind: ExamKind, examId: string, records: readonly LaunchRecord[]) {
+async function gradebookOf(store: OralStoreLtiGradebook, org: string, kind: ExamKind, examId: string, records: readonly LaunchRecord[]) {
   const students = new Map<string, LaunchRecord["student"]>();
   for (const r of records) students.set(r.student.email.toLowerCase(), r.student);
   if (students.size === 0) return [];
