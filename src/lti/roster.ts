@@ -8,11 +8,10 @@
  * look complete); so is one with more learners than can be prepared (read no further than
  * the page that passes it), or more bytes than `maxBytes` in all. Learners whose status is Active only (a missing status means Active).
  */
-import { nextPageOn } from "./next-page.js";
-import { LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "./service-access.js";
+import { ServiceAccessError, type ServiceAccess } from "./service-access.js";
 import type { Registration } from "./registrations.js";
+import { NamesRolesProvisioningService } from "./services/nrps.js";
 
-export const MEMBERSHIP_MEDIA_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json";
 const LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner";
 
 /**
@@ -61,33 +60,25 @@ export function isLearner(member: Pick<RosterMember, "roles">): boolean {
 }
 
 /**
- * Reads the course's active learners. Throws ServiceAccessError (kind `bad_answer` for a
- * malformed page, too many pages, more than `maxLearners` active learners: the read stops
- * at the page where they pass it, or more than `maxBytes` of answers in all).
+ * Reads the course's active learners through the course's NRPS service (services/nrps.ts).
+ * Throws ServiceAccessError (kind `bad_answer` for a malformed page, too many pages, more
+ * than `maxLearners` active learners: the read stops at the page where they pass it, or
+ * more than `maxBytes` of answers in all; `unsafe_url` for a next page on another origin).
  */
 export async function readRoster(access: ServiceAccess, registration: Registration, url: string, options: { maxPages: number; pageSize: number; rlid?: string; maxLearners?: number; maxBytes?: number }): Promise<RosterRead> {
-  const first = new URL(url);
-  first.searchParams.set("role", LEARNER);
-  first.searchParams.set("limit", String(options.pageSize));
-  if (options.rlid) first.searchParams.set("rlid", options.rlid);
+  const nrps = new NamesRolesProvisioningService(access, registration, url);
   const learners: RosterMember[] = [];
   const seen = new Set<string>();
   let skipped = 0;
-  let next: string | undefined = first.href;
   let pages = 0;
-  let chars = 0;
-  while (next !== undefined) {
-    if (pages >= options.maxPages) {
-      throw new ServiceAccessError("bad_answer", `The course roster has more than ${options.maxPages} pages (lti.roster.maxPages): nothing was prepared. Raise lti.roster.maxPages if the course is that large.`);
-    }
-    const answer = await access.call(registration, [LTI_SCOPES.memberships], { url: next, accept: MEMBERSHIP_MEDIA_TYPE });
-    pages += 1;
-    chars += answer.chars;
-    if (options.maxBytes !== undefined && chars > options.maxBytes) {
-      throw new ServiceAccessError("bad_answer", `The course roster's answers passed ${options.maxBytes} bytes at page ${pages} (lti.roster.maxBytes): nothing was prepared.`);
-    }
-    const members = (answer.body as { members?: unknown } | undefined)?.members;
-    if (!Array.isArray(members)) throw new ServiceAccessError("bad_answer", `The LMS's roster page ${pages} has no members array.`, answer.status);
+  const pagesRead = nrps.memberPages({ role: LEARNER, limit: options.pageSize, ...(options.rlid ? { rlid: options.rlid } : {}) }, {
+    maxPages: options.maxPages,
+    morePages: `The course roster has more than ${options.maxPages} pages (lti.roster.maxPages): nothing was prepared. Raise lti.roster.maxPages if the course is that large.`,
+    ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes, tooLarge: (page: number) => `The course roster's answers passed ${options.maxBytes} bytes at page ${page} (lti.roster.maxBytes): nothing was prepared.` } : {}),
+  });
+  for await (const { members, page, status } of pagesRead) {
+    pages = page;
+    if (!Array.isArray(members)) throw new ServiceAccessError("bad_answer", `The LMS's roster page ${page} has no members array.`, status);
     for (const listed of members as unknown[]) {
       const m = (listed !== null && typeof listed === "object" ? listed : {}) as Record<string, unknown>;
       const userId = m.user_id;
@@ -101,11 +92,6 @@ export async function readRoster(access: ServiceAccess, registration: Registrati
     if (options.maxLearners !== undefined && learners.length > options.maxLearners) {
       throw new ServiceAccessError("bad_answer", `The course has more than ${options.maxLearners} active learners (prepare.maxRoster): the roster was not read further, and nothing was prepared.`);
     }
-    const after = nextPageOn(first, answer.headers.link, next);
-    if (typeof after === "object") {
-      throw new ServiceAccessError("bad_answer", `The LMS's roster page ${pages} names a next page on another origin (${after.foreign}); it was not followed.`);
-    }
-    next = after;
   }
   return { learners, skipped, pages };
 }

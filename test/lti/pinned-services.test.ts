@@ -71,7 +71,7 @@ describe("NRPS paging against a careless LMS", () => {
     other.handle = (_hit, res) => json(res, 200, { members: [] });
     lms.handle = (_hit, res) => json(res, 200, { members: [{ user_id: "s1", roles: [`${ROLE}Learner`] }] }, { Link: `<${other.url}/nrps?page=2>; rel="next"` });
     const error = await readRoster(access, registration, `${lms.url}/nrps`, { maxPages: 5, pageSize: 50 }).catch((e: unknown) => e);
-    expect((error as ServiceAccessError).kind).toBe("bad_answer");
+    expect((error as ServiceAccessError).kind).toBe("unsafe_url");
     expect((error as Error).message).toContain("another origin");
     expect(other.hits).toEqual([]);
     });
