@@ -47,8 +47,8 @@ export interface ServiceRequest {
 }
 export interface ServiceAnswer { status: number; headers: Record<string, string>; body: unknown; /** The answer's length as read (UTF-16 code units). */ chars: number }
 
-/** `unsafe_url`: a service URL the token must not go to (plain http, user info); nothing was sent. */
-export type ServiceAccessErrorKind = "no_token_url" | "token_refused" | "unreachable" | "refused" | "bad_answer" | "unsafe_url";
+/** `unsafe_url`: a service URL the token must not go to (plain http, user info); `no_scope`: the LMS did not grant the scope the call needs. Nothing was sent for either. */
+export type ServiceAccessErrorKind = "no_token_url" | "token_refused" | "unreachable" | "refused" | "bad_answer" | "unsafe_url" | "no_scope";
 
 /** Why an LMS service call failed; `message` says what to fix, never a secret or token. */
 export class ServiceAccessError extends Error {

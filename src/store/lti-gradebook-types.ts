@@ -55,6 +55,16 @@ export interface LtiScoreEntry {
   queuedAt: string;
 }
 
+/**
+ * What the LMS held when a grade went (read with `result.readonly`, gradebook/lms-reads.ts):
+ * `unchanged`, it had this grade already and nothing was posted; `handGrade`, the learner's
+ * result was a grade the tool never sent (an instructor's, typed in the LMS).
+ */
+export interface LtiScoreNote {
+  unchanged?: true;
+  handGrade?: { scoreGiven: number; scoreMaximum: number; comment?: string };
+}
+
 /** `superseded`: a newer entry of the same status for the same learner was queued while this one waited; never posted. */
 export type LtiScoreState = "pending" | "sent" | "failed" | "superseded";
 
@@ -68,6 +78,8 @@ export interface LtiScoreRecord extends LtiScoreEntry {
   sentAt?: string;
   /** Why the last attempt failed (never a token). */
   lastError?: string;
+  /** A `sent` entry's note: what the LMS held when it went. */
+  note?: LtiScoreNote;
 }
 
 export interface LtiScoreSettle {
@@ -76,6 +88,25 @@ export interface LtiScoreSettle {
   nextAtMs: number;
   sentAt?: string;
   lastError?: string;
+  /** With `sent` only. */
+  note?: LtiScoreNote;
+}
+
+/**
+ * The SQL stores' `last_error` column: an unsent entry's last error, a sent entry's note
+ * (as JSON; a sent entry has no error), so the note needs no column of its own.
+ */
+export function ltiLastErrorColumn(o: LtiScoreSettle): string | null {
+  return o.lastError ?? (o.state === "sent" && o.note ? JSON.stringify(o.note) : null);
+}
+
+function noteOf(text: string): LtiScoreNote | undefined {
+  try {
+    const note = JSON.parse(text) as unknown;
+    return note !== null && typeof note === "object" ? note as LtiScoreNote : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface OralStoreLtiGradebook {
@@ -147,7 +178,9 @@ export function toLtiScoreRecord(r: LtiScoreRow): LtiScoreRecord {
   const entry = JSON.parse(r.entry) as LtiScoreEntry;
   return {
     ...entry, org: r.organization, state: r.state as LtiScoreState, attempts: Number(r.attempts), nextAtMs: Number(r.next_ms),
-    ...(r.sent_at ? { sentAt: r.sent_at } : {}), ...(r.last_error ? { lastError: r.last_error } : {}),
+    ...(r.sent_at ? { sentAt: r.sent_at } : {}),
+    ...(r.last_error && r.state !== "sent" ? { lastError: r.last_error } : {}),
+    ...(r.last_error && r.state === "sent" && noteOf(r.last_error) ? { note: noteOf(r.last_error) } : {}),
   };
 }
 

@@ -9,7 +9,7 @@
 import type { PostgresPool } from "./postgres-pool.js";
 import { transaction, type Names } from "./postgres-schema.js";
 import {
-  checkLtiScoreEntry, ltiScoreColumns, toLtiScoreRecord, type LtiLineItemKey, type LtiScoreRow, type OralStoreLtiGradebook,
+  checkLtiScoreEntry, ltiLastErrorColumn, ltiScoreColumns, toLtiScoreRecord, type LtiLineItemKey, type LtiScoreRow, type OralStoreLtiGradebook,
 } from "./lti-gradebook-types.js";
 
 const ROW = "organization, entry, state, attempts, next_ms, sent_at, last_error";
@@ -81,7 +81,7 @@ export function postgresLtiGradebook(n: Names, ready: () => Promise<{ pool: Post
         if (!found) return;
         const learner = [found.organization, found.kind, found.exam_id, found.user_id];
         await client.query(sql.lock, [JSON.stringify(learner)]);
-        await client.query(sql.settle, [id, o.state, o.attempts, o.nextAtMs, o.sentAt ?? null, o.lastError ?? null]);
+        await client.query(sql.settle, [id, o.state, o.attempts, o.nextAtMs, o.sentAt ?? null, ltiLastErrorColumn(o)]);
         if (o.state !== "pending") await client.query(sql.promote, learner);
       });
     },

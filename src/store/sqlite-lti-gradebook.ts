@@ -7,7 +7,7 @@
  */
 import type BetterSqlite3 from "better-sqlite3";
 import {
-  checkLtiScoreEntry, ltiScoreColumns, toLtiScoreRecord, type LtiLineItemKey, type LtiScoreRow, type OralStoreLtiGradebook,
+  checkLtiScoreEntry, ltiLastErrorColumn, ltiScoreColumns, toLtiScoreRecord, type LtiLineItemKey, type LtiScoreRow, type OralStoreLtiGradebook,
 } from "./lti-gradebook-types.js";
 
 const ITEM = "organization = @org AND issuer = @issuer AND client_id = @clientId AND deployment_id = @deploymentId AND context_id = @contextId AND kind = @kind AND exam_id = @examId";
@@ -80,7 +80,7 @@ export function sqliteLtiGradebook(ready: () => Promise<{ db: BetterSqlite3.Data
     async settleLtiScore(id, o) {
       const { s, db } = await handle();
       db.transaction(() => {
-        const learner = s.settle.get({ id, state: o.state, attempts: o.attempts, nextMs: o.nextAtMs, sentAt: o.sentAt ?? null, lastError: o.lastError ?? null });
+        const learner = s.settle.get({ id, state: o.state, attempts: o.attempts, nextMs: o.nextAtMs, sentAt: o.sentAt ?? null, lastError: ltiLastErrorColumn(o) });
         if (learner && o.state !== "pending") s.promote.run(learner);
       }).immediate();
     },

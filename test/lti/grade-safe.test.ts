@@ -10,7 +10,8 @@
  * - A grade an instructor typed in Canvas (17/20) survives the learner's return, a replayed
  *   return and a new launch's `Started`: each status post carries the extension. Remove the
  *   extension (entries.ts's `gradeSafeExtension`) and this test fails: Canvas clears the grade.
- * - The Moodle preset's None-type grade item answers 200 to a score and keeps nothing.
+ * - The Moodle preset's None-type grade item answers 200 to a score and keeps nothing (for a
+ *   tool that cannot read the line item first).
  */
 import request from "supertest";
 import { decodeJwt } from "jose";
@@ -23,11 +24,11 @@ import { startStack, type Stack } from "../support/stack.js";
 const poll = { timeout: 20_000, interval: 50 };
 const settle = () => new Promise((r) => setTimeout(r, 400));
 
-async function toolFor(lms: LmsEmulator): Promise<Stack> {
+async function toolFor(lms: LmsEmulator, scopes?: readonly string[]): Promise<Stack> {
   const stack = await startStack({
     router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], allowLoopbackHttp: true, canLink: DASHBOARD_EXAMS_LINKABLE, gradebook: { pollMs: 50, firstRetryMs: 100, maxRetryMs: 400 } } },
   });
-  lms.registerTool(`${stack.app.url}/oral`);
+  lms.registerTool(`${stack.app.url}/oral`, scopes ? { scopes } : {});
   return stack;
 }
 
@@ -112,9 +113,10 @@ describe("the emulator's gradebook rules", () => {
     expect(applyScore("spec", graded(), score(), "value")!.scoreGiven).toBeUndefined();
   });
 
-  it("Moodle: a grade on a None-type item answers 200 and keeps nothing", async () => {
+  it("Moodle: a grade on a None-type item answers 200 and keeps nothing (a tool without the line item read posts it)", async () => {
     const lms = await createLmsEmulator({ preset: "moodle" });
-    const stack = await toolFor(lms);
+    // Only the score scope: the tool cannot read the line item first (test/lti/gradebook-reads.test.ts: with it, no post).
+    const stack = await toolFor(lms, ["https://purl.imsglobal.org/spec/lti-ags/scope/score"]);
     try {
       const { examId } = await stack.seedExam();
       const linkId = await placeExam({ lms }, examId);

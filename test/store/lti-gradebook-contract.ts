@@ -66,6 +66,23 @@ export function describeLtiGradebookContract(open: () => OralStoreWithLti, reope
     expect(await store.addLtiScores("north", [entry("s1", "ana", "Submitted")])).toBe(0);
   });
 
+  it("LTI score outbox: a sent entry keeps its note (what the LMS held), a failed one its error; a pending retry has no note", async () => {
+    const store = open();
+    await store.addLtiScores("north", [entry("n1", "nia"), entry("o1", "oto"), entry("p1", "pia")]);
+    const now = Date.now() + 1000;
+    await store.claimLtiScores(now, 10, 30_000);
+    const note = { unchanged: true as const, handGrade: { scoreGiven: 15, scoreMaximum: 20, comment: "typed" } };
+    await store.settleLtiScore("n1", { state: "sent", attempts: 1, nextAtMs: now, sentAt: new Date(now).toISOString(), note });
+    await store.settleLtiScore("o1", { state: "failed", attempts: 1, nextAtMs: now, lastError: "no", note });
+    await store.settleLtiScore("p1", { state: "pending", attempts: 1, nextAtMs: now, lastError: "503" });
+    const listed = new Map((await store.listLtiScores("north", { kind: "oral", examId: "exam-1", limit: 10 })).map((r) => [r.id, r]));
+    expect(listed.get("n1")).toMatchObject({ state: "sent", note });
+    expect(listed.get("n1")!.lastError).toBeUndefined();
+    expect(listed.get("o1")).toMatchObject({ state: "failed", lastError: "no" });
+    expect(listed.get("o1")!.note).toBeUndefined();
+    expect(listed.get("p1")!.note).toBeUndefined();
+  });
+
   it("LTI score outbox: a claim skips the LMSs it is told to; a retry waits for its time and keeps the learner's order", async () => {
     const store = open();
     await store.addLtiScores("north", [entry("x1", "xia", "Started", "https://slow.example"), entry("y1", "yan", "Started", "https://fast.example"), entry("y2", "yan", "Submitted", "https://fast.example")]);

@@ -1,7 +1,7 @@
 /**
  * The LMS emulator's gradebook (LTI AGS 2.0): line items (`GET`/`POST /lineitems`, paged
  * by `Link: rel="next"`, filtered by `resource_id`, `resource_link_id` and `tag`; `GET
- * /lineitems/:id`), scores (`POST /lineitems/:id/scores`), each behind a bearer token
+ * /lineitems/:id`, `DELETE /lineitems/:id`), scores (`POST /lineitems/:id/scores`), each behind a bearer token
  * with the right scope (token.ts's `verifyBearer`), and a page per course (`GET
  * /gradebook`) showing each learner's latest activity, grading progress, score and
  * comment per line item. A placed link with a `lineItem` gets its own line item (its
@@ -56,6 +56,8 @@ export interface LmsScore {
 
 export interface GradebookCounts {
   lineItemsCreated: number;
+  /** Line items deleted (`DELETE /lineitems/:id`, scope `lineitem`). */
+  lineItemsDeleted: number;
   scoresTaken: number;
   /** Scores refused (bad body, unknown line item) or answered 503 during an outage. */
   refused: number;
@@ -95,11 +97,12 @@ export function gradebookSide(ctx: {
   const resultKey = (lineItemUrl: string, userId: string) => `${userId}\u0000${lineItemUrl}`;
   const itemOfUrl = (lineItemUrl: string) => items.get(lineItemUrl.slice(lineItemUrl.lastIndexOf("/") + 1));
   const names = new Map<string, string>();
-  const counts: GradebookCounts = { lineItemsCreated: 0, scoresTaken: 0, refused: 0, outageAnswers: 0 };
+  const counts: GradebookCounts = { lineItemsCreated: 0, lineItemsDeleted: 0, scoresTaken: 0, refused: 0, outageAnswers: 0 };
   let outageUntil = 0;
   const url = (id: string) => `${ctx.base()}/lineitems/${id}`;
+  // A None-type item (Moodle) keeps no grade: it lists no scoreMaximum.
   const shown = (i: LmsLineItem) => ({
-    id: url(i.id), label: i.label, scoreMaximum: i.scoreMaximum,
+    id: url(i.id), label: i.label, ...(i.gradeType === "none" ? {} : { scoreMaximum: i.scoreMaximum }),
     ...(i.resourceId ? { resourceId: i.resourceId } : {}), ...(i.resourceLinkId ? { resourceLinkId: i.resourceLinkId } : {}), ...(i.tag ? { tag: i.tag } : {}),
     ...(i.gradesReleased !== undefined ? { gradesReleased: i.gradesReleased } : {}),
   });
@@ -159,6 +162,12 @@ export function gradebookSide(ctx: {
     const item = items.get(String(req.params.id));
     if (!item) return refuse(res, 404, "no such line item");
     res.type(LINEITEM_TYPE).send(JSON.stringify(shown(item)));
+  });
+  router.delete("/lineitems/:id", down, (req, res) => {
+    if (!ctx.verifyBearer(req, res, `${AGS}lineitem`)) return;
+    if (!items.delete(String(req.params.id))) return refuse(res, 404, "no such line item");
+    counts.lineItemsDeleted += 1;
+    res.status(204).end();
   });
   router.post("/lineitems/:id/scores", down, json, (req, res) => {
     if (!ctx.verifyBearer(req, res, `${AGS}score`)) return;

@@ -7,8 +7,8 @@
  * frames the tool as Canvas does (with Platform Storage answered by postMessage from a
  * sibling frame), deep-linking requests with a return endpoint that verifies the tool's
  * response against its key set (deep-linking.ts), LTI Dynamic Registration (an OpenID
- * configuration and a registration endpoint, registration.ts), and fault switches
- * minting each bad token of the checks a tool must make.
+ * configuration and a registration endpoint, registration.ts), and fault switches minting
+ * each bad token of the checks a tool must make. Its AGS claim lists the granted scopes only.
  */
 import express from "express";
 import type { AddressInfo } from "node:net";
@@ -35,7 +35,6 @@ export type { TokenCounts } from "./token.js";
 export type { GradebookCounts, LmsLineItem, LmsScore } from "./gradebook.js";
 export type { LmsResult } from "./gradebook-rules.js";
 export type { MembershipCounts, RosterMember } from "./memberships.js";
-
 export type { LmsEmulator, LmsEmulatorOptions } from "./emulator-types.js";
 import type { LmsEmulator, LmsEmulatorOptions } from "./emulator-types.js";
 
@@ -86,10 +85,11 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     if (full.lineItem) grades.addLinkLineItem(full.id, full.lineItem);
     return full;
   };
-  /** The AGS endpoint claim of a launch of `linkId` (a deep-linking request has no line item of its own). */
-  const agsClaim = (linkId: string): Record<string, unknown> => {
+  /** None granted: no claim; a deep-linking request has no line item. */
+  const agsClaim = (linkId: string): Record<string, unknown> | undefined => {
     const lineItem = grades.lineItemOf(linkId);
-    return { scope: AGS_SCOPES, lineitems: grades.lineItemsUrl(), ...(lineItem ? { lineitem: lineItem } : {}) };
+    const scope = AGS_SCOPES.filter((s) => granted.has(s));
+    return scope.length === 0 ? undefined : { scope, lineitems: grades.lineItemsUrl(), ...(lineItem ? { lineitem: lineItem } : {}) };
   };
   const placement = (id: string): ResourceLink | { deepLinking: Record<string, unknown> } | undefined => {
     const settings = linking.settingsOf(id);

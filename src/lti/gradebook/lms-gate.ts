@@ -19,7 +19,7 @@ import { createHash } from "node:crypto";
 import type { Logger } from "../../core/logger.js";
 import type { BreakerVerdict, CircuitBreakerStore } from "../../fleet/circuit-breaker.js";
 import type { SingleUseStore } from "../../fleet/single-use.js";
-import { SendFailure } from "./ags.js";
+import { SendFailure } from "./send-failure.js";
 
 /** The longest pause an LMS's `Retry-After` sets (a longer one is read as this). */
 export const MAX_PAUSE_MS = 3_600_000;

@@ -13,7 +13,8 @@
  */
 import type { Logger } from "../../core/logger.js";
 import { ltiLaneOf, type LtiScoreRecord, type OralStoreLtiGradebook } from "../../store/lti-gradebook-types.js";
-import { SendFailure } from "./ags.js";
+import { SendFailure } from "./send-failure.js";
+import type { SendOutcome } from "./ags.js";
 import type { LmsGate } from "./lms-gate.js";
 import type { GradebookSettings } from "./options.js";
 
@@ -43,7 +44,7 @@ export class ScoreOutbox {
 
   constructor(
     private readonly store: OralStoreLtiGradebook,
-    private readonly send: (r: LtiScoreRecord) => Promise<void>,
+    private readonly send: (r: LtiScoreRecord) => Promise<SendOutcome | void>,
     private readonly settings: OutboxSettings,
     private readonly logger: Logger,
     private readonly gate: LmsGate,
@@ -128,16 +129,18 @@ export class ScoreOutbox {
     const attempts = r.attempts + 1;
     const where = { event: "lti_score", examId: r.key.examId, kind: r.key.kind, issuer: r.key.issuer, activity: r.score.activityProgress, attempts };
     let failure: SendFailure | undefined;
+    let outcome: SendOutcome | void = undefined;
     try {
-      await this.send(r);
+      outcome = await this.send(r);
     } catch (error) {
       failure = error instanceof SendFailure ? error : new SendFailure(String((error as Error)?.message ?? error), true);
     }
     const pausedUntil = await this.gate.settle(lane, failure, admitted.probe);
     if (!failure) {
       this.counts.sent += 1;
-      await this.store.settleLtiScore(r.id, { state: "sent", attempts, nextAtMs: Date.now(), sentAt: new Date().toISOString() });
-      this.logger.debug({ ...where, outcome: "sent" }, "a score was posted to the LMS gradebook");
+      const note = outcome?.note;
+      await this.store.settleLtiScore(r.id, { state: "sent", attempts, nextAtMs: Date.now(), sentAt: new Date().toISOString(), ...(note ? { note } : {}) });
+      this.logger.debug({ ...where, outcome: note?.unchanged ? "unchanged" : "sent", handGrade: note?.handGrade !== undefined }, note?.unchanged ? "the LMS had this grade already: nothing posted" : "a score was posted to the LMS gradebook");
       return;
     }
     const giveUp = !failure.retry || attempts >= this.settings.maxAttempts;
