@@ -23,8 +23,9 @@
  * `liveView`: another school's launch p95 beside 100 live streams on an exam of 60 000
  * records (live-view.js). `exports`: heap and RSS growth over the idle process with 30
  * clients (one instructor each) that never read a 6 MB CSV export (exports.js). `loginFlood`: 5,000 anonymous maximum-size LTI logins, every one
- * kept; the router host's retained heap and RSS growth, and with Redis (EOA_BENCH_REDIS_URL)
- * Redis's growth in bytes and keys (login-flood.js). `organizations`: the noisy-neighbour
+ * answered; the router host's retained heap and RSS growth, and with Redis (EOA_BENCH_REDIS_URL)
+ * Redis's growth in bytes and keys (login-flood.js); then 24 /64s at 300 logins/s for 20 s and
+ * the share of learners from other addresses who get their login (login-jam.js). `organizations`: the noisy-neighbour
  * ratio (`--organizations-rounds N` runs, each with the load average; `--cpu-neighbour`
  * spins a core in a child meanwhile, target 3× instead of 2×) and the host's CPU per
  * launch (process.cpuUsage in its own process ÷ launches) beside http-proxy-middleware's

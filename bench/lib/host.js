@@ -25,8 +25,9 @@ export function cookieOf(user, org) {
  * `organizationOf(id)`: many organizations instead, the `bench_org` cookie naming the
  * request's (answers `{ apiKey, examHost }`); `client` then configures every client.
  * `fallbackOrganization`: the school of a request without that cookie (an LMS's posts).
+ * `trustProxy`: Express's `trust proxy` setting (default unset).
  */
-export async function startHost(emulator, { client = {}, router = {}, organizationOf, fallbackOrganization } = {}) {
+export async function startHost(emulator, { client = {}, router = {}, organizationOf, fallbackOrganization, trustProxy } = {}) {
   const platform = organizationOf ? undefined : createPlatformClient({ apiKey: emulator.testKey, baseUrl: emulator.url, ...client });
   const single = { platform, examHost: emulator.url };
   const many = organizationOf && {
@@ -47,6 +48,8 @@ export async function startHost(emulator, { client = {}, router = {}, organizati
     return user;
   };
   const app = express();
+  // `trustProxy` (e.g. "loopback"): X-Forwarded-For names the client, as behind a proxy.
+  if (trustProxy !== undefined) app.set("trust proxy", trustProxy);
   app.use((req, _res, next) => {
     const m = /(?:^|;\s*)bench_user=(\w+)/.exec(req.headers.cookie ?? "");
     if (m) req.user = userFor(m[1]);

@@ -125,7 +125,7 @@ export function targetRows(result) {
     const { logins, inProcess: p, fleet: f } = loginFlood;
     rows.push(
       ["login flood: load average before / after", `${loginFlood.loadAverage.before} / ${loginFlood.loadAverage.after}`],
-      [`login flood, in process: ${logins} maximum-size logins kept`, p.kept, `= ${logins}`, p.kept === logins],
+      [`login flood, in process: ${logins} maximum-size logins answered (nothing kept)`, p.answered, `= ${logins}`, p.answered === logins],
       ["login flood, in process: retained heap growth after GC (MB)", p.heapGrowthMb, "< 40", p.heapGrowthMb < 40],
       ["login flood, in process: retained heap per login (bytes)", p.heapBytesPerLogin],
       ["login flood, in process: RSS growth (MB, information)", p.rssGrowthMb],
@@ -133,13 +133,18 @@ export function targetRows(result) {
     if (f.skipped) rows.push(["login flood, Redis: skipped (no Redis)", f.skipped]);
     else {
       rows.push(
-        [`login flood, Redis: ${logins} maximum-size logins kept`, f.kept, `= ${logins}`, f.kept === logins],
+        [`login flood, Redis: ${logins} maximum-size logins answered (nothing kept)`, f.answered, `= ${logins}`, f.answered === logins],
         ["login flood, Redis: growth (MB, MEMORY USAGE of the prefix)", f.redisGrowthMb, "< 5", f.redisGrowthMb < 5],
         ["login flood, Redis: keys / bytes per login", `${f.redisKeys} / ${f.redisBytesPerLogin}`],
         ["login flood, Redis: host retained heap growth after GC (MB)", f.heapGrowthMb, "< 40", f.heapGrowthMb < 40],
         ["login flood, Redis: host RSS growth (MB, information)", f.rssGrowthMb],
       );
     }
+    const j = loginFlood.jam;
+    rows.push(
+      [`login jam: ${j.nets} /64s at ${j.ratePerSecond} logins/s for ${j.seconds} s: achieved rate / statuses`, `${j.attackRatePerSecond}/s ${JSON.stringify(j.attackStatuses)}`],
+      [`login jam: learners from other addresses who got their login (% of ${j.learnerLogins})`, j.learnersGotLoginPercent, "≥ 99 (issue 43)", j.learnersGotLoginPercent >= 99],
+    );
   }
   rows.push(...gradebookRows(result));
   if (fleet) {

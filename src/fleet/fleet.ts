@@ -12,6 +12,7 @@ import { FLEET_DEFAULTS } from "./options.js";
 import { inProcessRecentCounts, type RecentCounts } from "./recent-counts.js";
 import { inProcessPlanLeases, type PlanLeaseStore } from "./plan-lease.js";
 import { inProcessPreparedTokens, type PreparedTokenStore } from "./prepared-tokens.js";
+import { processSealingKeys, type SealingKey } from "./sealing-keys.js";
 import { inProcessSingleUse, type SingleUseStore } from "./single-use.js";
 
 export interface FleetRateBudgetStats extends RateBudgetStats {
@@ -53,8 +54,14 @@ export interface Fleet {
   limiter(name: string, settings: LaunchLimitSettings): LaunchLimiter;
   /** The platform's circuit breakers (one per key and endpoint): open, no call is sent. */
   readonly breaker: CircuitBreakerStore;
-  /** Single-use values with a life of their own (LTI login states, "open the exam" links). */
+  /** Single-use values with a life of their own (used LTI nonces, "open the exam" links). */
   readonly singleUse: SingleUseStore;
+  /**
+   * Keys to seal a value the fleet hands out rather than keeps (the LTI login's state):
+   * derived from the fleet's `secret` in fleet mode, so any instance opens it; random per
+   * process in process. The first key seals; every listed one opens (sealing-keys.ts).
+   */
+  sealingKeys(purpose: string): readonly SealingKey[];
   /** Counts of the last minutes, fleet-wide (the platform's 429s and errors for the live view). */
   readonly recentCounts: RecentCounts;
   /** The attempt owner's lease, ms: the owner renews it every third of it while its call runs. */
@@ -109,6 +116,7 @@ export function inProcessFleet(options: InProcessFleetOptions = {}, instanceId =
     limiter: (_name, settings) => inProcessLaunchLimiter(settings, Date.now, NAMED_LIMITER_KEYS),
     breaker: inProcessCircuitBreaker(withDefaults(DEFAULT_BREAKER_SETTINGS, options.circuitBreaker)),
     singleUse: inProcessSingleUse(),
+    sealingKeys: processSealingKeys(),
     recentCounts: inProcessRecentCounts(),
     attemptLeaseMs,
     planLeaseMs,

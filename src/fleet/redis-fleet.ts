@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { toLogger } from "../core/logger.js";
 import { warnRenames } from "../core/deprecation.js";
 import { createCipher } from "./cipher.js";
+import { sealingKeys } from "./sealing-keys.js";
 import { connect } from "./connection.js";
 import { attemptsWithFallback } from "./attempts-fallback.js";
 import { withFallback } from "./fallback.js";
@@ -71,6 +72,7 @@ export function redisFleet(options: RedisFleetOptions): RedisFleet {
     // No fallback: a state put in Redis must be found by whichever instance the launch
     // reaches, and a local copy would let one value be taken twice.
     singleUse: redisSingleUse(connection, cipher, prefix),
+    sealingKeys: (purpose) => sealingKeys(settings.keys, purpose),
     recentCounts: withFallback(redisRecentCounts(connection, prefix), local.recentCounts, connection),
     attemptLeaseMs: settings.attemptLeaseMs,
     planLeaseMs: settings.planLeaseMs,

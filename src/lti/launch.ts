@@ -1,11 +1,12 @@
 /**
  * `POST /lti/launch`: the LMS's `id_token` and `state` (form post). In order: the state
- * (single use, from any instance), its binding to this browser (the login's cookie, else
+ * (sealed by the login, opened by any instance), its binding to this browser (the login's cookie, else
  * Platform Storage read back in the LMS's frame, else a page offering a new window), the
  * token (verify-launch.ts), then what the launch is for: a learner's resource link opens
  * the exam through a single-use link (open-link.ts); an instructor gets a page naming the
  * exam (instructor-page.ts), or, for a deep-linking request, the exam picker
- * (deep-linking.ts). Every refusal is a page for the LMS administrator and a log line; nothing before
+ * (deep-linking.ts). The state is used once: its nonce is recorded as used once the token
+ * verified, so a replayed launch is refused. Every refusal is a page for the LMS administrator and a log line; nothing before
  * the link is followed calls the platform.
  */
 import type { Request, Response } from "express";
@@ -18,7 +19,8 @@ import type { CourseBinding } from "./course-binding.js";
 import type { deepLinking } from "./deep-linking.js";
 import { instructorPage } from "./instructor-page.js";
 import { browserIdOf, shortHash } from "./browser-id.js";
-import { boundRelogin, readStateParam, samePart, type LoginState, type LoginStates } from "./login-state.js";
+import type { LoginLimits } from "./login-limit.js";
+import type { LoginState, LoginStates } from "./login-state.js";
 import { gradebookOfLaunch } from "./gradebook/launch-gradebook.js";
 import { linkPath, putLink } from "./open-link.js";
 import { escapeHtml, scriptJson } from "../core/html.js";
@@ -40,6 +42,8 @@ import { verifyLaunch, type VerifiedLaunch } from "./verify-launch.js";
 
 export interface LaunchRouteDeps {
   states: LoginStates;
+  /** The login's limit: an address whose launch the LMS signed is not refused a login for a while. */
+  limits: LoginLimits;
   source: RegistrationSource;
   links: SingleUseStore;
   keySets: RemoteKeySets;
@@ -81,16 +85,15 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     refuse(res, logger, frameAncestors, { status, check, title: "This launch could not be accepted", forAdministrator, detail });
 
   /**
-   * The state, taken once it is proven to be this browser's; undefined when a page was
+   * The state, once it is proven to be this browser's; undefined when a page was
    * answered instead. Proof: the browser's cookie (browser-id.ts) hashes to the state's
    * browser hash; else, only when the login offered Platform Storage, the value read back
    * from it in this browser by a check page, posted back same-origin with the page's
    * one-time continuation; else a page offering a new window.
    */
   async function boundState(req: Request, res: Response, state: string, idToken: string): Promise<LoginState | undefined> {
-    const posted = readStateParam(state);
-    const known = posted && await states.peek(posted.id);
-    if (!posted || !known || !samePart(known, posted.part)) {
+    const known = await states.open(state);
+    if (!known) {
       refuseWith(res, "state", "The launch's state is unknown, used or expired: the launch must follow this tool's login within the state's lifetime, once. Ask the learner to open the link again.");
       return undefined;
     }
@@ -98,14 +101,13 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     const spot = async (): Promise<StorageSpot | undefined> => {
       if (known.storageTarget === undefined) return undefined;
       const lookup = await deps.source.find(known.issuer, known.clientId);
-      return { target: known.storageTarget, origin: "found" in lookup ? new URL(lookup.found.authorizationUrl).origin : "null", key: storageKey(posted.id) };
+      return { target: known.storageTarget, origin: "found" in lookup ? new URL(lookup.found.authorizationUrl).origin : "null", key: storageKey(known.id) };
     };
     if (browserId !== undefined && shortHash(browserId) === known.browserHash) {
-      const taken = await takeOnce(res, posted.id);
       // The cookie came back: the value the login put in Platform Storage is not needed.
-      const where = taken && await spot();
+      const where = await spot();
       if (where) forgetAfterwards(res, where);
-      return taken;
+      return known;
     }
     const continuation = field(req.body, "continuation");
     if (browserId !== undefined && known.storageTarget === undefined) {
@@ -117,9 +119,9 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     }
     if (continuation !== undefined) {
       // Only a continuation of this login's own Platform Storage check, posted by that page (same origin), in this browser.
-      const expected = known.storageTarget !== undefined && sameOriginPost(req, new URL(launchUrl(req, settings.toolUrl)).origin) ? await states.takeContinuation(posted.id) : undefined;
+      const expected = known.storageTarget !== undefined && sameOriginPost(req, new URL(launchUrl(req, settings.toolUrl)).origin) ? await states.takeContinuation(known.id) : undefined;
       const value = field(req.body, "platform_value");
-      if (expected !== undefined && expected === continuation && value !== undefined && shortHash(value) === known.browserHash) return takeOnce(res, posted.id);
+      if (expected !== undefined && expected === continuation && value !== undefined && shortHash(value) === known.browserHash) return known;
       refuseWith(res, "state_binding", "The launch's state was not found in this browser (no cookie, and the LMS's Platform Storage did not hold it): the launch did not come from the browser that logged in.", 401);
       return undefined;
     }
@@ -128,7 +130,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
       // Read the state back from the LMS's Platform Storage, in this browser, remove it there, then post again.
       const secret = randomId(24);
       logger.debug({ event: "lti_platform_storage_check" }, "LTI launch without its state cookie: reading the state from Platform Storage");
-      await states.putContinuation(posted.id, secret);
+      await states.putContinuation(known.id, secret);
       const lookup = await deps.source.find(known.issuer, known.clientId);
       if ("found" in lookup) useFrameAncestors(res, originsOf(lookup.found));
       const cfg = { ...where, subject: "lti.get_data", timeoutMs: 3000 };
@@ -144,7 +146,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     // No cookie and no Platform Storage: start over at the top level, where the cookie travels.
     // An LMS whose hint works once (Moodle, Canvas) would refuse the replayed login: ask for the activity again instead.
     const singleUse = consumesMessageHint(known.issuer, idToken);
-    const relogin = singleUse ? undefined : boundRelogin(known, posted.part);
+    const relogin = singleUse ? undefined : known.relogin;
     logger.info({ event: "lti_state_cookie_missing", relogin: relogin !== undefined, singleUseHint: singleUse }, "LTI launch without its state cookie: offered a new window");
     const again = relogin && new URLSearchParams({
       iss: known.issuer, client_id: known.clientId, login_hint: relogin.loginHint, target_link_uri: launchUrl(req, settings.toolUrl),
@@ -161,12 +163,6 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
       body: again ? `<p><a href="${escapeHtml(`${req.baseUrl}/lti/login?${again}`)}" target="_blank" rel="noopener noreferrer">Open in a new window</a></p>` : undefined,
     });
     return undefined;
-  }
-
-  async function takeOnce(res: Response, id: string): Promise<LoginState | undefined> {
-    const taken = await states.take(id);
-    if (!taken) refuseWith(res, "state", "The launch's state was already used (a replayed launch).");
-    return taken;
   }
 
   async function learner(req: Request, res: Response, verified: VerifiedLaunch): Promise<void> {
@@ -226,6 +222,9 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     }
     if ("failed" in result) return refuseWith(res, result.failed.check, result.failed.forAdministrator, result.failed.status, { iss: known.issuer, clientId: known.clientId });
     const { launch } = result;
+    // Used once: the nonce, proven by the LMS's signature, is recorded; a replay finds it.
+    if (!(await states.use(known))) return refuseWith(res, "state", "The launch's state was already used (a replayed launch).");
+    await deps.limits.launched(req.ip ?? "unknown");
     if (!launch.registration.deployments.has(launch.deploymentId)) await deps.source.recordDeployment(launch.registration, launch.deploymentId);
     if (launch.messageType === "LtiDeepLinkingRequest") return deps.deepLinking.picker(req, res, launch);
     if (launch.messageType === "LtiSubmissionReviewRequest") {

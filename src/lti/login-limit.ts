@@ -1,29 +1,35 @@
 /**
- * The LTI login's rate limits: `GET`/`POST /lti/login` needs no sign-in (only a public
- * issuer), and each accepted login keeps a state until its launch, so logins are counted
- * per client address (`req.ip`: set Express's `trust proxy` behind a proxy) and per
- * registration, fleet-wide in fleet mode (the fleet's token buckets, `Fleet.limiter`).
- * A login past either limit keeps nothing and gets a 429 page with `Retry-After`.
+ * The LTI login's rate limit: `GET`/`POST /lti/login` needs no sign-in (only a public
+ * issuer and client id), so logins are counted per client address (`req.ip`: set
+ * Express's `trust proxy` behind a proxy; IPv6 by its /64), fleet-wide in fleet mode (the
+ * fleet's token buckets, `Fleet.limiter`). A login past it gets a 429 page with
+ * `Retry-After`, unless its address completed a launch within `RECENT_LAUNCH_MS` (an LMS
+ * signed that launch: a school's own address is never refused because someone else
+ * shares its bucket).
  *
- * What the limits bound: the states a registration can hold at once are at most
- * `perRegistration.burst + stateWait / perRegistration.refillMs` (defaults: 3,000 + 300 s at
- * 50 a second = 18,000, about 15 MB of Redis at their largest; see docs/lti.md).
+ * Never per registration: the issuer is public and the client id is in every login URL,
+ * so a registration's total is something any outsider could drain, locking that LMS's
+ * learners out. A login keeps nothing (login-state.ts: its state is sealed into the
+ * `state` parameter), so there is no registration-wide store to bound either.
  */
 import { nested, wholeNumber, withDefault, type OptionsOf } from "../core/option-schema.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { LaunchLimiter, LaunchLimitSettings } from "../fleet/launch-limiter.js";
+import type { SingleUseStore } from "../fleet/single-use.js";
 
 /**
  * A token bucket: `burst` logins at once, then one more every `refillMs`. Per address: a
  * school behind one NAT address launching a whole year group at once (600 students, then
- * 600 a minute) passes. Per registration (one LMS, usually one school): 3,000 at once, then
- * 50 a second (3,000 a minute).
+ * 600 a minute) passes.
  */
 const bucketSchema = (burst: number, refillMs: number) => nested({
   burst: withDefault(wholeNumber(1), burst),
   refillMs: withDefault(wholeNumber(1, undefined, "ms"), refillMs),
 });
-/** `lti.loginLimit` as a schema: two buckets, each field defaulted on its own. */
+/**
+ * `lti.loginLimit` as a schema. `perRegistration` is read (and checked) but no longer used:
+ * a start-up warning says so (router/settings.ts).
+ */
 export const loginLimitSchema = { perAddress: bucketSchema(600, 100), perRegistration: bucketSchema(3000, 20) };
 
 /** The whole `lti.loginLimit` option, a field of the `lti` option's parts (settings.ts). */
@@ -32,38 +38,41 @@ export const loginLimitOption = nested(loginLimitSchema);
 export type LoginLimitSettings = OptionsOf<typeof loginLimitSchema>;
 export type LoginBucket = LoginLimitSettings["perAddress"];
 
+/** How long an address that completed a launch is never refused a login: 1 hour. */
+export const RECENT_LAUNCH_MS = 3_600_000;
+
 export interface LoginLimitDecision {
   allowed: boolean;
-  /** When refused: which limit, and ms until the next login would pass. */
-  scope?: "address" | "registration";
+  /** When refused: ms until the next login from this address would pass. */
   retryAfterMs: number;
 }
 
 const bucket = (b: LoginBucket): LaunchLimitSettings => ({ ...b, failureBackoffMs: 0, maxFailureBackoffMs: 0 });
+const launchedKey = (ip: string) => `lti-launched:${addressKey(ip)}`;
 
-/** The two limits, on the fleet's buckets. A refused login counts against neither. */
+/** The per-address limit, on the fleet's buckets; the addresses that launched recently in the fleet's single-use store. */
 export class LoginLimits {
   private readonly byAddress: LaunchLimiter;
-  private readonly byRegistration: LaunchLimiter;
 
-  constructor(fleet: Pick<Fleet, "limiter">, settings: LoginLimitSettings) {
+  constructor(fleet: Pick<Fleet, "limiter">, private readonly recent: SingleUseStore, settings: LoginLimitSettings) {
     this.byAddress = fleet.limiter("lti-login-address", bucket(settings.perAddress));
-    this.byRegistration = fleet.limiter("lti-login-registration", bucket(settings.perRegistration));
   }
 
-  /** Before the registration is looked up: this address's bucket only. */
+  /** Whether a login from `ip` may go on: within its address's bucket, or from an address that launched recently. */
   async address(ip: string): Promise<LoginLimitDecision> {
     const d = await this.byAddress.check("address", addressKey(ip));
-    return d.allowed ? { allowed: true, retryAfterMs: 0 } : { allowed: false, scope: "address", retryAfterMs: d.retryAfterMs };
+    if (d.allowed || (await this.recent.peek(launchedKey(ip))) !== undefined) return { allowed: true, retryAfterMs: 0 };
+    return { allowed: false, retryAfterMs: d.retryAfterMs };
   }
 
-  /** The registration's bucket; when it passes, the login counts against both. */
-  async registrationAndCount(ip: string, issuer: string, clientId: string): Promise<LoginLimitDecision> {
-    const who = `${issuer}\u0000${clientId}`;
-    const d = await this.byRegistration.check("registration", who);
-    if (!d.allowed) return { allowed: false, scope: "registration", retryAfterMs: d.retryAfterMs };
-    await Promise.all([this.byAddress.record("address", addressKey(ip)), this.byRegistration.record("registration", who)]);
-    return { allowed: true, retryAfterMs: 0 };
+  /** A login for a registration this tool has: it counts against its address. */
+  async count(ip: string): Promise<void> {
+    await this.byAddress.record("address", addressKey(ip));
+  }
+
+  /** A launch the LMS signed came from `ip`: its address is not refused a login for `RECENT_LAUNCH_MS`. */
+  launched(ip: string): Promise<void> {
+    return this.recent.put(launchedKey(ip), "1", RECENT_LAUNCH_MS);
   }
 }
 

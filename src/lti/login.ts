@@ -1,17 +1,18 @@
 /**
  * `GET` and `POST /lti/login`: OIDC third-party-initiated login (1EdTech Security
- * Framework §5.1.1.1-2). Counts the login against its limits (login-limit.ts), finds the
- * registration by (iss, client_id), keeps a fresh state and nonce server-side (bounded:
- * login-state.ts), binds them to this browser (its one LTI cookie, browser-id.ts, and
- * Platform Storage when the LMS offers `lti_storage_target`) and sends the browser to
- * the registration's authorization URL with the exact registered `redirect_uri`.
+ * Framework §5.1.1.1-2). Counts the login against its address's limit (login-limit.ts),
+ * finds the registration by (iss, client_id), seals a fresh state and nonce into the
+ * `state` parameter (login-state.ts: nothing is kept), binds them to this browser (its
+ * one LTI cookie, browser-id.ts, and Platform Storage when the LMS offers
+ * `lti_storage_target`) and sends the browser to the registration's authorization URL
+ * with the exact registered `redirect_uri`.
  */
 import type { Request, Response } from "express";
 import { randomId } from "../core/random-id.js";
 import type { Logger } from "../core/logger.js";
 import { shortHash, useBrowserId } from "./browser-id.js";
 import type { LoginLimitDecision, LoginLimits } from "./login-limit.js";
-import { stateParam, type LoginStates } from "./login-state.js";
+import { reloginToCarry, type LoginStates } from "./login-state.js";
 import { originsOf } from "./registrations.js";
 import type { RegistrationSource } from "./registration-source.js";
 import { escapeHtml, scriptJson } from "../core/html.js";
@@ -39,9 +40,9 @@ const OPTIONAL = ["lti_message_hint", "client_id", "lti_deployment_id", "lti_sto
 export function loginRoute(settings: LtiSettings, registrations: RegistrationSource, states: LoginStates, logger: Logger, frameAncestors: readonly string[], options: LoginRouteOptions) {
   const tooMany = (res: Response, decision: LoginLimitDecision) => {
     res.setHeader("Retry-After", String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))));
-    refuse(res, logger, frameAncestors, { status: 429, check: "login_rate", detail: { scope: decision.scope },
-      title: "Too many launches just now", message: "Your LMS sent more launches to this tool than it accepts at once. Please open the link again in a minute.",
-      forAdministrator: `The tool's login limit per ${decision.scope === "address" ? "client address" : "LMS registration"} was reached (lti.loginLimit in docs/lti.md). Raise it if a whole school shares one address or launches at once.` });
+    refuse(res, logger, frameAncestors, { status: 429, check: "login_rate", detail: { scope: "address" },
+      title: "Too many launches just now", message: "Your network sent more launches to this tool than it accepts at once. Please open the link again in a minute.",
+      forAdministrator: "The tool's login limit per client address was reached (lti.loginLimit.perAddress in docs/lti.md). Raise it if a whole school shares one address and launches at once before any of it has launched; an address that completed a launch within the hour is never refused." });
   };
   return async (req: Request, res: Response): Promise<void> => {
     const source = (req.method === "POST" ? req.body : req.query) as Record<string, unknown> | undefined;
@@ -82,16 +83,15 @@ export function loginRoute(settings: LtiSettings, registrations: RegistrationSou
         title: "This launch could not start",
         forAdministrator: `The LMS's login sent a deployment id longer than ${MAX_DEPLOYMENT_ID} characters, which LTI 1.3 does not allow.` });
     }
-    const byRegistration = await options.limits.registrationAndCount(ip, registration.issuer, registration.clientId);
-    if (!byRegistration.allowed) return tooMany(res, byRegistration);
+    await options.limits.count(ip);
     const id = randomId(24);
     const nonce = randomId(24);
     const offered = params.lti_storage_target;
     const storageTarget = offered !== undefined && offered.length <= MAX_STORAGE_TARGET ? offered : undefined;
     // Only a login without Platform Storage can fall back to a new window: only it carries what that needs.
-    const { state, reloginHash } = stateParam(id, storageTarget === undefined ? { loginHint: params.login_hint!, messageHint: params.lti_message_hint } : undefined);
+    const relogin = storageTarget === undefined ? reloginToCarry({ loginHint: params.login_hint!, messageHint: params.lti_message_hint }) : undefined;
     const browserId = useBrowserId(req, res, options.cookieMaxAgeMs);
-    await states.put(id, { nonce, issuer: registration.issuer, clientId: registration.clientId, deploymentId: params.lti_deployment_id, browserHash: shortHash(browserId), storageTarget, reloginHash });
+    const state = await states.seal({ id, nonce, issuer: registration.issuer, clientId: registration.clientId, deploymentId: params.lti_deployment_id, browserHash: shortHash(browserId), storageTarget, relogin });
 
     const auth = new URL(registration.authorizationUrl);
     const query: Record<string, string> = {

@@ -163,8 +163,8 @@ export interface LtiOptions {
   /** Leeway on `exp`, `iat` and `nbf` for the LMS's clock, ms (0-300 000). Default 60 000. */
   clockToleranceMs?: number;
   /**
-   * The oldest `iat` accepted, ms (60 000-3 600 000). A login's state and nonce wait for
-   * the launch this long, but at most 300 s (an LMS answers within seconds). Default 600 000.
+   * The oldest `iat` accepted, ms (60 000-3 600 000). A login's sealed state opens for the
+   * launch this long, but at most 300 s (an LMS answers within seconds). Default 600 000.
    */
   stateTtlMs?: number;
   /** @deprecated `keySetCooldownMs` in seconds; still read, with one warning at start-up. Passing both is a configuration error. */
@@ -175,11 +175,12 @@ export interface LtiOptions {
   stateTtlSec?: number;
   /**
    * Logins accepted per client address (`req.ip`: set Express's `trust proxy` behind a
-   * proxy; IPv6 by /64) and per registration, fleet-wide in fleet mode: each a burst, then
-   * one more every `refillMs`. A login past either gets a 429 page and keeps nothing.
-   * Default `{ perAddress: { burst: 600, refillMs: 100 }, perRegistration: { burst: 3000, refillMs: 20 } }`.
+   * proxy; IPv6 by /64), fleet-wide in fleet mode: a burst, then one more every
+   * `refillMs`. A login past it gets a 429 page, unless its address completed a launch
+   * within the hour. Never per registration (anyone could drain that); `perRegistration`
+   * is still read but unused (a start-up warning). Default `{ perAddress: { burst: 600, refillMs: 100 } }`.
    */
-  loginLimit?: { perAddress?: { burst?: number; refillMs?: number }; perRegistration?: { burst?: number; refillMs?: number } };
+  loginLimit?: { perAddress?: { burst?: number; refillMs?: number }; /** @deprecated unused: logins are limited per address only. */ perRegistration?: { burst?: number; refillMs?: number } };
   /**
    * Maps the verified claims to the student. Default: `email`, `given_name`,
    * `family_name`, else `name` split into first and last name (docs/lti.md, "The

@@ -41,8 +41,10 @@ import type { ServiceAccess } from "./service-access.js";
 import type { LtiSettings } from "./settings.js";
 
 export interface LtiRouteDeps {
-  /** The fleet's single-use store: states, nonces and exam links, seen by every instance. */
+  /** The fleet's single-use store: used nonces, exam links, addresses that launched, seen by every instance. */
   singleUse: SingleUseStore;
+  /** The fleet's sealing keys: the login's state, sealed into the `state` parameter, opens on every instance. */
+  sealingKeys: Fleet["sealingKeys"];
   /** The fleet's own token buckets: the login's limits, fleet-wide in fleet mode. */
   limiter: Fleet["limiter"];
   /** The fleet's circuit breakers: the gradebook's one per LMS, fleet-wide in fleet mode. */
@@ -80,10 +82,10 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router & {
   const source = new RegistrationSource(settings.registrations, deps.registrationStore, logger, deps.registrationCache);
   // One live array: refreshed with the store's registrations before each LTI request below.
   const frameAncestors = source.frameAncestors;
-  const states = new LoginStates(singleUse, Math.min(settings.stateTtlMs, MAX_STATE_WAIT_MS));
+  const states = new LoginStates(deps.sealingKeys, singleUse, Math.min(settings.stateTtlMs, MAX_STATE_WAIT_MS));
   // The browser cookie binds a login's state and a followed exam link: it lives as long as the longer.
   const cookieMaxAgeMs = Math.max(states.waitMs, deps.followedTtlMs);
-  const limits = new LoginLimits({ limiter: deps.limiter }, settings.loginLimit);
+  const limits = new LoginLimits({ limiter: deps.limiter }, singleUse, settings.loginLimit);
   const keySets = new RemoteKeySets({ cooldownMs: settings.keySetCooldownMs, ...deps.keySets });
   const form = express.urlencoded({ extended: false, limit: FORM_LIMIT });
   const safely = (handler: (req: express.Request, res: express.Response) => Promise<void>): RequestHandler =>
@@ -102,7 +104,7 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router & {
   router.post("/lti/login", form, login);
   const binding = courseBinding({ settings, store: deps.registrationStore, catalog: deps.catalog, logger, frameAncestors });
   const linking = deepLinking({ settings, catalog: deps.catalog, store: singleUse, binding, logger, frameAncestors });
-  router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, source, links: singleUse, keySets, logger, frameAncestors, catalog: deps.catalog, deepLinking: linking, courseBinding: binding, store: deps.registrationStore, launchRecords: deps.launchRecords })));
+  router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, limits, source, links: singleUse, keySets, logger, frameAncestors, catalog: deps.catalog, deepLinking: linking, courseBinding: binding, store: deps.registrationStore, launchRecords: deps.launchRecords })));
   router.post("/lti/deep-link", form, safely(linking.choose));
   router.post("/lti/course", form, safely(courseChoiceRoute({ settings, catalog: deps.catalog, binding, offers: singleUse, logger, frameAncestors })));
   const preparing = prepareCourseRoutes({ settings, roster: settings.roster, access: deps.serviceAccess, source, forms: singleUse, logger, frameAncestors, preparerFor: deps.preparerFor, canLaunch: deps.canLaunch });

@@ -56,6 +56,7 @@ export function ltiMount({ lti, launch, logger, fleet, store, ltiStore, openExam
   return ltiRoutes(lti, {
     catalog: ltiCatalog(store, organizationIdFor, platformOf),
     singleUse: fleet.singleUse,
+    sealingKeys: (purpose) => fleet.sealingKeys(purpose),
     limiter: fleet.limiter,
     breaker: fleet.breaker,
     logger,

@@ -88,6 +88,10 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   }
   warnRenames(logger, "router_option_deprecated", o, PREPARE_RENAMES);
   warnRenames(logger, "router_option_deprecated", o.lti, LTI_RENAMES, "lti.");
+  if ((o.lti as { loginLimit?: { perRegistration?: unknown } } | undefined)?.loginLimit?.perRegistration !== undefined) {
+    logger.warn({ event: "router_option_deprecated", code: "EOA_LTI_LOGIN_PER_REGISTRATION", option: "lti.loginLimit.perRegistration", fix: "Leave it out: logins are limited per client address only (docs/lti.md)." },
+      "lti.loginLimit.perRegistration is no longer used: a registration's total is something anyone could drain, so logins are limited per client address only");
+  }
   return {
     /** One organization (the `platform` option) or a resolver (`organization`). */
     organizations: organizations!, // checked above: throwIfAny threw without it

@@ -76,12 +76,15 @@ describe("LTI login CSRF", () => {
   });
 
   it("a launch whose cookie came back removes the login's Platform Storage value from its answer page", async () => {
-    const { cookie, fields } = await loginAndAuth(bench, "student-1", { lti_storage_target: "post_message_forwarding" });
+    const { login, cookie, fields } = await loginAndAuth(bench, "student-1", { lti_storage_target: "post_message_forwarding" });
+    // The key the login's page stored the value under (named by the sealed state's id).
+    const stored = JSON.parse(/<script type="application\/json" id="lti-storage">([^<]+)<\/script>/.exec(login.text)![1]!) as { key: string };
+    expect(stored.key).toMatch(/^eoa-state-[\w-]{32}$/);
     const launch = await postLaunch(bench, { id_token: fields.id_token!, state: fields.state! }, cookie);
     expect(launch.status).toBe(200);
     expect(launch.text).toContain("Open the exam");
     const forget = /<script type="application\/json" id="lti-storage-forget">([^<]+)<\/script>/.exec(launch.text);
-    expect(JSON.parse(forget![1]!)).toEqual({ target: "post_message_forwarding", origin: bench.lms.url, key: `eoa-state-${fields.state!.split(".")[0]}` });
+    expect(JSON.parse(forget![1]!)).toEqual({ target: "post_message_forwarding", origin: bench.lms.url, key: stored.key });
     expect(launch.text).toContain('subject:"lti.put_data"');
   });
 

@@ -35,8 +35,11 @@ describe("LTI 1.3 launches", () => {
       scope: "openid", response_type: "id_token", response_mode: "form_post", prompt: "none", client_id: bench.lms.clientId,
       redirect_uri: `${bench.stack.app.url}/oral/lti/launch`, login_hint: "student-1", lti_message_hint: bench.linkId,
     });
-    // The state's id, then (no Platform Storage offered) the new-window fallback's login_hint and lti_message_hint.
-    expect(auth.searchParams.get("state")).toMatch(/^[\w-]{32}\.[\w-]+$/);
+    // The state sealed (compact JWE: five base64url parts, the header naming dir and A256GCM), nothing of it readable.
+    const state = auth.searchParams.get("state")!;
+    expect(state).toMatch(/^[\w-]+\.\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(JSON.parse(Buffer.from(state.split(".")[0]!, "base64url").toString())).toMatchObject({ alg: "dir", enc: "A256GCM" });
+    expect(state).not.toContain(Buffer.from("student-1").toString("base64url").slice(0, 8));
     expect(auth.searchParams.get("nonce")).toMatch(/^[\w-]{32}$/);
     expect(res.headers["set-cookie"]?.[0]).toMatch(/^eoa_lti_browser=[\w-]{32}; .*HttpOnly; Secure; Partitioned; SameSite=None/i);
   });
@@ -80,7 +83,8 @@ describe("LTI 1.3 launches", () => {
   it("refuses a replayed launch (same id_token and state) once the state is used", async () => {
     const first = await walkLaunch(bench);
     expect(first.launch.status).toBe(200);
-    const fields = { id_token: "x", state: first.state };
+    // The very post again: the state still opens, the token still verifies, but its nonce is used.
+    const fields = { id_token: first.idToken, state: first.state };
     const again = await request(bench.stack.app.url).post("/oral/lti/launch").type("form").send(fields).set("Cookie", first.cookie!);
     expect(again.status).toBe(400);
     expect(bench.stack.logger.lines.some((l) => l.obj.event === "lti_refused" && l.obj.check === "state")).toBe(true);

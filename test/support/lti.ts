@@ -58,6 +58,8 @@ export interface Walked {
   /** The state cookie the login set (name=value), if any. */
   cookie: string | undefined;
   state: string;
+  /** The id_token the LMS posted with it. */
+  idToken: string;
 }
 
 /** Login → LMS auth → launch. `withCookie: false` posts the launch as a frame whose cookie was dropped. */
@@ -72,7 +74,7 @@ export async function walkLaunch(bench: LtiBench, userId = "student-1", opts: { 
   const fields = formFields(authAnswer.text);
   const { lti_storage_target: _, ...post } = fields;
   const launch = await postLaunch(bench, post, opts.withCookie === false ? undefined : cookie);
-  return { launch, cookie, state: fields.state! };
+  return { launch, cookie, state: fields.state!, idToken: fields.id_token! };
 }
 
 export function postLaunch(bench: LtiBench, fields: Record<string, string>, cookie?: string) {

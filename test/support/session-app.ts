@@ -19,8 +19,10 @@ export interface SessionApp extends Listening {
 /** `canLaunch` defaults to "any-signed-in-user" here: the router tests choose their own roster checks. */
 export type SessionAppOptions = Omit<OralAssessmentsOptions, "canLaunch"> & Partial<Pick<OralAssessmentsOptions, "canLaunch">>;
 
-export async function startSessionApp(options: SessionAppOptions, mount = "/oral"): Promise<SessionApp> {
+/** `trustProxy`: Express's `trust proxy` (e.g. "loopback": a test's X-Forwarded-For names the client address). */
+export async function startSessionApp(options: SessionAppOptions, mount = "/oral", trustProxy?: string): Promise<SessionApp> {
   const app = express();
+  if (trustProxy !== undefined) app.set("trust proxy", trustProxy);
   const auth = new passport.Passport();
   auth.use(new LocalStrategy((username, password, done) => {
     const user = USERS.find((u) => u.username === username && u.password === password);

@@ -36,6 +36,8 @@ export interface StackOptions {
   router?: Partial<OralAssessmentsOptions>;
   /** Share an emulator another stack started (it is left running on close). */
   useEmulator?: Emulator;
+  /** The host app's `trust proxy` (e.g. "loopback": X-Forwarded-For names the client). Default: unset. */
+  trustProxy?: string;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -43,7 +45,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const logger = captureLogger();
   // 3 s per attempt: an answer on a busy machine is an answer, not a timeout (tests of timeouts set their own).
   const platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, timeoutMs: 3_000, maxRetries: 1, logger, ...options.client });
-  const app = await startSessionApp({ platform, store: memoryStore(), examHost: emulator.examHost, logger, ...options.router });
+  const app = await startSessionApp({ platform, store: memoryStore(), examHost: emulator.examHost, logger, ...options.router }, "/oral", options.trustProxy);
 
   const login = async (username: string) => {
     const user = userNamed(username);
