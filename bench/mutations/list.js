@@ -1,0 +1,58 @@
+/**
+ * The mutations `npm run mutations` makes, one check each (docs/lab/mutations.md). `find`
+ * must occur exactly once in `file`; `replace` is what the check becomes; `tests` are the
+ * files that must fail with it (run alone, express5). Keep `why` to what the check
+ * protects: it is printed when a mutation survives.
+ */
+const COPY = ["test/router/lti-copy-consent.test.ts"];
+const BINDING = ["test/router/lti-course-binding.test.ts", "test/router/lti-copy-consent.test.ts", "test/router/lti-pinned-checks.test.ts"];
+const PREPARE = ["test/lti/prepare-course.test.ts"];
+
+export const MUTATIONS = [
+  // The course offer's form (course-offer.ts): every input checked, the consent asked again.
+  { id: "offer.id-format", file: "src/lti/course-offer.ts", tests: COPY, why: "an offer id of any shape is looked up",
+    find: 'typeof body.offer === "string" && ID.test(body.offer) ? body.offer', replace: 'typeof body.offer === "string" ? body.offer' },
+  { id: "offer.action-checked", file: "src/lti/course-offer.ts", tests: COPY, why: "an action other than copy/use is taken as copy",
+    find: 'if (action !== "copy" && action !== "use") return page(', replace: 'if (false) return page(' },
+  { id: "offer.class-name-checked", file: "src/lti/course-offer.ts", tests: COPY, why: "a copy with an empty or 201-character class name is made",
+    find: 'if (action === "copy" && !isText(className, 200)) return', replace: 'if (false) return' },
+  { id: "offer.use-asks-canLink", file: "src/lti/course-offer.ts", tests: COPY, why: "a hand-made action=use links a course canLink refuses",
+    find: "if (!(await binding.mayLink(offer.claims, offer.org, offer.course, offer.exam))) {", replace: "if (false) {" },
+  { id: "offer.use-used-up", file: "src/lti/course-offer.ts", tests: COPY, why: "an offer used for 'use' can be posted again",
+    find: 'if ((await deps.offers.take(offerKey(id))) === undefined) return page(res, 410, "This choice has expired", "This page was used already. Open the link from your course again.");\n      await binding.link(',
+    replace: 'await binding.link(' },
+  { id: "offer.copy-asks-canCopy", file: "src/lti/course-offer.ts", tests: COPY, why: "a hand-made action=copy copies where canCopy refuses (discloses the questions)",
+    find: "if (!(await binding.mayCopy(offer.claims, offer.org, offer.course, offer.exam))) {", replace: "if (false) {" },
+
+  // Course binding (course-binding.ts): who may link and copy, and the learner's check.
+  { id: "binding.default-canLink", file: "src/lti/course-binding.ts", tests: BINDING, why: "an exam linked to no course is linkable by anyone (first come, first linked)",
+    find: 'export const defaultCanLink = (linkedTo: LinkedTo): boolean => linkedTo === "this-course";', replace: 'export const defaultCanLink = (linkedTo: LinkedTo): boolean => linkedTo !== "another-course";' },
+  { id: "binding.canLink-true-only", file: "src/lti/course-binding.ts", tests: BINDING, why: "a canLink answering a truthy non-boolean links",
+    find: "return (await settings.canLink(claims, contextOf(org, course, exam, known, \"link\"))) === true;", replace: "return Boolean(await settings.canLink(claims, contextOf(org, course, exam, known, \"link\")));" },
+  { id: "binding.default-canCopy-same-user", file: "src/lti/course-binding.ts", tests: BINDING, why: "any instructor of the LMS may copy an exam another placed",
+    find: "ctx.linkedCourses.some((l) => l.issuer === ctx.course.issuer && l.linkedBy === sub)", replace: "ctx.linkedCourses.some((l) => l.issuer === ctx.course.issuer)" },
+  { id: "binding.canCopy-overrides", file: "src/lti/course-binding.ts", tests: BINDING, why: "an app's canCopy refusing is ignored when the default allows",
+    find: "if (settings.canCopy) return (await settings.canCopy(claims, ctx)) === true;", replace: "if (settings.canCopy && (await settings.canCopy(claims, ctx)) === true) return true;" },
+  { id: "binding.same-course-deployment", file: "src/lti/course-binding.ts", tests: BINDING, why: "a link made under another deployment of the same LMS course counts as this course",
+    find: "a.clientId === b.clientId && a.deploymentId === b.deploymentId && a.contextId === b.contextId", replace: "a.clientId === b.clientId && a.contextId === b.contextId" },
+  { id: "binding.fails-closed", file: "src/lti/course-binding.ts", tests: ["test/router/lti-typed-launch.test.ts", ...BINDING], why: "a link whose exam cannot be named passes the binding",
+    find: "    if (!named) {\n      refuse(", replace: "    if (false) {\n      refuse(" },
+  { id: "binding.learner-needs-link", file: "src/lti/course-binding.ts", tests: BINDING, why: "a learner reaches an exam whose class is not linked to their course",
+    find: "if (!course || !found || !(await store.getLtiCourseLink(org, course, found.classId))) {", replace: "if (!course || !found) {" },
+
+  // The prepare form (prepare-course.ts): single use, bound to the browser, its inputs checked.
+  { id: "prepare.form-id-format", file: "src/lti/prepare-course.ts", tests: PREPARE, why: "a form id of any shape is looked up",
+    find: 'if (typeof id !== "string" || !ID.test(id)) return undefined;\n    const text = await deps.forms.peek(formKey(id));', replace: 'if (typeof id !== "string") return undefined;\n    const text = await deps.forms.peek(formKey(id));' },
+  { id: "prepare.browser-bound", file: "src/lti/prepare-course.ts", tests: PREPARE, why: "a form posted from another browser reads the roster",
+    find: "if (form.browserHash !== undefined && (browserId === undefined || shortHash(browserId) !== form.browserHash)) {", replace: "if (false) {" },
+  { id: "prepare.browser-missing", file: "src/lti/prepare-course.ts", tests: PREPARE, why: "a form posted with no LTI cookie reads the roster",
+    find: "(browserId === undefined || shortHash(browserId) !== form.browserHash)", replace: "(browserId !== undefined && shortHash(browserId) !== form.browserHash)" },
+  { id: "prepare.start-checked", file: "src/lti/prepare-course.ts", tests: PREPARE, why: "a form without a start time prepares",
+    find: 'if (!startAt) return page(res, 400, "When does the exam start?"', replace: 'if (false) return page(res, 400, "When does the exam start?"' },
+  { id: "prepare.tz-bounded", file: "src/lti/prepare-course.ts", tests: PREPARE, why: "a time-zone offset beyond ±14 h is taken",
+    find: "if (!isWholeNumber(offset, -14 * 60, 14 * 60)) return undefined;", replace: "" },
+  { id: "prepare.one-read-in-flight", file: "src/lti/prepare-course.ts", tests: PREPARE, why: "two posts of one course's forms read the roster twice",
+    find: 'if (!(await deps.forms.claim(readingKey(form), "1", readingMs))) return beingPrepared(res);', replace: "" },
+  { id: "prepare.form-used-up", file: "src/lti/prepare-course.ts", tests: PREPARE, why: "a used form can be posted again",
+    find: "if ((await deps.forms.take(formKey(found.id))) === undefined) {", replace: "if (false) {" },
+];
