@@ -2,15 +2,17 @@
  * The mutations `npm run mutations` makes, one check each (docs/lab/mutations.md). `find`
  * must occur exactly once in `file`; `replace` is what the check becomes; `tests` are the
  * files that must fail with it (run alone, express5). Keep `why` to what the check
- * protects: it is printed when a mutation survives.
+ * protects: it is printed when a mutation survives. `equivalent` says why a survivor changes
+ * no behaviour a test could see (reported, not counted as a failure).
  */
-const COPY = ["test/router/lti-copy-consent.test.ts"];
-const BINDING = ["test/router/lti-course-binding.test.ts", "test/router/lti-copy-consent.test.ts", "test/router/lti-pinned-checks.test.ts"];
+const COPY = ["test/router/lti-copy-consent.test.ts", "test/router/lti-pinned-forms.test.ts"];
+const BINDING = ["test/router/lti-course-binding.test.ts", "test/router/lti-copy-consent.test.ts", "test/router/lti-pinned-checks.test.ts", "test/router/lti-pinned-forms.test.ts"];
 const PREPARE = ["test/lti/prepare-course.test.ts"];
 
 export const MUTATIONS = [
   // The course offer's form (course-offer.ts): every input checked, the consent asked again.
   { id: "offer.id-format", file: "src/lti/course-offer.ts", tests: COPY, why: "an offer id of any shape is looked up",
+    equivalent: "an id of another shape finds no offer either (410): the check only keeps odd text out of the single-use store's keys",
     find: 'typeof body.offer === "string" && ID.test(body.offer) ? body.offer', replace: 'typeof body.offer === "string" ? body.offer' },
   { id: "offer.action-checked", file: "src/lti/course-offer.ts", tests: COPY, why: "an action other than copy/use is taken as copy",
     find: 'if (action !== "copy" && action !== "use") return page(', replace: 'if (false) return page(' },
@@ -42,6 +44,7 @@ export const MUTATIONS = [
 
   // The prepare form (prepare-course.ts): single use, bound to the browser, its inputs checked.
   { id: "prepare.form-id-format", file: "src/lti/prepare-course.ts", tests: PREPARE, why: "a form id of any shape is looked up",
+    equivalent: "an id of another shape finds no form either (410): the check only keeps odd text out of the single-use store's keys",
     find: 'if (typeof id !== "string" || !ID.test(id)) return undefined;\n    const text = await deps.forms.peek(formKey(id));', replace: 'if (typeof id !== "string") return undefined;\n    const text = await deps.forms.peek(formKey(id));' },
   { id: "prepare.browser-bound", file: "src/lti/prepare-course.ts", tests: PREPARE, why: "a form posted from another browser reads the roster",
     find: "if (form.browserHash !== undefined && (browserId === undefined || shortHash(browserId) !== form.browserHash)) {", replace: "if (false) {" },

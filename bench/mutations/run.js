@@ -9,7 +9,7 @@
  * is not found exactly once is reported `stale` (the code moved: update the list), never
  * as caught. A file with uncommitted changes is refused, so nothing of yours is lost.
  *
- * Prints one line per mutation (caught / SURVIVED / stale, seconds) and a summary; the
+ * Prints one line per mutation (caught / SURVIVED / equivalent / stale, seconds) and a summary; the
  * exit code is 1 when any mutation survived or went stale. docs/lab/mutations.md records
  * the last sweep and the survivors left on purpose.
  */
@@ -58,14 +58,14 @@ for (const m of chosen) {
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
     // Caught: a test failed. A run that found no test file is an error of the list, not a catch.
     const noTests = /No test files found/.test(run.stdout + run.stderr);
-    const outcome = noTests ? "stale" : run.status === 0 ? "SURVIVED" : "caught";
+    const outcome = noTests ? "stale" : run.status !== 0 ? "caught" : m.equivalent ? "equivalent" : "SURVIVED";
     results.push({ ...m, outcome, seconds });
-    console.log(`${outcome.padEnd(9)} ${m.id}  (${seconds} s)${outcome === "SURVIVED" ? `  ${m.why}` : ""}`);
+    console.log(`${outcome.padEnd(9)} ${m.id}  (${seconds} s)${outcome === "SURVIVED" ? `  ${m.why}` : outcome === "equivalent" ? `  ${m.equivalent}` : ""}`);
   } finally {
     restore();
     restore = undefined;
   }
 }
 const count = (o) => results.filter((r) => r.outcome === o).length;
-console.log(`\n${results.length} mutations: ${count("caught")} caught, ${count("SURVIVED")} survived, ${count("stale")} stale`);
+console.log(`\n${results.length} mutations: ${count("caught")} caught, ${count("SURVIVED")} survived, ${count("equivalent")} equivalent, ${count("stale")} stale`);
 process.exitCode = count("SURVIVED") + count("stale") > 0 ? 1 : 0;

@@ -84,11 +84,19 @@ describe("Prepare this exam for the course", () => {
     expect(sent()).toEqual([]);
   });
 
-  it("refuses a post without a start time, naming the field", async () => {
+  it("refuses a post without a start time, or with a time-zone offset past ±14 h, naming the field, reading no roster", async () => {
     const { action, form, cookie } = await instructorForm();
-    const answer = await post(action, { form, startAt: "tomorrow" }, cookie);
-    expect(answer.status).toBe(400);
-    expect(answer.text).toContain("startAt");
+    const before = { tokens: bench.lms.tokenCounts.requests, pages: bench.lms.membershipCounts.pages };
+    const sent = bench.stack.track();
+    for (const fields of [{ startAt: "tomorrow" }, {}, { startAt: "2030-01-01T09:00", tzOffsetMin: "900" }, { startAt: "2030-01-01T09:00", tzOffsetMin: "-841" }]) {
+      const answer = await post(action, { form, ...fields }, cookie);
+      expect(answer.status, JSON.stringify(fields)).toBe(400);
+      expect(answer.text).toContain("startAt");
+    }
+    expect({ tokens: bench.lms.tokenCounts.requests, pages: bench.lms.membershipCounts.pages }).toEqual(before);
+    expect(sent()).toEqual([]);
+    // Refused before it was used: the same form, with a start time, still prepares.
+    expect((await post(action, { form, startAt: startAt(), tzOffsetMin: "0" }, cookie)).status).toBe(200);
   });
 
   it("two roster members with one SIS id (one student): prepared once, and not listed as left out", async () => {
