@@ -88,7 +88,7 @@ describe("Prepare this exam for the course", () => {
     const { action, form, cookie } = await instructorForm();
     const before = { tokens: bench.lms.tokenCounts.requests, pages: bench.lms.membershipCounts.pages };
     const sent = bench.stack.track();
-    for (const fields of [{ startAt: "tomorrow" }, {}, { startAt: "2030-01-01T09:00", tzOffsetMin: "900" }, { startAt: "2030-01-01T09:00", tzOffsetMin: "-841" }]) {
+    for (const fields of [{ startAt: "tomorrow" }, {} as Record<string, string>, { startAt: "2030-01-01T09:00", tzOffsetMin: "900" }, { startAt: "2030-01-01T09:00", tzOffsetMin: "-841" }]) {
       const answer = await post(action, { form, ...fields }, cookie);
       expect(answer.status, JSON.stringify(fields)).toBe(400);
       expect(answer.text).toContain("startAt");

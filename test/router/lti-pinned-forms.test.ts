@@ -50,7 +50,9 @@ beforeAll(async () => {
     .send({ pick, create: "1", examName: "Optics", className: "Optics class", courseId: "", questions: "What bends light?" });
   expect(made.status, made.text).toBe(200);
   await request(bench.lms.url).post("/deep-link-return").type("form").send({ JWT: formFields(made.text).JWT! }).expect(200);
-  placed = bench.lms.deepLinkReturns.at(-1)!.links[0]!.custom.exam_id!;
+  const last = bench.lms.deepLinkReturns.at(-1)!;
+  if (!last.ok) throw new Error(last.error);
+  placed = last.links[0]!.custom.exam_id!;
 });
 afterAll(async () => { await bench?.close(); });
 beforeEach(() => {
