@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "bench/.ab/**", "node_modules/**", "test-artifacts/**", "coverage/**"] },
+  { ignores: ["dist/**", "bench/.ab/**", "bench/.internals/**", "node_modules/**", "test-artifacts/**", "coverage/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -5,16 +5,14 @@
  * Each HTTP stage is a path that does one thing more than the one before it, timed
  * sequentially in a shuffled order every round; a stage's cost is the median of the
  * paired per-round differences (same method as the overhead benchmark). The in-process
- * stages (schemas, JSON) are timed over many iterations without HTTP. Reads the built
- * modules in dist/ for the transport and the schemas, which the package does not export.
+ * stages (schemas, JSON) are timed over many iterations without HTTP. The transport and
+ * the schemas, which the package does not export, come from src/ (bench/lib/internals.js).
  */
 import http from "node:http";
 import axios from "axios";
 import express from "express";
 import { createProxyMiddleware } from "http-proxy-middleware";
-import { createNodeHttpAdapter } from "../dist/platform/http-adapter.js";
-import { Course, CourseCreate, SignInToken, SignInTokenRequest } from "../dist/platform/schemas.js";
-import { createTransport } from "../dist/platform/transport.js";
+import { Course, CourseCreate, SignInToken, SignInTokenRequest, createNodeHttpAdapter, createTransport } from "./lib/internals.js";
 import { get } from "./lib/browser.js";
 import { cookieOf, startHost, studentOf } from "./lib/host.js";
 import { median, round, shuffle } from "./lib/stats.js";

@@ -40,8 +40,7 @@ import { median, round, shuffle } from "./lib/stats.js";
 import { listenLocal } from "./lib/listen.js";
 import { send } from "./lib/send.js";
 import { startLeanCourseServer } from "./lib/lean-course.js";
-import { Course } from "../dist/platform/schemas.js";
-import { createTransport } from "../dist/platform/transport.js";
+import { Course, createTransport } from "./lib/internals.js";
 
 export async function runOverhead(emulator, { rounds = 2_000, warmup = 300, log }) {
   await emulator.setRateLimits({ dev: 1_000_000_000, windowMs: 60_000 });

@@ -1,12 +1,14 @@
 /**
- * The published artefact: `npm pack`, installed into an empty folder. `import` gets the
- * ESM build (dist/) and `require()` the CommonJS build (dist/cjs), not require(esm); both
- * entry points work both ways; a CommonJS TypeScript project (module node16) type-checks
- * against the shipped declarations, compiles and runs; consumers without `skipLibCheck`
- * and without the optional peers (`pg`, `ioredis`) type-check too, as do consumers with
- * the latest `@types/node` and `@types/express` (both with TypeScript 7); are-the-types-wrong
- * finds no problem in the tarball; lab notes (docs/lab/) and source maps stay out of it; it
- * installs without `better-sqlite3` (an optional peer): the default store says how to add it.
+ * The published artefact: `npm pack` (at most 400 kB), installed into an empty folder. One
+ * CommonJS bundle that `require()` loads and `import` reaches through ES module entry points
+ * (one copy, one class per error); both entry points work both ways; one rolled-up set of
+ * types (their TSDoc: build-output.test.ts) that a CommonJS TypeScript project (module
+ * node16) type-checks against, compiles and runs, as do consumers without `skipLibCheck`
+ * and the optional peers (`pg`, `ioredis`), and with the latest `@types/node` and
+ * `@types/express` (both with TypeScript 7); are-the-types-wrong finds no problem; no source
+ * maps (the docs it packs: docs-links.test.ts); it installs without `better-sqlite3` (an
+ * optional peer): the default store says how to add it, and `memoryStore()` serves the
+ * router. docs/development.md, "The build", says why.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +21,8 @@ const root = join(import.meta.dirname, "..", "..");
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 const dir = mkdtempSync(join(tmpdir(), "eoa-pack-"));
 let tarball = "";
+/** What `npm pack --json` reported: bytes packed and unpacked, and the number of files. */
+let packed = { size: 0, unpackedSize: 0, entryCount: 0 };
 
 const node = (args: string[], cwd = dir): string => execFileSync(process.execPath, args, { cwd, encoding: "utf8", timeout: 60_000 });
 const run = (file: string, args: string[], cwd = dir) => runTool(file, args, cwd);
@@ -40,7 +44,8 @@ const tsc7 = (project: string) => runAsync(join(latestTypes, "node_modules", "ty
 
 beforeAll(async () => {
   // dist/ was built by global-setup; --ignore-scripts keeps pack from building again.
-  execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], { cwd: root, stdio: "pipe" });
+  const report = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  packed = (JSON.parse(report) as (typeof packed)[])[0] ?? packed;
   tarball = readdirSync(dir).find((f) => f.endsWith(".tgz")) ?? "";
   if (!tarball) throw new Error("npm pack produced no tarball");
   // No "type" field: the consumer folder is CommonJS, like most Express backends.
@@ -86,8 +91,15 @@ describe("the npm pack tarball", () => {
     expect(lastLine(node(["cjs.cjs"]))).toEqual({ name: "Packed", level: "undergraduate", ok: true });
   });
 
-  it("gives require() the CommonJS build and import the ESM build, each a separate copy", () => {
-    // A namespace object from require(esm) has the "Module" tag; a CommonJS exports object has none.
+  it("is at most 400 kB packed (npm pack --json), in a few dozen files", () => {
+    // 811 kB, 1,342 files before the bundled build (two tsc builds, each with its declarations).
+    expect(packed.size).toBeGreaterThan(0);
+    expect(packed.size).toBeLessThanOrEqual(400_000);
+    expect(packed.entryCount).toBeLessThan(60);
+  });
+
+  it("gives require() the CommonJS code and import the ES module entry points over that same code: one copy, one class", () => {
+    // A namespace object from import has the "Module" tag; a CommonJS exports object has none.
     writeFileSync(join(dir, "which.mjs"), `
       import { createRequire } from "node:module";
       import * as esm from "express-oral-assessments";
@@ -103,19 +115,20 @@ describe("the npm pack tarball", () => {
         importPaths: [import.meta.resolve("express-oral-assessments"), import.meta.resolve("express-oral-assessments/emulator")].map(rel),
         requireTags: [cjs[Symbol.toStringTag] ?? null, cjsEmu[Symbol.toStringTag] ?? null],
         importTags: [esm[Symbol.toStringTag], esmEmu[Symbol.toStringTag]],
-        sameClass: cjs.ConfigurationError === esm.ConfigurationError,
+        sameNames: [Object.keys(esm).join() === Object.keys(cjs).sort().join(), Object.keys(esmEmu).join() === Object.keys(cjsEmu).sort().join()],
+        sameClass: cjs.ConfigurationError === esm.ConfigurationError && cjsEmu.startEmulator === esmEmu.startEmulator,
         error: { name: thrown?.name, code: thrown?.code, cjsInstance: thrown instanceof cjs.ConfigurationError, esmInstance: thrown instanceof esm.ConfigurationError },
       }));
     `);
     expect(lastLine(node(["which.mjs"]))).toEqual({
-      requirePaths: ["dist/cjs/index.js", "dist/cjs/emulator/index.js"],
+      requirePaths: ["dist/index.cjs", "dist/emulator/index.cjs"],
       importPaths: ["dist/index.js", "dist/emulator/index.js"],
       requireTags: [null, null],
       importTags: ["Module", "Module"],
-      // The dual-package hazard, documented in docs/development.md: two copies, two classes. The
-      // name and code are what a consumer mixing both can branch on.
-      sameClass: false,
-      error: { name: "ConfigurationError", code: "configuration_error", cjsInstance: true, esmInstance: false },
+      sameNames: [true, true],
+      // No dual-package hazard: an error thrown through one is an instance of the other's class.
+      sameClass: true,
+      error: { name: "ConfigurationError", code: "configuration_error", cjsInstance: true, esmInstance: true },
     });
   });
 
@@ -250,14 +263,14 @@ describe("the npm pack tarball", () => {
     expect(run(bin("attw"), [join(dir, tarball), "--format", "ascii"], root)).toMatch(/No problems found/);
   }, 120_000); // 43 s on 2 cores at load 24
 
-  it("ships type declarations for both builds and both entry points, and no source nor source maps (no src/ for them to point at)", () => {
+  it("ships the types of both entry points for import (.d.ts) and require() (.d.cts), and no source nor source maps", () => {
     const pkgDir = join(dir, "node_modules", "express-oral-assessments");
-    for (const file of ["index.d.ts", "emulator/index.d.ts", "cjs/index.d.ts", "cjs/emulator/index.d.ts"]) {
+    for (const file of ["index.d.ts", "index.d.cts", "emulator/index.d.ts", "emulator/index.d.cts"]) {
       expect(existsSync(join(pkgDir, "dist", file)), file).toBe(true);
     }
     expect(existsSync(join(pkgDir, "src"))).toBe(false);
     const shipped = readdirSync(join(pkgDir, "dist"), { recursive: true, encoding: "utf8" });
-    expect([shipped.some((file) => file.endsWith(".js")), shipped.filter((file) => file.endsWith(".map"))]).toEqual([true, []]);
+    expect([shipped.some((file) => file.endsWith(".cjs")), shipped.filter((file) => file.endsWith(".map"))]).toEqual([true, []]);
   });
 
   it("installs without better-sqlite3: the default store says how to install it, and memoryStore() serves the router (import and require)", async () => {
@@ -283,18 +296,5 @@ describe("the npm pack tarball", () => {
       expect(out.sqlite, file).toMatch(/^ConfigurationError: better-sqlite3 is not installed: the default store, sqliteStore\(\), needs it.* Fix: Run `npm install better-sqlite3`, or .*memoryStore\(\)/);
       expect([out.file, out.router], file).toEqual([false, [201, true]]);
     }
-  });
-
-  it("ships the user docs and no lab notes (measurement diaries live in docs/lab/, outside the package)", () => {
-    const packed = readdirSync(join(dir, "node_modules", "express-oral-assessments"), { recursive: true, encoding: "utf8" })
-      .map((file) => file.split("\\").join("/"))
-      .filter((file) => file.startsWith("docs/"));
-    const userDocs = readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" }).map((file) => `docs/${file.split("\\").join("/")}`)
-      .filter((file) => file.endsWith(".md") && !file.startsWith("docs/lab/"));
-    expect(packed.filter((file) => file.endsWith(".md")).sort()).toEqual(userDocs.sort());
-    expect(packed.filter((file) => file.startsWith("docs/lab"))).toEqual([]);
-    // The lab notes by name, wherever they would sit: benchmark figures, soak runs, the fleet's diary.
-    const labNotes = ["benchmarks.md", "soak.md", ...readdirSync(join(root, "docs", "lab"))];
-    expect(packed.filter((file) => labNotes.includes(file.split("/").pop() ?? ""))).toEqual([]);
   });
 });

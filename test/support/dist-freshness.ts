@@ -1,43 +1,41 @@
 /**
  * Whether dist/ is as `npm run build` would make it from the sources now, so that
- * global-setup can skip its two `tsc` runs (a tenth of the suite on a 2-core machine)
- * when CI, or the developer, has just built. Fresh means: for both builds, every file
- * the tsconfig compiles has its emitted `.js`, written after that source and after every
- * tsconfig and package.json were last changed. The file lists come from TypeScript's own
- * reading of the tsconfigs (includes, excludes, extends), not from a copy of them here.
+ * global-setup can skip the build (a tsc run and two bundlers, several seconds on a 2-core
+ * machine) when CI, or the developer, has just built. The JavaScript and the declarations
+ * are bundles, each made from many sources: fresh means every file every build writes
+ * (scripts/build.ts's FIXED_OUTPUTS) exists and was written after the last change to any
+ * file or folder under src/ (a folder changes when a file in it is added, renamed or
+ * deleted), to the build scripts, the tsconfigs or package.json.
  */
-import { existsSync, statSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
-import ts from "typescript";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { FIXED_OUTPUTS } from "../../scripts/build.js";
 
-/** The builds as package.json's `build` script runs them. */
-export const BUILD_CONFIGS = ["tsconfig.build.json", "tsconfig.build.cjs.json"] as const;
+/** What the build reads besides src/. */
+export const BUILD_INPUTS = ["package.json", "tsconfig.json", "tsconfig.build.json", "scripts"] as const;
 
-const mtime = (file: string): number => statSync(file).mtimeMs;
+const mtime = (path: string): number => statSync(path).mtimeMs;
 
-/** The `.js` files `tsc -p config` emits, each with the source it comes from. */
-function emittedFiles(root: string, config: string): { source: string; output: string }[] {
-  const path = join(root, config);
-  const read = ts.readConfigFile(path, (f) => ts.sys.readFile(f));
-  if (read.error) throw new Error(`cannot read ${config}`);
-  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(path), undefined, path);
-  const { outDir, rootDir } = parsed.options;
-  if (!outDir || !rootDir) throw new Error(`${config} sets no outDir or rootDir`);
-  return parsed.fileNames
-    .filter((source) => source.endsWith(".ts") && !source.endsWith(".d.ts"))
-    .map((source) => ({ source, output: join(outDir, relative(rootDir, source)).replace(/\.ts$/, ".js") }));
+/** The newest change under `path` (itself included), with the path it was made to. */
+function newest(root: string, path: string): { path: string; at: number } {
+  let latest = { path, at: mtime(join(root, path)) };
+  if (!statSync(join(root, path)).isDirectory()) return latest;
+  for (const name of readdirSync(join(root, path), { recursive: true, encoding: "utf8" })) {
+    const file = join(path, name);
+    const at = mtime(join(root, file));
+    if (at > latest.at) latest = { path: file, at };
+  }
+  return latest;
 }
 
 /** The reason dist/ must be built again, or undefined when it is fresh. */
 export function staleDistReason(root: string): string | undefined {
-  const configs = ["tsconfig.json", ...BUILD_CONFIGS, "package.json"].map((f) => join(root, f));
-  const configsChangedAt = Math.max(...configs.map(mtime));
-  if (!existsSync(join(root, "dist", "cjs", "package.json"))) return "dist/cjs/package.json is missing";
-  for (const config of BUILD_CONFIGS) {
-    for (const { source, output } of emittedFiles(root, config)) {
-      if (!existsSync(output)) return `${relative(root, output)} is missing`;
-      if (mtime(output) < Math.max(mtime(source), configsChangedAt)) return `${relative(root, output)} is older than ${relative(root, source)} or a tsconfig`;
-    }
+  const inputs = ["src", ...BUILD_INPUTS].filter((path) => existsSync(join(root, path))).map((path) => newest(root, path));
+  const latest = inputs.reduce((a, b) => (b.at > a.at ? b : a));
+  for (const output of FIXED_OUTPUTS) {
+    const file = join(root, "dist", output);
+    if (!existsSync(file)) return `dist/${output} is missing`;
+    if (mtime(file) < latest.at) return `dist/${output} is older than ${latest.path.split("\\").join("/")}`;
   }
   return undefined;
 }
