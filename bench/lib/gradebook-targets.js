@@ -14,12 +14,14 @@ export function gradebookRows({ gradebookClaim: c, returnReplays: r }) {
   if (r) {
     rows.push(
       ["return replays: load average before / after", `${r.loadAverage.before} / ${r.loadAverage.after}`],
-      [`return replays: ${r.replays} replays of one mark, answered 200 / other`, `${r.answered200} / ${r.answeredOther}`],
-      ["return replays: Submitted scores queued (store)", r.submittedQueued, "= 1", r.submittedQueued === 1],
-      ["return replays: Submitted posts the LMS received", r.submittedPosts, "= 1", r.submittedPosts === 1],
-      ["return replays: other school p50 / p95 baseline (ms)", `${r.baseline.p50Ms} / ${r.baseline.p95Ms}`],
-      ["return replays: other school p50 / p95 during (ms)", `${r.during.p50Ms} / ${r.during.p95Ms}`, `p95 ≤ 2 × ${r.baseline.p95Ms}`, r.during.p95Ms <= 2 * r.baseline.p95Ms],
-      ["return replays: other school p50 / p95 after (ms)", `${r.after.p50Ms} / ${r.after.p95Ms}`, `p95 ≤ 2 × ${r.baseline.p95Ms}`, r.after.p95Ms <= 2 * r.baseline.p95Ms],
+      [`return replays${r.floor ? " (to a bare 429, not the router)" : ""}: ${r.replays} replays of one mark, ${r.concurrency} in flight, answered 200 / 429 / other (in ${r.replaysMs} ms)`, `${r.answered200} / ${r.statuses?.[429] ?? 0} / ${r.answeredOther - (r.statuses?.[429] ?? 0)}`],
+      ...(r.floor ? [] : [
+        ["return replays: Submitted scores queued (store)", r.submittedQueued, "= 1", r.submittedQueued === 1],
+        ["return replays: Submitted posts the LMS received", r.submittedPosts, "= 1", r.submittedPosts === 1],
+      ]),
+      [`return replays: other school p50 / p95 baseline, ${r.baseline.n} requests (ms)`, `${r.baseline.p50Ms} / ${r.baseline.p95Ms}`],
+      [`return replays: other school p50 / p95 during, ${r.during.n} requests (ms)`, `${r.during.p50Ms} / ${r.during.p95Ms}`, `p95 ≤ 2 × ${r.baseline.p95Ms}`, r.during.p95Ms <= 2 * r.baseline.p95Ms],
+      [`return replays: other school p50 / p95 after, ${r.after.n} requests (ms)`, `${r.after.p50Ms} / ${r.after.p95Ms}`, `p95 ≤ 2 × ${r.baseline.p95Ms}`, r.after.p95Ms <= 2 * r.baseline.p95Ms],
     );
   }
   return rows;

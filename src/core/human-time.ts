@@ -10,9 +10,24 @@
 export function humanTime(at: Date | string, { locale = "en-GB", timeZone = "UTC" }: { locale?: string; timeZone?: string } = {}): string {
   const date = typeof at === "string" ? new Date(at) : at;
   if (Number.isNaN(date.getTime())) return String(at);
-  return new Intl.DateTimeFormat(locale, {
-    year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone, timeZoneName: "short",
-  }).format(date);
+  return formatterOf(locale, timeZone).format(date);
+}
+
+/** Formatters made, by locale and zone: making one costs far more than formatting with it. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterOf(locale: string, timeZone: string): Intl.DateTimeFormat {
+  const key = `${locale}\u0000${timeZone}`;
+  let found = formatters.get(key);
+  if (!found) {
+    found = new Intl.DateTimeFormat(locale, {
+      year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone, timeZoneName: "short",
+    });
+    // A few locales and zones in practice (the CLI's, UTC); a bound, should a caller pass many.
+    if (formatters.size >= 64) formatters.clear();
+    formatters.set(key, found);
+  }
+  return found;
 }
 
 /**

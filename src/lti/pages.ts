@@ -66,11 +66,14 @@ export function sendLtiPage(res: Response, frameAncestors: readonly string[], pa
   const admin = page.forAdministrator ? `<p class="admin"><strong>For your LMS administrator:</strong> ${escapeHtml(page.forAdministrator)}</p>` : "";
   const extra = added.get(res);
   const script = [page.script, extra?.script].filter((s) => s).map((s) => `<script nonce="${nonce}">${s}</script>`).join("");
-  res.send(`<!doctype html>
+  // Not res.send: an answer kept nowhere (no-store) needs no ETag, and hashing each page is work a flood of requests would buy.
+  const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${escapeHtml(page.title)}</title>
 <style nonce="${nonce}">${STYLE}</style>
-</head><body><main><h1>${escapeHtml(page.title)}</h1><p id="message">${escapeHtml(page.message)}</p>${admin}${page.body ?? ""}${extra?.html ?? ""}</main>${script}</body></html>`);
+</head><body><main><h1>${escapeHtml(page.title)}</h1><p id="message">${escapeHtml(page.message)}</p>${admin}${page.body ?? ""}${extra?.html ?? ""}</main>${script}</body></html>`;
+  res.setHeader("Content-Length", Buffer.byteLength(html));
+  res.end(html);
 }
 
 /** The headers every LTI answer carries (pages and redirects alike). */

@@ -34,7 +34,7 @@ import type { GradebookSettings } from "./options.js";
 import { LmsGate } from "./lms-gate.js";
 import { ScoreOutbox } from "./outbox.js";
 import { returnRefusal } from "./return-guard.js";
-import { returnMarks } from "./return-mark.js";
+import { RecentMarks, returnMarks } from "./return-mark.js";
 import { withoutStatusAfterGrade } from "./grade-safe.js";
 import { DEFAULT_ORGANIZATION } from "../../store/types.js";
 
@@ -85,9 +85,12 @@ export interface GradeRequest extends GradeInput {
 
 export type Gradebook = ReturnType<typeof createGradebook>;
 
+const HANDED_IN = "Your exam is handed in. Your course shows it as submitted, awaiting grading. You can close this window and go back to your course.";
+
 export function createGradebook(deps: GradebookDeps) {
   const { settings, store, logger } = deps;
   const marks = returnMarks(deps.keys, settings.returnMarkMaxAgeMs);
+  const recent = new RecentMarks();
   const send = agsSender({
     store, access: deps.access, settings, logger, reviewUrl: deps.reviewUrl, loopbackHttp: deps.loopbackHttp, ...(deps.lease ? { lease: deps.lease } : {}),
     registration: async (issuer, clientId) => {
@@ -146,15 +149,21 @@ export function createGradebook(deps: GradebookDeps) {
           return sendLtiPage(res, frameAncestors, { status: 429, title: "Too many requests", message: "Please wait a moment, then go back to your course." });
         }
         await returns.record("address", address);
+        if (recent.has(req)) {
+          // A replay of a mark this process took a return for: its Submitted is queued already.
+          marks.clear(req, res);
+          return sendLtiPage(res, frameAncestors, { status: 200, title: "Thank you", message: HANDED_IN });
+        }
         const mark = marks.read(req);
         if (!mark) {
           logger.info({ event: "lti_return", outcome: "unmarked" }, "a return without a launch's mark: nothing told to the LMS");
           return thanks();
         }
         marks.clear(req, res);
+        recent.remember(mark);
         queue(orgOf(mark.organization), [submittedEntry(mark, mark.id)], "returned");
         logger.info({ event: "lti_return", outcome: "submitted", examId: mark.examId, kind: mark.kind }, "a learner came back from the exam: Submitted queued for the LMS gradebook (once per mark)");
-        sendLtiPage(res, frameAncestors, { status: 200, title: "Thank you", message: "Your exam is handed in. Your course shows it as submitted, awaiting grading. You can close this window and go back to your course." });
+        sendLtiPage(res, frameAncestors, { status: 200, title: "Thank you", message: HANDED_IN });
       }).catch(next);
     }),
 

@@ -23,6 +23,49 @@ export interface ReturnMark extends Learner {
 /** A mark as read: `id` is the same for every replay of one mark, and differs between marks (a hash of its signature). */
 export interface ReadMark extends ReturnMark {
   id: string;
+  /** Its signature as sent: what `RecentMarks` remembers. */
+  mac: string;
+  /** When it expires (ms since the epoch). */
+  exp: number;
+}
+
+/** Marks this process remembers as used, at most (the oldest is forgotten first). */
+export const RECENT_MARKS = 10_000;
+
+/**
+ * The marks this process already took a return for, by signature, until they expire: a
+ * replay of one is known before any signature check or store read (its `Submitted` is
+ * queued already; the store would skip it again by its id). Bounded: past `max` marks the
+ * oldest is forgotten, and a replay of a forgotten mark costs a check and a store read that
+ * queue nothing, as on another instance of a fleet. A forged signature never gets in: only
+ * a mark `read` accepted is remembered, and a hit only answers the page.
+ */
+export class RecentMarks {
+  private readonly used = new Map<string, number>();
+
+  constructor(private readonly max = RECENT_MARKS) {}
+
+  /** True when the request's mark is one remembered and not yet expired. */
+  has(req: Request): boolean {
+    const mac = macOf(cookieOf(req, RETURN_COOKIE));
+    const exp = mac === undefined ? undefined : this.used.get(mac);
+    if (exp === undefined) return false;
+    if (exp > Date.now()) return true;
+    this.used.delete(mac!);
+    return false;
+  }
+
+  remember(mark: ReadMark): void {
+    this.used.delete(mark.mac);
+    this.used.set(mark.mac, mark.exp);
+    if (this.used.size > this.max) this.used.delete(this.used.keys().next().value!);
+  }
+}
+
+/** The signature part of a mark's cookie value. */
+function macOf(value: string | undefined): string | undefined {
+  const dot = value?.lastIndexOf(".") ?? -1;
+  return dot > 0 ? value!.slice(dot + 1) : undefined;
 }
 
 export function returnMarks(keys: ToolKeys, maxAgeMs: number) {
@@ -44,7 +87,7 @@ export function returnMarks(keys: ToolKeys, maxAgeMs: number) {
       try {
         const mark = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as ReturnMark & { exp: number };
         const id = createHash("sha256").update(mac).digest("base64url").slice(0, 32);
-        return typeof mark.exp === "number" && mark.exp > Date.now() ? { ...mark, id } : undefined;
+        return typeof mark.exp === "number" && mark.exp > Date.now() ? { ...mark, id, mac } : undefined;
       } catch {
         return undefined;
       }
