@@ -129,6 +129,12 @@ export interface OralStoreLtiGradebook {
    * (`ltiLaneOf`) is in `skipLanes` are left. Costs the same with 10 or 100,000 rows kept.
    */
   claimLtiScores(now: number, limit: number, leaseMs: number, skipLanes?: readonly string[]): Promise<LtiScoreRecord[]>;
+  /**
+   * Makes every waiting head of one LMS (`ltiLaneOf`) due no sooner than `untilMs`: the LMS
+   * asked the tool to wait (`Retry-After`) or its breaker is open. Entries already due
+   * later (leased to a post in flight, or backed off) keep theirs. Answers how many moved.
+   */
+  deferLtiScores(lane: string, untilMs: number): Promise<number>;
   /** Records an attempt's outcome; a `sent` / `failed` entry hands the learner's head to their next pending entry. */
   settleLtiScore(id: string, outcome: LtiScoreSettle): Promise<void>;
   /** Deletes up to `limit` entries no longer pending (sent, failed, superseded) settled before `beforeMs`; answers how many went. */

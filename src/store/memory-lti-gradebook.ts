@@ -69,6 +69,17 @@ export function memoryLtiGradebook(ready: () => Promise<unknown>): OralStoreLtiG
         return copy(r);
       });
     },
+    async deferLtiScores(lane, until) {
+      await ready();
+      let moved = 0;
+      for (const id of heads) {
+        const r = scores.get(id)!;
+        if (r.nextAtMs >= until || ltiLaneOf(r) !== lane) continue;
+        r.nextAtMs = until;
+        moved += 1;
+      }
+      return moved;
+    },
     async settleLtiScore(id, o) {
       await ready();
       const r = scores.get(id);

@@ -30,6 +30,7 @@ function queries(n: Names) {
     claim: `UPDATE ${n.ltiScores} SET next_ms = $3 WHERE id IN (
       SELECT id FROM ${n.ltiScores} WHERE head = 1 AND next_ms <= $1 AND NOT (lane = ANY($4::text[]))
         ORDER BY next_ms LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING ${ROW}`,
+    defer: `UPDATE ${n.ltiScores} SET next_ms = $2 WHERE head = 1 AND next_ms < $2 AND lane = $1`,
     settle: `UPDATE ${n.ltiScores} SET state = $2, attempts = $3, next_ms = $4, sent_at = $5, last_error = $6,
       head = CASE WHEN $2 = 'pending' THEN head ELSE 0 END WHERE id = $1 RETURNING organization, kind, exam_id, user_id`,
     learnerOf: `SELECT organization, kind, exam_id, user_id FROM ${n.ltiScores} WHERE id = $1`,
@@ -74,6 +75,9 @@ export function postgresLtiGradebook(n: Names, ready: () => Promise<{ pool: Post
     async claimLtiScores(now, limit, leaseMs, skipLanes = []) {
       const rows = (await query(sql.claim, [now, limit, now + leaseMs, [...skipLanes]])).rows as LtiScoreRow[];
       return rows.map(toLtiScoreRecord).sort((a, b) => a.queuedAt.localeCompare(b.queuedAt));
+    },
+    async deferLtiScores(lane, until) {
+      return (await query(sql.defer, [lane, until])).rowCount ?? 0;
     },
     async settleLtiScore(id, o) {
       await transaction((await ready()).pool, async (client) => {

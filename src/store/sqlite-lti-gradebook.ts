@@ -26,6 +26,7 @@ const SQL = {
       NOT EXISTS (SELECT 1 FROM lti_scores WHERE ${LEARNER} AND state = 'pending') WHERE true ON CONFLICT (id) DO NOTHING`,
   due: `SELECT id FROM lti_scores WHERE head = 1 AND next_ms <= @now AND lane NOT IN (SELECT value FROM json_each(@skip))
     ORDER BY next_ms LIMIT @limit`,
+  defer: "UPDATE lti_scores SET next_ms = @until WHERE head = 1 AND next_ms < @until AND lane = @lane",
   lease: `UPDATE lti_scores SET next_ms = @until WHERE id = @id RETURNING ${ROW}`,
   settle: `UPDATE lti_scores SET state = @state, attempts = @attempts, next_ms = @nextMs, sent_at = @sentAt, last_error = @lastError,
     head = CASE WHEN @state = 'pending' THEN head ELSE 0 END WHERE id = @id RETURNING organization AS org, kind, exam_id AS examId, user_id AS userId`,
@@ -76,6 +77,9 @@ export function sqliteLtiGradebook(ready: () => Promise<{ db: BetterSqlite3.Data
       const skip = JSON.stringify(skipLanes);
       const claim = db.transaction(() => (s.due.all({ now, limit, skip }) as { id: string }[]).map(({ id }) => s.lease.get({ id, until: now + leaseMs }) as LtiScoreRow));
       return claim.immediate().map(toLtiScoreRecord);
+    },
+    async deferLtiScores(lane, until) {
+      return (await handle()).s.defer.run({ lane, until }).changes;
     },
     async settleLtiScore(id, o) {
       const { s, db } = await handle();

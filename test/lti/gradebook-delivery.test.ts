@@ -171,10 +171,11 @@ describe.runIf(redis)("a 429 with Retry-After: 30, in a Redis fleet", () => {
       }
       expect(scorePosts(throttling)).toHaveLength(1);
       expect(scorePosts(other)).toHaveLength(4);
-      // Every score of the throttled LMS still waits: the one tried (its backoff is 100 ms) not before the pause's end.
+      // Every score of the throttled LMS still waits: the one tried (its backoff is 100 ms) not due before the pause's end.
       const waiting = await storeA.listLtiScores("north", { kind: "oral", examId: "exam-1", limit: 10 });
       expect(waiting.map((r) => [r.id, r.state, r.attempts]).sort()).toEqual([["t-0", "pending", 1], ...[1, 2, 3, 4].map((i) => [`t-${i}`, "pending", 0])]);
-      expect(waiting.find((r) => r.id === "t-0")!.nextAtMs).toBeGreaterThanOrEqual(until);
+      // Every one of them, the ones B put back for want of room included, is due at the pause's end, not before.
+      for (const r of waiting) expect([r.id, r.nextAtMs >= until]).toEqual([r.id, true]);
     } finally {
       await Promise.all([a.close(), b.close()]);
       await Promise.all([storeA.close(), storeB.close()]);

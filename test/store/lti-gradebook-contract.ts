@@ -94,6 +94,23 @@ export function describeLtiGradebookContract(open: () => OralStoreWithLti, reope
     expect((await store.claimLtiScores(now + 5_000, 10, 30_000)).map((r) => r.id)).toEqual(["y1"]);
   });
 
+  it("LTI score outbox: deferring an LMS makes its waiting heads due at the pause's end; later ones, other LMSs' and queued-behind entries keep theirs", async () => {
+    const store = open();
+    await store.addLtiScores("north", [entry("p1", "pia", "Started", "https://paused.example"), entry("p2", "pia", "Submitted", "https://paused.example"),
+      entry("q1", "quinn", "Started", "https://paused.example"), entry("r1", "rui", "Started", "https://other.example")]);
+    const now = Date.now() + 1000;
+    // Both heads of the paused LMS claimed, leased for 120 s; quinn's answered 429 and is due again now, pia's still in flight.
+    expect((await store.claimLtiScores(now, 10, 120_000, ["https://other.example"])).map((r) => r.id).sort()).toEqual(["p1", "q1"]);
+    await store.settleLtiScore("q1", { state: "pending", attempts: 1, nextAtMs: now, lastError: "429" });
+    expect(await store.deferLtiScores("https://paused.example", now + 30_000)).toBe(1);
+    expect(await store.claimLtiScores(now + 29_999, 10, 1_000)).toMatchObject([{ id: "r1" }]);
+    expect((await store.claimLtiScores(now + 30_000, 10, 1_000)).map((r) => r.id)).toEqual(["q1"]);
+    // p1 keeps its lease (past the pause), p2 waits behind it.
+    const rows = await store.listLtiScores("north", { kind: "oral", examId: "exam-1", limit: 10 });
+    expect(rows.find((r) => r.id === "p1")!.nextAtMs).toBe(now + 120_000);
+    expect(await store.deferLtiScores("https://nowhere.example", now + 60_000)).toBe(0);
+  });
+
   it("LTI score outbox: a claim among 300 sent rows of one learner takes only the heads; purge deletes settled rows past the retention, never pending ones", async () => {
     const store = open();
     // One at a time: each becomes the head and is sent (a learner's long history).

@@ -79,6 +79,12 @@ export class LmsGate {
     return (this.inFlight.get(lane) ?? 0) < this.deps.perLms && (this.closedUntil.get(lane) ?? 0) <= this.now();
   }
 
+  /** When a lane this instance knows to be paused or broken may take posts again (undefined: it may now). */
+  reopensAt(lane: string): number | undefined {
+    const until = this.closedUntil.get(lane);
+    return until !== undefined && until > this.now() ? until : undefined;
+  }
+
   begin(lane: string): void {
     this.inFlight.set(lane, (this.inFlight.get(lane) ?? 0) + 1);
   }

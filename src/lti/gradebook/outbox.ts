@@ -96,9 +96,10 @@ export class ScoreOutbox {
       if (batch.length === 0) return;
       for (const r of batch) {
         const lane = ltiLaneOf(r);
-        // More of one LMS than its share in one claim: the rest go back, due at once (the claims skip that LMS meanwhile).
+        // More of one LMS than its share in one claim: the rest go back, due at once (the claims skip that LMS meanwhile);
+        // an LMS paused or broken meanwhile: due when it reopens.
         if (this.closed || !this.gate.hasRoom(lane)) {
-          await this.putBack(r, Date.now());
+          await this.putBack(r, this.gate.reopensAt(lane) ?? Date.now());
           continue;
         }
         this.gate.begin(lane);
@@ -124,6 +125,7 @@ export class ScoreOutbox {
     const admitted = await this.gate.admit(lane);
     if (!admitted.ok) {
       this.handled -= 1;
+      await this.defer(lane, admitted.untilMs);
       return this.putBack(r, admitted.untilMs);
     }
     const attempts = r.attempts + 1;
@@ -136,6 +138,7 @@ export class ScoreOutbox {
       failure = error instanceof SendFailure ? error : new SendFailure(String((error as Error)?.message ?? error), true);
     }
     const pausedUntil = await this.gate.settle(lane, failure, admitted.probe);
+    if (pausedUntil !== undefined) await this.defer(lane, pausedUntil);
     if (!failure) {
       this.counts.sent += 1;
       const note = outcome?.note;
@@ -151,6 +154,16 @@ export class ScoreOutbox {
       ? { state: "failed", attempts, nextAtMs: Date.now(), lastError }
       : { state: "pending", attempts, nextAtMs: Math.max(Date.now() + backoffMs(attempts, this.settings), pausedUntil ?? 0), lastError });
     this.logger[giveUp ? "warn" : "info"]({ ...where, outcome: giveUp ? "failed" : "retry", error: lastError }, giveUp ? "a score could not be posted to the LMS gradebook: given up" : "a score could not be posted to the LMS gradebook yet: it is retried");
+  }
+
+  /**
+   * The LMS is paused or broken until `untilMs`: its waiting scores are due then, not now,
+   * in the store (every instance's claims pass over them, and none walks them meanwhile).
+   */
+  private async defer(lane: string, untilMs: number): Promise<void> {
+    await this.store.deferLtiScores(lane, untilMs).catch((error: unknown) => {
+      this.logger.warn({ event: "lti_outbox_error", error: (error as Error)?.message }, "a paused LMS's scores could not be deferred in the store; the claims skip that LMS meanwhile");
+    });
   }
 
   /** Deletes scores sent, given up or superseded more than `retentionDays` ago (at most once per `PURGE_EVERY_MS`); answers how many went. */
