@@ -38,7 +38,26 @@ export interface LtiCourseServices {
   seenAt: string;
 }
 
+/**
+ * An LMS's word that a course is a copy (schema version 12): the LTI Platform Notification
+ * Service's `LtiContextCopyNotice`, kept per new course until an instructor's choice makes
+ * the notice moot. Global, not per organization: a notice arrives server to server, with
+ * no organization of its own, and the course key names the LMS.
+ */
+export interface LtiCourseCopyNotice {
+  /** The course it was copied from (`origin_contexts`' first); undefined: the LMS named none. */
+  originContextId: string | undefined;
+  /** The notice's id (its `notice.id` claim). */
+  noticeId: string;
+  /** ISO 8601: when the copy was made (the notice's timestamp), else when the notice arrived. */
+  noticedAt: string;
+}
+
 export interface OralStoreLtiCourses {
+  /** Records a copy notice for the new course (latest wins). */
+  putLtiCourseCopyNotice(course: LtiCourseKey, notice: LtiCourseCopyNotice): Promise<void>;
+  /** The course's copy notice, or undefined. */
+  getLtiCourseCopyNotice(course: LtiCourseKey): Promise<LtiCourseCopyNotice | undefined>;
   /** Records the course's service endpoints (latest wins). */
   putLtiCourseServices(org: string, course: LtiCourseKey, services: LtiCourseServices): Promise<void>;
   /** The course's service endpoints as last recorded, or undefined. */
@@ -106,6 +125,21 @@ export function checkLtiCourseServices(org: unknown, course: LtiCourseKey, s: Lt
     && typeof s.seenAt === "string" && !Number.isNaN(Date.parse(s.seenAt));
   if (!ok) throw new TypeError("invalid LTI course services: membershipsUrl (≤ 2048), agsEndpoint (JSON ≤ 8 KiB) and seenAt (ISO 8601)");
 }
+
+/** A TypeError for a notice a caller built wrong: the course's ids and the notice's of 1-255 characters, an ISO 8601 time. */
+export function checkLtiCourseCopyNotice(course: LtiCourseKey, n: LtiCourseCopyNotice | undefined = undefined): void {
+  checkLtiCourse("global", course);
+  if (n === undefined) return;
+  const ok = typeof n === "object" && n !== null && isText(n.noticeId, 255) && (n.originContextId === undefined || isText(n.originContextId, 255))
+    && typeof n.noticedAt === "string" && !Number.isNaN(Date.parse(n.noticedAt));
+  if (!ok) throw new TypeError("invalid LTI course copy notice: noticeId and originContextId (1-255 characters) and noticedAt (ISO 8601)");
+}
+
+/** A SQL row (both dialects) of lti_course_copy_notices. */
+export interface LtiCourseCopyNoticeRow { origin_context_id: string | null; notice_id: string; noticed_at: string }
+
+export const toLtiCourseCopyNotice = (r: LtiCourseCopyNoticeRow): LtiCourseCopyNotice =>
+  ({ originContextId: r.origin_context_id ?? undefined, noticeId: r.notice_id, noticedAt: r.noticed_at });
 
 /** A SQL row (both dialects) of lti_course_services. */
 export interface LtiCourseServicesRow { memberships_url: string | null; ags_endpoint: string | null; seen_at: string }

@@ -84,6 +84,7 @@ export interface LtiStore extends OralStoreLti {
 export const LTI_STORE_METHODS = [
   "putLtiRegistration", "getLtiRegistration", "listLtiRegistrations", "setLtiRegistrationActive", "putLtiDeployment", "deleteLtiRegistration",
   "putLtiCourseLink", "getLtiCourseLink", "listLtiCourseLinks", "putLtiExamCopy", "getLtiExamCopy", "putLtiCourseServices", "getLtiCourseServices",
+  "putLtiCourseCopyNotice", "getLtiCourseCopyNotice",
   "putLtiLineItem", "getLtiLineItem", "addLtiScores", "claimLtiScores", "deferLtiScores", "settleLtiScore", "purgeLtiScores", "listLtiScores",
 ] as const satisfies readonly (keyof OralStoreLti)[];
 type UnlistedLti = Exclude<keyof OralStoreLti, (typeof LTI_STORE_METHODS)[number]>;

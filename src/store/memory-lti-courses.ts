@@ -1,9 +1,9 @@
 /**
  * The memory store's course binding: the links in insertion order (the lists' order), the
- * exam copies by course and exam. Copies in and out, as the other tables.
+ * exam copies by course and exam, the copy notices by course. Copies in and out, as the other tables.
  */
 import {
-  checkLtiCourse, checkLtiCourseFilter, checkLtiCourseLink, checkLtiCourseServices, ltiCourseLinkFields, type LtiCourseKey, type LtiCourseServices, type LtiCourseLink, type OralStoreLtiCourses,
+  checkLtiCourse, checkLtiCourseCopyNotice, checkLtiCourseFilter, checkLtiCourseLink, checkLtiCourseServices, ltiCourseLinkFields, type LtiCourseCopyNotice, type LtiCourseKey, type LtiCourseServices, type LtiCourseLink, type OralStoreLtiCourses,
 } from "./lti-course-types.js";
 
 const courseKey = (org: string, c: LtiCourseKey) => JSON.stringify([org, c.issuer, c.clientId, c.deploymentId, c.contextId]);
@@ -14,8 +14,20 @@ export function memoryLtiCourses(ready: () => Promise<unknown>): OralStoreLtiCou
   const links = new Map<string, LtiCourseLink[]>();
   const copies = new Map<string, string>();
   const services = new Map<string, LtiCourseServices>();
+  const notices = new Map<string, LtiCourseCopyNotice>();
   const linksOf = (org: string) => links.get(org) ?? links.set(org, []).get(org)!;
   return {
+    async putLtiCourseCopyNotice(course, notice) {
+      checkLtiCourseCopyNotice(course, notice);
+      await ready();
+      notices.set(courseKey("", course), { originContextId: notice.originContextId, noticeId: notice.noticeId, noticedAt: notice.noticedAt });
+    },
+    async getLtiCourseCopyNotice(course) {
+      checkLtiCourseCopyNotice(course);
+      await ready();
+      const found = notices.get(courseKey("", course));
+      return found && { ...found };
+    },
     async putLtiCourseServices(org, course, given) {
       checkLtiCourseServices(org, course, given);
       await ready();

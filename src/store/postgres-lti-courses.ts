@@ -1,12 +1,13 @@
 /**
- * The PostgreSQL store's course binding (schema versions 8 and 9): one statement per call. A
+ * The PostgreSQL store's course binding (schema versions 8, 9 and 12): one statement per call. A
  * link written twice keeps its first row (`ON CONFLICT DO NOTHING`): two instructors'
  * concurrent first launches both succeed, and one of them is recorded as the linker.
  */
 import type { PostgresPool } from "./postgres-pool.js";
 import type { Names } from "./postgres-schema.js";
 import {
-  checkLtiCourse, checkLtiCourseFilter, checkLtiCourseLink, checkLtiCourseServices, toLtiCourseLink, toLtiCourseServices, type LtiCourseKey, type LtiCourseLinkRow, type LtiCourseServicesRow, type OralStoreLtiCourses,
+  checkLtiCourse, checkLtiCourseCopyNotice, checkLtiCourseFilter, checkLtiCourseLink, checkLtiCourseServices, toLtiCourseCopyNotice, toLtiCourseLink, toLtiCourseServices,
+  type LtiCourseCopyNoticeRow, type LtiCourseKey, type LtiCourseLinkRow, type LtiCourseServicesRow, type OralStoreLtiCourses,
 } from "./lti-course-types.js";
 
 const COLUMNS = "issuer, client_id, deployment_id, context_id, class_id, linked_by, linked_at";
@@ -29,6 +30,12 @@ function queries(n: Names) {
       ON CONFLICT (organization, issuer, client_id, deployment_id, context_id) DO UPDATE SET
         memberships_url = EXCLUDED.memberships_url, ags_endpoint = EXCLUDED.ags_endpoint, seen_at = EXCLUDED.seen_at`,
     getServices: `SELECT memberships_url, ags_endpoint, seen_at FROM ${n.ltiCourseServices} WHERE ${COURSE}`,
+    putNotice: `INSERT INTO ${n.ltiCourseCopyNotices} (issuer, client_id, deployment_id, context_id, origin_context_id, notice_id, noticed_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7)
+      ON CONFLICT (issuer, client_id, deployment_id, context_id) DO UPDATE SET
+        origin_context_id = EXCLUDED.origin_context_id, notice_id = EXCLUDED.notice_id, noticed_at = EXCLUDED.noticed_at`,
+    getNotice: `SELECT origin_context_id, notice_id, noticed_at FROM ${n.ltiCourseCopyNotices}
+      WHERE issuer = $1 AND client_id = $2 AND deployment_id = $3 AND context_id = $4`,
   };
 }
 
@@ -37,7 +44,17 @@ const courseValues = (org: string, c: LtiCourseKey) => [org, c.issuer, c.clientI
 export function postgresLtiCourses(n: Names, ready: () => Promise<{ pool: PostgresPool }>): OralStoreLtiCourses {
   const sql = queries(n);
   const rows = async (text: string, values: unknown[]) => (await (await ready()).pool.query(text, values)).rows as unknown[];
+  const noticeKey = (c: LtiCourseKey) => [c.issuer, c.clientId, c.deploymentId, c.contextId];
   return {
+    async putLtiCourseCopyNotice(course, notice) {
+      checkLtiCourseCopyNotice(course, notice);
+      await rows(sql.putNotice, [...noticeKey(course), notice.originContextId ?? null, notice.noticeId, notice.noticedAt]);
+    },
+    async getLtiCourseCopyNotice(course) {
+      checkLtiCourseCopyNotice(course);
+      const [row] = (await rows(sql.getNotice, noticeKey(course))) as LtiCourseCopyNoticeRow[];
+      return row && toLtiCourseCopyNotice(row);
+    },
     async putLtiCourseServices(org, course, given) {
       checkLtiCourseServices(org, course, given);
       await rows(sql.putServices, [...courseValues(org, course), given.membershipsUrl ?? null, given.agsEndpoint ?? null, given.seenAt]);

@@ -185,6 +185,21 @@ export const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
       CREATE INDEX IF NOT EXISTS ${n.index("lti_scores_by_learner")} ON ${n.ltiScores} (organization, kind, exam_id, user_id, state, seq);
       CREATE INDEX IF NOT EXISTS ${n.index("lti_scores_heads")} ON ${n.ltiScores} (next_ms, lane) WHERE head = 1;`,
   },
+  {
+    version: 12,
+    description: "LTI course copy notices (Platform Notification Service): per new LMS course, the course it was copied from",
+    up: (n) => `
+      CREATE TABLE IF NOT EXISTS ${n.ltiCourseCopyNotices} (
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        origin_context_id TEXT,
+        notice_id TEXT NOT NULL,
+        noticed_at TEXT NOT NULL,
+        PRIMARY KEY (issuer, client_id, deployment_id, context_id)
+      );`,
+  },
 ];
 
 /** Two instances starting together must not both run CREATE TABLE: one waits for the other. */

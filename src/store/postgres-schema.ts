@@ -21,6 +21,7 @@ export interface Names {
   ltiCourseLinks: string;
   ltiExamCopies: string;
   ltiCourseServices: string;
+  ltiCourseCopyNotices: string;
   ltiLineItems: string;
   ltiScores: string;
   /** An index name: unqualified, since an index lives in its table's schema. */
@@ -43,6 +44,7 @@ export function names(schema: string, prefix: string): Names {
     ltiCourseLinks: table("lti_course_links"),
     ltiExamCopies: table("lti_exam_copies"),
     ltiCourseServices: table("lti_course_services"),
+    ltiCourseCopyNotices: table("lti_course_copy_notices"),
     ltiLineItems: table("lti_line_items"),
     ltiScores: table("lti_scores"),
     index: (name) => `"${prefix}${name}"`,

@@ -1,11 +1,12 @@
 /**
- * The SQLite store's course binding (schema versions 8 and 9): statements prepared once per
+ * The SQLite store's course binding (schema versions 8, 9 and 12): statements prepared once per
  * opened database. A link written twice keeps its first row (its linker, its time, its
  * place in the lists).
  */
 import type BetterSqlite3 from "better-sqlite3";
 import {
-  checkLtiCourse, checkLtiCourseFilter, checkLtiCourseLink, checkLtiCourseServices, toLtiCourseLink, toLtiCourseServices, type LtiCourseKey, type LtiCourseLinkRow, type LtiCourseServicesRow, type OralStoreLtiCourses,
+  checkLtiCourse, checkLtiCourseCopyNotice, checkLtiCourseFilter, checkLtiCourseLink, checkLtiCourseServices, toLtiCourseCopyNotice, toLtiCourseLink, toLtiCourseServices,
+  type LtiCourseCopyNoticeRow, type LtiCourseKey, type LtiCourseLinkRow, type LtiCourseServicesRow, type OralStoreLtiCourses,
 } from "./lti-course-types.js";
 
 const COLUMNS = "issuer, client_id, deployment_id, context_id, class_id, linked_by, linked_at";
@@ -27,6 +28,12 @@ const SQL = {
     ON CONFLICT (organization, issuer, client_id, deployment_id, context_id) DO UPDATE SET
       memberships_url = excluded.memberships_url, ags_endpoint = excluded.ags_endpoint, seen_at = excluded.seen_at`,
   getServices: `SELECT memberships_url, ags_endpoint, seen_at FROM lti_course_services WHERE ${COURSE}`,
+  putNotice: `INSERT INTO lti_course_copy_notices (issuer, client_id, deployment_id, context_id, origin_context_id, notice_id, noticed_at)
+    VALUES (@issuer, @clientId, @deploymentId, @contextId, @origin, @noticeId, @noticedAt)
+    ON CONFLICT (issuer, client_id, deployment_id, context_id) DO UPDATE SET
+      origin_context_id = excluded.origin_context_id, notice_id = excluded.notice_id, noticed_at = excluded.noticed_at`,
+  getNotice: `SELECT origin_context_id, notice_id, noticed_at FROM lti_course_copy_notices
+    WHERE issuer = @issuer AND client_id = @clientId AND deployment_id = @deploymentId AND context_id = @contextId`,
 } as const;
 
 type Statements = Record<keyof typeof SQL, BetterSqlite3.Statement>;
@@ -43,7 +50,17 @@ export function sqliteLtiCourses(ready: () => Promise<{ db: BetterSqlite3.Databa
     }
     return found;
   };
+  const noticeKey = (c: LtiCourseKey) => ({ issuer: c.issuer, clientId: c.clientId, deploymentId: c.deploymentId, contextId: c.contextId });
   return {
+    async putLtiCourseCopyNotice(course, notice) {
+      checkLtiCourseCopyNotice(course, notice);
+      (await statements()).putNotice.run({ ...noticeKey(course), origin: notice.originContextId ?? null, noticeId: notice.noticeId, noticedAt: notice.noticedAt });
+    },
+    async getLtiCourseCopyNotice(course) {
+      checkLtiCourseCopyNotice(course);
+      const row = (await statements()).getNotice.get(noticeKey(course)) as LtiCourseCopyNoticeRow | undefined;
+      return row && toLtiCourseCopyNotice(row);
+    },
     async putLtiCourseServices(org, course, given) {
       checkLtiCourseServices(org, course, given);
       (await statements()).putServices.run({ ...courseParams(org, course), membershipsUrl: given.membershipsUrl ?? null, agsEndpoint: given.agsEndpoint ?? null, seenAt: given.seenAt });

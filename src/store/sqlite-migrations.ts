@@ -198,4 +198,20 @@ export const MIGRATIONS: readonly Migration<string>[] = [
       CREATE INDEX lti_scores_heads ON lti_scores (next_ms, lane) WHERE head = 1;
     `,
   },
+  {
+    version: 12,
+    description: "LTI course copy notices (Platform Notification Service): per new LMS course, the course it was copied from",
+    up: `
+      CREATE TABLE lti_course_copy_notices (
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        deployment_id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        origin_context_id TEXT,
+        notice_id TEXT NOT NULL,
+        noticed_at TEXT NOT NULL,
+        PRIMARY KEY (issuer, client_id, deployment_id, context_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

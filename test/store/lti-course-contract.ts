@@ -2,7 +2,8 @@
  * Course binding's promises (DESIGN.md v3), run against each backend (from
  * store-contract.ts): a class linked to an LMS course is found by the whole course key
  * (issuer, client id, deployment, context) within its organization and nowhere else; a
- * link written twice keeps its first writer; a copied course's exam mapping is per course.
+ * link written twice keeps its first writer; a copied course's exam mapping is per course;
+ * an LMS's copy notice is kept per course key.
  */
 import { expect, it } from "vitest";
 import type { LtiCourseKey, OralStoreWithLti } from "../../src/store/types.js";
@@ -79,5 +80,19 @@ export function describeLtiCourseContract(open: () => OralStoreWithLti, reopen?:
     await expect(store.putLtiCourseServices("north", COURSE, { ...first, seenAt: "soon" })).rejects.toThrow(TypeError);
     await expect(store.putLtiCourseServices("north", COURSE, { ...first, membershipsUrl: "x".repeat(2049) })).rejects.toThrow(TypeError);
     if (reopen) expect(await reopen(store).getLtiCourseServices("north", COURSE)).toEqual(first);
+  });
+
+  it("LTI course copy notices: per course key (no organization), latest wins, a malformed one refused, kept across a reopen", async () => {
+    const store = open();
+    const notice = { originContextId: "ctx-bio-2025", noticeId: "7a70e604", noticedAt: at(0) };
+    expect(await store.getLtiCourseCopyNotice(COURSE)).toBeUndefined();
+    await store.putLtiCourseCopyNotice(COURSE, notice);
+    expect(await store.getLtiCourseCopyNotice(COURSE)).toEqual(notice);
+    expect(await store.getLtiCourseCopyNotice({ ...COURSE, deploymentId: "2:def" })).toBeUndefined();
+    await expect(store.putLtiCourseCopyNotice(COURSE, { ...notice, noticeId: "" })).rejects.toThrow(TypeError);
+    await expect(store.putLtiCourseCopyNotice(COURSE, { ...notice, noticedAt: "soon" })).rejects.toThrow(TypeError);
+    await expect(store.putLtiCourseCopyNotice({ ...COURSE, contextId: "" }, notice)).rejects.toThrow(TypeError);
+    expect(await store.getLtiCourseCopyNotice(COURSE)).toEqual(notice);
+    if (reopen) expect(await reopen(store).getLtiCourseCopyNotice(COURSE)).toEqual(notice);
   });
 }

@@ -9,6 +9,7 @@ import { MIGRATIONS } from "../../src/store/postgres-migrations.js";
 import { names } from "../../src/store/postgres-schema.js";
 import { DEFAULT_ORGANIZATION } from "../../src/store/types.js";
 import { expectV10ScoresUpgraded, V10_SCORE_ROWS } from "./lti-scores-v10.js";
+import { expectV11Upgraded, V11_COURSE } from "./lti-copy-notices-v11.js";
 import { postgresOrSkip, usePostgres } from "./postgres-support.js";
 
 const ORG = "north";
@@ -24,7 +25,7 @@ describe.runIf(reachable)("postgresStore", () => {
       try {
         await Promise.all(stores.map((s) => s.init()));
         const versions = await admin.query(`SELECT version FROM "${fresh}".oral_schema_version`);
-        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }, { version: 10 }, { version: 11 }]);
+        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }, { version: 10 }, { version: 11 }, { version: 12 }]);
         await stores[0]?.putCourse(ORG, { id: "c1", name: "C", data: {}, createdAt: new Date().toISOString() });
         expect(await stores[4]?.getCourse(ORG, "c1")).toBeDefined();
       } finally {
@@ -114,7 +115,7 @@ describe.runIf(reachable)("postgresStore", () => {
         await s.close();
       }
       const versions = await admin.query(`SELECT version FROM ${t("schema_version")} ORDER BY version`);
-      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
       // The organization is in every primary key but the LTI tables' (global: an LMS's registration), and no default is left to catch a write that forgets it.
       const keys = await admin.query(`SELECT c.relname AS table, pg_get_constraintdef(k.oid) AS def FROM pg_constraint k
         JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -126,6 +127,7 @@ describe.runIf(reachable)("postgresStore", () => {
         { table: "oral_idempotency", def: "PRIMARY KEY (organization, user_id, key)" },
         { table: "oral_launch_latest", def: "PRIMARY KEY (organization, kind, exam_id, student_id)" },
         { table: "oral_launches", def: "PRIMARY KEY (organization, seq)" },
+        { table: "oral_lti_course_copy_notices", def: "PRIMARY KEY (issuer, client_id, deployment_id, context_id)" },
         { table: "oral_lti_course_links", def: "PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id, class_id)" },
         { table: "oral_lti_course_services", def: "PRIMARY KEY (organization, issuer, client_id, deployment_id, context_id)" },
         { table: "oral_lti_deployments", def: "PRIMARY KEY (issuer, client_id, deployment_id)" },
@@ -162,7 +164,7 @@ describe.runIf(reachable)("postgresStore", () => {
         await s.close();
       }
       const versions = await admin.query(`SELECT version FROM ${n.version} ORDER BY version`);
-      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     });
 
     it("upgrades a version-10 schema in place: each learner's first pending score becomes their head, each score gets its LMS", async () => {
@@ -180,6 +182,26 @@ describe.runIf(reachable)("postgresStore", () => {
       const s = store({ schema: old });
       try {
         await expectV10ScoresUpgraded(s);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it("upgrades a version-11 schema in place: its course links kept, copy notices written and read", async () => {
+      const old = schema("v11");
+      await admin.query(`CREATE SCHEMA "${old}"`);
+      const n = names(old, "oral_");
+      await admin.query(`CREATE TABLE ${n.version} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+      for (const step of MIGRATIONS.filter((m) => m.version <= 11)) {
+        await admin.query(step.up(n));
+        await admin.query(`INSERT INTO ${n.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);
+      }
+      await admin.query(`INSERT INTO ${n.ltiCourseLinks} (organization, issuer, client_id, deployment_id, context_id, class_id, linked_by, linked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [ORG, ...Object.values(V11_COURSE), "class-1", "ines", "2026-11-01T09:00:00.000Z"]);
+      const s = store({ schema: old });
+      try {
+        await expectV11Upgraded(s, ORG);
+        expect((await admin.query(`SELECT max(version)::int AS v FROM ${n.version}`)).rows[0].v).toBe(12);
       } finally {
         await s.close();
       }

@@ -11,6 +11,7 @@ import { sqliteStore } from "../../src/store/sqlite.js";
 import { MIGRATIONS } from "../../src/store/sqlite-migrations.js";
 import { DEFAULT_ORGANIZATION } from "../../src/store/types.js";
 import { expectV10ScoresUpgraded, V10_SCORE_ROWS } from "./lti-scores-v10.js";
+import { expectV11Upgraded, V11_COURSE } from "./lti-copy-notices-v11.js";
 import { scratchDir } from "./scratch-dir.js";
 
 const ORG = "north";
@@ -36,7 +37,7 @@ describe("sqliteStore: the file", () => {
     expect(await upgraded.beginIdempotent({ org, user: "u", key: "k", bodyHash: "h" })).toEqual({ state: "new" });
     await upgraded.close();
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(11);
+    expect(check.pragma("user_version", { simple: true })).toBe(12);
     check.close();
   });
 
@@ -58,7 +59,7 @@ describe("sqliteStore: the file", () => {
       await store.close();
     }
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(11);
+    expect(check.pragma("user_version", { simple: true })).toBe(12);
     check.close();
   });
 
@@ -98,6 +99,25 @@ describe("sqliteStore: the file", () => {
     }
   });
 
+  it("upgrades a version-11 file in place: its course links kept, copy notices written and read", async () => {
+    const filename = join(dir, "v11.sqlite");
+    const db = new Database(filename);
+    for (const step of MIGRATIONS.filter((m) => m.version <= 11)) db.exec(step.up);
+    db.pragma("user_version = 11");
+    db.prepare("INSERT INTO lti_course_links (organization, issuer, client_id, deployment_id, context_id, class_id, linked_by, linked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(ORG, ...Object.values(V11_COURSE), "class-1", "ines", "2026-11-01T09:00:00.000Z");
+    db.close();
+    const store = sqliteStore({ filename });
+    try {
+      await expectV11Upgraded(store, ORG);
+      const check = new Database(filename, { readonly: true });
+      expect(check.pragma("user_version", { simple: true })).toBe(12);
+      check.close();
+    } finally {
+      await store.close();
+    }
+  });
+
   it("upgrades a version-5 file in place: launch records kept, LTI registrations written and read", async () => {
     const filename = join(dir, "v5.sqlite");
     const db = new Database(filename);
@@ -119,7 +139,7 @@ describe("sqliteStore: the file", () => {
       await store.close();
     }
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(11);
+    expect(check.pragma("user_version", { simple: true })).toBe(12);
     check.close();
   });
 
@@ -189,9 +209,9 @@ describe("sqliteStore: the file", () => {
     }
     const check = new Database(filename, { readonly: true });
     try {
-      expect(check.pragma("user_version", { simple: true })).toBe(11);
+      expect(check.pragma("user_version", { simple: true })).toBe(12);
       const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
-      expect(tables).toEqual(["assessments", "classes", "courses", "idempotency", "launch_latest", "launches", "lti_course_links", "lti_course_services", "lti_deployments", "lti_exam_copies", "lti_line_items", "lti_registrations", "lti_scores"]);
+      expect(tables).toEqual(["assessments", "classes", "courses", "idempotency", "launch_latest", "launches", "lti_course_copy_notices", "lti_course_links", "lti_course_services", "lti_deployments", "lti_exam_copies", "lti_line_items", "lti_registrations", "lti_scores"]);
     } finally {
       check.close();
     }
