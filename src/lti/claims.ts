@@ -1,5 +1,5 @@
 /**
- * LTI 1.3 claim names (LTI Core §5.3-5.4, Deep Linking 2.0, AGS, NRPS), read only by
+ * LTI 1.3 claim names (LTI Core §5.3-5.4, Deep Linking 2.0, AGS, NRPS, PNS), read only by
  * typed-launch.ts, and the course role of a launch.
  */
 
@@ -21,6 +21,11 @@ export const CLAIM = {
   deepLinkingSettings: "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings",
   agsEndpoint: "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint",
   namesRoleService: "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice",
+  /** LTI Platform Notification Service 1.0: where the tool registers its notice handlers. */
+  platformNotificationService: `${LTI}platformnotificationservice`,
+  /** A notice's own claims (PNS): its id, time and type, and a copy's source courses. */
+  notice: `${LTI}notice`,
+  originContexts: `${LTI}origin_contexts`,
 } as const;
 
 export const MESSAGE_TYPES = ["LtiResourceLinkRequest", "LtiDeepLinkingRequest", "LtiSubmissionReviewRequest"] as const;

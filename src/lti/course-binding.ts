@@ -9,7 +9,9 @@
  *
  * In a copied course (a term rollover: a new `context.id`, links naming the old exam) the
  * instructor's first launch may copy the exam into a class of the course's own; the
- * course then records old exam → copy, and its learners' launches follow it.
+ * course then records old exam → copy, and its learners' launches follow it. Where the LMS
+ * sent a copy notice for the course (notices.ts), its learners who come first get a page
+ * saying they wait for their instructor.
  */
 import type { Request, Response } from "express";
 import type { Logger } from "../core/logger.js";
@@ -135,6 +137,17 @@ export function courseBinding(deps: CourseBindingDeps) {
     if (!course || !found || !(await store.getLtiCourseLink(org, course, found.classId))) {
       // A class of another course (a copied course whose instructor may not copy it): say so, the learner can pass it on.
       const elsewhere = course && found && (await linkedTo(org, course, found.classId)) === "another-course";
+      // The LMS said this course is a copy (notices.ts): its links wait for an instructor's choice.
+      const copied = elsewhere && course ? await store.getLtiCourseCopyNotice(course) : undefined;
+      if (copied) {
+        refuse(res, logger, deps.frameAncestors, {
+          status: 403, check: "course_copy_pending", title: "Waiting for your instructor",
+          message: "This course was copied from another one, and your instructor has not yet chosen how this exam carries over into it. Please try again once your instructor has opened it here.",
+          forAdministrator: `Your LMS reported this course as a copy${copied.originContextId ? ` of course ${copied.originContextId}` : ""} (LtiContextCopyNotice, ${copied.noticedAt}). The exam's class belongs to another course: an instructor of this course opens the link once and chooses to copy the exam or to use it as it is.`,
+          detail: { examId: named.id, contextId: course?.contextId, deploymentId: launch.deploymentId, originContextId: copied.originContextId },
+        });
+        return undefined;
+      }
       refuse(res, logger, deps.frameAncestors, {
         status: 403, check: "course_binding", title: course ? "This exam is not open in your course yet" : "This exam opens only from its course",
         message: !course

@@ -37,6 +37,7 @@ import { consumesMessageHint } from "./single-use-hint.js";
 import { submissionReview } from "./submission-review.js";
 import type { OralStoreLaunches } from "../store/launch-types.js";
 import type { OralStoreLti } from "../store/lti-types.js";
+import type { PlatformNotices } from "./notices.js";
 import { launchUrl } from "./tool-url.js";
 import { verifyLaunch, type VerifiedLaunch } from "./verify-launch.js";
 
@@ -56,6 +57,8 @@ export interface LaunchRouteDeps {
   /** The router's store (course links, gradebook entries) and launch records: Submission Review's learner record. */
   store: OralStoreLti;
   launchRecords: OralStoreLaunches | undefined;
+  /** The Platform Notification Service: the copy-notice handler registered where a launch offers it (notices.ts). */
+  notices?: PlatformNotices;
 }
 
 /** The longest id_token read (a link with many custom parameters makes 20+ KB tokens). */
@@ -226,6 +229,7 @@ export function launchRoute(settings: LtiSettings, deps: LaunchRouteDeps) {
     if (!(await states.use(known))) return refuseWith(res, "state", "The launch's state was already used (a replayed launch).");
     await deps.limits.launched(req.ip ?? "unknown");
     if (!launch.registration.deployments.has(launch.deploymentId)) await deps.source.recordDeployment(launch.registration, launch.deploymentId);
+    deps.notices?.ensureHandler(req, launch);
     if (launch.messageType === "LtiDeepLinkingRequest") return deps.deepLinking.picker(req, res, launch);
     if (launch.messageType === "LtiSubmissionReviewRequest") {
       return submissionReview(req, res, launch, { settings, catalog: deps.catalog, store: deps.store, launches: deps.launchRecords, logger, frameAncestors });

@@ -5,6 +5,7 @@
  * | `GET`/`POST /lti/login` | OIDC login initiation (login.ts) |
  * | `POST /lti/launch` | the LMS's id_token + state (launch.ts) |
  * | `POST /lti/deep-link` | the deep-linking picker's choice (deep-linking.ts) |
+ * | `POST /lti/notices` | the LMS's platform notices: a course copy (notices.ts) |
  * | `POST /lti/course` | an instructor's choice in a copied course: copy the exam, or use it (course-offer.ts) |
  * | `GET /lti/register` | LTI Dynamic Registration (dynamic-registration.ts) |
  * | `GET /lti/return` | a learner back from the exam site: `Submitted` to the LMS gradebook (gradebook/gradebook.ts) |
@@ -28,6 +29,7 @@ import { deepLinking } from "./deep-linking.js";
 import { registerRoute } from "./dynamic-registration.js";
 import { launchRoute } from "./launch.js";
 import { loginRoute } from "./login.js";
+import { NOTICE_PATH, noticeBody, platformNotices } from "./notices.js";
 import { LoginLimits } from "./login-limit.js";
 import { LoginStates, MAX_STATE_WAIT_MS } from "./login-state.js";
 import { openLinkRoute, type OnFollowed, type OpenExam } from "./open-link.js";
@@ -103,8 +105,10 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router & {
   router.get("/lti/login", login);
   router.post("/lti/login", form, login);
   const binding = courseBinding({ settings, store: deps.registrationStore, catalog: deps.catalog, logger, frameAncestors });
+  const notices = platformNotices({ settings, source, keySets, access: deps.serviceAccess, store: deps.registrationStore, singleUse, logger });
+  router.post(NOTICE_PATH, noticeBody(), safely(notices.route));
   const linking = deepLinking({ settings, catalog: deps.catalog, store: singleUse, binding, logger, frameAncestors });
-  router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, limits, source, links: singleUse, keySets, logger, frameAncestors, catalog: deps.catalog, deepLinking: linking, courseBinding: binding, store: deps.registrationStore, launchRecords: deps.launchRecords })));
+  router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, limits, source, links: singleUse, keySets, logger, frameAncestors, catalog: deps.catalog, deepLinking: linking, courseBinding: binding, store: deps.registrationStore, launchRecords: deps.launchRecords, notices })));
   router.post("/lti/deep-link", form, safely(linking.choose));
   router.post("/lti/course", form, safely(courseChoiceRoute({ settings, catalog: deps.catalog, binding, offers: singleUse, logger, frameAncestors })));
   const preparing = prepareCourseRoutes({ settings, roster: settings.roster, access: deps.serviceAccess, source, forms: singleUse, logger, frameAncestors, preparerFor: deps.preparerFor, canLaunch: deps.canLaunch });

@@ -34,6 +34,8 @@ export const LTI_SCOPES = {
   resultReadonly: "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
   score: "https://purl.imsglobal.org/spec/lti-ags/scope/score",
   memberships: "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly",
+  /** LTI Platform Notification Service: registering the tool's notice handlers. */
+  noticeHandlers: "https://purl.imsglobal.org/spec/lti/scope/noticehandlers",
 } as const;
 
 export interface ServiceRequest {

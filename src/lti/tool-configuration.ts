@@ -10,11 +10,12 @@ import { LTI_SCOPES } from "./service-access.js";
 
 /**
  * The scopes the tool uses: the gradebook's (AGS: line items, their results, scores) when
- * it is on, and always the roster's (NRPS: *Prepare this exam for the course*).
+ * it is on, and always the roster's (NRPS: *Prepare this exam for the course*) and the
+ * notice handlers' (PNS: course copy notices, notices.ts).
  */
 export function toolScopes(uses: { gradebook: unknown }): string[] {
   const ags = uses.gradebook === undefined ? [] : [LTI_SCOPES.lineItem, LTI_SCOPES.lineItemReadonly, LTI_SCOPES.resultReadonly, LTI_SCOPES.score];
-  return [...ags, LTI_SCOPES.memberships];
+  return [...ags, LTI_SCOPES.memberships, LTI_SCOPES.noticeHandlers];
 }
 
 export const PLATFORM_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-platform-configuration";

@@ -102,6 +102,8 @@ export interface LaunchClaims {
     membershipsUrl: string | undefined;
     /** The `deep_linking_settings` claim read, or why it cannot be honoured. */
     deepLinking: SettingsRead;
+    /** The Platform Notification Service claim: its URL (https; http only on loopback), versions and notice types. */
+    notices: { url: string; versions: string[]; noticeTypes: string[] } | undefined;
   };
   student: StudentClaims;
   /** `launch_presentation.document_target`. */
@@ -134,6 +136,45 @@ function agsOf(value: unknown): AgsClaim | undefined {
     ...(isLmsUrl(claim.lineitems) ? { lineItems: claim.lineitems } : {}),
     scope: Array.isArray(claim.scope) ? claim.scope.filter((s): s is string => isText(s, 255)).slice(0, 10) : [],
     json: json.length <= 8192 ? json : undefined,
+  };
+}
+
+const texts = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => isText(s, 255)).slice(0, 20) : []);
+
+function noticesOf(value: unknown): LaunchClaims["services"]["notices"] {
+  const claim = objectOf(value);
+  const url = claim?.platform_notification_service_url;
+  return claim && isLmsUrl(url) ? { url, versions: texts(claim.service_versions), noticeTypes: texts(claim.notice_types_supported) } : undefined;
+}
+
+/** A platform notice's claims (LTI Platform Notification Service 1.0), read once its signature verified. */
+export interface NoticeClaims {
+  deploymentId: string | undefined;
+  version: string | undefined;
+  /** `notice.id`, `notice.type`, `notice.timestamp`: strings of 1-255 characters, else undefined. */
+  id: string | undefined;
+  type: string | undefined;
+  timestamp: string | undefined;
+  /** The JWT's single-use values: `nonce`, and `jti` when it carries one. */
+  nonce: string | undefined;
+  jti: string | undefined;
+  /** `context.id`: the course the notice is about (a copy's new course). */
+  contextId: string | undefined;
+  /** `origin_contexts`' first entry: the course a copy was made from. */
+  originContextId: string | undefined;
+}
+
+export function readNoticeClaims(claims: Record<string, unknown>): NoticeClaims {
+  const notice = objectOf(claims[CLAIM.notice]);
+  const text = (v: unknown) => (isText(v, 255) ? v : undefined);
+  const origins = claims[CLAIM.originContexts];
+  return {
+    deploymentId: text(claims[CLAIM.deploymentId]), version: str(claims[CLAIM.version]),
+    id: text(notice?.id), type: text(notice?.type), timestamp: text(notice?.timestamp),
+    nonce: text(claims.nonce), jti: text(claims.jti),
+    contextId: text(objectOf(claims[CLAIM.context])?.id),
+    // Canvas sends ids; an object with an id is read too.
+    originContextId: Array.isArray(origins) ? text(origins[0]) ?? text(objectOf(origins[0])?.id) : undefined,
   };
 }
 
@@ -174,6 +215,7 @@ export function readLaunchClaims(claims: Record<string, unknown>): LaunchClaims 
       ags: agsOf(claims[CLAIM.agsEndpoint]),
       membershipsUrl: ((url) => (isLmsUrl(url) ? url : undefined))(objectOf(claims[CLAIM.namesRoleService])?.context_memberships_url),
       deepLinking: readDeepLinkSettings(claims[CLAIM.deepLinkingSettings]),
+      notices: noticesOf(claims[CLAIM.platformNotificationService]),
     },
     student: { email: str(claims.email), givenName: str(claims.given_name), familyName: str(claims.family_name), name: str(claims.name), personSourcedId: str(lis?.person_sourcedid) },
     documentTarget: str(objectOf(claims[CLAIM.launchPresentation])?.document_target),

@@ -98,7 +98,7 @@ export async function verifyLaunch(input: VerifyInput): Promise<{ launch: Verifi
  * The header's own checks before any key is looked up: RS256, and a `kid` (jose would
  * take a set's only key for a token without one; the certification's first bad payload).
  */
-function headerCheck(idToken: string, reg: Registration): FailedCheck | undefined {
+export function headerCheck(idToken: string, reg: Registration): FailedCheck | undefined {
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(idToken);
@@ -112,7 +112,7 @@ function headerCheck(idToken: string, reg: Registration): FailedCheck | undefine
   return undefined;
 }
 
-function joseFailure(error: unknown, reg: Registration): FailedCheck {
+export function joseFailure(error: unknown, reg: Registration): FailedCheck {
   const at = (check: string, forAdministrator: string, status: FailedCheck["status"] = 401): FailedCheck => ({ check, status, forAdministrator });
   if (error instanceof errors.JWTExpired) {
     return error.claim === "iat"

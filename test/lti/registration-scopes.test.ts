@@ -1,6 +1,7 @@
 /**
  * The scopes a registration holds. Dynamic Registration asks the LMS for the LTI Advantage
- * scopes the tool uses (AGS when the gradebook is on, NRPS for the roster) and nothing
+ * scopes the tool uses (AGS when the gradebook is on, NRPS for the roster, PNS's notice
+ * handlers for course copy notices) and nothing
  * else; the LMS emulator, like an LMS, grants a registration only its scopes (a Dynamic
  * Registration's: what it asked for; a manual one's: what its administrator enabled), so a
  * tool that asked for too little fails here. A manual registration whose LMS grants no
@@ -12,6 +13,7 @@ import { linkCourse, launchFromCourse, startLtiBench, type LtiBench } from "../s
 
 const AGS = ["lineitem", "lineitem.readonly", "result.readonly", "score"].map((s) => `https://purl.imsglobal.org/spec/lti-ags/scope/${s}`);
 const NRPS = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly";
+const PNS = "https://purl.imsglobal.org/spec/lti/scope/noticehandlers";
 
 let bench: LtiBench | undefined;
 afterEach(async () => {
@@ -28,14 +30,14 @@ async function registeredScopes(b: LtiBench): Promise<string[]> {
 }
 
 describe("Dynamic Registration's scopes", () => {
-  it("asks for the AGS and NRPS scopes with the gradebook on (the default)", async () => {
+  it("asks for the AGS, NRPS and notice-handler (PNS) scopes with the gradebook on (the default)", async () => {
     bench = await startLtiBench({ registrations: [], dynamicRegistration: { timeoutMs: 1000, allowLoopbackHttp: true } });
-    expect(await registeredScopes(bench)).toEqual([...AGS, NRPS].sort());
+    expect(await registeredScopes(bench)).toEqual([...AGS, NRPS, PNS].sort());
   });
 
-  it("asks for NRPS only with the gradebook off", async () => {
+  it("asks for NRPS and the notice handlers only with the gradebook off", async () => {
     bench = await startLtiBench({ registrations: [], gradebook: false, dynamicRegistration: { timeoutMs: 1000, allowLoopbackHttp: true } });
-    expect(await registeredScopes(bench)).toEqual([NRPS]);
+    expect(await registeredScopes(bench)).toEqual([NRPS, PNS].sort());
   });
 });
 

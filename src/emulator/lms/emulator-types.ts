@@ -4,6 +4,7 @@
  */
 import type { webcrypto } from "node:crypto";
 import type { DeepLinkingRequestOptions, DeepLinkReturn } from "./deep-linking.js";
+import type { CopyCourseInput, NoticeSent } from "./notices.js";
 import type { CertificationLaunch } from "./certification.js";
 import type { LmsFault } from "./faults.js";
 import type { LmsUser, ResourceLink } from "./mint.js";
@@ -145,5 +146,18 @@ export interface LmsEmulator {
   setRoster(roster: { size?: number; extra?: readonly RosterMember[] }): void;
   /** `"unauthorized"`: NRPS answers 401 to every page, even with a fresh token. */
   setMembershipsFault(fault: "unauthorized" | undefined): void;
+  /** The course's `context.id` as this preset's launches name it (a course copy's default origin). */
+  readonly courseId: string;
+  /**
+   * A course copy (presets offering the Platform Notification Service: Canvas): sends the
+   * tool's registered `LtiContextCopyNotice` handler a notice that course `to` was copied
+   * from `from` (default `courseId`), and answers what the handler said. Throws when no
+   * handler is registered. Also `POST /control/copy-course` with JSON `{ to, from?, title? }`.
+   */
+  copyCourse(input: CopyCourseInput): Promise<NoticeSent>;
+  /** The notice handlers the tool registered, by notice type. */
+  readonly noticeHandlers: ReadonlyMap<string, string>;
+  /** Handler registrations accepted and refused (400), notices sent. */
+  readonly noticeCounts: { registrations: number; refused: number; sent: number };
   close(): Promise<void>;
 }

@@ -14,12 +14,14 @@ import express from "express";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { randomUUID } from "node:crypto";
-import { decodeJwt, exportJWK, generateKeyPair } from "jose";
+import { decodeJwt } from "jose";
 import { autoPostPage, courseHomePage, coursePage, forwardingPage } from "./course-page.js";
 import { certificationLaunch } from "./certification.js";
 import { deepLinkingSide } from "./deep-linking.js";
 import { LMS_FAULTS, type LmsFault } from "./faults.js";
+import { DEFAULT_USERS, newKey } from "./lms-defaults.js";
 import { mintLaunch, type LmsKey, type LmsUser, type ResourceLink } from "./mint.js";
+import { noticeSide } from "./notices.js";
 import { membershipSide } from "./memberships.js";
 import { lmsShape } from "./presets.js";
 import { registrationSide } from "./registration.js";
@@ -35,27 +37,12 @@ export type { TokenCounts } from "./token.js";
 export type { GradebookCounts, LmsLineItem, LmsScore } from "./gradebook.js";
 export type { LmsResult } from "./gradebook-rules.js";
 export type { MembershipCounts, RosterMember } from "./memberships.js";
+export type { CopyCourseInput, NoticeSent } from "./notices.js";
 export type { LmsEmulator, LmsEmulatorOptions } from "./emulator-types.js";
 import type { LmsEmulator, LmsEmulatorOptions } from "./emulator-types.js";
 
+const CONTEXT = "https://purl.imsglobal.org/spec/lti/claim/context";
 const AGS_SCOPES = ["lineitem", "lineitem.readonly", "result.readonly", "score"].map((s) => `https://purl.imsglobal.org/spec/lti-ags/scope/${s}`);
-
-const DEFAULT_USERS: LmsUser[] = [
-  { id: "instructor-1", name: "Ines Instructor", givenName: "Ines", familyName: "Instructor", email: "ines@lms.example", role: "Instructor", sourcedId: "SIS-I-1" },
-  { id: "student-1", name: "Sam Student", givenName: "Sam", familyName: "Student", email: "sam@lms.example", role: "Learner", sourcedId: "SIS-S-1" },
-  { id: "student-2", name: "Ada Student", givenName: "Ada", familyName: "Student", email: "ada@lms.example", role: "Learner", sourcedId: "SIS-S-2" },
-];
-
-/** A signing key under a new kid: `given` (options.signingKey), else a new RSA key (0.1–0.4 s of CPU). */
-async function newKey(given?: LmsKey["privateKey"]): Promise<LmsKey> {
-  if (given !== undefined && !(given?.type === "private" && given.extractable && given.algorithm?.name === "RSASSA-PKCS1-v1_5")) {
-    throw new TypeError('createLmsEmulator: signingKey must be an extractable RS256 private key, e.g. (await generateKeyPair("RS256", { extractable: true })).privateKey from jose.');
-  }
-  const privateKey = given ?? (await generateKeyPair("RS256", { extractable: true })).privateKey;
-  const { kty, n, e } = await exportJWK(privateKey);
-  const kid = `lms-${randomUUID().slice(0, 8)}`;
-  return { kid, privateKey, publicJwk: { kty, n, e, kid, alg: "RS256", use: "sig" } };
-}
 
 export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promise<LmsEmulator> {
   const host = options.host ?? "localhost";
@@ -109,6 +96,9 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     if (link && user) reviews.set(id, { ...link, forUser: { userId: sub, user } });
     return link && user ? id : undefined;
   };
+  // The course's id as this preset's launches name it: the origin of a course copy.
+  const courseId = String((shape.claims({ [CONTEXT]: { id: "course-1" } }, { issuer: "", clientId, deploymentId, user: USERS[0]!, link: undefined, base: "http://lms.invalid" })[CONTEXT] as { id?: unknown } | undefined)?.id);
+  const notices = noticeSide({ base: () => base, issuer, clientId: () => clientId, deploymentId, courseId, toolOrigin: () => tool?.origin, key: () => keys[0]!, stranger, verifyBearer: tokens.verifyBearer });
   const members = membershipSide({ base: () => base, users: USERS, verifyBearer: tokens.verifyBearer, context: { id: "course-1", label: "ORAL-101", title: "Oral exams 101" } });
   const registering = registrationSide({
     base: () => base,
@@ -124,6 +114,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
   app.use(registering.router);
   app.post("/token", ...tokens.route);
   app.use(grades.router);
+  if (shape.notices) app.use(notices.router);
   app.get(members.path, members.route);
   app.get("/jwks", (_req, res) => {
     jwksFetches += 1;
@@ -153,6 +144,7 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     const idToken = await mintLaunch({
       issuer: issuer(), clientId, deploymentId, user, link, nonce: p.nonce!, targetLinkUri: tool.redirect,
       key: keys[0]!, stranger, fault, extraClaims, shape, base, membershipsUrl: members.url(), agsEndpoint: agsClaim(linkId ?? ""),
+      ...(shape.notices ? { notices: notices.claim() } : {}),
     });
     const sub = decodeJwt(idToken).sub;
     if (sub) {
@@ -291,6 +283,10 @@ export async function createLmsEmulator(options: LmsEmulatorOptions = {}): Promi
     get membershipCounts() { return members.counts; },
     setRoster: (roster) => members.setRoster(roster),
     setMembershipsFault: (next) => members.setFault(next),
+    courseId,
+    copyCourse: (input) => notices.copyCourse(input),
+    get noticeHandlers() { return notices.handlers; },
+    get noticeCounts() { return notices.counts; },
     close: () => new Promise<void>((resolve, reject) => {
       server.closeAllConnections?.();
       server.close((e) => (e ? reject(e) : resolve()));

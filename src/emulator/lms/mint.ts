@@ -69,6 +69,8 @@ export interface MintInput {
   agsEndpoint?: Record<string, unknown>;
   /** The course's NRPS `context_memberships_url` (the namesroleservice claim); undefined: no claim. */
   membershipsUrl?: string;
+  /** The Platform Notification Service claim (notices.ts); undefined: no claim. */
+  notices?: Record<string, unknown>;
 }
 
 const L = "https://purl.imsglobal.org/spec/lti/claim/";
@@ -100,6 +102,7 @@ export async function mintLaunch(m: MintInput): Promise<string> {
     [`${L}tool_platform`]: { guid: "lms-emulator", name: "LMS emulator", product_family_code: "emulator" },
     ...(m.agsEndpoint ? { "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": m.agsEndpoint } : {}),
     ...(m.membershipsUrl ? { "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": { context_memberships_url: m.membershipsUrl, service_versions: ["2.0"] } } : {}),
+    ...(m.notices ? { [`${L}platformnotificationservice`]: m.notices } : {}),
   };
   const shaped = m.shape ? m.shape.claims(claims, { issuer: m.issuer, clientId: m.clientId, deploymentId: m.deploymentId, user: m.user, link, base: m.base ?? m.issuer }) : claims;
   const audience = m.shape?.audience(m.clientId);

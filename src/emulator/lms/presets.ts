@@ -58,6 +58,8 @@ export interface LmsShape {
    * hint, and a replayed one is refused at `/auth`. Default false (reusable).
    */
   singleUseHint?: boolean;
+  /** Whether it offers the Platform Notification Service (notices.ts): the claim in launches, handler registration, copy notices. Default false. */
+  notices?: boolean;
   /** How its gradebook applies a score (gradebook-rules.ts). Default `spec`. */
   gradebook?: GradebookRules;
   /** Whether it offers Platform Storage through its `post_message_forwarding` frame (`lti_storage_target`). */
@@ -85,7 +87,7 @@ const SHAPES: Record<LmsPreset, Omit<LmsShape, "preset">> = {
     // Canvas cloud: one issuer for every school; a developer key's id as client id; `id:hash` deployments.
     product: "Canvas", issuer: "https://canvas.instructure.com", clientId: "10000000000042", deploymentId: `189:${hex("canvas-deployment")}`,
     loginDeploymentParam: "deployment_id", loginExtras: { canvas_region: "us-east-1", canvas_environment: "prod" }, gradebook: "canvas",
-    singleUseHint: true, platformStorage: true, lifetimeSec: 3600, documentTarget: "iframe",
+    singleUseHint: true, notices: true, platformStorage: true, lifetimeSec: 3600, documentTarget: "iframe",
     audience: (clientId) => clientId,
     claims: (plain, { user, clientId, link, base }) => ({
       ...plain,

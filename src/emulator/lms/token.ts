@@ -17,6 +17,7 @@ export const GRANTABLE_SCOPES = new Set([
   "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
   "https://purl.imsglobal.org/spec/lti-ags/scope/score",
   "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly",
+  "https://purl.imsglobal.org/spec/lti/scope/noticehandlers",
 ]);
 
 /** What the token endpoint has done, for tests. */
