@@ -8,17 +8,16 @@
  *   `LtiContextCopyNotice`): `PUT {platform_notification_service_url}` with
  *   `{ notice_type: "LtiContextCopyNotice", handler: "<tool>/lti/notices" }`, under a
  *   service token with the `noticehandlers` scope (service-access.ts: its token cache, the
- *   service-URL rules). Once per (registration, deployment, service URL) a day: the mark
- *   lives in the fleet's single-use store, put before the call and removed when the call
- *   fails (the next launch tries again). Two instances may both register at once: the
- *   PUT is idempotent (one handler per notice type, latest wins).
+ *   service-URL rules). Once per (registration, deployment, service URL) a day, fleet-wide:
+ *   the mark is claimed in the fleet's single-use store before the call (atomically: one
+ *   instance calls) and removed when the call fails (the next launch tries again).
  * - **Notices** (`POST /lti/notices`, `{ notices: [{ jwt }] }`, JSON): each JWT is
  *   verified like a launch (verify-launch.ts's header and signature checks): a registration
  *   found and active for its `iss` and `aud` (`azp` naming it when given), RS256 under a
  *   `kid` of the LMS's key set (an unknown `kid` refetches the set once per cooldown),
  *   `exp`/`iat` within the clock tolerance and `iat` at most an hour old, a known
  *   deployment, version 1.3.0, a notice id and type; its `nonce` (and `jti`, when sent)
- *   used once. An `LtiContextCopyNotice` records, for the new course (its `context.id`),
+ *   used once, claimed atomically in the fleet's single-use store. An `LtiContextCopyNotice` records, for the new course (its `context.id`),
  *   the course it came from (`origin_contexts`), in the store (schema version 12): the
  *   new course's learners then get a "waiting for your instructor" page until an
  *   instructor's launch there makes the choice (course-binding.ts, course-offer.ts).
@@ -80,8 +79,7 @@ export function platformNotices(deps: NoticeDeps) {
     const reg = launch.registration;
     const mark = `lti-pns:${shortHash([reg.issuer, reg.clientId, launch.deploymentId, pns.url, handler].join("\u0000"))}`;
     void (async () => {
-      if ((await singleUse.peek(mark)) !== undefined) return;
-      await singleUse.put(mark, "1", REGISTERED_MS);
+      if (!(await singleUse.claim(mark, "1", REGISTERED_MS))) return;
       try {
         await deps.access.call(reg, [LTI_SCOPES.noticeHandlers], {
           method: "PUT", url: pns.url, accept: "application/json", contentType: "application/json", body: { notice_type: COPY_NOTICE, handler },
@@ -138,9 +136,16 @@ export function platformNotices(deps: NoticeDeps) {
     if (!read.id || !read.type) return refuse("notice", "The notice carries no notice claim with an id and a type.", 400);
     // Single use: the nonce, and the jti when sent, kept as long as the notice could verify.
     const keys = [read.nonce, read.jti].filter((v): v is string => v !== undefined).map((v) => `lti-notice:${shortHash(`${reg.issuer}\u0000${reg.clientId}\u0000${v}`)}`);
-    for (const key of keys) if ((await singleUse.peek(key)) !== undefined) return refuse("replayed", "This notice's nonce (or jti) was used already: a replayed notice.", 409);
-    for (const key of keys) await singleUse.put(key, "1", (NOTICE_MAX_AGE_SEC + 2 * toleranceSec) * 1000);
-    return { notice: { registration: reg, read, marks: keys } };
+    const marks: string[] = [];
+    for (const key of keys) {
+      // Claimed atomically (fleet-wide with Redis): of two deliveries of one notice, one goes on.
+      if (!(await singleUse.claim(key, "1", (NOTICE_MAX_AGE_SEC + 2 * toleranceSec) * 1000))) {
+        for (const mark of marks) await singleUse.take(mark).catch(() => undefined);
+        return refuse("replayed", "This notice's nonce (or jti) was used already: a replayed notice.", 409);
+      }
+      marks.push(key);
+    }
+    return { notice: { registration: reg, read, marks } };
   }
 
   /** What a verified notice changes: a copy notice marks its new course as copied. */

@@ -151,7 +151,7 @@ export interface OralStoreIdempotency {
 export type { LaunchCountQuery, LaunchPage, LaunchQuery, LaunchRecord, LaunchServedBy, LaunchVia, OralStoreLaunches } from "./launch-types.js";
 import type { OralStoreLaunches } from "./launch-types.js";
 export type { LtiDeploymentRecord, LtiRegistrationInput, LtiRegistrationRecord, OralStoreLti } from "./lti-types.js";
-export type { LtiCourseKey, LtiCourseLink, LtiCourseServices, OralStoreLtiCourses } from "./lti-course-types.js";
+export type { LtiCourseCopyNotice, LtiCourseKey, LtiCourseLink, LtiCourseServices, OralStoreLtiCourses } from "./lti-course-types.js";
 export type { LtiLineItemKey, LtiScoreBody, LtiScoreEntry, LtiScoreRecord, OralStoreLtiGradebook } from "./lti-gradebook-types.js";
 import type { OralStoreLti } from "./lti-types.js";
 

@@ -4,12 +4,12 @@
  * copied from it is written, read, and replaced by a later one (latest wins).
  */
 import { expect } from "vitest";
-import type { OralStore } from "../../src/store/types.js";
+import type { OralStoreWithLti } from "../../src/store/types.js";
 
 /** Column order of lti_course_links' course: issuer, client_id, deployment_id, context_id. */
 export const V11_COURSE = { issuer: "https://canvas.example", clientId: "10000000000042", deploymentId: "189:abc", contextId: "course-a" };
 
-export async function expectV11Upgraded(store: OralStore, org: string): Promise<void> {
+export async function expectV11Upgraded(store: OralStoreWithLti, org: string): Promise<void> {
   expect(await store.getLtiCourseLink(org, V11_COURSE, "class-1")).toMatchObject({ linkedBy: "ines" });
   const copied = { ...V11_COURSE, contextId: "course-b" };
   expect(await store.getLtiCourseCopyNotice(copied)).toBeUndefined();
