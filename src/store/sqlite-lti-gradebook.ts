@@ -76,7 +76,15 @@ export function sqliteLtiGradebook(ready: () => Promise<{ db: BetterSqlite3.Data
       const { s, db } = await handle();
       const skip = JSON.stringify(skipLanes);
       const claim = db.transaction(() => (s.due.all({ now, limit, skip }) as { id: string }[]).map(({ id }) => s.lease.get({ id, until: now + leaseMs }) as LtiScoreRow));
-      return claim.immediate().map(toLtiScoreRecord);
+      // A lease need not wait for the disk (the event loop waits with it): lost in an OS crash, the entries are claimed and
+      // posted again, as after the process's crash (the outbox delivers at least once). The next full commit syncs it anyway.
+      const synchronous = db.pragma("synchronous", { simple: true }) as number;
+      if (synchronous > 1) db.pragma("synchronous = NORMAL");
+      try {
+        return claim.immediate().map(toLtiScoreRecord);
+      } finally {
+        if (synchronous > 1) db.pragma(`synchronous = ${synchronous}`);
+      }
     },
     async deferLtiScores(lane, until) {
       return (await handle()).s.defer.run({ lane, until }).changes;
