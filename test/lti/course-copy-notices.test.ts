@@ -108,7 +108,7 @@ describe("notices that are refused", () => {
     expect(await store.getLtiCourseCopyNotice(courseKey("course-forged"))).toBeUndefined();
   });
 
-  it("an unknown kid: 401, check kid, the key set fetched again once, nothing recorded", async () => {
+  it("an unknown kid: 401, check kid, the key set fetched again at most once, nothing recorded", async () => {
     const fetches = lms.jwksFetches;
     const sent = await lms.copyCourse({ to: "course-stranger", fault: "unknown_kid" });
     expect(sent.status).toBe(401);
