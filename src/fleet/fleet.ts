@@ -49,7 +49,7 @@ export interface Fleet {
   /**
    * A token-bucket limiter of its own (the same arithmetic as `launchLimiter`, with these
    * settings; `name` keeps its keys apart from every other's), fleet-wide in fleet mode: the
-   * LTI login's limits per client address and per registration. Call it once per name.
+   * LTI login's limit per client address. Call it once per name.
    */
   limiter(name: string, settings: LaunchLimitSettings): LaunchLimiter;
   /** The platform's circuit breakers (one per key and endpoint): open, no call is sent. */

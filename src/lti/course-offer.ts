@@ -24,6 +24,8 @@ import { CatalogWriteFailed, type CatalogExam, type LtiCatalog } from "./catalog
 import type { CourseBinding } from "./course-binding.js";
 import { escapeHtml } from "../core/html.js";
 import { isText } from "../core/text.js";
+import { frameForLaunch } from "./launch-frame.js";
+import type { RegistrationSource } from "./registration-source.js";
 import { sendLtiPage } from "./pages.js";
 import type { LtiSettings } from "./settings.js";
 import { toolBase } from "./tool-url.js";
@@ -51,12 +53,14 @@ export interface CourseOfferDeps {
   offers: SingleUseStore;
   logger: Logger;
   frameAncestors: readonly string[];
+  /** The registrations: the offer's answer may be framed by its launch's LMS only (launch-frame.ts). */
+  source: { find: RegistrationSource["find"] };
 }
 
 /** The instructor's page offering the copy (if `canCopy`) and the exam as it is (if `canUse`): at least one. */
 export async function offerCourseChoice(req: Request, res: Response, input: {
   launch: VerifiedLaunch; org: string; course: LtiCourseKey; exam: CatalogExam; fromExamId: string; canUse: boolean; canCopy: boolean;
-}, deps: CourseOfferDeps): Promise<void> {
+}, deps: Omit<CourseOfferDeps, "source">): Promise<void> {
   const { launch, exam } = input;
   const courseTitle = [launch.context?.title, launch.context?.label, input.course.contextId].find((v) => isText(v)) as string;
   const className = `${exam.className} (${courseTitle})`.slice(0, 200);
@@ -93,6 +97,7 @@ export function courseChoiceRoute(deps: CourseOfferDeps) {
       return page(res, 410, "This choice has expired", "This page was used already or has expired. Open the link from your course again.");
     }
     const offer = JSON.parse(text) as Offer;
+    await frameForLaunch(res, deps.source, offer.course.issuer, offer.course.clientId);
     const action = body.action;
     const className = typeof body.className === "string" ? body.className.trim() : offer.className;
     if (action !== "copy" && action !== "use") return page(res, 400, "Choose what to do", "Choose Copy or Use (field action). Go back and choose again.");

@@ -26,6 +26,8 @@ import { launchOrganization } from "./launch-organization.js";
 import { readNewExamForm } from "./new-exam-form.js";
 import { escapeHtml } from "../core/html.js";
 import { isText } from "../core/text.js";
+import { frameForLaunch } from "./launch-frame.js";
+import type { RegistrationSource } from "./registration-source.js";
 import { sendLtiPage } from "./pages.js";
 import { pickerBody } from "./picker-page.js";
 import { refuse } from "./refusal.js";
@@ -55,6 +57,8 @@ export interface DeepLinkingDeps {
   binding: CourseBinding;
   logger: Logger;
   frameAncestors: readonly string[];
+  /** The registrations: the choice's answer may be framed by its launch's LMS only (launch-frame.ts). */
+  source: { find: RegistrationSource["find"] };
 }
 
 export function deepLinking(deps: DeepLinkingDeps) {
@@ -119,6 +123,7 @@ export function deepLinking(deps: DeepLinkingDeps) {
     const text = id === undefined ? undefined : await store.peek(pickKey(id));
     if (id === undefined || text === undefined) return used(res);
     const pick = JSON.parse(text) as Pick;
+    await frameForLaunch(res, deps.source, pick.issuer, pick.clientId);
     if (body.create !== undefined) return create(req, res, id, pick, body);
     const [kind, examId]: [LinkKind, unknown] = body.roleplayId !== undefined ? ["roleplay", body.roleplayId] : ["oral", body.examId];
     const exam = typeof examId === "string" && ID.test(examId) ? await catalog.exam(pick.org, kind, examId) : undefined;

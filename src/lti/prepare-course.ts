@@ -31,6 +31,7 @@ import { capacityPlan } from "./capacity-plan.js";
 import { coursePreparedPage, nextStep, progressPage, type LeftOut, type ProgressView } from "./prepare-course-page.js";
 import { humanTime } from "../core/human-time.js";
 import { escapeHtml } from "../core/html.js";
+import { frameForLaunch } from "./launch-frame.js";
 import { sendLtiPage } from "./pages.js";
 import type { RegistrationSource } from "./registration-source.js";
 import { readRoster } from "./roster.js";
@@ -82,8 +83,8 @@ interface Form {
   browserHash?: string | undefined;
 }
 
-/** What the read-only progress page needs: never the form's id, which posts. */
-interface ProgressRef { org: string; examId: string; examName: string }
+/** What the read-only progress page needs: never the form's id, which posts. `issuer`, `clientId`: its launch's LMS, the only one that may frame it. */
+interface ProgressRef { org: string; examId: string; examName: string; issuer?: string; clientId?: string }
 
 const formKey = (id: string) => `lti-prepare:${id}`;
 const progressKey = (id: string) => `lti-prepare-progress:${id}`;
@@ -138,6 +139,7 @@ export function prepareCourseRoutes(deps: PrepareCourseDeps) {
     const found = await formOf(body.form);
     if (!found) return typeof body.form === "string" && ID.test(body.form) && (await deps.forms.peek(busyKey(body.form))) !== undefined ? beingPrepared(res) : expired(res);
     const { form } = found;
+    await frameForLaunch(res, deps.source, form.course.issuer, form.course.clientId);
     // Bound to the instructor's browser like the launch: a copied form posted elsewhere reads nothing.
     const browserId = browserIdOf(req);
     if (form.browserHash !== undefined && (browserId === undefined || shortHash(browserId) !== form.browserHash)) {
@@ -221,7 +223,7 @@ export function prepareCourseRoutes(deps: PrepareCourseDeps) {
     }
     // Used up: the plan started. Its progress has an id of its own, which reads and cannot post.
     const progressId = randomId(24);
-    await deps.forms.put(progressKey(progressId), JSON.stringify({ org: form.org, examId: form.examId, examName: form.examName } satisfies ProgressRef), deps.roster.formTtlMs);
+    await deps.forms.put(progressKey(progressId), JSON.stringify({ org: form.org, examId: form.examId, examName: form.examName, issuer: form.course.issuer, clientId: form.course.clientId } satisfies ProgressRef), deps.roster.formTtlMs);
     const plan = capacityPlan({ students: roster.length, ratePerMinute: preparer.ratePerMinute, tokenLifeMs: preparer.tokenLifeMs, budgetShare: preparer.budgetShare });
     logger.info({ event: "lti_roster", outcome: "prepared", examId: form.examId, pages: read.pages, learners: read.learners.length, prepared: roster.length, leftOut: leftOut.length }, "LTI course roster prepared");
     sendLtiPage(res, frameAncestors, {
@@ -236,6 +238,7 @@ export function prepareCourseRoutes(deps: PrepareCourseDeps) {
     const text = typeof id === "string" && ID.test(id) ? await deps.forms.peek(progressKey(id)) : undefined;
     if (text === undefined) return page(res, 410, "This page has expired", "Open the exam's link from your course again to see its preparation.");
     const ref = JSON.parse(text) as ProgressRef;
+    if (ref.issuer !== undefined && ref.clientId !== undefined) await frameForLaunch(res, deps.source, ref.issuer, ref.clientId);
     const preparer = await deps.preparerFor(req, ref.org);
     const progress = await preparer?.progress(ref.examId);
     if (!progress) return page(res, 404, "Not prepared", "This exam has no preparation yet: use Prepare this exam for the course.");

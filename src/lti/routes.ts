@@ -107,10 +107,10 @@ export function ltiRoutes(settings: LtiSettings, deps: LtiRouteDeps): Router & {
   const binding = courseBinding({ settings, store: deps.registrationStore, catalog: deps.catalog, logger, frameAncestors });
   const notices = platformNotices({ settings, source, keySets, access: deps.serviceAccess, store: deps.registrationStore, singleUse, logger });
   router.post(NOTICE_PATH, noticeBody(), safely(notices.route));
-  const linking = deepLinking({ settings, catalog: deps.catalog, store: singleUse, binding, logger, frameAncestors });
+  const linking = deepLinking({ settings, catalog: deps.catalog, store: singleUse, binding, logger, frameAncestors, source });
   router.post("/lti/launch", express.urlencoded({ extended: false, limit: LAUNCH_FORM_LIMIT }), safely(launchRoute(settings, { states, limits, source, links: singleUse, keySets, logger, frameAncestors, catalog: deps.catalog, deepLinking: linking, courseBinding: binding, store: deps.registrationStore, launchRecords: deps.launchRecords, notices })));
   router.post("/lti/deep-link", form, safely(linking.choose));
-  router.post("/lti/course", form, safely(courseChoiceRoute({ settings, catalog: deps.catalog, binding, offers: singleUse, logger, frameAncestors })));
+  router.post("/lti/course", form, safely(courseChoiceRoute({ settings, catalog: deps.catalog, binding, offers: singleUse, logger, frameAncestors, source })));
   const preparing = prepareCourseRoutes({ settings, roster: settings.roster, access: deps.serviceAccess, source, forms: singleUse, logger, frameAncestors, preparerFor: deps.preparerFor, canLaunch: deps.canLaunch });
   router.post("/lti/prepare", form, safely(preparing.post));
   router.get("/lti/prepare/:form", safely(preparing.get));
