@@ -67,7 +67,9 @@ describe("an LMS that hangs every score post", () => {
     try {
       await store.addLtiScores("north", Array.from({ length: 1_000 }, (_, i) => scoreFor(hanging, `h-${i}`, `h-learner-${i}`)));
       outbox.start();
-      await vi.waitFor(() => expect(hang.open()).toBe(2), { timeout: 10_000, interval: 20 });
+      // The hanging LMS holds what it can of the workers before the other school's score is queued.
+      await vi.waitFor(() => expect(hang.open()).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 20 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
       const queuedAt = Date.now();
       await store.addLtiScores("south", [scoreFor(other, "o-1", "o-learner")]);
       outbox.kick();
@@ -156,10 +158,6 @@ describe.runIf(redis)("a 429 with Retry-After: 30, in a Redis fleet", () => {
       const asked = Date.now();
       await a.drain();
       expect(scorePosts(throttling)).toHaveLength(1);
-      // The pause is in Redis, where instance B reads it: it ends 30 s after the 429.
-      const until = Number(await fleetB.singleUse.peek(pauseKey(LANE(throttling))));
-      expect(until).toBeGreaterThanOrEqual(asked + 30_000);
-      expect(until).toBeLessThanOrEqual(Date.now() + 30_000);
       // Instance B, which never saw the 429, is handed the throttled LMS's scores first, then both look for 3 s.
       await storeB.addLtiScores("north", Array.from({ length: 4 }, (_, i) => scoreFor(throttling, `t-${i + 1}`, `t-${i + 1}`)));
       await b.drain();
@@ -171,6 +169,10 @@ describe.runIf(redis)("a 429 with Retry-After: 30, in a Redis fleet", () => {
       }
       expect(scorePosts(throttling)).toHaveLength(1);
       expect(scorePosts(other)).toHaveLength(4);
+      // The pause is in Redis, where instance B read it: it ends 30 s after the 429.
+      const until = Number(await fleetB.singleUse.peek(pauseKey(LANE(throttling))));
+      expect(until).toBeGreaterThanOrEqual(asked + 30_000);
+      expect(until).toBeLessThanOrEqual(asked + 31_000);
       // Every score of the throttled LMS still waits: the one tried (its backoff is 100 ms) not due before the pause's end.
       const waiting = await storeA.listLtiScores("north", { kind: "oral", examId: "exam-1", limit: 10 });
       expect(waiting.map((r) => [r.id, r.state, r.attempts]).sort()).toEqual([["t-0", "pending", 1], ...[1, 2, 3, 4].map((i) => [`t-${i}`, "pending", 0])]);

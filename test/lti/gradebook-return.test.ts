@@ -148,10 +148,23 @@ describe("GET /lti/return replayed 2,000 times, every replay let in", () => {
     expect([...bodies]).toEqual(["handed in"]);
     // No store read or write for any replay: this router remembers the marks it took a return for.
     expect(calls).toEqual(before);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(mine().map((s) => s.activityProgress)).toEqual(["Started", "Submitted"]);
     const ines = await stack.login("ines");
     const record = await ines.get(`/oral/oral-assessments/${examId}/launches`);
     expect(record.body.meta.gradebook[0].scores.map((s: { activityProgress: string }) => s.activityProgress)).toEqual(["Submitted", "Started"]);
+    // Another instance on the same store (it never saw the mark): the replay is checked and read, and queues nothing
+    // (the entry's id comes from the mark). Last: closing that router closes the shared store.
+    const second = await startStack({ useEmulator: stack.emulator, router: { store: counted, lti: {
+      keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], allowLoopbackHttp: true, canLink: DASHBOARD_EXAMS_LINKABLE, emailStandIn: { domain: "lms.invalid" },
+      gradebook: { pollMs: 50, returnLimit: { burst: 100_000, refillMs: 600_000 } } } } });
+    try {
+      const elsewhere = await request(second.app.url).get("/oral/lti/return").set("Cookie", mark);
+      expect(elsewhere.text).toMatch(HANDED_IN);
+      await vi.waitFor(() => expect(calls.addLtiScores).toBe(before.addLtiScores + 1), poll);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      await second.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(mine().map((s) => s.activityProgress)).toEqual(["Started", "Submitted"]);
   });
 });
