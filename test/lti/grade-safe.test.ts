@@ -14,32 +14,15 @@
  *   tool that cannot read the line item first).
  */
 import request from "supertest";
-import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createLmsEmulator, type LmsEmulator } from "../../src/emulator/index.js";
 import { applyScore, CANVAS_SUBMISSION, type LmsResult, type ScoreIn } from "../../src/emulator/lms/gradebook-rules.js";
-import { DASHBOARD_EXAMS_LINKABLE, followToExam, launchFromCourse, placeExam, TOOL_KEY_PEM } from "../support/lti.js";
-import { startStack, type Stack } from "../support/stack.js";
+import { placeExam } from "../support/lti.js";
+import type { Stack } from "../support/stack.js";
+import { reachExam, toolFor } from "./support/gradebook-tool.js";
 
 const poll = { timeout: 20_000, interval: 50 };
 const settle = () => new Promise((r) => setTimeout(r, 400));
-
-async function toolFor(lms: LmsEmulator, scopes?: readonly string[]): Promise<Stack> {
-  const stack = await startStack({
-    router: { lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], allowLoopbackHttp: true, canLink: DASHBOARD_EXAMS_LINKABLE, gradebook: { pollMs: 50, firstRetryMs: 100, maxRetryMs: 400 } } },
-  });
-  lms.registerTool(`${stack.app.url}/oral`, scopes ? { scopes } : {});
-  return stack;
-}
-
-/** The learner launches from the course and reaches the exam: their LMS id and the return mark. */
-async function reachExam(lms: LmsEmulator, linkId: string, userId = "student-1") {
-  const launched = await launchFromCourse({ lms }, userId, linkId);
-  const { opened } = await followToExam(launched);
-  expect(opened.status, opened.text).toBe(303);
-  const mark = (opened.headers["set-cookie"] as unknown as string[]).find((c) => c.startsWith("eoa_lti_return="))!.split(";")[0]!;
-  return { sub: String(decodeJwt(launched.idToken).sub), mark };
-}
 
 describe("Canvas: a status post never clears or replaces a grade", () => {
   let lms: LmsEmulator;
@@ -72,7 +55,7 @@ describe("Canvas: a status post never clears or replaces a grade", () => {
     expect(scoresOf(sub)[1]).toMatchObject({ scoreGiven: 17, scoreMaximum: 20, gradingProgress: "FullyGraded", comment: "Clear and well argued." });
     const lineItem = scoresOf(sub)[1]!.lineItemId;
 
-    for (let i = 0; i < 2; i++) expect((await request(stack.app.url).get("/oral/lti/return").set("Cookie", mark)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await request(stack.app.url).get("/oral/lti/return").set("Cookie", mark!)).status).toBe(200);
     await reachExam(lms, linkId);
     await settle();
     expect(scoresOf(sub).map((s) => s.activityProgress)).toEqual(["Started", "Completed"]);
@@ -88,7 +71,7 @@ describe("Canvas: a status post never clears or replaces a grade", () => {
     lms.enterGrade(lineItem, sub, { scoreGiven: 17, comment: "Typed in SpeedGrader." });
     const attempts = lms.gradebookResult(lineItem, sub)!.attempt;
 
-    for (let i = 0; i < 2; i++) expect((await request(stack.app.url).get("/oral/lti/return").set("Cookie", mark)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await request(stack.app.url).get("/oral/lti/return").set("Cookie", mark!)).status).toBe(200);
     await vi.waitFor(() => expect(scoresOf(sub).filter((s) => s.activityProgress === "Submitted").length).toBeGreaterThanOrEqual(1), poll);
     await reachExam(lms, linkId, "student-2");
     await vi.waitFor(() => expect(scoresOf(sub).filter((s) => s.activityProgress === "Started")).toHaveLength(2), poll);
@@ -116,7 +99,7 @@ describe("the emulator's gradebook rules", () => {
   it("Moodle: a grade on a None-type item answers 200 and keeps nothing (a tool without the line item read posts it)", async () => {
     const lms = await createLmsEmulator({ preset: "moodle" });
     // Only the score scope: the tool cannot read the line item first (test/lti/gradebook-reads.test.ts: with it, no post).
-    const stack = await toolFor(lms, ["https://purl.imsglobal.org/spec/lti-ags/scope/score"]);
+    const stack = await toolFor(lms, { scopes: ["https://purl.imsglobal.org/spec/lti-ags/scope/score"] });
     try {
       const { examId } = await stack.seedExam();
       const linkId = await placeExam({ lms }, examId);

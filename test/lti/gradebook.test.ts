@@ -11,33 +11,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
-import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createLmsEmulator, type LmsEmulator, type LmsPreset } from "../../src/emulator/index.js";
 import { sqliteStore } from "../../src/index.js";
-import { followToExam, launchFromCourse, placeExam, DASHBOARD_EXAMS_LINKABLE, TOOL_KEY_PEM } from "../support/lti.js";
-import { startStack, type Stack, type StackOptions } from "../support/stack.js";
+import { followToExam, launchFromCourse, placeExam } from "../support/lti.js";
+import type { Stack } from "../support/stack.js";
+import { reachExam, toolFor } from "./support/gradebook-tool.js";
 
-const FAST = { pollMs: 50, firstRetryMs: 100, maxRetryMs: 400 };
 const poll = { timeout: 20_000, interval: 50 };
-
-async function toolFor(lms: LmsEmulator, options: StackOptions = {}): Promise<Stack> {
-  const stack = await startStack({
-    ...options,
-    router: { ...options.router, lti: { keys: [{ kid: "tool-1", privateKey: TOOL_KEY_PEM }], registrations: [lms.registration()], allowLoopbackHttp: true, canLink: DASHBOARD_EXAMS_LINKABLE, emailStandIn: { domain: "lms.invalid" }, gradebook: FAST } },
-  });
-  lms.registerTool(`${stack.app.url}/oral`);
-  return stack;
-}
-
-/** student-1 clicks the link and follows it to the exam page; answers the LMS user id and the return mark cookie. */
-async function reachExam(lms: LmsEmulator, linkId: string, userId = "student-1") {
-  const launched = await launchFromCourse({ lms }, userId, linkId);
-  const { opened } = await followToExam(launched);
-  expect(opened.status, opened.text).toBe(303);
-  const mark = (opened.headers["set-cookie"] as unknown as string[]).find((c) => c.startsWith("eoa_lti_return="));
-  return { sub: String(decodeJwt(launched.idToken).sub), mark: mark?.split(";")[0], markAttributes: mark };
-}
 
 describe("the LMS gradebook (AGS)", () => {
   let lms: LmsEmulator;

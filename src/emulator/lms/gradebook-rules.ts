@@ -32,7 +32,8 @@ export interface LmsResult {
   timestamp: string;
 }
 
-export interface ScoreIn {
+/** A score's AGS fields, as posted (with the line item it was posted to). */
+export interface ScoreFields {
   lineItemId: string;
   userId: string;
   activityProgress: string;
@@ -41,6 +42,9 @@ export interface ScoreIn {
   scoreGiven?: number;
   scoreMaximum?: number;
   comment?: string;
+}
+
+export interface ScoreIn extends ScoreFields {
   /** The score body's own fields, for vendor extensions. */
   body: Record<string, unknown>;
 }

@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import { escapeHtml } from "../../core/html.js";
-import { applyScore, type GradebookRules, type LmsResult } from "./gradebook-rules.js";
+import { applyScore, type GradebookRules, type LmsResult, type ScoreFields } from "./gradebook-rules.js";
 
 const AGS = "https://purl.imsglobal.org/spec/lti-ags/scope/";
 const LINEITEM_TYPE = "application/vnd.ims.lis.v2.lineitem+json";
@@ -41,15 +41,7 @@ export interface LmsLineItem {
 }
 
 /** A score as received, with when. */
-export interface LmsScore {
-  lineItemId: string;
-  userId: string;
-  activityProgress: string;
-  gradingProgress: string;
-  timestamp: string;
-  scoreGiven?: number;
-  scoreMaximum?: number;
-  comment?: string;
+export interface LmsScore extends ScoreFields {
   submission?: { startedAt?: string; submittedAt?: string };
   receivedAt: string;
 }
