@@ -17,6 +17,7 @@ const OWN_PROCESS = [
   "test/fleet/idle-expiry.test.ts",
   "test/router/openapi-spellings.test.ts",
   "test/router/lti-login-flood.test.ts",
+  "test/lti/prepare-heap.test.ts",
 ];
 
 /**

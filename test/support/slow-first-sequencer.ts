@@ -65,6 +65,9 @@ export const SLOW_FILES: Readonly<Record<string, number>> = {
   "test/router/organization-prepare.test.ts": 5.2,
   // Added on 2026-11-29, timed alone (14.4 s): one TypeScript program over src/, one over dist/.
   "test/package/build-output.test.ts": 14.4,
+  // Added on 2026-11-29 (issue 43), timed alone on a loaded machine: 5 roster reads of 120 MB; a 6,000-login flood.
+  "test/lti/prepare-heap.test.ts": 18.4,
+  "test/router/lti-login-jam.test.ts": 12.3,
 };
 
 /** tsc and npm runs; TypeScript programs read; 4 000 maximum-size logins and their heap measured. */

@@ -142,8 +142,8 @@ export interface LmsEmulator {
   setGradebookOutage(ms: number): void;
   /** NRPS pages answered (50 members a page, as Canvas). */
   readonly membershipCounts: MembershipCounts;
-  /** The course's NRPS roster: its users, then `extra`, then generated learners up to `size` members (default 150). */
-  setRoster(roster: { size?: number; extra?: readonly RosterMember[] }): void;
+  /** The course's NRPS roster: its users, then `extra`, then generated learners up to `size` members (default 150); `padBytes`: an extra claim of that many characters on each member. */
+  setRoster(roster: { size?: number; extra?: readonly RosterMember[]; padBytes?: number }): void;
   /** `"unauthorized"`: NRPS answers 401 to every page, even with a fresh token. */
   setMembershipsFault(fault: "unauthorized" | undefined): void;
   /** The course's `context.id` as this preset's launches name it (a course copy's default origin). */

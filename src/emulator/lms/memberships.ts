@@ -34,8 +34,13 @@ export interface MembershipSide {
   /** Where the emulator mounts `route`: any course id (a preset's claim names its own, e.g. Canvas's `1`); the emulator has one course. */
   readonly path: string;
   readonly counts: MembershipCounts;
-  /** The course's roster: the users, then `extra`, then generated learners up to `size` members. */
-  setRoster(roster: { size?: number; extra?: readonly RosterMember[] }): void;
+  /**
+   * The course's roster: the users, then `extra`, then generated learners up to `size`
+   * members. `padBytes` (default 0): each member is sent with an extra claim of that many
+   * characters (`https://lms.example/claim/padding`), as an LMS that sends big custom
+   * member claims: what a roster read must not keep (a test or bench setting).
+   */
+  setRoster(roster: { size?: number; extra?: readonly RosterMember[]; padBytes?: number }): void;
   /** `"unauthorized"`: every page answers 401, even with a fresh token (a developer key without the NRPS scope on some LMSs). */
   setFault(fault: "unauthorized" | undefined): void;
   /** The member with this id (a generated learner can launch too). */
@@ -54,6 +59,7 @@ export function membershipSide(ctx: {
   context: { id: string; label: string; title: string };
 }): MembershipSide {
   let size = 150;
+  let padding: Record<string, string> = {};
   let extra: readonly RosterMember[] = [];
   let roster: RosterMember[] = [];
   let byId = new Map<string, RosterMember>();
@@ -94,6 +100,7 @@ export function membershipSide(ctx: {
         ...(m.email ? { email: m.email } : {}),
         lis_person_sourcedid: m.sourcedId,
         roles: [`${ROLE}${m.role}`],
+        ...padding,
       })),
     }));
   };
@@ -106,6 +113,7 @@ export function membershipSide(ctx: {
     setRoster(next) {
       size = next.size ?? size;
       extra = next.extra ?? extra;
+      if (next.padBytes !== undefined) padding = next.padBytes > 0 ? { "https://lms.example/claim/padding": "x".repeat(next.padBytes) } : {};
       build();
     },
     member: (id) => byId.get(id),
