@@ -21,6 +21,8 @@ export function gradebookRows({ gradebookClaim: c, returnReplays: r }) {
       ]),
       [`return replays: other school p50 / p95 baseline, ${r.baseline.n} requests (ms)`, `${r.baseline.p50Ms} / ${r.baseline.p95Ms}`],
       [`return replays: other school p50 / p95 during, ${r.during.n} requests (ms)`, `${r.during.p50Ms} / ${r.during.p95Ms}`, `p95 ≤ 2 × ${r.baseline.p95Ms}`, r.during.p95Ms <= 2 * r.baseline.p95Ms],
+      ...(r.routerProcess ? [["return replays: router process CPU % / preempted per s, alone → during",
+        `${r.routerProcess.baseline.cpuPercent} / ${r.routerProcess.baseline.preemptedPerS} → ${r.routerProcess.during.cpuPercent} / ${r.routerProcess.during.preemptedPerS}`]] : []),
       [`return replays: other school p50 / p95 after, ${r.after.n} requests (ms)`, `${r.after.p50Ms} / ${r.after.p95Ms}`, `p95 ≤ 2 × ${r.baseline.p95Ms}`, r.after.p95Ms <= 2 * r.baseline.p95Ms],
     );
   }
