@@ -8,6 +8,7 @@
 const COPY = ["test/router/lti-copy-consent.test.ts", "test/router/lti-pinned-forms.test.ts"];
 const BINDING = ["test/router/lti-course-binding.test.ts", "test/router/lti-copy-consent.test.ts", "test/router/lti-pinned-checks.test.ts", "test/router/lti-pinned-forms.test.ts"];
 const PREPARE = ["test/lti/prepare-course.test.ts"];
+const LOGIN = ["test/router/lti-login-jam.test.ts", "test/router/lti-login-flood.test.ts"];
 
 export const MUTATIONS = [
   // The course offer's form (course-offer.ts): every input checked, the consent asked again.
@@ -58,4 +59,16 @@ export const MUTATIONS = [
     find: 'if (!(await deps.forms.claim(readingKey(form), "1", readingMs))) return beingPrepared(res);', replace: "" },
   { id: "prepare.form-used-up", file: "src/lti/prepare-course.ts", tests: PREPARE, why: "a used form can be posted again",
     find: "if ((await deps.forms.take(formKey(found.id))) === undefined) {", replace: "if (false) {" },
+
+  // The login limit's keying (login-limit.ts): per address, IPv6 by /64, never per registration.
+  { id: "login.ipv6-by-64", file: "src/lti/login-limit.ts", tests: LOGIN, why: "rotating the host part of an IPv6 /64 gives a fresh bucket each login",
+    find: "groups.slice(0, 4)", replace: "groups.slice(0, 8)" },
+  { id: "login.ipv4-mapped", file: "src/lti/login-limit.ts", tests: LOGIN, why: "every IPv4-mapped address shares one bucket (one client jams them all), apart from its IPv4 form",
+    find: "if (mapped) return mapped[1]!;", replace: "" },
+  { id: "login.recent-launch-exempt", file: "src/lti/login-limit.ts", tests: LOGIN, why: "a school's address that launched is refused when someone shares its bucket",
+    find: "if (d.allowed || (await this.recent.peek(launchedKey(ip))) !== undefined) return", replace: "if (d.allowed) return" },
+  { id: "login.recent-per-address", file: "src/lti/login-limit.ts", tests: LOGIN, why: "one launch exempts every address",
+    find: "const launchedKey = (ip: string) => `lti-launched:${addressKey(ip)}`;", replace: "const launchedKey = (_ip: string) => \"lti-launched:any\";" },
+  { id: "login.counted", file: "src/lti/login-limit.ts", tests: LOGIN, why: "logins are never counted: no address is ever refused",
+    find: "    await this.byAddress.record(\"address\", addressKey(ip));", replace: "" },
 ];

@@ -100,6 +100,13 @@ describe("the per-address limit", () => {
     expect((await login(bench, "2001:db8:77:2::1")).status).toBe(302);
   });
 
+  it("counts an IPv4-mapped IPv6 address as its IPv4 address; two mapped addresses are two buckets", async () => {
+    const statuses = [];
+    for (const ip of ["::ffff:203.0.113.5", "::FFFF:203.0.113.5", "203.0.113.5", "203.0.113.5"]) statuses.push((await login(bench, ip)).status);
+    expect(statuses).toEqual([302, 302, 302, 429]);
+    expect((await login(bench, "::ffff:203.0.113.6")).status).toBe(302);
+  });
+
   it("never refuses an address that completed a launch within the hour; another address past its burst is refused", async () => {
     const school = "192.0.2.10";
     expect(await launchFrom(bench, school, "student-1")).toBe(200);
