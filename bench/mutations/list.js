@@ -8,6 +8,8 @@
 const COPY = ["test/router/lti-copy-consent.test.ts", "test/router/lti-pinned-forms.test.ts"];
 const BINDING = ["test/router/lti-course-binding.test.ts", "test/router/lti-copy-consent.test.ts", "test/router/lti-pinned-checks.test.ts", "test/router/lti-pinned-forms.test.ts"];
 const PREPARE = ["test/lti/prepare-course.test.ts"];
+const GRADEBOOK = ["test/lti/grade-safe.test.ts", "test/lti/gradebook.test.ts", "test/lti/pinned-gradebook.test.ts", "test/lti/gradebook-delivery.test.ts",
+  "test/lti/gradebook-return.test.ts", "test/lti/line-item-origin.test.ts", "test/lti/gradebook-reads.test.ts"];
 const LOGIN = ["test/router/lti-login-jam.test.ts", "test/router/lti-login-flood.test.ts"];
 
 export const MUTATIONS = [
@@ -71,4 +73,32 @@ export const MUTATIONS = [
     find: "const launchedKey = (ip: string) => `lti-launched:${addressKey(ip)}`;", replace: "const launchedKey = (_ip: string) => \"lti-launched:any\";" },
   { id: "login.counted", file: "src/lti/login-limit.ts", tests: LOGIN, why: "logins are never counted: no address is ever refused",
     find: "    await this.byAddress.record(\"address\", addressKey(ip));", replace: "" },
+
+  // The gradebook's branches (src/lti/gradebook/): grade-safe posts, the LMS gate, the return guard, line item origins.
+  { id: "gradebook.canvas-preserve-score", file: "src/lti/gradebook/entries.ts", tests: GRADEBOOK, why: "a status post clears a Canvas grade",
+    find: "return { preserve_score: true, prioritize_non_tool_grade: true,", replace: "return { preserve_score: false, prioritize_non_tool_grade: true," },
+  { id: "gradebook.canvas-no-new-attempt", file: "src/lti/gradebook/entries.ts", tests: GRADEBOOK, why: "a launch starts a new Canvas submission attempt",
+    find: '...(s.activityProgress === "Started" ? { new_submission: false } : {})', replace: "" },
+  { id: "gradebook.no-status-after-grade", file: "src/lti/gradebook/grade-safe.ts", tests: GRADEBOOK, why: "a status post is queued after a grade",
+    find: "if (!previous.some((p) => p.score.scoreGiven !== undefined && p.state !== \"failed\" && sameLearner(p, e))) kept.push(e);", replace: "kept.push(e);" },
+  { id: "gradebook.given-up-grade-not-counted", file: "src/lti/gradebook/grade-safe.ts", tests: GRADEBOOK, why: "a grade given up (never reached the LMS) silences the learner's later statuses",
+    find: 'p.score.scoreGiven !== undefined && p.state !== "failed" && sameLearner(p, e)', replace: "p.score.scoreGiven !== undefined && sameLearner(p, e)" },
+  { id: "gradebook.line-item-origin", file: "src/lti/gradebook/ags.ts", tests: GRADEBOOK, why: "the token goes to a line item id on another origin",
+    find: "if (isServiceUrl(id, deps.loopbackHttp, new URL(source).origin)) return id;", replace: "if (typeof id === \"string\") return id;" },
+  { id: "gradebook.grades-released-option", file: "src/lti/gradebook/ags.ts", tests: GRADEBOOK, why: "line items the tool makes release grades at once (Blackboard Ultra)",
+    find: "gradesReleased: deps.settings.gradesReleased,", replace: "gradesReleased: true," },
+  { id: "gradebook.pause-honoured", file: "src/lti/gradebook/lms-gate.ts", tests: GRADEBOOK, why: "an LMS's Retry-After pause is ignored",
+    find: "if (Number.isFinite(paused) && paused > this.now()) {", replace: "if (false) {" },
+  { id: "gradebook.pause-on-503", file: "src/lti/gradebook/lms-gate.ts", tests: GRADEBOOK, why: "a 503 with Retry-After does not pause the LMS",
+    find: "(error.answer?.status !== 429 && error.answer?.status !== 503)", replace: "error.answer?.status !== 429" },
+  { id: "gradebook.breaker-admits", file: "src/lti/gradebook/lms-gate.ts", tests: GRADEBOOK, why: "an open breaker lets posts through to a failing LMS",
+    find: "if (admission.allowed) return { ok: true, probe: admission.probe };", replace: "return { ok: true, probe: admission.probe };" },
+  { id: "gradebook.429-not-a-failure", file: "src/lti/gradebook/lms-gate.ts", tests: GRADEBOOK, why: "an LMS's 429 counts as a success for its breaker",
+    find: 'if (status === 429) return "neutral";', replace: "" },
+  { id: "gradebook.return-get-only", file: "src/lti/gradebook/return-guard.ts", tests: GRADEBOOK, why: "a HEAD of the return queues a score",
+    find: 'if (req.method !== "GET") return "head";', replace: "" },
+  { id: "gradebook.return-no-prefetch", file: "src/lti/gradebook/return-guard.ts", tests: GRADEBOOK, why: "a browser's prefetch of the return queues a score",
+    find: 'if (/prefetch|prerender/.test(purpose)) return "prefetch";', replace: "" },
+  { id: "gradebook.return-no-cross-site-subrequest", file: "src/lti/gradebook/return-guard.ts", tests: GRADEBOOK, why: "an image or fetch from another site queues a score",
+    find: 'return "cross-site-subrequest";', replace: "return undefined;" },
 ];
