@@ -19,7 +19,8 @@ import { createLmsEmulator, type LmsEmulator } from "../../src/emulator/index.js
 import { applyScore, CANVAS_SUBMISSION, type LmsResult, type ScoreIn } from "../../src/emulator/lms/gradebook-rules.js";
 import { placeExam } from "../support/lti.js";
 import type { Stack } from "../support/stack.js";
-import { reachExam, toolFor } from "./support/gradebook-tool.js";
+import { FAST_GRADEBOOK, reachExam, toolFor } from "./support/gradebook-tool.js";
+import { memoryStore } from "../../src/index.js";
 
 const poll = { timeout: 20_000, interval: 50 };
 const settle = () => new Promise((r) => setTimeout(r, 400));
@@ -80,6 +81,58 @@ describe("Canvas: a status post never clears or replaces a grade", () => {
     // The returns were submissions (new attempts); the launch's Started was not.
     const submitted = scoresOf(sub).filter((s) => s.activityProgress === "Submitted").length;
     expect(lms.gradebookResult(lineItem, sub)!.attempt).toBe(attempts + submitted);
+  });
+});
+
+describe("Canvas: grades the tool no longer knows of", () => {
+  let lms: LmsEmulator;
+  beforeAll(async () => { lms = await createLmsEmulator({ preset: "canvas" }); });
+  afterAll(async () => { await lms?.close(); });
+  const scoresOf = (sub: string) => lms.scores.filter((s) => s.userId === sub);
+
+  it("a tool grade whose entry was purged (retentionDays) survives the next launch's Started: the status says preserve_score", async () => {
+    const store = memoryStore();
+    const stack = await toolFor(lms, { router: { store } });
+    try {
+      const { examId } = await stack.seedExam();
+      const linkId = await placeExam({ lms }, examId);
+      const { sub } = await reachExam(lms, linkId);
+      await stack.app.router.lti.postScore({ examId, scores: [{ student: "sam@lms.example", scoreGiven: 17, scoreMaximum: 20 }] });
+      await vi.waitFor(() => expect(scoresOf(sub).filter((s) => s.scoreGiven === 17)).toHaveLength(1), poll);
+      const lineItem = scoresOf(sub).at(-1)!.lineItemId;
+      await vi.waitFor(async () => expect((await store.listLtiScores("default", { kind: "oral", examId, limit: 10 })).every((e) => e.state === "sent")).toBe(true), poll);
+      // Past the retention: the tool forgets it sent a grade, so the next launch's Started is queued.
+      expect(await store.purgeLtiScores(Date.now() + 1, 100)).toBeGreaterThan(0);
+      const before = scoresOf(sub).length;
+      await reachExam(lms, linkId);
+      await vi.waitFor(() => expect(scoresOf(sub).length).toBe(before + 1), poll);
+      expect(scoresOf(sub).at(-1)).toMatchObject({ activityProgress: "Started" });
+      expect(lms.gradebookResult(lineItem, sub)).toMatchObject({ scoreGiven: 17, scoreMaximum: 20, gradedBy: "tool" });
+    } finally {
+      await stack.close();
+    }
+  });
+
+  it("a grade given up (never reached the LMS) does not silence the learner's later statuses", async () => {
+    const stack = await toolFor(lms, { gradebook: { ...FAST_GRADEBOOK, maxAttempts: 1 } });
+    try {
+      const { examId } = await stack.seedExam();
+      const linkId = await placeExam({ lms }, examId);
+      const { sub } = await reachExam(lms, linkId, "student-2");
+      await vi.waitFor(() => expect(scoresOf(sub)).toHaveLength(1), poll);
+      // A short outage: its 503's Retry-After pauses the LMS for about 2 s, and the one attempt allowed fails.
+      lms.setGradebookOutage(2_000);
+      await stack.app.router.lti.postScore({ examId, scores: [{ student: "ada@lms.example", scoreGiven: 12, scoreMaximum: 20 }] });
+      const ines = await stack.login("ines");
+      await vi.waitFor(async () => {
+        const told = (await ines.get(`/oral/oral-assessments/${examId}/launches`)).body.meta.gradebook[0].scores as { state: string; scoreGiven?: number }[];
+        expect(told.find((s) => s.scoreGiven === 12)?.state).toBe("failed");
+      }, poll);
+      await reachExam(lms, linkId, "student-2");
+      await vi.waitFor(() => expect(scoresOf(sub).map((s) => s.activityProgress)).toEqual(["Started", "Started"]), poll);
+    } finally {
+      await stack.close();
+    }
   });
 });
 
