@@ -8,27 +8,17 @@
  * from 113 to 765 MB. In a process of its own (vitest.config.ts OWN_PROCESS): a heap
  * figure. Printed as `[lti-prepare-heap] …`.
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryStore } from "../../src/store/memory.js";
 import { launchFromCourse, startLtiBench, type LtiBench } from "../support/lti.js";
+import { settledHeap } from "../support/heap.js";
 
 const POSTS = 5;
 const LEARNERS = 4_000;
 const PAD = 30_000;
 const BOUND = 50 * 1_048_576;
 
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
-async function settledHeap(): Promise<number> {
-  for (let i = 0; i < 3; i++) {
-    gc();
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return process.memoryUsage().heapUsed;
-}
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 
 let bench: LtiBench;

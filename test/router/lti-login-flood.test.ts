@@ -13,8 +13,6 @@
  * the same bounds a login (< 16 MB, < 2 MB), and Redis gains no key for them.
  * Printed as `[lti-login-flood] …`.
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisFleet } from "../../src/fleet/redis-fleet.js";
@@ -23,6 +21,7 @@ import { fleetReady, type RedisFleet } from "../../src/fleet/index.js";
 import { formFields, linkCourse, postLaunch, startLtiBench, type LtiBench } from "../support/lti.js";
 import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
 import { Redis } from "ioredis";
+import { settledHeap } from "../support/heap.js";
 
 const LOGINS = 2_000;
 /** Issue 28's bounds a login: 40 MB and 5 MB for 5,000. */
@@ -30,16 +29,6 @@ const HEAP_BOUND = LOGINS * 8 * 1024;
 const REDIS_BOUND = LOGINS * 1024;
 const NO_LIMIT = { perAddress: { burst: 1_000_000 } };
 
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
-
-async function settledHeap(): Promise<number> {
-  for (let i = 0; i < 3; i++) {
-    gc();
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return process.memoryUsage().heapUsed;
-}
 
 /** The largest login the tool reads: every parameter at its cap, and what it keeps at its cap too. */
 function maximumLogin(bench: LtiBench, i: number): Record<string, string> {
