@@ -11,25 +11,10 @@
 import { ServiceAccessError, type ServiceAccess } from "./service-access.js";
 import type { Registration } from "./registrations.js";
 import { NamesRolesProvisioningService } from "./services/nrps.js";
+import type { RosterMember } from "./roster-member.js";
 
 const LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner";
 
-/**
- * One member as kept from NRPS: only the fields a sign-in and `canLaunch` need. Whatever
- * else the LMS lists (messages, custom fields, pictures: tens of KB a member) is dropped
- * as each page is read, so a roster's memory is bounded by its learners, not its LMS.
- */
-export interface RosterMember {
-  user_id: string;
-  status?: string;
-  roles: string[];
-  name?: string;
-  given_name?: string;
-  middle_name?: string;
-  family_name?: string;
-  email?: string;
-  lis_person_sourcedid?: string;
-}
 
 const KEPT_TEXT = ["status", "name", "given_name", "middle_name", "family_name", "email", "lis_person_sourcedid"] as const;
 /** The most roles kept a member (an LMS lists a handful). */

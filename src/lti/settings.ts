@@ -12,7 +12,7 @@ import { readDynamicRegistration } from "./dynamic-registration-settings.js";
 import { loginLimitOption } from "./login-limit.js";
 import { Registrations, registrationsSchema } from "./registrations.js";
 import { ltiRosterOption } from "./roster-options.js";
-import { emailStandInSchema } from "./student-email.js";
+import { emailStandInSchema } from "./email-stand-in.js";
 import { toolKeysSchema } from "./tool-keys.js";
 import { httpsUrl } from "./shared-options.js";
 import { readGradebookOptions } from "./gradebook/options.js";

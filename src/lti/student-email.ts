@@ -5,8 +5,6 @@
  * refused (launch.ts).
  */
 import { createHash } from "node:crypto";
-import { z } from "zod";
-import { optional } from "../core/option-schema.js";
 import { textOf } from "../core/text.js";
 import type { LtiEmailLookup } from "./options.js";
 import type { LaunchClaims } from "./typed-launch.js";
@@ -19,7 +17,6 @@ export interface EmailSettings {
 
 const hex = (text: string, length: number) => createHash("sha256").update(text).digest("hex").slice(0, length);
 /** A host name with a letters-only top-level domain (what the platform's e-mail check accepts). */
-const DOMAIN = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 /** `lti-<8 hex of sha256(iss)>-<sub>@<domain>`: the same LMS user always gets the same address. */
 export function standInEmail(issuer: string, sub: string, domain: string): string {
@@ -40,12 +37,3 @@ export async function fallbackEmail(settings: EmailSettings, launch: Pick<Launch
   return { email: undefined, from: "none" };
 }
 
-/**
- * `lti.emailStandIn`: `{ domain }`, lower-cased. Checked as a whole, so a wrong domain is
- * the option's problem (`lti.emailStandIn`), as the message names the object.
- */
-export const emailStandInSchema = optional(z.custom<{ domain: string }>((v) => {
-  const domain = (v as { domain?: unknown } | null)?.domain;
-  return typeof domain === "string" && DOMAIN.test(domain.toLowerCase());
-}, { error: 'must be { domain } with a host name such as "lms-users.example.edu".' }).transform(({ domain }) => ({ domain: domain.toLowerCase() })),
-{ fix: "Use a domain you control that receives no mail, or leave it out (launches without an e-mail are then refused)." });

@@ -16,7 +16,7 @@ import { isText } from "../core/text.js";
 import { CLAIM } from "./claims.js";
 import { readDeepLinkSettings, type SettingsRead } from "./deep-link-settings.js";
 import { isLmsUrl } from "./lms-url.js";
-import type { RosterMember } from "./roster.js";
+import type { RosterMember } from "./roster-member.js";
 import type { LtiCourseKey } from "../store/lti-course-types.js";
 
 /** What a link opens: an oral exam or a role-play. */
