@@ -52,4 +52,4 @@ export type { Fleet } from "./fleet/fleet.js";
 export { ConfigurationError, type ConfigurationProblem } from "./core/configuration-error.js";
 export type { Logger } from "./core/logger.js";
 /** The `lti` option (its parts are reachable as `LtiOptions["registrations"][number]`, …). */
-export type { LtiOptions } from "./lti/options.js";
+export type { LtiOptions } from "./lti/options/options.js";

@@ -24,7 +24,7 @@ import { programmaticScores, scoresRoute } from "./gradebook-scores.js";
 import { idempotentPost } from "./instructor/idempotency.js";
 import type { PostScoreInput } from "./post-score-input.js";
 import type { Gradebook } from "../lti/gradebook/gradebook.js";
-import type { OpenExam } from "../lti/open-link.js";
+import type { OpenExam } from "../lti/launch/open-link.js";
 import type { OralAssessmentsOptions } from "./shared/options.js";
 import type { PrepareProgress } from "./prepare/plan.js";
 import type { PrepareInput } from "./prepare/preparation.js";

@@ -7,7 +7,7 @@
  * is the router's own resolver's answer for the request.
  */
 import type { Request } from "express";
-import type { CatalogExam, LtiCatalog } from "../lti/catalog.js";
+import type { CatalogExam, LtiCatalog } from "../lti/placement/catalog.js";
 import type { ExamKind, OralStore } from "../store/types.js";
 import { platformExams, type PlatformOf } from "./lti-platform-exams.js";
 

@@ -15,11 +15,11 @@
  */
 import type { Request } from "express";
 import type { Logger } from "../core/logger.js";
-import type { OpenExam } from "../lti/open-link.js";
+import type { OpenExam } from "../lti/launch/open-link.js";
 import { ltiRoutes } from "../lti/routes.js";
-import { createServiceAccess } from "../lti/service-access.js";
-import { fleetTokenShare } from "../lti/service-token-share.js";
-import type { LtiSettings } from "../lti/settings.js";
+import { createServiceAccess } from "../lti/lms/service-access.js";
+import { fleetTokenShare } from "../lti/lms/service-token-share.js";
+import type { LtiSettings } from "../lti/settings/settings.js";
 import type { Fleet } from "../fleet/fleet.js";
 import type { OralStore } from "../store/types.js";
 import type { LtiStore } from "../store/lti-types.js";

@@ -7,7 +7,7 @@
  * launch, the picker and `knownRecordsOnly` know them at once.
  */
 import type { Request } from "express";
-import { CatalogWriteFailed, type CatalogExam, type NewExamInput } from "../lti/catalog.js";
+import { CatalogWriteFailed, type CatalogExam, type NewExamInput } from "../lti/placement/catalog.js";
 import { OralAssessmentCreate, RoleplayCreate } from "../platform/schemas.js";
 import type { PlatformClient } from "../platform/types.js";
 import type { OralStore } from "../store/types.js";

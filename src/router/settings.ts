@@ -18,7 +18,7 @@ import { checkOrigin } from "./shared/checks.js";
 import { pageSchema } from "./shared/page-settings.js";
 import { resolveFleetSettings } from "./shared/fleet-settings.js";
 import { resolveOrganizationSource } from "./organization/settings.js";
-import { LTI_RENAMES, resolveLtiSettings } from "../lti/settings.js";
+import { LTI_RENAMES, resolveLtiSettings } from "../lti/settings/settings.js";
 import { warnRenames } from "../core/deprecation.js";
 import { launchExportsOption, liveOption, resolveLaunchRecordSettings } from "./records/settings.js";
 import { resolveMetricsSettings } from "./metrics/settings.js";

@@ -17,7 +17,7 @@ import { redisFleetSchema } from "../../src/fleet/options.js";
 import { routerSchema } from "../../src/router/settings.js";
 import { launchSchema } from "../../src/router/launch/settings.js";
 import { pageSchema } from "../../src/router/shared/page-settings.js";
-import { ltiSchema } from "../../src/lti/settings.js";
+import { ltiSchema } from "../../src/lti/settings/settings.js";
 import { emulatorSchema } from "../../src/emulator/options.js";
 import { memoryStoreSchema, postgresStoreSchema, sqliteStoreSchema } from "../../src/store/options.js";
 

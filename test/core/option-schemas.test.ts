@@ -15,10 +15,10 @@ import { launchSchema } from "../../src/router/launch/settings.js";
 import { pageSchema } from "../../src/router/shared/page-settings.js";
 import { prepareSchema } from "../../src/router/prepare/settings.js";
 import { launchExportsSchema, launchRecordSchema, liveSchema } from "../../src/router/records/settings.js";
-import { ltiSchema } from "../../src/lti/settings.js";
-import { dynamicRegistrationSchema } from "../../src/lti/dynamic-registration-settings.js";
-import { ltiRosterSchema } from "../../src/lti/roster-options.js";
-import { gradebookSchema } from "../../src/lti/gradebook/options.js";
+import { ltiSchema } from "../../src/lti/settings/settings.js";
+import { dynamicRegistrationSchema } from "../../src/lti/options/dynamic-registration-settings.js";
+import { ltiRosterSchema } from "../../src/lti/options/roster-options.js";
+import { gradebookSchema } from "../../src/lti/options/gradebook-options.js";
 import { memoryStoreSchema, postgresStoreSchema, sqliteStoreSchema } from "../../src/store/options.js";
 
 type Shape = Record<string, z.ZodType>;
@@ -59,10 +59,10 @@ const TSDOC: [string, string, Shape][] = [
   ["src/router/shared/options.ts", "LaunchRecordOptions", launchRecordSchema],
   ["src/router/shared/options.ts", "LiveViewOptions", liveSchema],
   ["src/router/shared/export-options.ts", "LaunchExportOptions", launchExportsSchema],
-  ["src/lti/options.ts", "LtiOptions", ltiSchema],
-  ["src/lti/options.ts", "LtiDynamicRegistrationOptions", dynamicRegistrationSchema],
-  ["src/lti/roster-options.ts", "LtiRosterOptions", ltiRosterSchema],
-  ["src/lti/options.ts", "GradebookOptions", gradebookSchema],
+  ["src/lti/options/options.ts", "LtiOptions", ltiSchema],
+  ["src/lti/options/options.ts", "LtiDynamicRegistrationOptions", dynamicRegistrationSchema],
+  ["src/lti/options/roster-options.ts", "LtiRosterOptions", ltiRosterSchema],
+  ["src/lti/options/options.ts", "GradebookOptions", gradebookSchema],
   ["src/store/sqlite.ts", "SqliteStoreOptions", sqliteStoreSchema],
   ["src/store/postgres.ts", "PostgresStoreOptions", postgresStoreSchema],
   ["src/store/memory.ts", "MemoryStoreOptions", memoryStoreSchema],

@@ -16,7 +16,7 @@ import { decodeJwt } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLmsEmulator, type LmsEmulator, type LmsPreset } from "../../src/emulator/index.js";
 import type { LtiOptions } from "../../src/index.js";
-import type { LtiRegistration } from "../../src/lti/options.js";
+import type { LtiRegistration } from "../../src/lti/options/options.js";
 import { DASHBOARD_EXAMS_LINKABLE, followToExam, launchFromCourse, placeExam, TOOL_KEY_PEM } from "../support/lti.js";
 import { startStack, type Stack } from "../support/stack.js";
 

@@ -6,8 +6,8 @@
  * learner's results and the well-formed fields; one token serves every call of the link.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Registration } from "../../src/lti/registrations.js";
-import { LTI_SCOPES, ServiceAccessError } from "../../src/lti/service-access.js";
+import type { Registration } from "../../src/lti/lms/registrations.js";
+import { LTI_SCOPES, ServiceAccessError } from "../../src/lti/lms/service-access.js";
 import { AssignmentsGradesService } from "../../src/lti/services/ags.js";
 import { freshAccess, json, useFakeLms, withOtherLms, type FakeLms } from "../support/fake-lms.js";
 

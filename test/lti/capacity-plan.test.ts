@@ -1,6 +1,6 @@
 /** The capacity plan's arithmetic, with the example (docs/lti.md, "Capacity plan"). */
 import { describe, expect, it } from "vitest";
-import { capacityPlan } from "../../src/lti/capacity-plan.js";
+import { capacityPlan } from "../../src/lti/shared/capacity-plan.js";
 
 describe("capacityPlan", () => {
   it("10,000 students on one prod key: at most 6,000 ready at once, the last starts about 7 minutes late", () => {

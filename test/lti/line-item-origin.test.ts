@@ -11,10 +11,10 @@
 import { describe, expect, it } from "vitest";
 import { ProblemList } from "../../src/core/configuration-error.js";
 import { agsSender } from "../../src/lti/gradebook/ags.js";
-import { readGradebookOptions, type GradebookSettings } from "../../src/lti/gradebook/options.js";
+import { readGradebookOptions, type GradebookSettings } from "../../src/lti/options/gradebook-options.js";
 import { ScoreOutbox } from "../../src/lti/gradebook/outbox.js";
-import { resolveLtiSettings } from "../../src/lti/settings.js";
-import { createServiceAccess, LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "../../src/lti/service-access.js";
+import { resolveLtiSettings } from "../../src/lti/settings/settings.js";
+import { createServiceAccess, LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "../../src/lti/lms/service-access.js";
 import { memoryStore } from "../../src/store/memory.js";
 import type { LtiScoreEntry } from "../../src/store/lti-gradebook-types.js";
 import type { OralStoreWithLti } from "../../src/store/types.js";

@@ -3,16 +3,16 @@
  * gradebook's line items (AGS) and the deep-linking return. The tool sends its bearer
  * token to the first two and the browser the signed placement to the third, so each must
  * be https, or http on the loopback interface (a local LMS in development), with no user
- * name or password: the rule every URL from an LMS follows (src/lti/lms-url.ts). A plain
+ * name or password: the rule every URL from an LMS follows (src/lti/shared/lms-url.ts). A plain
  * http URL to another host is not used: no roster, no gradebook, a refused placement. A
  * launch with no course (context id) gets no gradebook either. The bearer token goes to a
  * plain-http loopback URL only with `lti.allowLoopbackHttp` (development): without it such
  * a launch has no gradebook (and the service access refuses the URL: line-item-origin.test.ts).
  */
 import { describe, expect, it } from "vitest";
-import { CLAIM } from "../../src/lti/claims.js";
-import { gradebookOfLaunch } from "../../src/lti/gradebook/launch-gradebook.js";
-import { readLaunchClaims } from "../../src/lti/typed-launch.js";
+import { CLAIM } from "../../src/lti/shared/claims.js";
+import { gradebookOfLaunch } from "../../src/lti/launch/launch-gradebook.js";
+import { readLaunchClaims } from "../../src/lti/launch/typed-launch.js";
 
 const ACCEPTED = ["https://lms.example/api/x", "http://127.0.0.1:8080/api/x", "http://localhost/api/x"];
 const REFUSED = ["http://lms.example/api/x", "https://user:secret@lms.example/api/x", "ftp://lms.example/x", "not a url", ""];

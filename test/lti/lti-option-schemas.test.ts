@@ -7,7 +7,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ProblemList } from "../../src/core/configuration-error.js";
-import { resolveLtiSettings } from "../../src/lti/settings.js";
+import { resolveLtiSettings } from "../../src/lti/settings/settings.js";
 import { TOOL_KEY_PEM } from "../support/lti.js";
 
 const key = { kid: "k", privateKey: TOOL_KEY_PEM };

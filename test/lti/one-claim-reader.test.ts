@@ -1,5 +1,5 @@
 /**
- * A launch's claims are read in one file (src/lti/typed-launch.ts): no other file of the
+ * A launch's claims are read in one file (src/lti/launch/typed-launch.ts): no other file of the
  * tool names an LTI claim or indexes a claims object, so a claim alias is one edit, and
  * two readers cannot disagree (issue: the exam a link names was parsed twice, and course
  * binding let through what its own parser could not read). Claims are written, not read,
@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const READER = "src/lti/typed-launch.ts";
+const READER = "src/lti/launch/typed-launch.ts";
 /** Files that name claims to write them (messages the tool signs), or that define the names. */
-const WRITERS = new Set(["src/lti/claims.ts", "src/lti/deep-link-response.ts", "src/lti/service-access.ts"]);
+const WRITERS = new Set(["src/lti/shared/claims.ts", "src/lti/placement/deep-link-response.ts", "src/lti/lms/service-access.ts"]);
 
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {

@@ -7,10 +7,10 @@
 import { createPublicKey } from "node:crypto";
 import { decodeProtectedHeader, jwtVerify } from "jose";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import type { Registration } from "../../src/lti/registrations.js";
-import { readRoster } from "../../src/lti/roster.js";
-import { LTI_SCOPES, ServiceAccessError, tokenKey, type ServiceAccess } from "../../src/lti/service-access.js";
-import { fleetTokenShare } from "../../src/lti/service-token-share.js";
+import type { Registration } from "../../src/lti/lms/registrations.js";
+import { readRoster } from "../../src/lti/services/roster.js";
+import { LTI_SCOPES, ServiceAccessError, tokenKey, type ServiceAccess } from "../../src/lti/lms/service-access.js";
+import { fleetTokenShare } from "../../src/lti/lms/service-token-share.js";
 import { fleetReady, redisFleet } from "../../src/fleet/redis-fleet.js";
 import { freshAccess, json, NRPS, ROLE, useFakeLms, withOtherLms, type FakeLms } from "../support/fake-lms.js";
 import { TOOL_KEY_PEM } from "../support/lti.js";

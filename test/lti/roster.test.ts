@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProblemList } from "../../src/core/configuration-error.js";
 import type { Logger } from "../../src/core/logger.js";
-import type { Registration } from "../../src/lti/registrations.js";
-import { readRoster } from "../../src/lti/roster.js";
-import { nextLink } from "../../src/lti/next-page.js";
-import { createServiceAccess, ServiceAccessError, type ServiceAccess } from "../../src/lti/service-access.js";
-import { resolveLtiSettings } from "../../src/lti/settings.js";
+import type { Registration } from "../../src/lti/lms/registrations.js";
+import { readRoster } from "../../src/lti/services/roster.js";
+import { nextLink } from "../../src/lti/shared/next-page.js";
+import { createServiceAccess, ServiceAccessError, type ServiceAccess } from "../../src/lti/lms/service-access.js";
+import { resolveLtiSettings } from "../../src/lti/settings/settings.js";
 import { startLtiBench, TOOL_KEY_PEM, type LtiBench } from "../support/lti.js";
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -12,9 +12,9 @@ import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
 import { ProblemList } from "../../src/core/configuration-error.js";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "../../src/core/package-info.js";
-import type { Registration } from "../../src/lti/registrations.js";
-import { resolveLtiSettings } from "../../src/lti/settings.js";
-import { createServiceAccess, LTI_SCOPES, ServiceAccessError } from "../../src/lti/service-access.js";
+import type { Registration } from "../../src/lti/lms/registrations.js";
+import { resolveLtiSettings } from "../../src/lti/settings/settings.js";
+import { createServiceAccess, LTI_SCOPES, ServiceAccessError } from "../../src/lti/lms/service-access.js";
 import { json, quiet, useFakeLms, type FakeLms } from "../support/fake-lms.js";
 import { TOOL_KEY_PEM } from "../support/lti.js";
 

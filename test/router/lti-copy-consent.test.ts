@@ -9,7 +9,7 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LmsUser } from "../../src/emulator/index.js";
-import type { CanLinkContext } from "../../src/lti/options.js";
+import type { CanLinkContext } from "../../src/lti/options/options.js";
 import { formFields, linkCourse, startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
 
 const CONTEXT = "https://purl.imsglobal.org/spec/lti/claim/context";

@@ -9,7 +9,7 @@
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CanLinkContext } from "../../src/lti/options.js";
+import type { CanLinkContext } from "../../src/lti/options/options.js";
 import type { LaunchContext } from "../../src/index.js";
 import { formFields, linkCourse, linkOf, startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
 

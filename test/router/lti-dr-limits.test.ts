@@ -1,6 +1,6 @@
 /**
  * Dynamic Registration's limits on where the tool sends requests, one rule per test, over
- * real HTTP (src/lti/dynamic-registration*.ts, tool-configuration.ts, lms-fetch.ts):
+ * real HTTP (src/lti/registration/dynamic-registration.ts, tool-configuration.ts, src/lti/shared/lms-fetch.ts):
  * `allowedHosts` wildcards match subdomains only (not the bare domain, not a look-alike
  * suffix); the registration POST goes only to the configuration URL's origin; and no
  * redirect is followed, of the configuration nor of the registration endpoint. Each case

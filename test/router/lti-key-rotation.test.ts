@@ -11,7 +11,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { errors, exportJWK, generateKeyPair, jwtVerify, SignJWT, type CryptoKey, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RemoteKeySets } from "../../src/lti/remote-keys.js";
+import { RemoteKeySets } from "../../src/lti/lms/remote-keys.js";
 
 const KID = "lms-key";
 let server: Server;

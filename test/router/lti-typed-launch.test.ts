@@ -1,5 +1,5 @@
 /**
- * One reading of a launch (src/lti/typed-launch.ts), over real HTTP with the LMS and
+ * One reading of a launch (src/lti/launch/typed-launch.ts), over real HTTP with the LMS and
  * platform emulators: the exam a learner's link names is read once, for the launch and for
  * course binding alike, and binding fails closed. A link whose exam the reading cannot
  * name is refused (403, nothing sent to the platform, no exam link); an alias added to the
@@ -9,7 +9,7 @@
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXAM_PARAMETERS } from "../../src/lti/typed-launch.js";
+import { EXAM_PARAMETERS } from "../../src/lti/launch/typed-launch.js";
 import { linkOf, startLtiBench, walkLaunch, type LtiBench } from "../support/lti.js";
 
 const CONTEXT = "https://purl.imsglobal.org/spec/lti/claim/context";

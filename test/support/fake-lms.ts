@@ -10,11 +10,11 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, vi } from "vitest";
 import { ProblemList } from "../../src/core/configuration-error.js";
 import type { Logger } from "../../src/core/logger.js";
-import type { Registration } from "../../src/lti/registrations.js";
-import { createServiceAccess, type ServiceAccess, type TokenShare } from "../../src/lti/service-access.js";
+import type { Registration } from "../../src/lti/lms/registrations.js";
+import { createServiceAccess, type ServiceAccess, type TokenShare } from "../../src/lti/lms/service-access.js";
 import { inProcessFleet, type Fleet } from "../../src/fleet/fleet.js";
 import { LmsGate } from "../../src/lti/gradebook/lms-gate.js";
-import { resolveLtiSettings } from "../../src/lti/settings.js";
+import { resolveLtiSettings } from "../../src/lti/settings/settings.js";
 import { TOOL_KEY_PEM } from "./lti.js";
 
 export const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };

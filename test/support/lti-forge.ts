@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type JWK } from "jose";
 import request from "supertest";
-import type { LtiRegistration } from "../../src/lti/options.js";
+import type { LtiRegistration } from "../../src/lti/options/options.js";
 import { startLtiBench, type LtiBench } from "./lti.js";
 
 export const ROLE = {

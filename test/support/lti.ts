@@ -8,7 +8,7 @@ import { generateKeyPairSync, type webcrypto } from "node:crypto";
 import { generateKeyPair } from "jose";
 import request from "supertest";
 import { createLmsEmulator, type LmsEmulator, type LmsEmulatorOptions } from "../../src/emulator/index.js";
-import type { CanLink, LtiOptions } from "../../src/lti/options.js";
+import type { CanLink, LtiOptions } from "../../src/lti/options/options.js";
 import { startStack, type Stack, type StackOptions } from "./stack.js";
 
 export const TOOL_KEY_PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "pem", type: "pkcs8" }).toString();

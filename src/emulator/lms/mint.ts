@@ -8,7 +8,7 @@ import { SignJWT, UnsecuredJWT } from "jose";
 // Node's CryptoKey in these public declarations, not jose's (ESM only: unresolvable from
 // CommonJS); our own JWK type (@types/node 26 no longer exports JsonWebKey).
 import type { webcrypto } from "node:crypto";
-import type { LtiJsonWebKey } from "../../lti/json-web-key.js";
+import type { LtiJsonWebKey } from "../../lti/shared/json-web-key.js";
 
 type CryptoKey = webcrypto.CryptoKey;
 type JWK = LtiJsonWebKey;

@@ -19,13 +19,13 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "../../core/logger.js";
 import type { OralStoreLtiGradebook, LtiScoreNote, LtiScoreRecord } from "../../store/lti-gradebook-types.js";
-import { isServiceUrl } from "../lms-url.js";
-import type { Registration } from "../registrations.js";
-import { ServiceAccessError, type ServiceAccess } from "../service-access.js";
+import { isServiceUrl } from "../shared/lms-url.js";
+import type { Registration } from "../lms/registrations.js";
+import { ServiceAccessError, type ServiceAccess } from "../lms/service-access.js";
 import { AssignmentsGradesService } from "../services/ags.js";
 import { scoreBody } from "./entries.js";
 import { lmsReads } from "./lms-reads.js";
-import type { GradebookSettings } from "./options.js";
+import type { GradebookSettings } from "../options/gradebook-options.js";
 import { SendFailure } from "./send-failure.js";
 
 export { SendFailure } from "./send-failure.js";

@@ -15,7 +15,7 @@ import { randomId } from "../../core/random-id.js";
 import { humanTime } from "../../core/human-time.js";
 import type { ExamKind } from "../../store/types.js";
 import type { ActivityProgress, GradingProgress, LtiScoreEntry, LtiScoreRecord } from "../../store/lti-gradebook-types.js";
-import type { LaunchGradebook } from "./launch-gradebook.js";
+import type { LaunchGradebook } from "../launch/launch-gradebook.js";
 
 const WHAT: Record<ExamKind, string> = { oral: "Oral exam", roleplay: "Role-play" };
 

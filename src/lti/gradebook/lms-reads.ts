@@ -16,7 +16,7 @@
  */
 import type { Logger } from "../../core/logger.js";
 import type { LtiScoreNote, LtiScoreRecord, OralStoreLtiGradebook } from "../../store/lti-gradebook-types.js";
-import { ServiceAccessError } from "../service-access.js";
+import { ServiceAccessError } from "../lms/service-access.js";
 import type { AgsResult, AssignmentsGradesService } from "../services/ags.js";
 import { SendFailure } from "./send-failure.js";
 

@@ -16,7 +16,7 @@ import { ltiLaneOf, type LtiScoreRecord, type OralStoreLtiGradebook } from "../.
 import { SendFailure } from "./send-failure.js";
 import type { SendOutcome } from "./ags.js";
 import type { LmsGate } from "./lms-gate.js";
-import type { GradebookSettings } from "./options.js";
+import type { GradebookSettings } from "../options/gradebook-options.js";
 
 export type OutboxSettings = Pick<GradebookSettings, "pollMs" | "batchSize" | "concurrency" | "leaseMs" | "firstRetryMs" | "maxRetryMs" | "maxAttempts" | "retentionDays">;
 

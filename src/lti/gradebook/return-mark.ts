@@ -9,8 +9,8 @@
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { Request, Response } from "express";
-import { cookieOf } from "../browser-id.js";
-import type { ToolKeys } from "../tool-keys.js";
+import { cookieOf } from "../shared/browser-id.js";
+import type { ToolKeys } from "../lms/tool-keys.js";
 import type { Learner } from "./entries.js";
 
 export const RETURN_COOKIE = "eoa_lti_return";

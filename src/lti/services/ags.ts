@@ -7,8 +7,8 @@
  * scopes the tool uses. Where the token may go is service-access.ts's rule; which line
  * item to use, and whether its id may be trusted, is the gradebook's (gradebook/ags.ts).
  */
-import type { Registration } from "../registrations.js";
-import { LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "../service-access.js";
+import type { Registration } from "../lms/registrations.js";
+import { LTI_SCOPES, ServiceAccessError, type ServiceAccess } from "../lms/service-access.js";
 import { pagesOf } from "./paging.js";
 
 export const LINEITEM_TYPE = "application/vnd.ims.lis.v2.lineitem+json";

@@ -5,8 +5,8 @@
  * bounded paging helper (paging.ts). What a member is to the tool (a learner, the fields
  * kept) is roster.ts's.
  */
-import type { Registration } from "../registrations.js";
-import { LTI_SCOPES, type ServiceAccess } from "../service-access.js";
+import type { Registration } from "../lms/registrations.js";
+import { LTI_SCOPES, type ServiceAccess } from "../lms/service-access.js";
 import { pagesOf, type PageLimits } from "./paging.js";
 
 export const MEMBERSHIP_MEDIA_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json";

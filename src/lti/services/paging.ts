@@ -8,9 +8,9 @@
  * next page only on the first page's origin (the token goes with every page; another
  * origin is `unsafe_url`, and nothing is sent there).
  */
-import { nextPageOn } from "../next-page.js";
-import type { Registration } from "../registrations.js";
-import { ServiceAccessError, type ServiceAccess, type ServiceAnswer } from "../service-access.js";
+import { nextPageOn } from "../shared/next-page.js";
+import type { Registration } from "../lms/registrations.js";
+import { ServiceAccessError, type ServiceAccess, type ServiceAnswer } from "../lms/service-access.js";
 
 export interface PageLimits {
   /** What the pages are, in messages ("roster", "line items", "results"). */

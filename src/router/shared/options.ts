@@ -16,7 +16,7 @@ import type { RenderPage } from "./router-page.js";
 import type { Fleet } from "../../fleet/fleet.js";
 import type { CircuitBreakerOptions } from "../../fleet/breaker-options.js";
 import type { LaunchLimitOptions } from "../../fleet/launch-limit-options.js";
-import type { LtiOptions } from "../../lti/options.js";
+import type { LtiOptions } from "../../lti/options/options.js";
 import type { MetricsOptions } from "./metrics-options.js";
 import type { LaunchExportOptions } from "./export-options.js";
 

@@ -5,7 +5,7 @@
 import { decodeJwt } from "jose";
 import { expect } from "vitest";
 import type { LmsEmulator } from "../../../src/emulator/index.js";
-import type { LtiOptions } from "../../../src/lti/options.js";
+import type { LtiOptions } from "../../../src/lti/options/options.js";
 import { DASHBOARD_EXAMS_LINKABLE, followToExam, launchFromCourse, TOOL_KEY_PEM } from "../../support/lti.js";
 import { startStack, type Stack, type StackOptions } from "../../support/stack.js";
 
