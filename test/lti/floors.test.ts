@@ -63,7 +63,7 @@ describe("src/lti's floors", () => {
   it("is described folder by folder in docs/development.md's layout, in this order", () => {
     const doc = readFileSync(join(__dirname, "../../docs/development.md"), "utf8");
     const section = doc.slice(doc.indexOf("- `src/lti/`"), doc.indexOf("- `src/router/`"));
-    const named = [...section.matchAll(/^  - `([a-z-]+)\/`/gm)].map((m) => m[1]);
+    const named = [...section.matchAll(/^ {2}- `([a-z-]+)\/`/gm)].map((m) => m[1]);
     expect(named).toEqual(FLOORS);
   });
 
