@@ -131,8 +131,9 @@ describe("Prepare this exam for the course", () => {
     // 8 members: the instructor, 7 learners; Nora has no e-mail, learner-00003 is refused by canLaunch.
     expect(text(answer.text, "r-learners")).toBe("7");
     expect(text(answer.text, "r-left-out")).toBe("2");
-    expect(answer.text).toMatch(/Nora Nomail<\/td><td>no-mail<\/td><td>no e-mail address from the LMS/);
-    expect(answer.text).toMatch(/learner-00003<\/td><td>refused by the app&#39;s canLaunch|learner-00003<\/td><td>refused by the app's canLaunch/);
+    // The reason before the LMS user id: at 390 px the id is what scrolls out of view.
+    expect(answer.text).toMatch(/Nora Nomail<\/td><td>no e-mail address from the LMS<\/td><td>no-mail</);
+    expect(answer.text).toMatch(/<td>refused by the app(&#39;|')s canLaunch<\/td><td>learner-00003</);
     expect(text(answer.text, "p-roster")).toBe("5");
     expect(text(answer.text, "c-students")).toBe("5");
     expect(text(answer.text, "c-on-demand")).toBe("0");

@@ -66,7 +66,7 @@ export function coursePreparedPage(input: { read: RosterRead; leftOut: LeftOut[]
     + `<dt>Other members (instructors, inactive)</dt><dd id="r-skipped">${n(read.skipped)}</dd>`
     + `<dt>Pages read</dt><dd id="r-pages">${n(read.pages)}</dd><dt>Not prepared</dt><dd id="r-left-out">${n(input.leftOutCount)}</dd></dl>`;
   const list = leftOut.length === 0 ? "" : `<h2>Not prepared</h2><p>These learners can still open the exam if the reason is fixed by then; each is then signed in when they do.</p>`
-    + `<div class="scroll"><table id="left-out"><tr><th>Learner</th><th>LMS user id</th><th>Why</th></tr>${leftOut.map((m) => `<tr><td>${escapeHtml(m.name)}</td><td>${escapeHtml(m.userId)}</td><td>${escapeHtml(m.why)}</td></tr>`).join("")}</table></div>`
+    + `<div class="scroll"><table id="left-out"><tr><th>Learner</th><th>Why</th><th>LMS user id</th></tr>${leftOut.map((m) => `<tr><td>${escapeHtml(m.name)}</td><td>${escapeHtml(m.why)}</td><td>${escapeHtml(m.userId)}</td></tr>`).join("")}</table></div>`
     + (input.leftOutCount > leftOut.length ? `<p>and ${n(input.leftOutCount - leftOut.length)} more (see the tool's log).</p>` : "");
   const progress = input.progress ? `<h2>Preparation</h2>${progressPage(input.progress)}` + (input.progressHref ? `<p><a id="progress-link" href="${escapeHtml(input.progressHref)}">Refresh the progress</a></p>` : "") : "";
   return summary + list + progress + (input.plan ? capacitySection(input.plan) : "");
