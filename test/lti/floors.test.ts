@@ -6,40 +6,18 @@
  * sources: an import that runs up fails here with its file named.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, normalize, relative } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { crossings as crossingsOf, floorOf as floorIn, sources } from "../support/floors.js";
 
 const ROOT = join(__dirname, "../../src/lti");
+const floorOf = (file: string) => floorIn(ROOT, file);
+const crossings = () => crossingsOf(ROOT);
 
 /** Top to bottom: each folder may import the ones after it. */
 const FLOORS = ["placement", "registration", "gradebook", "services", "launch", "settings", "lms", "options", "shared"];
 /** About a dozen files a folder: past it, a folder wants splitting by flow. */
 const MOST_FILES = 13;
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []);
-}
-
-const floorOf = (file: string): string => {
-  const parts = relative(ROOT, file).split("/");
-  return parts.length > 1 ? parts[0]! : "(top)";
-};
-
-/** Every import between two different floors, as from, to and "file => file". */
-function crossings(): Array<{ from: string; to: string; edge: string }> {
-  const found: Array<{ from: string; to: string; edge: string }> = [];
-  for (const file of sources(ROOT)) {
-    for (const m of readFileSync(file, "utf8").matchAll(/from\s+["'](\.[^"']+)["']/g)) {
-      const target = normalize(join(dirname(file), m[1]!)).replace(/\.js$/, ".ts");
-      if (!target.startsWith(ROOT + "/")) continue;
-      const from = floorOf(file);
-      const to = floorOf(target);
-      if (from !== to) found.push({ from, to, edge: `${relative(ROOT, file)} => ${relative(ROOT, target)}` });
-    }
-  }
-  return found;
-}
 
 describe("src/lti's floors", () => {
   const all = crossings();

@@ -5,37 +5,12 @@
  * feature folder.
  * Read from the sources, so a new import that runs back up fails here with its file named.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, normalize, relative } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { crossings as crossingsOf } from "../support/floors.js";
 
 const ROOT = join(__dirname, "../../src/router");
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []);
-}
-
-/** The folder a router file lives in, or "(top)" for the files beside index.ts. */
-const floorOf = (file: string): string => {
-  const parts = relative(ROOT, file).split("/");
-  return parts.length > 1 ? parts[0]! : "(top)";
-};
-
-/** Every import between two different floors of the router, as "from -> to: file => file". */
-function crossings(): Array<{ from: string; to: string; edge: string }> {
-  const found: Array<{ from: string; to: string; edge: string }> = [];
-  for (const file of sources(ROOT)) {
-    for (const m of readFileSync(file, "utf8").matchAll(/from\s+["'](\.[^"']+)["']/g)) {
-      const target = normalize(join(dirname(file), m[1]!)).replace(/\.js$/, ".ts");
-      if (!target.startsWith(ROOT + "/")) continue;
-      const from = floorOf(file);
-      const to = floorOf(target);
-      if (from !== to) found.push({ from, to, edge: `${relative(ROOT, file)} => ${relative(ROOT, target)}` });
-    }
-  }
-  return found;
-}
+const crossings = () => crossingsOf(ROOT);
 
 /** The folders that reach one another through imports (each loop's folders, sorted; Tarjan's strongly connected components). */
 function folderLoops(edges: Array<{ from: string; to: string }>): string[][] {
