@@ -6,15 +6,21 @@
  * `GET /oral/lti/return` with that mark 10,000 times from a process of its own
  * (replay-driver.js), as an attacker with a script would: `concurrency` requests in
  * flight (default 8, `--replay-concurrency`), each sent as soon as one is answered, so
- * the router is never idle while they last. All from one address, with the router's
+ * the router is never idle while they last. The driver runs at `nice` 19 by default
+ * (`--replay-nice`): a learner's script runs on the learner's machine, not on the
+ * router's cores, and on a 2-core bench machine a driver at the router's priority takes
+ * one of the two from it; the replay rate it reached is reported beside the figures.
+ * All from one address, with the router's
  * defaults: `returnLimit` lets 600 through at once and one more each 100 ms, the rest are
  * answered 429. Counted after: the `Submitted` entries queued (the store's list) and the
- * `Submitted` posts the LMS received. Timed throughout: the quiet school's instructor
- * `GET /oral/courses` (one at a time, from this process, after a warm-up) alone
+ * `Submitted` posts the LMS received. Timed throughout, from a third process
+ * (quiet-driver.js, so the timer does not wait on the router's event loop): the quiet
+ * school's instructor `GET /oral/courses`, one at a time, after a warm-up, alone
  * (baseline), during the replays, and after them (once the Submitted was posted). The
  * baseline and the replays alternate in 4 slices (250 quiet requests alone, then 2,500
  * replays with the quiet requests going on, four times), so a change in a shared
- * machine's load while the part runs falls on both sides of the comparison.
+ * machine's load while the part runs falls on both sides of the comparison. This
+ * process is the router's host and nothing else while the figures are taken.
  * Targets: exactly 1 Submitted queued and 1 posted; the quiet p95 during and after within
  * 2× its baseline, in the same run.
  */
@@ -33,6 +39,7 @@ import { median, percentile, round, sleep } from "./lib/stats.js";
 import { call, decode, launchOnce, placeExam, startLms } from "./lti.js";
 
 const DRIVER = fileURLToPath(new URL("./replay-driver.js", import.meta.url));
+const QUIET = fileURLToPath(new URL("./quiet-driver.js", import.meta.url));
 const SCHOOLS = [{ id: "lti", name: "LMS School" }, { id: "quiet", name: "Quiet College" }];
 const stats = (ms) => ({ n: ms.length, p50Ms: round(median(ms), 2), p95Ms: round(percentile(ms, 95), 2) });
 
@@ -62,7 +69,7 @@ async function until(check, ms) {
   while (!(await check()) && Date.now() < end) await sleep(100);
 }
 
-export async function runReturnReplays(_emulator, { replays = 10_000, concurrency = 8, quietRounds = 1_000, warmRounds = 300, slices = 4, floor = false, log }) {
+export async function runReturnReplays(_emulator, { replays = 10_000, concurrency = 8, quietRounds = 1_000, warmRounds = 300, slices = 4, floor = false, nice = 19, log }) {
   const emulator = await startEmulatorProcess({ organizations: SCHOOLS });
   await emulator.setRateLimits({ dev: 1_000_000, windowMs: 60_000 });
   const dir = mkdtempSync(join(tmpdir(), "eoa-replays-"));
@@ -84,7 +91,8 @@ export async function runReturnReplays(_emulator, { replays = 10_000, concurrenc
   });
   await lms.ask({ registerTool: `${host.url}/oral` });
   const agent = createBrowserPool();
-  const driver = await forkChild(DRIVER, { what: "the replay driver" });
+  const driver = await forkChild(DRIVER, { what: "the replay driver", env: { REPLAY_NICE: String(nice) } });
+  const quietDriver = await forkChild(QUIET, { what: "the quiet school's driver" });
   // `floor`: the replays go to a bare 429 (no router, no Express) on this same event loop, the
   // least any answer costs: what part of the "during" figure is the machine's, not the router's.
   const floorServer = floor ? http.createServer((_req, res) => res.writeHead(429, { "content-length": 0, "retry-after": "1" }).end()) : undefined;
@@ -107,16 +115,9 @@ export async function runReturnReplays(_emulator, { replays = 10_000, concurrenc
     if (opened.status !== 303 || !mark) throw new Error(`returnReplays: the open answered ${opened.status} without a return mark`);
     await until(async () => (await lms.ask({ gradebook: true })).started >= 1, 20_000);
 
-    const quiet = async (rounds, whileRunning) => {
-      const ms = [];
-      for (let i = 0; whileRunning ? !whileRunning.done : i < rounds; i += 1) {
-        const t = performance.now();
-        const answer = await call(agent, "GET", `${host.url}/oral/courses`, { cookie: cookieOf("ins", "quiet") });
-        ms.push(performance.now() - t);
-        if (answer.status !== 200) throw new Error(`returnReplays: the quiet school's GET /courses answered ${answer.status}`);
-      }
-      return ms;
-    };
+    const quietUrl = `${host.url}/oral/courses`;
+    const quietCookie = cookieOf("ins", "quiet");
+    const quiet = (rounds) => quietDriver.ask({ url: quietUrl, cookie: quietCookie, rounds });
     await quiet(warmRounds); // warm-up: the JIT and the sockets
     const loadBefore = round(loadavg()[0], 2);
     // Alternating windows, so a change in the shared machine's load falls on both sides:
@@ -132,12 +133,11 @@ export async function runReturnReplays(_emulator, { replays = 10_000, concurrenc
       baseline.push(...(await quiet(Math.ceil(quietRounds / slices))));
       const b = machineShare();
       addShare(alone, a, b);
-      const running = { done: false };
       const t = performance.now();
-      const [got, timed] = await Promise.all([
-        driver.ask({ url: floorServer ? `${floorUrl}/oral/lti/return` : `${host.url}/oral/lti/return`, cookie: mark, count: replays / slices, concurrency }).finally(() => (running.done = true)),
-        quiet(0, running),
-      ]);
+      const timing = quiet(0);
+      const got = await driver.ask({ url: floorServer ? `${floorUrl}/oral/lti/return` : `${host.url}/oral/lti/return`, cookie: mark, count: replays / slices, concurrency });
+      await quietDriver.ask({ stop: true });
+      const timed = await timing;
       replaysMs += performance.now() - t;
       addShare(busy, b, machineShare());
       during.push(...timed);
@@ -155,7 +155,7 @@ export async function runReturnReplays(_emulator, { replays = 10_000, concurrenc
     const seen = await lms.ask({ gradebook: true });
     log(`returnReplays: the exam's entries in the store: ${listed.map((e) => `${e.score.activityProgress} (${e.state})`).join(", ") || "none"}; replays took ${Math.round(replaysMs)} ms`);
     return {
-      floor, replays, concurrency, slices, replaysMs: Math.round(replaysMs), answered200: answered.ok, answeredOther: answered.other, statuses: answered.statuses,
+      floor, replays, concurrency, slices, driverNice: nice, replaysMs: Math.round(replaysMs), replaysPerS: Math.round((1000 * replays) / replaysMs), answered200: answered.ok, answeredOther: answered.other, statuses: answered.statuses,
       submittedQueued: listed.filter((s) => s.score.activityProgress === "Submitted").length,
       submittedPosts: seen.submitted, lmsPosts: seen.scores,
       baseline: stats(baseline), during: stats(during), after: stats(after),
@@ -165,6 +165,7 @@ export async function runReturnReplays(_emulator, { replays = 10_000, concurrenc
   } finally {
     agent.destroy();
     await driver.close();
+    await quietDriver.close();
     floorServer?.closeAllConnections();
     floorServer?.close();
     await host.close();

@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --help] [--json] [--only storm,overhead,memory,organizations,record,lti,ltiRoster,liveView,exports,loginFlood,gradebookClaim,returnReplays] [--breakdown] [--fleet]
  *   [--students 600] [--launches 100000] [--rounds 2000] [--record-rounds 6000] [--lti-arrival-ms 60000] [--lti-preset canvas] [--lti-gradebook on|off]
- *   [--flood-logins 5000] [--replay-concurrency 8] [--replay-floor] [--organizations-rounds 5] [--cpu-neighbour] [--organizations-skip-idle]`
+ *   [--flood-logins 5000] [--replay-concurrency 8] [--replay-floor] [--replay-nice 19] [--organizations-rounds 5] [--cpu-neighbour] [--organizations-skip-idle]`
  *
  * Builds nothing itself (`npm run bench` runs the build first) and imports the package by
  * its name, as an integrator would. The emulator runs in a child process. Prints a table,
@@ -75,6 +75,9 @@ const { values } = parseArgs({
     "replay-concurrency": { type: "string", default: "8" },
     // The return replays sent to a bare 429 on the router's event loop instead of the router (the machine's floor).
     "replay-floor": { type: "boolean", default: false },
+    // The replay driver's niceness (0-19). 19: the learner's script gets only the cores the router and the
+    // other school leave, as on the learner's own machine; 0: it competes for the router's cores (return-replays.js).
+    "replay-nice": { type: "string", default: "19" },
     breakdown: { type: "boolean", default: false },
     fleet: { type: "boolean", default: false },
     // Where the noisy-neighbour part's router runs: "child" (its own process) or "process" (the bench's).
@@ -122,7 +125,7 @@ try {
   if (only.has("exports")) result.exports = await runExports(emulator, { log });
   if (only.has("loginFlood")) result.loginFlood = await runLoginFlood(emulator, { logins: Number(values["flood-logins"]), redisUrl, log });
   if (only.has("gradebookClaim")) result.gradebookClaim = await runGradebookClaim({ log });
-  if (only.has("returnReplays")) result.returnReplays = await runReturnReplays(emulator, { concurrency: Number(values["replay-concurrency"]), floor: values["replay-floor"], log });
+  if (only.has("returnReplays")) result.returnReplays = await runReturnReplays(emulator, { concurrency: Number(values["replay-concurrency"]), floor: values["replay-floor"], nice: Number(values["replay-nice"]), log });
   if (only.has("breakdown")) result.breakdown = await runBreakdown(emulator, { log });
   if (only.has("fleet")) {
     result.fleet = await runFleet(emulator, { students: Number(values.students), redisUrl, log });

@@ -14,7 +14,7 @@ export function gradebookRows({ gradebookClaim: c, returnReplays: r }) {
   if (r) {
     rows.push(
       ["return replays: load average before / after", `${r.loadAverage.before} / ${r.loadAverage.after}`],
-      [`return replays${r.floor ? " (to a bare 429, not the router)" : ""}: ${r.replays} replays of one mark, ${r.concurrency} in flight, answered 200 / 429 / other (in ${r.replaysMs} ms)`, `${r.answered200} / ${r.statuses?.[429] ?? 0} / ${r.answeredOther - (r.statuses?.[429] ?? 0)}`],
+      [`return replays${r.floor ? " (to a bare 429, not the router)" : ""}: ${r.replays} replays of one mark, ${r.concurrency} in flight from a driver at nice ${r.driverNice ?? 0}, answered 200 / 429 / other (in ${r.replaysMs} ms, ${r.replaysPerS ?? "?"} a second)`, `${r.answered200} / ${r.statuses?.[429] ?? 0} / ${r.answeredOther - (r.statuses?.[429] ?? 0)}`],
       ...(r.floor ? [] : [
         ["return replays: Submitted scores queued (store)", r.submittedQueued, "= 1", r.submittedQueued === 1],
         ["return replays: Submitted posts the LMS received", r.submittedPosts, "= 1", r.submittedPosts === 1],
