@@ -1,5 +1,5 @@
 /**
- * The LMS gradebook (AGS, schema version 10): the line item the tool uses per exam and
+ * The LMS gradebook (AGS, schema versions 10, 11 and 13): the line item the tool uses per exam and
  * LMS course, and the score outbox. A score is written here first, then posted to the
  * LMS by the outbox worker (src/lti/gradebook/outbox.ts), retried with backoff until the
  * LMS takes it: a restart, a crash or an LMS outage loses none. Entries of one learner on
@@ -56,14 +56,12 @@ export interface LtiScoreEntry {
 }
 
 /**
- * What the LMS held when a grade went (read with `result.readonly`, gradebook/lms-reads.ts):
- * `unchanged`, it had this grade already and nothing was posted; `handGrade`, the learner's
- * result was a grade the tool never sent (an instructor's, typed in the LMS).
+ * What the gradebook learned when it settled an entry (what the LMS held when a grade went,
+ * src/lti/gradebook/lms-reads.ts): a JSON object, kept and returned whole. The store reads
+ * none of its fields: the launch record's `meta.gradebook` shows them as they are, so a new
+ * fact needs no change here.
  */
-export interface LtiScoreNote {
-  unchanged?: true;
-  handGrade?: { scoreGiven: number; scoreMaximum: number; comment?: string };
-}
+export type LtiScoreNote = Record<string, unknown>;
 
 /** `superseded`: a newer entry of the same status for the same learner was queued while this one waited; never posted. */
 export type LtiScoreState = "pending" | "sent" | "failed" | "superseded";
@@ -78,7 +76,7 @@ export interface LtiScoreRecord extends LtiScoreEntry {
   sentAt?: string;
   /** Why the last attempt failed (never a token). */
   lastError?: string;
-  /** A `sent` entry's note: what the LMS held when it went. */
+  /** The note of the last settle (`LtiScoreNote`), whole. */
   note?: LtiScoreNote;
 }
 
@@ -88,26 +86,12 @@ export interface LtiScoreSettle {
   nextAtMs: number;
   sentAt?: string;
   lastError?: string;
-  /** With `sent` only. */
+  /** Kept whole until the next settle (one without a note clears it). */
   note?: LtiScoreNote;
 }
 
-/**
- * The SQL stores' `last_error` column: an unsent entry's last error, a sent entry's note
- * (as JSON; a sent entry has no error), so the note needs no column of its own.
- */
-export function ltiLastErrorColumn(o: LtiScoreSettle): string | null {
-  return o.lastError ?? (o.state === "sent" && o.note ? JSON.stringify(o.note) : null);
-}
-
-function noteOf(text: string): LtiScoreNote | undefined {
-  try {
-    const note = JSON.parse(text) as unknown;
-    return note !== null && typeof note === "object" ? note as LtiScoreNote : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** The SQL stores' `note` column: the note as JSON text, or NULL. */
+export const ltiNoteColumn = (o: LtiScoreSettle): string | null => (o.note ? JSON.stringify(o.note) : null);
 
 export interface OralStoreLtiGradebook {
   /** Keeps the first line item URL of this exam in this course; answers the one kept. */
@@ -178,15 +162,26 @@ export interface LtiScoreRow {
   next_ms: number | string;
   sent_at: string | null;
   last_error: string | null;
+  note: string | null;
+}
+
+/** A note column's object; a text that is no JSON object (none is written) shows no note rather than failing the list. */
+function noteOf(text: string): LtiScoreNote | undefined {
+  try {
+    const note = JSON.parse(text) as unknown;
+    return note !== null && typeof note === "object" && !Array.isArray(note) ? note as LtiScoreNote : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function toLtiScoreRecord(r: LtiScoreRow): LtiScoreRecord {
   const entry = JSON.parse(r.entry) as LtiScoreEntry;
+  const note = r.note ? noteOf(r.note) : undefined;
   return {
     ...entry, org: r.organization, state: r.state as LtiScoreState, attempts: Number(r.attempts), nextAtMs: Number(r.next_ms),
-    ...(r.sent_at ? { sentAt: r.sent_at } : {}),
-    ...(r.last_error && r.state !== "sent" ? { lastError: r.last_error } : {}),
-    ...(r.last_error && r.state === "sent" && noteOf(r.last_error) ? { note: noteOf(r.last_error) } : {}),
+    ...(r.sent_at ? { sentAt: r.sent_at } : {}), ...(r.last_error ? { lastError: r.last_error } : {}),
+    ...(note ? { note } : {}),
   };
 }
 

@@ -87,7 +87,7 @@ export function memoryLtiGradebook(ready: () => Promise<unknown>): OralStoreLtiG
       Object.assign(r, { state: o.state, attempts: o.attempts, nextAtMs: o.nextAtMs });
       if (o.sentAt) r.sentAt = o.sentAt; else delete r.sentAt;
       if (o.lastError) r.lastError = o.lastError; else delete r.lastError;
-      if (o.state === "sent" && o.note) r.note = structuredClone(o.note); else delete r.note;
+      if (o.note) r.note = structuredClone(o.note); else delete r.note;
       if (o.state === "pending") return;
       const learner = learnerKey(r);
       const queue = queues.get(learner) ?? [];

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store's gradebook (schema versions 10 and 11): line items and the score
+ * The PostgreSQL store's gradebook (schema versions 10, 11 and 13): line items and the score
  * outbox. A claim leases entries with `FOR UPDATE SKIP LOCKED`: instances sharing the
  * database never claim the same entry, and none waits on another's claim. Only a
  * learner's head (their first pending entry) is claimable, read from a partial index of
@@ -9,10 +9,10 @@
 import type { PostgresPool } from "./postgres-pool.js";
 import { transaction, type Names } from "./postgres-schema.js";
 import {
-  checkLtiScoreEntry, ltiLastErrorColumn, ltiScoreColumns, toLtiScoreRecord, type LtiLineItemKey, type LtiScoreRow, type OralStoreLtiGradebook,
+  checkLtiScoreEntry, ltiNoteColumn, ltiScoreColumns, toLtiScoreRecord, type LtiLineItemKey, type LtiScoreRow, type OralStoreLtiGradebook,
 } from "./lti-gradebook-types.js";
 
-const ROW = "organization, entry, state, attempts, next_ms, sent_at, last_error";
+const ROW = "organization, entry, state, attempts, next_ms, sent_at, last_error, note";
 const LEARNER = "organization = $1 AND kind = $2 AND exam_id = $3 AND user_id = $4";
 const ITEM = "organization = $1 AND issuer = $2 AND client_id = $3 AND deployment_id = $4 AND context_id = $5 AND kind = $6 AND exam_id = $7";
 
@@ -31,7 +31,7 @@ function queries(n: Names) {
       SELECT id FROM ${n.ltiScores} WHERE head = 1 AND next_ms <= $1 AND NOT (lane = ANY($4::text[]))
         ORDER BY next_ms LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING ${ROW}`,
     defer: `UPDATE ${n.ltiScores} SET next_ms = $2 WHERE head = 1 AND next_ms < $2 AND lane = $1`,
-    settle: `UPDATE ${n.ltiScores} SET state = $2, attempts = $3, next_ms = $4, sent_at = $5, last_error = $6,
+    settle: `UPDATE ${n.ltiScores} SET state = $2, attempts = $3, next_ms = $4, sent_at = $5, last_error = $6, note = $7,
       head = CASE WHEN $2 = 'pending' THEN head ELSE 0 END WHERE id = $1 RETURNING organization, kind, exam_id, user_id`,
     learnerOf: `SELECT organization, kind, exam_id, user_id FROM ${n.ltiScores} WHERE id = $1`,
     promote: `UPDATE ${n.ltiScores} SET head = 1 WHERE seq = (SELECT seq FROM ${n.ltiScores} WHERE ${LEARNER} AND state = 'pending' ORDER BY seq LIMIT 1)
@@ -91,7 +91,7 @@ export function postgresLtiGradebook(n: Names, ready: () => Promise<{ pool: Post
         if (!found) return;
         const learner = [found.organization, found.kind, found.exam_id, found.user_id];
         await client.query(sql.lock, [JSON.stringify(learner)]);
-        await client.query(sql.settle, [id, o.state, o.attempts, o.nextAtMs, o.sentAt ?? null, ltiLastErrorColumn(o)]);
+        await client.query(sql.settle, [id, o.state, o.attempts, o.nextAtMs, o.sentAt ?? null, o.lastError ?? null, ltiNoteColumn(o)]);
         if (o.state !== "pending") await client.query(sql.promote, learner);
       });
     },

@@ -200,6 +200,16 @@ export const MIGRATIONS: readonly Migration<(n: Names) => string>[] = [
         PRIMARY KEY (issuer, client_id, deployment_id, context_id)
       );`,
   },
+  {
+    version: 13,
+    description: "LTI score outbox: each entry's note (what the gradebook learned from the LMS, a JSON object) in a column of its own; last_error holds errors only",
+    // As SQLite's step 13. Version 12 wrote a sent entry's note with JSON.stringify, so a JSON
+    // object is a last_error starting with '{' (PostgreSQL 15 has no IS JSON to test it first).
+    up: (n) => `
+      ALTER TABLE ${n.ltiScores} ADD COLUMN IF NOT EXISTS note TEXT;
+      UPDATE ${n.ltiScores} SET note = CASE WHEN left(last_error, 1) = '{' THEN last_error END, last_error = NULL
+        WHERE state = 'sent' AND last_error IS NOT NULL;`,
+  },
 ];
 
 /** Two instances starting together must not both run CREATE TABLE: one waits for the other. */

@@ -1,5 +1,5 @@
 /**
- * The SQLite store's gradebook (schema versions 10 and 11): line items and the score
+ * The SQLite store's gradebook (schema versions 10, 11 and 13): line items and the score
  * outbox. A claim is one write transaction (SQLite has one writer), so two processes
  * sharing the file never claim the same entry. Only a learner's head (`head = 1`, their
  * first pending entry) is claimable, read from a partial index of heads: a claim's cost
@@ -7,11 +7,11 @@
  */
 import type BetterSqlite3 from "better-sqlite3";
 import {
-  checkLtiScoreEntry, ltiLastErrorColumn, ltiScoreColumns, toLtiScoreRecord, type LtiLineItemKey, type LtiScoreRow, type OralStoreLtiGradebook,
+  checkLtiScoreEntry, ltiNoteColumn, ltiScoreColumns, toLtiScoreRecord, type LtiLineItemKey, type LtiScoreRow, type OralStoreLtiGradebook,
 } from "./lti-gradebook-types.js";
 
 const ITEM = "organization = @org AND issuer = @issuer AND client_id = @clientId AND deployment_id = @deploymentId AND context_id = @contextId AND kind = @kind AND exam_id = @examId";
-const ROW = "organization, entry, state, attempts, next_ms, sent_at, last_error";
+const ROW = "organization, entry, state, attempts, next_ms, sent_at, last_error, note";
 const LEARNER = "organization = @org AND kind = @kind AND exam_id = @examId AND user_id = @userId";
 
 const SQL = {
@@ -28,7 +28,7 @@ const SQL = {
     ORDER BY next_ms LIMIT @limit`,
   defer: "UPDATE lti_scores SET next_ms = @until WHERE head = 1 AND next_ms < @until AND lane = @lane",
   lease: `UPDATE lti_scores SET next_ms = @until WHERE id = @id RETURNING ${ROW}`,
-  settle: `UPDATE lti_scores SET state = @state, attempts = @attempts, next_ms = @nextMs, sent_at = @sentAt, last_error = @lastError,
+  settle: `UPDATE lti_scores SET state = @state, attempts = @attempts, next_ms = @nextMs, sent_at = @sentAt, last_error = @lastError, note = @note,
     head = CASE WHEN @state = 'pending' THEN head ELSE 0 END WHERE id = @id RETURNING organization AS org, kind, exam_id AS examId, user_id AS userId`,
   // The learner's next pending entry becomes their head, unless they have one.
   promote: `UPDATE lti_scores SET head = 1 WHERE seq = (SELECT seq FROM lti_scores WHERE ${LEARNER} AND state = 'pending' ORDER BY seq LIMIT 1)
@@ -92,7 +92,7 @@ export function sqliteLtiGradebook(ready: () => Promise<{ db: BetterSqlite3.Data
     async settleLtiScore(id, o) {
       const { s, db } = await handle();
       db.transaction(() => {
-        const learner = s.settle.get({ id, state: o.state, attempts: o.attempts, nextMs: o.nextAtMs, sentAt: o.sentAt ?? null, lastError: ltiLastErrorColumn(o) });
+        const learner = s.settle.get({ id, state: o.state, attempts: o.attempts, nextMs: o.nextAtMs, sentAt: o.sentAt ?? null, lastError: o.lastError ?? null, note: ltiNoteColumn(o) });
         if (learner && o.state !== "pending") s.promote.run(learner);
       }).immediate();
     },

@@ -214,4 +214,15 @@ export const MIGRATIONS: readonly Migration<string>[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 13,
+    description: "LTI score outbox: each entry's note (what the gradebook learned from the LMS, a JSON object) in a column of its own; last_error holds errors only",
+    // Version 12 kept a sent entry's note in last_error (as a JSON object; a sent entry has no
+    // error): moved here. Any other last_error of a sent entry was never shown, and goes.
+    up: `
+      ALTER TABLE lti_scores ADD COLUMN note TEXT;
+      UPDATE lti_scores SET note = CASE WHEN json_valid(last_error) THEN CASE WHEN json_type(last_error) = 'object' THEN json(last_error) END END,
+        last_error = NULL WHERE state = 'sent' AND last_error IS NOT NULL;
+    `,
+  },
 ];

@@ -1,11 +1,11 @@
 /**
- * The gradebook's promises (schema versions 10 and 11), run against each backend (from
+ * The gradebook's promises (schema versions 10, 11 and 13), run against each backend (from
  * store-contract.ts): a line item is kept per exam and LMS course (first wins); the score
  * outbox hands each entry to one claimer at a time, keeps a learner's entries in order,
  * takes a leased entry back once its lease ran out, and survives a reopen; a newer waiting
- * entry of the same status supersedes an older one (never the head); a claim skips the
- * LMSs it is told to and ignores the sent rows however many; settled rows are purged
- * after their retention, pending ones never.
+ * entry of the same status supersedes an older one (never the head); a settle's note is kept
+ * whole, whatever its fields; a claim skips the LMSs it is told to and ignores the sent rows
+ * however many; settled rows are purged after their retention, pending ones never.
  */
 import { expect, it } from "vitest";
 import type { LtiLineItemKey, LtiScoreEntry, OralStoreWithLti } from "../../src/store/types.js";
@@ -66,20 +66,28 @@ export function describeLtiGradebookContract(open: () => OralStoreWithLti, reope
     expect(await store.addLtiScores("north", [entry("s1", "ana", "Submitted")])).toBe(0);
   });
 
-  it("LTI score outbox: a sent entry keeps its note (what the LMS held), a failed one its error; a pending retry has no note", async () => {
+  it("LTI score outbox: a settle's note is kept whole (and through a reopen), fields the store does not know included, beside the error; the next settle without one clears it", async () => {
     const store = open();
     await store.addLtiScores("north", [entry("n1", "nia"), entry("o1", "oto"), entry("p1", "pia")]);
     const now = Date.now() + 1000;
     await store.claimLtiScores(now, 10, 30_000);
-    const note = { unchanged: true as const, handGrade: { scoreGiven: 15, scoreMaximum: 20, comment: "typed" } };
+    // A fact no store code names (a new read from the LMS): it must come back as it went, nested and typed.
+    const note = { unchanged: true, handGrade: { scoreGiven: 15, scoreMaximum: 20, comment: "typed" }, lmsFact: { at: "2026-11-01T09:00:00Z", n: [1, 2.5], ok: false, none: null } };
     await store.settleLtiScore("n1", { state: "sent", attempts: 1, nextAtMs: now, sentAt: new Date(now).toISOString(), note });
-    await store.settleLtiScore("o1", { state: "failed", attempts: 1, nextAtMs: now, lastError: "no", note });
-    await store.settleLtiScore("p1", { state: "pending", attempts: 1, nextAtMs: now, lastError: "503" });
-    const listed = new Map((await store.listLtiScores("north", { kind: "oral", examId: "exam-1", limit: 10 })).map((r) => [r.id, r]));
-    expect(listed.get("n1")).toMatchObject({ state: "sent", note });
+    await store.settleLtiScore("o1", { state: "failed", attempts: 1, nextAtMs: now, lastError: "no", note: { lineItem: "keeps no grade" } });
+    await store.settleLtiScore("p1", { state: "pending", attempts: 1, nextAtMs: now, lastError: "503", note });
+    await store.settleLtiScore("p1", { state: "pending", attempts: 2, nextAtMs: now, lastError: "504" });
+    note.handGrade.scoreGiven = 0; // the store kept its own copy
+    let read = store;
+    if (reopen) {
+      await store.close();
+      read = reopen(store);
+    }
+    const listed = new Map((await read.listLtiScores("north", { kind: "oral", examId: "exam-1", limit: 10 })).map((r) => [r.id, r]));
+    expect(listed.get("n1")!.note).toEqual({ ...note, handGrade: { ...note.handGrade, scoreGiven: 15 } });
     expect(listed.get("n1")!.lastError).toBeUndefined();
-    expect(listed.get("o1")).toMatchObject({ state: "failed", lastError: "no" });
-    expect(listed.get("o1")!.note).toBeUndefined();
+    expect(listed.get("o1")).toMatchObject({ state: "failed", lastError: "no", note: { lineItem: "keeps no grade" } });
+    expect(listed.get("p1")).toMatchObject({ state: "pending", lastError: "504" });
     expect(listed.get("p1")!.note).toBeUndefined();
   });
 

@@ -10,6 +10,7 @@ import { names } from "../../src/store/postgres-schema.js";
 import { DEFAULT_ORGANIZATION } from "../../src/store/types.js";
 import { expectV10ScoresUpgraded, V10_SCORE_ROWS } from "./lti-scores-v10.js";
 import { expectV11Upgraded, V11_COURSE } from "./lti-copy-notices-v11.js";
+import { expectV12NotesMoved, V12_NOTE_ROWS } from "./lti-notes-v12.js";
 import { postgresOrSkip, usePostgres } from "./postgres-support.js";
 
 const ORG = "north";
@@ -25,7 +26,7 @@ describe.runIf(reachable)("postgresStore", () => {
       try {
         await Promise.all(stores.map((s) => s.init()));
         const versions = await admin.query(`SELECT version FROM "${fresh}".oral_schema_version`);
-        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }, { version: 10 }, { version: 11 }, { version: 12 }]);
+        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }, { version: 10 }, { version: 11 }, { version: 12 }, { version: 13 }]);
         await stores[0]?.putCourse(ORG, { id: "c1", name: "C", data: {}, createdAt: new Date().toISOString() });
         expect(await stores[4]?.getCourse(ORG, "c1")).toBeDefined();
       } finally {
@@ -115,7 +116,7 @@ describe.runIf(reachable)("postgresStore", () => {
         await s.close();
       }
       const versions = await admin.query(`SELECT version FROM ${t("schema_version")} ORDER BY version`);
-      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
       // The organization is in every primary key but the LTI tables' (global: an LMS's registration), and no default is left to catch a write that forgets it.
       const keys = await admin.query(`SELECT c.relname AS table, pg_get_constraintdef(k.oid) AS def FROM pg_constraint k
         JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -164,7 +165,7 @@ describe.runIf(reachable)("postgresStore", () => {
         await s.close();
       }
       const versions = await admin.query(`SELECT version FROM ${n.version} ORDER BY version`);
-      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+      expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
     });
 
     it("upgrades a version-10 schema in place: each learner's first pending score becomes their head, each score gets its LMS", async () => {
@@ -201,7 +202,28 @@ describe.runIf(reachable)("postgresStore", () => {
       const s = store({ schema: old });
       try {
         await expectV11Upgraded(s, ORG);
-        expect((await admin.query(`SELECT max(version)::int AS v FROM ${n.version}`)).rows[0].v).toBe(12);
+        expect((await admin.query(`SELECT max(version)::int AS v FROM ${n.version}`)).rows[0].v).toBe(13);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it("upgrades a version-12 schema in place: a sent entry's note moves from last_error to its own column; errors stay", async () => {
+      const old = schema("v12");
+      await admin.query(`CREATE SCHEMA "${old}"`);
+      const n = names(old, "oral_");
+      await admin.query(`CREATE TABLE ${n.version} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+      for (const step of MIGRATIONS.filter((m) => m.version <= 12)) {
+        await admin.query(step.up(n));
+        await admin.query(`INSERT INTO ${n.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);
+      }
+      for (const r of V12_NOTE_ROWS) {
+        await admin.query(`INSERT INTO ${n.ltiScores} (id, organization, kind, exam_id, user_id, issuer, entry, state, next_ms, queued_ms, last_error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, [...r]);
+      }
+      const s = store({ schema: old });
+      try {
+        await expectV12NotesMoved(s);
+        expect((await admin.query(`SELECT max(version)::int AS v FROM ${n.version}`)).rows[0].v).toBe(13);
       } finally {
         await s.close();
       }

@@ -12,6 +12,7 @@ import { MIGRATIONS } from "../../src/store/sqlite-migrations.js";
 import { DEFAULT_ORGANIZATION } from "../../src/store/types.js";
 import { expectV10ScoresUpgraded, V10_SCORE_ROWS } from "./lti-scores-v10.js";
 import { expectV11Upgraded, V11_COURSE } from "./lti-copy-notices-v11.js";
+import { expectV12NotesMoved, V12_NOTE_ROWS } from "./lti-notes-v12.js";
 import { scratchDir } from "./scratch-dir.js";
 
 const ORG = "north";
@@ -37,7 +38,7 @@ describe("sqliteStore: the file", () => {
     expect(await upgraded.beginIdempotent({ org, user: "u", key: "k", bodyHash: "h" })).toEqual({ state: "new" });
     await upgraded.close();
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(12);
+    expect(check.pragma("user_version", { simple: true })).toBe(13);
     check.close();
   });
 
@@ -59,7 +60,7 @@ describe("sqliteStore: the file", () => {
       await store.close();
     }
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(12);
+    expect(check.pragma("user_version", { simple: true })).toBe(13);
     check.close();
   });
 
@@ -111,7 +112,26 @@ describe("sqliteStore: the file", () => {
     try {
       await expectV11Upgraded(store, ORG);
       const check = new Database(filename, { readonly: true });
-      expect(check.pragma("user_version", { simple: true })).toBe(12);
+      expect(check.pragma("user_version", { simple: true })).toBe(13);
+      check.close();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("upgrades a version-12 file in place: a sent entry's note moves from last_error to its own column; errors stay", async () => {
+    const filename = join(dir, "v12.sqlite");
+    const db = new Database(filename);
+    for (const step of MIGRATIONS.filter((m) => m.version <= 12)) db.exec(step.up);
+    db.pragma("user_version = 12");
+    const add = db.prepare("INSERT INTO lti_scores (id, organization, kind, exam_id, user_id, issuer, entry, state, next_ms, queued_ms, last_error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const r of V12_NOTE_ROWS) add.run(...r);
+    db.close();
+    const store = sqliteStore({ filename });
+    try {
+      await expectV12NotesMoved(store);
+      const check = new Database(filename, { readonly: true });
+      expect(check.pragma("user_version", { simple: true })).toBe(13);
       check.close();
     } finally {
       await store.close();
@@ -139,7 +159,7 @@ describe("sqliteStore: the file", () => {
       await store.close();
     }
     const check = new Database(filename, { readonly: true });
-    expect(check.pragma("user_version", { simple: true })).toBe(12);
+    expect(check.pragma("user_version", { simple: true })).toBe(13);
     check.close();
   });
 
@@ -209,7 +229,7 @@ describe("sqliteStore: the file", () => {
     }
     const check = new Database(filename, { readonly: true });
     try {
-      expect(check.pragma("user_version", { simple: true })).toBe(12);
+      expect(check.pragma("user_version", { simple: true })).toBe(13);
       const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
       expect(tables).toEqual(["assessments", "classes", "courses", "idempotency", "launch_latest", "launches", "lti_course_copy_notices", "lti_course_links", "lti_course_services", "lti_deployments", "lti_exam_copies", "lti_line_items", "lti_registrations", "lti_scores"]);
     } finally {

@@ -37,7 +37,7 @@ describe("sqliteStore: the file", () => {
     const db = new Database(filename, { readonly: true });
     try {
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-      expect(db.pragma("user_version", { simple: true })).toBe(12);
+      expect(db.pragma("user_version", { simple: true })).toBe(13);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").pluck().all();
       expect(indexes).toEqual(["assessments_by_class", "assessments_by_course", "classes_by_course", "courses_by_created", "idempotency_expiry", "launch_latest_expiry", "launches_by_exam", "launches_expiry", "lti_course_links_by_class", "lti_scores_by_learner", "lti_scores_due", "lti_scores_heads"]);
     } finally {

@@ -18,13 +18,13 @@
  */
 import { createHash } from "node:crypto";
 import type { Logger } from "../../core/logger.js";
-import type { OralStoreLtiGradebook, LtiScoreNote, LtiScoreRecord } from "../../store/lti-gradebook-types.js";
+import type { OralStoreLtiGradebook, LtiScoreRecord } from "../../store/lti-gradebook-types.js";
 import { isServiceUrl } from "../shared/lms-url.js";
 import type { Registration } from "../lms/registrations.js";
 import { ServiceAccessError, type ServiceAccess } from "../lms/service-access.js";
 import { AssignmentsGradesService } from "../services/ags.js";
 import { scoreBody } from "./entries.js";
-import { lmsReads } from "./lms-reads.js";
+import { lmsReads, type GradeNote } from "./lms-reads.js";
 import type { GradebookSettings } from "../options/gradebook-options.js";
 import { SendFailure } from "./send-failure.js";
 
@@ -51,7 +51,7 @@ export interface AgsDeps {
 }
 
 /** What a post did: `note`, what the LMS held (nothing was posted when it had the grade already). */
-export interface SendOutcome { note?: LtiScoreNote }
+export interface SendOutcome { note?: GradeNote }
 
 /** A line item's `submissionReview` (Submission Review 1.0): the gradebook may open a learner's record once they started. */
 export const submissionReviewOf = (url: string | undefined) => ({ reviewableStatus: ["Started", "Submitted", "Completed"], ...(url ? { url } : {}) });

@@ -15,7 +15,7 @@
  * read that fails otherwise (the LMS down) is retried with the post, as a post would be.
  */
 import type { Logger } from "../../core/logger.js";
-import type { LtiScoreNote, LtiScoreRecord, OralStoreLtiGradebook } from "../../store/lti-gradebook-types.js";
+import type { LtiScoreRecord, OralStoreLtiGradebook } from "../../store/lti-gradebook-types.js";
 import { ServiceAccessError } from "../lms/service-access.js";
 import type { AgsResult, AssignmentsGradesService } from "../services/ags.js";
 import { SendFailure } from "./send-failure.js";
@@ -28,10 +28,21 @@ export const sameFraction = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * 
 
 const fractionOf = (r: AgsResult) => (r.resultScore ?? 0) / (r.resultMaximum ?? 1);
 
+/**
+ * What the LMS held when a grade went: the entry's note, kept by the store whole and shown
+ * whole in the launch record's `meta.gradebook` score (a new field here is a new field there).
+ * `unchanged`, it had this grade already and nothing was posted; `handGrade`, the learner's
+ * result was a grade the tool never sent (an instructor's, typed in the LMS).
+ */
+export type GradeNote = {
+  unchanged?: true;
+  handGrade?: { scoreGiven: number; scoreMaximum: number; comment?: string };
+};
+
 export interface GradeCheck {
   /** False: the LMS has this grade already. */
   post: boolean;
-  note?: LtiScoreNote;
+  note?: GradeNote;
 }
 
 export function lmsReads(deps: { store: OralStoreLtiGradebook; logger: Logger }) {
@@ -80,7 +91,7 @@ export function lmsReads(deps: { store: OralStoreLtiGradebook; logger: Logger })
     const held = results?.find((x) => x.resultScore !== undefined);
     if (!held) return { post: true };
     const fraction = fractionOf(held);
-    const note: LtiScoreNote = {};
+    const note: GradeNote = {};
     if (!(await sentFractions(r)).some((f) => sameFraction(f, fraction))) {
       note.handGrade = { scoreGiven: held.resultScore!, scoreMaximum: held.resultMaximum ?? 1, ...(held.comment !== undefined ? { comment: held.comment } : {}) };
     }

@@ -86,8 +86,8 @@ export function launchRecordHandlers(store: OralStore, recorder: LaunchRecorder 
 /**
  * What the LMS gradebook was told about the page's students (LTI AGS), newest first per
  * student: each score queued, whether it was sent (and when), is still pending (with
- * its attempts and last error), or was given up; what the LMS held when a grade went
- * (`unchanged`, `handGrade`). The exam's latest 1 000 entries are read.
+ * its attempts and last error), or was given up; and its note's fields, what the LMS held
+ * when a grade went (`unchanged`, `handGrade`). The exam's latest 1 000 entries are read.
  */
 async function gradebookOf(store: OralStoreLtiGradebook, org: string, kind: ExamKind, examId: string, records: readonly LaunchRecord[]) {
   const students = new Map<string, LaunchRecord["student"]>();
@@ -107,8 +107,8 @@ async function gradebookOf(store: OralStoreLtiGradebook, org: string, kind: Exam
       ...(s.submittedAt ? { submittedAt: s.submittedAt } : {}),
       lms: e.key.issuer, state: e.state, attempts: e.attempts, queuedAt: e.queuedAt,
       ...(e.sentAt ? { sentAt: e.sentAt } : {}), ...(e.lastError ? { lastError: e.lastError } : {}),
-      // Read back from the LMS before the grade (result.readonly): it had it already, or had an instructor's.
-      ...(e.note?.unchanged ? { unchanged: true } : {}), ...(e.note?.handGrade ? { handGrade: e.note.handGrade } : {}),
+      // What the gradebook learned from the LMS (src/lti/gradebook/lms-reads.ts: unchanged, handGrade), whole.
+      ...e.note,
     });
   }
   return [...by.values()];
