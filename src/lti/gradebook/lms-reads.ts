@@ -32,7 +32,8 @@ const fractionOf = (r: AgsResult) => (r.resultScore ?? 0) / (r.resultMaximum ?? 
  * What the LMS held when a grade went: the entry's note, kept by the store whole and shown
  * whole in the launch record's `meta.gradebook` score (a new field here is a new field there).
  * `unchanged`, it had this grade already and nothing was posted; `handGrade`, the learner's
- * result was a grade the tool never sent (an instructor's, typed in the LMS).
+ * result was a grade the tool never sent (an instructor's, typed in the LMS). A type, not an
+ * interface: it is the store's `LtiScoreNote`, an object of any fields.
  */
 export type GradeNote = {
   unchanged?: true;
