@@ -13,6 +13,7 @@ import { SlowFirstSequencer } from "./test/support/slow-first-sequencer.js";
 const OWN_PROCESS = [
   "test/router/prewarm-deprecated.test.ts",
   "test/router/lti-deprecated-seconds.test.ts",
+  "test/router/lti-login-limit-deprecated.test.ts",
   "test/fleet/key-limit.test.ts",
   "test/fleet/idle-expiry.test.ts",
   "test/router/openapi-spellings.test.ts",

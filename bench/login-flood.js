@@ -30,7 +30,7 @@ import { round } from "./lib/stats.js";
 import { runLoginJam } from "./login-jam.js";
 
 const CHILD = fileURLToPath(new URL("./login-flood-host.js", import.meta.url));
-const NO_LIMIT = { perAddress: { burst: 1_000_000 } };
+const NO_LIMIT = { burst: 1_000_000 };
 const WARM_UP = 50;
 const MB = 1_048_576;
 

@@ -14,6 +14,12 @@ export interface Rename {
   /** The old name and the one to use instead, as written where they are read (`stateTtlSec`, `stateTtlMs` in `lti`). */
   old: string;
   use: string;
+  /**
+   * What the warn line names to use instead when that is not the one option `use` (an
+   * object's fields lifted a level up; nothing, for an option that no longer does
+   * anything). Such a row is folded by its own reader, not by `foldRenames`. Default: `use`.
+   */
+  instead?: string;
   /** The old value in the new name's unit (seconds → ms). Default: the value as it is. */
   toNew?: (value: number) => number;
   /** The DeprecationWarning's code, e.g. `EOA_ROUTER_PREWARM`. */
@@ -45,7 +51,7 @@ export function foldRenames(
 /** Once the options are known to be right: each old name given warns (`event` on `logger`, `at` before the names). */
 export function warnRenames(logger: Logger, event: string, given: unknown, renames: readonly Rename[], at = ""): void {
   for (const r of usedIn(given, renames)) {
-    logger.warn({ event, option: at + r.old, use: at + r.use }, r.message);
+    logger.warn({ event, option: at + r.old, use: r.instead ?? at + r.use }, r.message);
     if (!warned.has(r.code)) process.emitWarning(r.message, { type: "DeprecationWarning", code: r.code });
     warned.add(r.code);
   }

@@ -99,8 +99,8 @@ function described<S extends z.ZodType>(schema: S, meta: OptionMeta): S {
 export const withDefault = <S extends z.ZodType>(schema: S, value: z.output<S>, meta: OptionMeta = {}) =>
   described(schema.default(value as never), { fix: `Leave it out for ${isRecord(value) ? written(value) : `the default (${JSON.stringify(value)})`}.`, ...meta });
 
-/** An object default as a fix writes it: `{ burst: 600, refillMs: 100 }`, nested objects alike. */
-const written = (value: object): string => `{ ${Object.entries(value).map(([k, v]) => `${k}: ${isRecord(v) ? written(v) : JSON.stringify(v)}`).join(", ")} }`;
+/** An object default as a fix writes it: `{ burst: 600, refillMs: 100 }`, nested objects alike (a field with no default left out). */
+const written = (value: object): string => `{ ${Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${isRecord(v) ? written(v) : JSON.stringify(v)}`).join(", ")} }`;
 
 /** `schema`, optional, with no default (undefined stays undefined). */
 export const optional = <S extends z.ZodType>(schema: S, meta: OptionMeta = {}) => described(schema.optional(), meta);

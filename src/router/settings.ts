@@ -19,6 +19,7 @@ import { pageSchema } from "./shared/page-settings.js";
 import { resolveFleetSettings } from "./shared/fleet-settings.js";
 import { resolveOrganizationSource } from "./organization/settings.js";
 import { LTI_RENAMES, resolveLtiSettings } from "../lti/settings/settings.js";
+import { LOGIN_LIMIT_RENAMES } from "../lti/options/login-limit.js";
 import { warnRenames } from "../core/deprecation.js";
 import { launchExportsOption, liveOption, resolveLaunchRecordSettings } from "./records/settings.js";
 import { resolveMetricsSettings } from "./metrics/settings.js";
@@ -88,10 +89,7 @@ export function resolveRouterOptions(options: OralAssessmentsOptions | undefined
   }
   warnRenames(logger, "router_option_deprecated", o, PREPARE_RENAMES);
   warnRenames(logger, "router_option_deprecated", o.lti, LTI_RENAMES, "lti.");
-  if ((o.lti as { loginLimit?: { perRegistration?: unknown } } | undefined)?.loginLimit?.perRegistration !== undefined) {
-    logger.warn({ event: "router_option_deprecated", code: "EOA_LTI_LOGIN_PER_REGISTRATION", option: "lti.loginLimit.perRegistration", fix: "Leave it out: logins are limited per client address only (docs/lti.md)." },
-      "lti.loginLimit.perRegistration is no longer used: a registration's total is something anyone could drain, so logins are limited per client address only");
-  }
+  warnRenames(logger, "router_option_deprecated", o.lti?.loginLimit, LOGIN_LIMIT_RENAMES, "lti.loginLimit.");
   return {
     /** One organization (the `platform` option) or a resolver (`organization`). */
     organizations: organizations!, // checked above: throwIfAny threw without it

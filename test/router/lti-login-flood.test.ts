@@ -27,7 +27,7 @@ const LOGINS = 2_000;
 /** Issue 28's bounds a login: 40 MB and 5 MB for 5,000. */
 const HEAP_BOUND = LOGINS * 8 * 1024;
 const REDIS_BOUND = LOGINS * 1024;
-const NO_LIMIT = { perAddress: { burst: 1_000_000 } };
+const NO_LIMIT = { burst: 1_000_000 };
 
 
 /** The largest login the tool reads: every parameter at its cap, and what it keeps at its cap too. */
@@ -133,7 +133,7 @@ describe.runIf(redisAvailable)("LTI login flood, fleet mode (Redis)", () => {
 
 describe("LTI login limits and cookie", () => {
   let bench: LtiBench;
-  beforeAll(async () => { bench = await startLtiBench({ loginLimit: { perAddress: { burst: 5, refillMs: 3_600_000 }, perRegistration: { burst: 1000 } } }); });
+  beforeAll(async () => { bench = await startLtiBench({ loginLimit: { burst: 5, refillMs: 3_600_000 } }); });
   afterAll(async () => { await bench.close(); });
 
   const login = (b: LtiBench, cookie?: string) => {
@@ -158,7 +158,7 @@ describe("LTI login limits and cookie", () => {
   });
 
   it("lti.loginLimit.perRegistration (the old per-registration bucket) refuses nothing: read, warned about at start-up, unused", async () => {
-    const b = await startLtiBench({ loginLimit: { perAddress: { burst: 1000 }, perRegistration: { burst: 3, refillMs: 3_600_000 } } });
+    const b = await startLtiBench({ loginLimit: { burst: 1000, perRegistration: { burst: 3, refillMs: 3_600_000 } } });
     try {
       const statuses = [];
       for (let i = 0; i < 6; i++) statuses.push((await login(b)).status);

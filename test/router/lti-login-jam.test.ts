@@ -88,7 +88,7 @@ describe("an outsider cannot jam the LTI login", () => {
 describe("the per-address limit", () => {
   let bench: LtiBench;
   beforeAll(async () => {
-    bench = await startLtiBench({ loginLimit: { perAddress: { burst: 3, refillMs: 3_600_000 } } }, { trustProxy: "loopback" });
+    bench = await startLtiBench({ loginLimit: { burst: 3, refillMs: 3_600_000 } }, { trustProxy: "loopback" });
     await linkCourse(bench);
   });
   afterAll(async () => { await bench.close(); });
@@ -128,7 +128,7 @@ describe.runIf(redisAvailable)("the per-address limit across a Redis fleet", () 
   let b: LtiBench;
   beforeAll(async () => {
     await Promise.all(fleets.map((f) => fleetReady(f)));
-    const limit = { perAddress: { burst: 4, refillMs: 3_600_000 } };
+    const limit = { burst: 4, refillMs: 3_600_000 };
     a = await startLtiBench({ loginLimit: limit }, { router: { fleet: fleets[0] }, trustProxy: "loopback" });
     // The second instance serves the first one's LMS registration.
     b = await startLtiBench({ loginLimit: limit, registrations: [a.lms.registration()] }, { router: { fleet: fleets[1] }, trustProxy: "loopback" });

@@ -42,18 +42,23 @@ describe("lti.roster", () => {
 });
 
 describe("lti.loginLimit", () => {
-  it("reads each bucket field on its own, the others at their defaults", () => {
-    expect(resolve({}).lti!.loginLimit).toEqual({ perAddress: { burst: 600, refillMs: 100 }, perRegistration: { burst: 3000, refillMs: 20 } });
-    expect(resolve({ loginLimit: { perRegistration: { refillMs: 50 } } }).lti!.loginLimit).toEqual({ perAddress: { burst: 600, refillMs: 100 }, perRegistration: { burst: 3000, refillMs: 50 } });
+  it("reads each field on its own, the other at its default; the deprecated perAddress is the same bucket", () => {
+    expect(resolve({}).lti!.loginLimit).toEqual({ burst: 600, refillMs: 100 });
+    expect(resolve({ loginLimit: { refillMs: 50 } }).lti!.loginLimit).toEqual({ burst: 600, refillMs: 50 });
+    expect(resolve({ loginLimit: { perAddress: { burst: 7 } } }).lti!.loginLimit).toEqual({ burst: 7, refillMs: 100 });
+    expect(resolve({ loginLimit: { perRegistration: { burst: 1 } } }).lti!.loginLimit).toEqual({ burst: 600, refillMs: 100 });
   });
 
-  it("names a wrong bucket or field, with the defaults in the fix", () => {
+  it("names a wrong object or field, with the defaults in the fix; the deprecated buckets are still checked", () => {
     expect(problemsOf({ loginLimit: 5 })).toEqual([{
-      option: "lti.loginLimit", message: "must be an object { perAddress, perRegistration }.",
-      fix: "Leave it out for { perAddress: { burst: 600, refillMs: 100 }, perRegistration: { burst: 3000, refillMs: 20 } }.",
+      option: "lti.loginLimit", message: "must be an object { burst, refillMs }.", fix: "Leave it out for { burst: 600, refillMs: 100 }.",
     }]);
+    expect(problemsOf({ loginLimit: { burst: 0, refillMs: 1.5 } })).toEqual([
+      { option: "lti.loginLimit.burst", message: "must be a whole number ≥ 1, got 0.", fix: "Leave it out for the default (600)." },
+      { option: "lti.loginLimit.refillMs", message: "must be a whole number of ms ≥ 1, got 1.5.", fix: "Leave it out for the default (100)." },
+    ]);
     expect(problemsOf({ loginLimit: { perAddress: [], perRegistration: { burst: 0.5, refillMs: 20 } } })).toEqual([
-      { option: "lti.loginLimit.perAddress", message: "must be an object { burst, refillMs }.", fix: "Leave it out for { burst: 600, refillMs: 100 }." },
+      { option: "lti.loginLimit.perAddress", message: "must be an object { burst, refillMs }.", fix: "Write lti.loginLimit: { burst, refillMs } instead (perAddress is deprecated)." },
       { option: "lti.loginLimit.perRegistration.burst", message: "must be a whole number ≥ 1, got 0.5.", fix: "Leave it out for the default (3000)." },
     ]);
   });

@@ -42,7 +42,7 @@ export function loginRoute(settings: LtiSettings, registrations: RegistrationSou
     res.setHeader("Retry-After", String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))));
     refuse(res, logger, frameAncestors, { status: 429, check: "login_rate", detail: { scope: "address" },
       title: "Too many launches just now", message: "Your network sent more launches to this tool than it accepts at once. Please open the link again in a minute.",
-      forAdministrator: "The tool's login limit per client address was reached (lti.loginLimit.perAddress in docs/lti.md). Raise it if a whole school shares one address and launches at once before any of it has launched; an address that completed a launch within the hour is never refused." });
+      forAdministrator: "The tool's login limit per client address was reached (lti.loginLimit in docs/lti.md). Raise it if a whole school shares one address and launches at once before any of it has launched; an address that completed a launch within the hour is never refused." });
   };
   return async (req: Request, res: Response): Promise<void> => {
     const source = (req.method === "POST" ? req.body : req.query) as Record<string, unknown> | undefined;

@@ -12,7 +12,9 @@
  * learners out. A login keeps nothing (login-state.ts: its state is sealed into the
  * `state` parameter), so there is no registration-wide store to bound either.
  */
-import { nested, wholeNumber, withDefault, type OptionsOf } from "../../core/option-schema.js";
+import type { ProblemList } from "../../core/configuration-error.js";
+import type { Rename } from "../../core/deprecation.js";
+import { nested, optional, wholeNumber, withDefault } from "../../core/option-schema.js";
 import type { Fleet } from "../../fleet/fleet.js";
 import type { LaunchLimiter, LaunchLimitSettings } from "../../fleet/launch-limiter.js";
 import type { SingleUseStore } from "../../fleet/single-use.js";
@@ -22,21 +24,74 @@ import type { SingleUseStore } from "../../fleet/single-use.js";
  * school behind one NAT address launching a whole year group at once (600 students, then
  * 600 a minute) passes.
  */
-const bucketSchema = (burst: number, refillMs: number) => nested({
+const bucket = (burst: number, refillMs: number) => ({
   burst: withDefault(wholeNumber(1), burst),
   refillMs: withDefault(wholeNumber(1, undefined, "ms"), refillMs),
 });
+/** An earlier spelling's bucket: checked as before, undefined when left out. */
+const earlierBucket = (burst: number, refillMs: number, fix: string) => optional(nested(bucket(burst, refillMs)).unwrap(), { fix });
+
 /**
- * `lti.loginLimit` as a schema. `perRegistration` is read (and checked) but no longer used:
- * a start-up warning says so (router/settings.ts).
+ * `lti.loginLimit` as a schema: the per-address bucket's `burst` and `refillMs`. The
+ * earlier spellings are still read (and checked): `perAddress` (this bucket, one level
+ * down) and `perRegistration`, which no longer does anything (`LOGIN_LIMIT_RENAMES`).
  */
-export const loginLimitSchema = { perAddress: bucketSchema(600, 100), perRegistration: bucketSchema(3000, 20) };
+export const loginLimitSchema = {
+  ...bucket(600, 100),
+  perAddress: earlierBucket(600, 100, "Write lti.loginLimit: { burst, refillMs } instead (perAddress is deprecated)."),
+  perRegistration: earlierBucket(3000, 20, "Leave it out: it does nothing (logins are limited per client address only)."),
+};
 
 /** The whole `lti.loginLimit` option, a field of the `lti` option's parts (settings.ts). */
-export const loginLimitOption = nested(loginLimitSchema);
+export const loginLimitOption = nested(loginLimitSchema, {}, { notObject: "must be an object { burst, refillMs }." });
 
-export type LoginLimitSettings = OptionsOf<typeof loginLimitSchema>;
-export type LoginBucket = LoginLimitSettings["perAddress"];
+/**
+ * `lti.loginLimit`: logins accepted per client address (`req.ip`: set Express's `trust
+ * proxy` behind a proxy; IPv6 by /64), fleet-wide in fleet mode: `burst` at once, then one
+ * more every `refillMs`. A login past it gets a 429 page, unless its address completed a
+ * launch within the hour. Never per registration: anyone could drain that.
+ */
+export interface LtiLoginLimitOptions {
+  /** Logins at once from one address. Default 600 (a year group behind one school address). */
+  burst?: number;
+  /** One more login every this long, ms. Default 100 (600 a minute). */
+  refillMs?: number;
+  /**
+   * @deprecated Write `burst` and `refillMs` on `loginLimit` itself (`{ burst, refillMs }`):
+   * the same limit, one level up. Still read, with one warning at start-up; beside them, a
+   * configuration error.
+   */
+  perAddress?: { burst?: number; refillMs?: number };
+  /**
+   * @deprecated Does nothing: logins are limited per client address only (a registration's
+   * total is something anyone could drain). Still accepted, with one warning at start-up: leave it out.
+   */
+  perRegistration?: { burst?: number; refillMs?: number };
+}
+
+/** The per-address bucket, whichever spelling gave it. */
+export type LoginLimitSettings = Pick<LaunchLimitSettings, "burst" | "refillMs">;
+
+/** `lti.loginLimit`'s earlier spellings (warned about at start-up by the router's settings). */
+export const LOGIN_LIMIT_RENAMES: Rename[] = [
+  { old: "perAddress", use: "burst", instead: "lti.loginLimit.burst and lti.loginLimit.refillMs", code: "EOA_LTI_LOGIN_PER_ADDRESS",
+    message: "oralAssessments()'s lti.loginLimit.perAddress is deprecated: write its burst and refillMs on lti.loginLimit itself (lti.loginLimit: { burst, refillMs }, the same limit)." },
+  { old: "perRegistration", use: "burst", instead: "nothing (leave it out)", code: "EOA_LTI_LOGIN_PER_REGISTRATION",
+    message: "oralAssessments()'s lti.loginLimit.perRegistration is deprecated and does nothing: logins are limited per client address only (lti.loginLimit: { burst, refillMs }), since a registration's total is something anyone could drain. Leave it out." },
+];
+
+/**
+ * The bucket `lti.loginLimit` gives (`read`: as the schema read it): its own `burst` and
+ * `refillMs`, or the deprecated `perAddress`'s. Both spellings at once is a problem.
+ */
+export function foldLoginLimit(given: unknown, read: { burst: number; refillMs: number; perAddress?: LoginLimitSettings | undefined }, problems: ProblemList): LoginLimitSettings {
+  const g = (typeof given === "object" && given !== null ? given : {}) as Record<string, unknown>;
+  if (read.perAddress === undefined) return { burst: read.burst, refillMs: read.refillMs };
+  if (g.burst !== undefined || g.refillMs !== undefined) {
+    problems.add("lti.loginLimit.perAddress", "is the deprecated spelling of lti.loginLimit's own burst and refillMs, and both are set.", "Keep only lti.loginLimit: { burst, refillMs }.");
+  }
+  return { burst: read.perAddress.burst, refillMs: read.perAddress.refillMs };
+}
 
 /** How long an address that completed a launch is never refused a login: 1 hour. */
 export const RECENT_LAUNCH_MS = 3_600_000;
@@ -47,7 +102,7 @@ export interface LoginLimitDecision {
   retryAfterMs: number;
 }
 
-const bucket = (b: LoginBucket): LaunchLimitSettings => ({ ...b, failureBackoffMs: 0, maxFailureBackoffMs: 0 });
+const limiterBucket = (b: LoginLimitSettings): LaunchLimitSettings => ({ ...b, failureBackoffMs: 0, maxFailureBackoffMs: 0 });
 const launchedKey = (ip: string) => `lti-launched:${addressKey(ip)}`;
 
 /** The per-address limit, on the fleet's buckets; the addresses that launched recently in the fleet's single-use store. */
@@ -55,7 +110,7 @@ export class LoginLimits {
   private readonly byAddress: LaunchLimiter;
 
   constructor(fleet: Pick<Fleet, "limiter">, private readonly recent: SingleUseStore, settings: LoginLimitSettings) {
-    this.byAddress = fleet.limiter("lti-login-address", bucket(settings.perAddress));
+    this.byAddress = fleet.limiter("lti-login-address", limiterBucket(settings));
   }
 
   /** Whether a login from `ip` may go on: within its address's bucket, or from an address that launched recently. */

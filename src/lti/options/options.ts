@@ -11,6 +11,7 @@ import type { LtiStore } from "../../store/lti-types.js";
 // types) nor node:crypto's (@types/node 26 no longer exports JsonWebKey).
 import type { LtiJsonWebKey } from "../shared/json-web-key.js";
 import type { LtiRosterOptions } from "./roster-options.js";
+import type { LtiLoginLimitOptions } from "./login-limit.js";
 
 /** One of the tool's RS256 keys. */
 export interface LtiToolKey {
@@ -125,7 +126,7 @@ export interface GradebookOptions {
 }
 
 /** `lti.email`: the e-mail of a launch's learner, from the app (undefined: not known). */
-export type { LtiRosterOptions };
+export type { LtiRosterOptions, LtiLoginLimitOptions };
 
 export type LtiEmailLookup = (claims: Record<string, unknown>, context: { organization: string | undefined }) => string | undefined | Promise<string | undefined>;
 
@@ -174,13 +175,10 @@ export interface LtiOptions {
   /** @deprecated `stateTtlMs` in seconds; still read, with one warning at start-up. Passing both is a configuration error. */
   stateTtlSec?: number;
   /**
-   * Logins accepted per client address (`req.ip`: set Express's `trust proxy` behind a
-   * proxy; IPv6 by /64), fleet-wide in fleet mode: a burst, then one more every
-   * `refillMs`. A login past it gets a 429 page, unless its address completed a launch
-   * within the hour. Never per registration (anyone could drain that); `perRegistration`
-   * is still read but unused (a start-up warning). Default `{ perAddress: { burst: 600, refillMs: 100 } }`.
+   * Logins accepted per client address, fleet-wide in fleet mode: `burst` at once, then
+   * one more every `refillMs` (see `LtiLoginLimitOptions`). Default `{ burst: 600, refillMs: 100 }`.
    */
-  loginLimit?: { perAddress?: { burst?: number; refillMs?: number }; /** @deprecated unused: logins are limited per address only. */ perRegistration?: { burst?: number; refillMs?: number } };
+  loginLimit?: LtiLoginLimitOptions;
   /**
    * Maps the verified claims to the student. Default: `email`, `given_name`,
    * `family_name`, else `name` split into first and last name (docs/lti.md, "The

@@ -9,7 +9,7 @@ import { flag, fn, objectOrAbsent, optional, readOptions, wholeNumber, withDefau
 import { LTI_STORE_METHODS, type LtiStore } from "../../store/lti-types.js";
 import type { CanLink, LtiEmailLookup, LtiOptions, OrganizationFor } from "../options/options.js";
 import { readDynamicRegistration } from "../options/dynamic-registration-settings.js";
-import { loginLimitOption } from "../options/login-limit.js";
+import { foldLoginLimit, loginLimitOption } from "../options/login-limit.js";
 import { Registrations, registrationsSchema } from "../lms/registrations.js";
 import { ltiRosterOption } from "../options/roster-options.js";
 import { emailStandInSchema } from "../options/email-stand-in.js";
@@ -61,7 +61,8 @@ export const LTI_RENAMES: Rename[] = (["clockTolerance", "stateTtl", "keySetCool
  * The schema's fields (the seconds names folded into the ms ones, which are what to read),
  * and each part's settings: `registrations` are `lti.registrations` only (the routes look
  * the store up too, registration-source.ts); `email` is `lti.email` and
- * `lti.emailStandIn`; `gradebook` undefined is off.
+ * `lti.emailStandIn`; `loginLimit` the per-address bucket, whichever spelling gave it;
+ * `gradebook` undefined is off.
  */
 export type LtiSettings = NonNullable<ReturnType<typeof resolveLtiSettings>>;
 
@@ -74,10 +75,12 @@ export function resolveLtiSettings(value: unknown, problems: ProblemList) {
   foldRenames(o, LTI_RENAMES, problems, "lti.", read);
   const registrations = new Registrations(read.registrations.map((r) => ({ ...r, tokenUrl: r.tokenUrl, active: true, acceptNewDeployments: false, organization: undefined,
     source: "options" as const, deployments: new Map<string, string | undefined>(r.deployments.map((d) => (typeof d === "string" ? [d, undefined] : [d.id, d.organization]))) })));
+  const { loginLimit, roster } = readOptions({ loginLimit: loginLimitOption, roster: ltiRosterOption }, o, problems, "lti");
   const parts = {
     email: { lookup: email, standInDomain: emailStandIn?.domain },
     dynamicRegistration: readDynamicRegistration(o.dynamicRegistration, problems),
-    ...readOptions({ loginLimit: loginLimitOption, roster: ltiRosterOption }, o, problems, "lti"),
+    loginLimit: foldLoginLimit(o.loginLimit, loginLimit, problems),
+    roster,
     gradebook: readGradebookOptions(o.gradebook, problems),
   };
   const organizationFor: OrganizationFor = read.organizationFor ?? (() => undefined);
