@@ -38,7 +38,7 @@ const CORE = ["src/core/option-schema.ts", "src/core/deprecation.ts"];
 const PUBLIC_TYPES = new Set([
   "PlatformClientOptions", "OralAssessmentsOptions", "PrepareOptions", "PrewarmOptions", "LaunchRecordOptions", "LiveViewOptions", "LaunchExportOptions",
   "MetricsOptions", "LaunchLimitOptions", "CircuitBreakerOptions", "LtiOptions", "LtiDynamicRegistrationOptions", "LtiRosterOptions",
-  "GradebookOptions", "RedisFleetOptions", "SqliteStoreOptions", "PostgresStoreOptions", "MemoryStoreOptions", "EmulatorOptions",
+  "GradebookOptions", "LtiLoginLimitOptions", "RedisFleetOptions", "SqliteStoreOptions", "PostgresStoreOptions", "MemoryStoreOptions", "EmulatorOptions",
   "EmulatorOrganizationOptions", "LaunchContext", "LtiToolKey", "LtiDeployment", "LtiRegistration", "LtiEmailLookup", "LtiStudentFields", "LinkedTo",
   "CanLinkContext", "CanLink", "OrganizationFor", "MetricsRegistry", "FleetSecret", "LaunchLimitSettings", "CircuitBreakerSettings",
 ]);
