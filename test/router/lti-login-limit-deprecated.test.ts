@@ -95,8 +95,8 @@ describe("lti.loginLimit's earlier spellings", () => {
     };
     expect(problemsOf({ burst: 0 })).toEqual(["lti.loginLimit.burst must be a whole number ≥ 1, got 0."]);
     expect(problemsOf({ perAddress: { refillMs: -1 } })).toEqual(["lti.loginLimit.perAddress.refillMs must be a whole number of ms ≥ 1, got -1."]);
-    expect(problemsOf({ burst: 5, perAddress: { burst: 5 } })).toEqual([
-      "lti.loginLimit.perAddress is the deprecated spelling of lti.loginLimit's own burst and refillMs, and both are set.",
-    ]);
+    const both = "lti.loginLimit.perAddress is the deprecated spelling of lti.loginLimit's own burst and refillMs, and both are set.";
+    expect(problemsOf({ burst: 5, perAddress: { burst: 5 } })).toEqual([both]);
+    expect(problemsOf({ refillMs: 0, perAddress: { burst: 5 } })).toEqual(["lti.loginLimit.refillMs must be a whole number of ms ≥ 1, got 0.", both]);
   });
 });

@@ -86,11 +86,11 @@ export const LOGIN_LIMIT_RENAMES: Rename[] = [
  */
 export function foldLoginLimit(given: unknown, read: { burst: number; refillMs: number; perAddress?: LoginLimitSettings | undefined }, problems: ProblemList): LoginLimitSettings {
   const g = (typeof given === "object" && given !== null ? given : {}) as Record<string, unknown>;
-  if (read.perAddress === undefined) return { burst: read.burst, refillMs: read.refillMs };
-  if (g.burst !== undefined || g.refillMs !== undefined) {
+  // Checked as given, so it is listed even when another field of loginLimit is wrong too.
+  if (g.perAddress !== undefined && (g.burst !== undefined || g.refillMs !== undefined)) {
     problems.add("lti.loginLimit.perAddress", "is the deprecated spelling of lti.loginLimit's own burst and refillMs, and both are set.", "Keep only lti.loginLimit: { burst, refillMs }.");
   }
-  return { burst: read.perAddress.burst, refillMs: read.perAddress.refillMs };
+  return read.perAddress ?? { burst: read.burst, refillMs: read.refillMs };
 }
 
 /** How long an address that completed a launch is never refused a login: 1 hour. */
