@@ -4,7 +4,8 @@
  * - `result.readonly` granted: a grade the LMS has already (the same 17/20, the same
  *   comment) is not posted again, and the launch record's `meta.gradebook` says
  *   `unchanged`; a grade an instructor typed in the LMS (one the tool never sent) shows as
- *   `handGrade` on the tool's next grade, which still goes.
+ *   `handGrade` on the tool's next grade, which still goes; with either, `lmsResultAt`, when
+ *   the LMS's result last changed (its `timestamp`).
  * - Not granted: the launch's AGS claim does not list it, no token asks for it, and the
  *   same second grade is posted.
  * - `lineitem.readonly`: a line item that keeps no grade (the Moodle preset's None type
@@ -88,6 +89,9 @@ describe("result.readonly granted: the learner's result read before a grade", ()
     expect(first).toMatchObject({ state: "sent", scoreGiven: 17 });
     expect(first!.unchanged).toBeUndefined();
     expect(second).toMatchObject({ state: "sent", scoreGiven: 17, unchanged: true });
+    // When the LMS's result last changed: the first grade's post (the second posted nothing).
+    expect(second!.lmsResultAt).toBe(lms.gradebookResult(l.lineItem, l.sub)!.timestamp);
+    expect(first!.lmsResultAt).toBeUndefined();
     // Posted by the tool: no hand grade.
     expect(second!.handGrade).toBeUndefined();
     expect(l.posted()).toHaveLength(1);
@@ -102,9 +106,12 @@ describe("result.readonly granted: the learner's result read before a grade", ()
   it("a grade an instructor typed in the LMS shows as handGrade on the tool's next grade, which goes", async () => {
     const l = await learnerOf(lms, stack);
     lms.enterGrade(l.lineItem, l.sub, { scoreGiven: 75, comment: "Typed in the gradebook." });
+    const typed = lms.gradebookResult(l.lineItem, l.sub)!.timestamp;
     await l.grade(17, "Clear and well argued.");
     const [graded] = await l.told(1);
     expect(graded).toMatchObject({ state: "sent", scoreGiven: 17, handGrade: { scoreGiven: 75, scoreMaximum: 100, comment: "Typed in the gradebook." } });
+    // When the LMS's result was changed (its timestamp): the hand grade's.
+    expect(graded!.lmsResultAt).toBe(typed);
     expect(graded!.unchanged).toBeUndefined();
     expect(l.posted()).toHaveLength(1);
     expect(lms.gradebookResult(l.lineItem, l.sub)).toMatchObject({ scoreGiven: 17, scoreMaximum: 20, gradedBy: "tool" });
@@ -119,7 +126,7 @@ describe("result.readonly granted: the learner's result read before a grade", ()
     expect(answer.headers["content-type"]).toContain(RESULTS_TYPE);
     expect(answer.body).toEqual([expect.objectContaining({ userId: l.sub, resultScore: 60, resultMaximum: 100, scoreOf: l.lineItem })]);
     const ags = new AssignmentsGradesService(access, registration, { lineItem: l.lineItem, scope: [LTI_SCOPES.resultReadonly] });
-    expect(await ags.results(l.lineItem, l.sub)).toEqual([{ userId: l.sub, resultScore: 60, resultMaximum: 100, comment: expect.any(String) }]);
+    expect(await ags.results(l.lineItem, l.sub)).toEqual([{ userId: l.sub, resultScore: 60, resultMaximum: 100, comment: expect.any(String), timestamp: lms.gradebookResult(l.lineItem, l.sub)!.timestamp }]);
   });
 });
 

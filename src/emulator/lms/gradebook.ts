@@ -9,7 +9,8 @@
  * links (Brightspace). `setOutage(ms)` answers 503 with `Retry-After` to every AGS call
  * for that long (an LMS outage, for a tool's outbox). Each score becomes the learner's
  * result by the LMS's rules (gradebook-rules.ts: Canvas's clearing and attempts, Moodle's
- * None-type items), read back at `GET /lineitems/:id/results` (`result.readonly`).
+ * None-type items), read back at `GET /lineitems/:id/results` (`result.readonly`; with its
+ * `timestamp`, except on Canvas).
  */
 import { randomUUID } from "node:crypto";
 import express, { type Request, type RequestHandler, type Response } from "express";
@@ -200,6 +201,8 @@ export function gradebookSide(ctx: {
       id: `${url(item.id)}/results/${encodeURIComponent(r.userId)}`, scoreOf: url(item.id), userId: r.userId,
       ...(r.scoreGiven !== undefined ? { resultScore: r.scoreGiven, resultMaximum: r.scoreMaximum } : {}),
       ...(r.comment !== undefined ? { comment: r.comment } : {}),
+      // When the result last changed, as Moodle's results show it; Canvas's Result API has none.
+      ...(ctx.rules !== "canvas" ? { timestamp: r.timestamp } : {}),
     }))));
   });
   router.get("/gradebook", (_req, res) => {

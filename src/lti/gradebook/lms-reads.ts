@@ -9,7 +9,8 @@
  *   same grade there already (the same fraction `scoreGiven / scoreMaximum`, and the same
  *   comment when the LMS shows one): nothing is posted (`unchanged`). A grade there that the
  *   tool never sent to this learner is an instructor's, typed in the LMS: kept as the
- *   entry's `handGrade` note, and the tool's grade goes (the app asked for it).
+ *   entry's `handGrade` note, and the tool's grade goes (the app asked for it). With
+ *   either, `lmsResultAt`: when the result last changed, where the LMS shows it.
  *
  * A read the LMS refuses (403, 404) is no reason to hold a grade: it is posted unread. A
  * read that fails otherwise (the LMS down) is retried with the post, as a post would be.
@@ -38,6 +39,8 @@ const fractionOf = (r: AgsResult) => (r.resultScore ?? 0) / (r.resultMaximum ?? 
 export type GradeNote = {
   unchanged?: true;
   handGrade?: { scoreGiven: number; scoreMaximum: number; comment?: string };
+  /** When the LMS's result was last changed, when the LMS shows it (ISO 8601). */
+  lmsResultAt?: string;
 };
 
 export interface GradeCheck {
@@ -98,6 +101,7 @@ export function lmsReads(deps: { store: OralStoreLtiGradebook; logger: Logger })
     }
     const unchanged = sameFraction(fraction, scoreGiven / scoreMaximum) && (held.comment === undefined || held.comment === comment);
     if (unchanged) note.unchanged = true;
+    if ((note.unchanged || note.handGrade) && held.timestamp !== undefined) note.lmsResultAt = held.timestamp;
     return { post: !unchanged, ...(note.unchanged || note.handGrade ? { note } : {}) };
   }
 

@@ -48,6 +48,8 @@ export interface AgsResult {
   resultScore?: number;
   resultMaximum?: number;
   comment?: string;
+  /** When the LMS's result was last changed, when the LMS shows it (ISO 8601). */
+  timestamp?: string;
 }
 
 /** Pages of results read for one learner (one is the rule; an LMS may page an empty answer). */
@@ -136,6 +138,7 @@ export class AssignmentsGradesService {
           ...(typeof o.resultScore === "number" && Number.isFinite(o.resultScore) ? { resultScore: o.resultScore } : {}),
           ...(typeof o.resultMaximum === "number" && o.resultMaximum > 0 ? { resultMaximum: o.resultMaximum } : {}),
           ...(typeof o.comment === "string" ? { comment: o.comment } : {}),
+          ...(typeof o.timestamp === "string" && !Number.isNaN(Date.parse(o.timestamp)) ? { timestamp: o.timestamp } : {}),
         });
       }
     }
