@@ -140,11 +140,12 @@ describe("the packed docs' links", () => {
   const packed = packedFiles();
   const packedDocs = [...packed].filter((file) => file.endsWith(".md")).sort();
 
-  it("packs README.md and the user docs, the LMS pages among them, and no lab note (measurement diaries live in docs/lab/)", () => {
+  it("packs README.md and the user docs, the LMS pages among them, and no lab note (measurement diaries live in docs/lab/) nor the contributors' guide", () => {
     expect(packedDocs).toContain("README.md");
     expect(packedDocs).toContain("docs/lti.md");
     expect(packedDocs).toContain("docs/lms/canvas.md");
-    const userDocs = markdownFiles().map((file) => file.split("\\").join("/")).filter((file) => !file.startsWith("docs/lab/"));
+    // docs/development.md is about working on the repository: no use in an app's node_modules.
+    const userDocs = markdownFiles().map((file) => file.split("\\").join("/")).filter((file) => !file.startsWith("docs/lab/") && file !== "docs/development.md");
     expect(packedDocs).toEqual(userDocs);
     // The lab notes by name, wherever they would sit: benchmark figures, soak runs, the fleet's diary.
     const labNotes = ["benchmarks.md", "soak.md", ...readdirSync(join(root, "docs", "lab"))];
