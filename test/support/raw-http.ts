@@ -27,18 +27,24 @@ export interface RawRequestOptions {
 }
 
 /** Sends `GET path` with `headers` (and `Connection: close`); the answer once the server closes. */
-export function rawGet(url: string, path: string, headers: Record<string, string>, options: RawRequestOptions = {}): { socket: Socket; started: Promise<void>; response: Promise<RawResponse> } {
+export function rawGet(url: string, path: string, headers: Record<string, string>, options: RawRequestOptions = {}): {
+  socket: Socket; started: Promise<void>; response: Promise<RawResponse>;
+  /** Bytes this client has read so far (head and chunk framing included). */
+  received: () => number;
+} {
   const { hostname, port } = new URL(url);
   const socket = connect(Number(port), hostname);
   if (options.paused) socket.pause();
   const lines = Object.entries({ Host: hostname, Connection: "close", ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join("");
   socket.write(`GET ${path} HTTP/1.1\r\n${lines}\r\n`);
   const received: Buffer[] = [];
+  let receivedBytes = 0;
   const { bytesPerSecond } = options;
   let started!: () => void;
   const answerStarted = new Promise<void>((resolve) => (started = resolve));
   socket.on("data", (data: Buffer) => {
     received.push(data);
+    receivedBytes += data.length;
     if (received.length === 1) {
       started();
       if (options.stopAfterFirst) socket.pause();
@@ -51,7 +57,7 @@ export function rawGet(url: string, path: string, headers: Record<string, string
     socket.on("error", () => undefined); // a reset ends the answer as a close does
     socket.on("close", () => resolve(parse(Buffer.concat(received))));
   });
-  return { socket, started: answerStarted, response };
+  return { socket, started: answerStarted, response, received: () => receivedBytes };
 }
 
 function parse(raw: Buffer): RawResponse {
