@@ -10,7 +10,7 @@ const BINDING = ["test/router/lti-course-binding.test.ts", "test/router/lti-copy
 const PREPARE = ["test/lti/prepare-course.test.ts"];
 const GRADEBOOK = ["test/lti/grade-safe.test.ts", "test/lti/gradebook.test.ts", "test/lti/pinned-gradebook.test.ts", "test/lti/gradebook-delivery.test.ts",
   "test/lti/gradebook-return.test.ts", "test/lti/line-item-origin.test.ts", "test/lti/gradebook-reads.test.ts", "test/lti/lms-gate-verdicts.test.ts"];
-const LOGIN = ["test/router/lti-login-jam.test.ts", "test/router/lti-login-flood.test.ts"];
+const LOGIN = ["test/router/lti-login-address.test.ts", "test/router/lti-login-jam.test.ts", "test/router/lti-login-flood.test.ts"];
 
 export const MUTATIONS = [
   // The course offer's form (course-offer.ts): every input checked, the consent asked again.
