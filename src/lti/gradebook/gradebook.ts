@@ -9,7 +9,8 @@
  *   exam site: queues `Submitted` / `PendingManual` for the marked learner and shows a
  *   small page. A hint that they finished, not proof: anyone can open the URL, and only
  *   the browser's own mark says who. One `Submitted` per mark (a replay queues nothing),
- *   limited per client address, and nothing changes on a cross-site subrequest (return-guard.ts).
+ *   limited per client address (past the limit, the 429 is held until the next token is due:
+ *   held-answers.ts), and nothing changes on a cross-site subrequest (return-guard.ts).
  * - `queueGrades`: the app's grades (`POST /oral-assessments/:examId/scores`, `router.lti.postScore`).
  *
  * Scores go through the durable outbox in the store (outbox.ts); the worker starts with
@@ -33,6 +34,7 @@ import type { LaunchGradebook } from "../launch/launch-gradebook.js";
 import type { GradebookSettings } from "../options/gradebook-options.js";
 import { LmsGate } from "./lms-gate.js";
 import { ScoreOutbox } from "./outbox.js";
+import { HeldAnswers } from "./held-answers.js";
 import { returnRefusal } from "./return-guard.js";
 import { RecentMarks, returnMarks } from "./return-mark.js";
 import { withoutStatusAfterGrade } from "./grade-safe.js";
@@ -101,6 +103,7 @@ export function createGradebook(deps: GradebookDeps) {
   const gate = new LmsGate({ perLms: settings.perLmsConcurrency, pauses: deps.pauses, breaker: deps.breaker, logger });
   const outbox = new ScoreOutbox(store, send, settings, logger, gate);
   const returns = deps.limiter("lti-return-address", { ...settings.returnLimit, failureBackoffMs: 0, maxFailureBackoffMs: 0 });
+  const held = new HeldAnswers();
   const orgOf = (organization: string | undefined) => organization ?? DEFAULT_ORGANIZATION;
 
   /** Queues a launch's or return's status score, unless the learner already has a grade (grade-safe.ts). */
@@ -113,7 +116,10 @@ export function createGradebook(deps: GradebookDeps) {
   return {
     outbox,
     start: () => outbox.start(),
-    close: () => outbox.close(),
+    close: () => {
+      held.close();
+      return outbox.close();
+    },
 
     /**
      * Call before the launch answers: only an answer that redirects to the exam gets the
@@ -144,9 +150,12 @@ export function createGradebook(deps: GradebookDeps) {
       const address = addressKey(req.ip ?? "");
       void returns.check("address", address).then(async (limit) => {
         if (!limit.allowed) {
-          res.setHeader("Retry-After", String(Math.max(1, Math.ceil(limit.retryAfterMs / 1000))));
           logger.info({ event: "lti_return", outcome: "limited" }, "too many returns from one address: nothing told to the LMS");
-          return sendLtiPage(res, frameAncestors, { status: 429, title: "Too many requests", message: "Please wait a moment, then go back to your course." });
+          // Sent when the address's next token is due (held-answers.ts): a script that waits for it is paced.
+          return held.hold(address, limit.retryAfterMs, res, () => {
+            res.setHeader("Retry-After", String(Math.max(1, Math.ceil(limit.retryAfterMs / 1000))));
+            sendLtiPage(res, frameAncestors, { status: 429, title: "Too many requests", message: "Please wait a moment, then go back to your course." });
+          });
         }
         await returns.record("address", address);
         if (recent.has(req)) {

@@ -120,7 +120,9 @@ export interface GradebookOptions {
   /**
    * `GET /lti/return` accepted per client address (`req.ip`; IPv6 by /64), fleet-wide in
    * fleet mode: a burst, then one more every `refillMs`. Past it: a 429 page, nothing
-   * queued. Default `{ burst: 600, refillMs: 100 }` (as the login's per-address limit).
+   * queued, sent when the address's next token is due (at most 1 s later; at most 16
+   * held per address, 1 000 in all). Default `{ burst: 600, refillMs: 100 }` (as the
+   * login's per-address limit).
    */
   returnLimit?: { burst?: number; refillMs?: number };
 }

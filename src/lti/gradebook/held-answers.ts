@@ -1,0 +1,69 @@
+/**
+ * Over-limit answers held back, as nginx's `limit_req` delays excess requests: a return
+ * past its address's limit gets its 429 when the address's next token would be there
+ * (its `Retry-After`, at most HOLD_MAX_MS), not at once. A script that waits for each
+ * answer before sending the next (a reload loop, `for … await fetch`) is then paced to
+ * the limit's own rate, a few requests a second, instead of as many as the router can
+ * answer: measured with `node bench/run.js --only returnReplays` (docs/lab/benchmarks.md),
+ * 8 replays in flight cost the router ~92 % of a core answered at once, and another
+ * school's p95 went from 1.3 to 5 ms.
+ *
+ * Bounded, so holding cannot be turned against the router: at most HOLD_PER_KEY answers
+ * per address and HOLD_TOTAL in all are held (beyond, the 429 goes at once, as before);
+ * a held answer whose client left is dropped; `close()` sends every held answer at once.
+ * The timers are unref'd: they never keep a process alive.
+ */
+import type { Response } from "express";
+
+/** The longest an answer is held, whatever the limit's `Retry-After`. */
+export const HOLD_MAX_MS = 1_000;
+/** Answers held at once for one address (a browser opens at most 6 connections to a host). */
+export const HOLD_PER_KEY = 16;
+/** Answers held at once in all, over every address. */
+export const HOLD_TOTAL = 1_000;
+
+interface Held {
+  timer?: NodeJS.Timeout;
+  answer: () => void;
+}
+
+export class HeldAnswers {
+  private readonly byKey = new Map<string, Set<Held>>();
+  private total = 0;
+  private closed = false;
+
+  /** Answers with `answer` after `ms` (at most HOLD_MAX_MS), or at once when nothing more may be held. */
+  hold(key: string, ms: number, res: Response, answer: () => void): void {
+    const held = this.byKey.get(key) ?? new Set<Held>();
+    if (this.closed || ms <= 0 || held.size >= HOLD_PER_KEY || this.total >= HOLD_TOTAL) return answer();
+    const entry: Held = { answer };
+    const release = () => {
+      clearTimeout(entry.timer);
+      res.off("close", release);
+      if (held.delete(entry)) this.total -= 1;
+      if (held.size === 0 && this.byKey.get(key) === held) this.byKey.delete(key);
+    };
+    entry.answer = () => {
+      release();
+      answer();
+    };
+    // The client left (or the answer went): nothing to send, and the place is free again.
+    res.once("close", release);
+    entry.timer = setTimeout(entry.answer, Math.min(ms, HOLD_MAX_MS));
+    entry.timer.unref();
+    held.add(entry);
+    this.total += 1;
+    this.byKey.set(key, held);
+  }
+
+  /** Answers held now (for tests and metrics). */
+  get size(): number {
+    return this.total;
+  }
+
+  /** Sends every held answer now; later ones go at once. */
+  close(): void {
+    this.closed = true;
+    for (const held of [...this.byKey.values()]) for (const entry of [...held]) entry.answer();
+  }
+}
