@@ -3,10 +3,12 @@
  * past its address's limit gets its 429 when the address's next token would be there
  * (its `Retry-After`, at most HOLD_MAX_MS), not at once. A script that waits for each
  * answer before sending the next (a reload loop, `for … await fetch`) is then paced to
- * the limit's own rate, a few requests a second, instead of as many as the router can
- * answer: measured with `node bench/run.js --only returnReplays` (docs/lab/benchmarks.md),
- * 8 replays in flight cost the router ~92 % of a core answered at once, and another
- * school's p95 went from 1.3 to 5 ms.
+ * the limit's own rate (about one answer per `refillMs` for each request it keeps in
+ * flight), instead of as many as the router can answer. Measured with `node bench/run.js --only returnReplays` (docs/lab/benchmarks.md,
+ * idle machine): 8 replays in flight answered at once took ~92 % of the router's core and
+ * another school's p95 went from 1.3 to 5 ms; held, the replays came at 95 a second and
+ * that p95 did not move (1.0 alone, 0.6 during). A client with more answers outstanding
+ * than may be held (or one that never waits) is not paced: see HOLD_PER_KEY.
  *
  * Bounded, so holding cannot be turned against the router: at most HOLD_PER_KEY answers
  * per address and HOLD_TOTAL in all are held (beyond, the 429 goes at once, as before);
