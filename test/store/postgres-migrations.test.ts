@@ -19,6 +19,19 @@ const reachable = await postgresOrSkip();
 describe.runIf(reachable)("postgresStore", () => {
   const { admin, schema, store } = usePostgres();
 
+  /** A schema of this run (`label`) as release `version` left it: every migration up to it, each recorded. */
+  async function schemaAt(label: string, version: number) {
+    const old = schema(label);
+    await admin.query(`CREATE SCHEMA "${old}"`);
+    const n = names(old, "oral_");
+    await admin.query(`CREATE TABLE ${n.version} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+    for (const step of MIGRATIONS.filter((m) => m.version <= version)) {
+      await admin.query(step.up(n));
+      await admin.query(`INSERT INTO ${n.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);
+    }
+    return { old, n };
+  }
+
   describe("schema and migration", () => {
     it("lets several instances migrate a fresh schema at once: one migrates, the others wait and use it", async () => {
       const fresh = schema("race");
@@ -142,14 +155,7 @@ describe.runIf(reachable)("postgresStore", () => {
     });
 
     it("upgrades a version-5 schema in place: launch records kept, LTI registrations written and read", async () => {
-      const old = schema("v5");
-      await admin.query(`CREATE SCHEMA "${old}"`);
-      const n = names(old, "oral_");
-      await admin.query(`CREATE TABLE ${n.version} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-      for (const step of MIGRATIONS.filter((m) => m.version <= 5)) {
-        await admin.query(step.up(n));
-        await admin.query(`INSERT INTO ${n.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);
-      }
+      const { old, n } = await schemaAt("v5", 5);
       const at = "2026-01-01T09:00:00.000Z";
       await admin.query(`INSERT INTO ${n.launches} (organization, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email)
         VALUES ('north', 'oral', 'e1', $1, 'redirected', 303, 'prepared', 'lti', 'u1', 'u1@x.test')`, [Date.parse(at)]);
@@ -169,14 +175,7 @@ describe.runIf(reachable)("postgresStore", () => {
     });
 
     it("upgrades a version-10 schema in place: each learner's first pending score becomes their head, each score gets its LMS", async () => {
-      const old = schema("v10");
-      await admin.query(`CREATE SCHEMA "${old}"`);
-      const n = names(old, "oral_");
-      await admin.query(`CREATE TABLE ${n.version} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-      for (const step of MIGRATIONS.filter((m) => m.version <= 10)) {
-        await admin.query(step.up(n));
-        await admin.query(`INSERT INTO ${n.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);
-      }
+      const { old, n } = await schemaAt("v10", 10);
       for (const r of V10_SCORE_ROWS) {
         await admin.query(`INSERT INTO ${n.ltiScores} (id, organization, kind, exam_id, user_id, issuer, entry, state, next_ms, queued_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [...r]);
       }
@@ -189,14 +188,7 @@ describe.runIf(reachable)("postgresStore", () => {
     });
 
     it("upgrades a version-11 schema in place: its course links kept, copy notices written and read", async () => {
-      const old = schema("v11");
-      await admin.query(`CREATE SCHEMA "${old}"`);
-      const n = names(old, "oral_");
-      await admin.query(`CREATE TABLE ${n.version} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-      for (const step of MIGRATIONS.filter((m) => m.version <= 11)) {
-        await admin.query(step.up(n));
-        await admin.query(`INSERT INTO ${n.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);
-      }
+      const { old, n } = await schemaAt("v11", 11);
       await admin.query(`INSERT INTO ${n.ltiCourseLinks} (organization, issuer, client_id, deployment_id, context_id, class_id, linked_by, linked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
         [ORG, ...Object.values(V11_COURSE), "class-1", "ines", "2026-11-01T09:00:00.000Z"]);
       const s = store({ schema: old });
@@ -209,14 +201,7 @@ describe.runIf(reachable)("postgresStore", () => {
     });
 
     it("upgrades a version-12 schema in place: a sent entry's note moves from last_error to its own column; errors stay", async () => {
-      const old = schema("v12");
-      await admin.query(`CREATE SCHEMA "${old}"`);
-      const n = names(old, "oral_");
-      await admin.query(`CREATE TABLE ${n.version} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-      for (const step of MIGRATIONS.filter((m) => m.version <= 12)) {
-        await admin.query(step.up(n));
-        await admin.query(`INSERT INTO ${n.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);
-      }
+      const { old, n } = await schemaAt("v12", 12);
       for (const r of V12_NOTE_ROWS) {
         await admin.query(`INSERT INTO ${n.ltiScores} (id, organization, kind, exam_id, user_id, issuer, entry, state, next_ms, queued_ms, last_error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, [...r]);
       }

@@ -18,6 +18,15 @@ import { scratchDir } from "./scratch-dir.js";
 const ORG = "north";
 const dir = scratchDir();
 
+/** A SQLite file (`name`.sqlite) as release `version` left it: every migration up to it, its user_version set. Open: add rows, then close. */
+function fileAt(name: string, version: number) {
+  const filename = join(dir, `${name}.sqlite`);
+  const db = new Database(filename);
+  for (const step of MIGRATIONS.filter((m) => m.version <= version)) db.exec(step.up);
+  db.pragma(`user_version = ${version}`);
+  return { filename, db };
+}
+
 describe("sqliteStore: the file", () => {
   it("upgrades a version-1 file in place: records kept (exams as oral), idempotency records usable", async () => {
     const filename = join(dir, "v1.sqlite");
@@ -43,10 +52,7 @@ describe("sqliteStore: the file", () => {
   });
 
   it("upgrades a version-4 file in place: records kept, launch records written and read", async () => {
-    const filename = join(dir, "v4.sqlite");
-    const db = new Database(filename);
-    for (const step of MIGRATIONS.filter((m) => m.version <= 4)) db.exec(step.up);
-    db.pragma("user_version = 4");
+    const { filename, db } = fileAt("v4", 4);
     const at = "2026-01-01T09:00:00.000Z";
     db.prepare("INSERT INTO courses (organization, id, name, data, created_at, created_ms) VALUES ('north', 'c1', 'Kept', '{}', ?, ?)").run(at, Date.parse(at));
     db.close();
@@ -65,10 +71,7 @@ describe("sqliteStore: the file", () => {
   });
 
   it("upgrades a version-6 file in place: each student's latest launch outcome taken from the history", async () => {
-    const filename = join(dir, "v6.sqlite");
-    const db = new Database(filename);
-    for (const step of MIGRATIONS.filter((m) => m.version <= 6)) db.exec(step.up);
-    db.pragma("user_version = 6");
+    const { filename, db } = fileAt("v6", 6);
     const add = db.prepare(`INSERT INTO launches (organization, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email)
       VALUES ('north', 'oral', 'e1', ?, ?, 303, 'none', 'link', ?, 'x@x.test')`);
     add.run(3, "redirected", "u1");
@@ -85,10 +88,7 @@ describe("sqliteStore: the file", () => {
   });
 
   it("upgrades a version-10 file in place: each learner's first pending score becomes their head, each score gets its LMS", async () => {
-    const filename = join(dir, "v10.sqlite");
-    const db = new Database(filename);
-    for (const step of MIGRATIONS.filter((m) => m.version <= 10)) db.exec(step.up);
-    db.pragma("user_version = 10");
+    const { filename, db } = fileAt("v10", 10);
     const add = db.prepare("INSERT INTO lti_scores (id, organization, kind, exam_id, user_id, issuer, entry, state, next_ms, queued_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const r of V10_SCORE_ROWS) add.run(...r);
     db.close();
@@ -101,10 +101,7 @@ describe("sqliteStore: the file", () => {
   });
 
   it("upgrades a version-11 file in place: its course links kept, copy notices written and read", async () => {
-    const filename = join(dir, "v11.sqlite");
-    const db = new Database(filename);
-    for (const step of MIGRATIONS.filter((m) => m.version <= 11)) db.exec(step.up);
-    db.pragma("user_version = 11");
+    const { filename, db } = fileAt("v11", 11);
     db.prepare("INSERT INTO lti_course_links (organization, issuer, client_id, deployment_id, context_id, class_id, linked_by, linked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
       .run(ORG, ...Object.values(V11_COURSE), "class-1", "ines", "2026-11-01T09:00:00.000Z");
     db.close();
@@ -120,10 +117,7 @@ describe("sqliteStore: the file", () => {
   });
 
   it("upgrades a version-12 file in place: a sent entry's note moves from last_error to its own column; errors stay", async () => {
-    const filename = join(dir, "v12.sqlite");
-    const db = new Database(filename);
-    for (const step of MIGRATIONS.filter((m) => m.version <= 12)) db.exec(step.up);
-    db.pragma("user_version = 12");
+    const { filename, db } = fileAt("v12", 12);
     const add = db.prepare("INSERT INTO lti_scores (id, organization, kind, exam_id, user_id, issuer, entry, state, next_ms, queued_ms, last_error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const r of V12_NOTE_ROWS) add.run(...r);
     db.close();
@@ -139,10 +133,7 @@ describe("sqliteStore: the file", () => {
   });
 
   it("upgrades a version-5 file in place: launch records kept, LTI registrations written and read", async () => {
-    const filename = join(dir, "v5.sqlite");
-    const db = new Database(filename);
-    for (const step of MIGRATIONS.filter((m) => m.version <= 5)) db.exec(step.up);
-    db.pragma("user_version = 5");
+    const { filename, db } = fileAt("v5", 5);
     const at = "2026-01-01T09:00:00.000Z";
     db.prepare(`INSERT INTO launches (organization, kind, exam_id, at_ms, outcome, status, served_by, via, student_id, student_email)
       VALUES ('north', 'oral', 'e1', ?, 'redirected', 303, 'prepared', 'lti', 'u1', 'u1@x.test')`).run(Date.parse(at));
