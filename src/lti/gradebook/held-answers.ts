@@ -15,7 +15,7 @@
  * a held answer whose client left is dropped; `close()` sends every held answer at once.
  * The timers are unref'd: they never keep a process alive.
  */
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 
 /** The longest an answer is held, whatever the limit's `Retry-After`. */
 export const HOLD_MAX_MS = 1_000;
@@ -34,33 +34,32 @@ export class HeldAnswers {
   private total = 0;
   private closed = false;
 
-  /** Answers with `answer` after `ms` (at most HOLD_MAX_MS), or at once when nothing more may be held. */
-  hold(key: string, ms: number, res: Response, answer: () => void): void {
+  /** The bounds: the router uses the defaults above. */
+  constructor(private readonly bounds = { maxMs: HOLD_MAX_MS, perKey: HOLD_PER_KEY, total: HOLD_TOTAL }) {}
+
+  /** Answers with `answer` after `ms` (at most `maxMs`), or at once when nothing more may be held. */
+  hold(key: string, ms: number, res: ServerResponse, answer: () => void): void {
     const held = this.byKey.get(key) ?? new Set<Held>();
-    if (this.closed || ms <= 0 || held.size >= HOLD_PER_KEY || this.total >= HOLD_TOTAL) return answer();
-    const entry: Held = { answer };
+    if (this.closed || ms <= 0 || held.size >= this.bounds.perKey || this.total >= this.bounds.total) return answer();
+    const entry: Held = {
+      answer: () => {
+        release();
+        answer();
+      },
+    };
     const release = () => {
       clearTimeout(entry.timer);
       res.off("close", release);
       if (held.delete(entry)) this.total -= 1;
       if (held.size === 0 && this.byKey.get(key) === held) this.byKey.delete(key);
     };
-    entry.answer = () => {
-      release();
-      answer();
-    };
     // The client left (or the answer went): nothing to send, and the place is free again.
     res.once("close", release);
-    entry.timer = setTimeout(entry.answer, Math.min(ms, HOLD_MAX_MS));
+    entry.timer = setTimeout(entry.answer, Math.min(ms, this.bounds.maxMs));
     entry.timer.unref();
     held.add(entry);
     this.total += 1;
     this.byKey.set(key, held);
-  }
-
-  /** Answers held now (for tests and metrics). */
-  get size(): number {
-    return this.total;
   }
 
   /** Sends every held answer now; later ones go at once. */
