@@ -1,6 +1,6 @@
 /**
  * The order the suite's files start in (vitest.config.ts's `sequence.sequencer`): the
- * slowest first, so that the run ends on sub-second files on both workers instead of one
+ * slowest first, so that the run ends on sub-second files on every worker instead of one
  * worker finishing a 30-second file alone.
  *
  * Vitest's own order runs the projects one after the other by name (express4, express5,
