@@ -1,8 +1,8 @@
 /**
  * One key's shared budget while Redis is unreachable, and its return to Redis.
  *
- * The fallback is an in-process budget of `limit ÷ expectedInstances` (and that share of a
- * Remaining the platform reports). When Redis goes away after this instance used it, it
+ * The fallback is an in-process budget of `limit ÷ expectedInstances` (and that share of the
+ * limit the platform states and of a Remaining it reports). When Redis goes away after this instance used it, it
  * takes the window to be full for one window length (what was in it is out of reach) and
  * learns from the platform's headers, one probe at a time. The calls it sent are kept
  * (fallback-calls.ts) and written to the shared window once Redis is back, with a full
@@ -44,10 +44,12 @@ export class BudgetFallback {
   constructor(private readonly connection: FleetConnection, private readonly settings: FallbackSettings, private readonly script: BudgetScript, private readonly windowMs: () => number) {
     this.fallback = createFallbackRateBudget({
       limit: Math.max(1, Math.floor(settings.limit / settings.expectedInstances)),
+      // A default limit is replaced by the platform's stated one, as in the shared window: this instance's share of it.
+      learnLimit: settings.learnLimit ?? false,
       windowMs: settings.windowMs,
       maxConcurrency: settings.maxConcurrency,
       normalShare: settings.normalShare,
-      remainingShare: 1 / settings.expectedInstances,
+      platformShare: 1 / settings.expectedInstances,
     });
   }
 

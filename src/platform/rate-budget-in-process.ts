@@ -48,8 +48,8 @@ export class InProcessRateBudget implements RateBudget {
    */
   private fullUntil = 0;
   private probing = false;
-  /** The part of a reported Remaining this budget may use (a fallback shares it with the other instances). */
-  private readonly remainingShare: number;
+  /** The part of the platform's stated limit and reported Remaining this budget may use (a fallback shares them with the other instances). */
+  private readonly platformShare: number;
   private inFlight = 0;
   private totalSent = 0;
   private pausedUntil = 0;
@@ -64,7 +64,7 @@ export class InProcessRateBudget implements RateBudget {
     this.maxConcurrency = options.maxConcurrency ?? 16;
     this.now = options.now ?? Date.now;
     this.normalShare = options.normalShare ?? DEFAULT_NORMAL_SHARE;
-    this.remainingShare = options.remainingShare ?? 1;
+    this.platformShare = options.platformShare ?? 1;
   }
 
   /**
@@ -94,8 +94,12 @@ export class InProcessRateBudget implements RateBudget {
   }
 
   private get limit(): number {
-    if (this.learnLimit && this.serverLimit !== Infinity) return this.serverLimit;
-    return Math.min(this.configuredLimit, this.serverLimit);
+    if (this.serverLimit === Infinity) return this.configuredLimit;
+    // A fallback's part of the platform's stated limit, not all of it: the other instances'
+    // fallbacks take theirs of the same key (each took the whole when the stated limit was
+    // under its configured share, and two instances sent twice the limit in a window).
+    const stated = Math.max(1, Math.floor(this.serverLimit * this.platformShare));
+    return this.learnLimit ? stated : Math.min(this.configuredLimit, stated);
   }
 
   tryAcquire(priority: RequestPriority): ReleaseFn | undefined {
@@ -143,7 +147,7 @@ export class InProcessRateBudget implements RateBudget {
       const pending = sentAt === undefined ? Math.max(0, this.inFlight - 1) : this.totalSent - sentAt;
       // The reset is in whole seconds, so it may lie up to 1 s past the window's end; one
       // further away is clock skew or nonsense, and we do not wait on it longer than that.
-      const usable = this.remainingShare === 1 ? remaining : Math.floor(remaining * this.remainingShare);
+      const usable = this.platformShare === 1 ? remaining : Math.floor(remaining * this.platformShare);
       this.server = { remaining: usable - pending, resetAt: Math.min(resetAt, now + this.windowMs + 1000) };
     }
     this.pump();

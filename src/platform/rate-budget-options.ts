@@ -27,8 +27,12 @@ export interface RateBudgetOptions {
 }
 
 export interface FallbackBudgetOptions extends RateBudgetOptions {
-  /** The part of a Remaining the platform reports that this budget may use (1: all). */
-  remainingShare?: number;
+  /**
+   * The part of what the platform reports of the key, its stated limit (`X-RateLimit-Limit`)
+   * and its Remaining, that this budget may use: a shared budget's fallback takes
+   * 1 ÷ expected instances, as of its configured limit. Default 1 (all).
+   */
+  platformShare?: number;
 }
 
 /** The default share of the window kept for normal calls during a launch storm. */

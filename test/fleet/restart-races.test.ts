@@ -115,11 +115,11 @@ describe.runIf(available)("right after Redis comes back empty", () => {
     expect(refusedSince(emulator, since)).toBeLessThanOrEqual(1);
   }, 120_000);
 
-  // Retried: on a loaded machine (the whole suite on 2 cores, or CPU burners) it saw 2
-  // platform 429s in about 1 run of 3 since the outage-is-not-idleness change (issue 29
-  // item 6), 0 in 3 alone; each retry is a fresh Redis restart, and a real regression
-  // fails every attempt. Open finding, see docs/fleet.md.
-  it("what the fallback sent counts in the shared window once the instance is back", { retry: 2, timeout: 120_000 }, async () => {
+  // A's budget is made here with no `fleetLimit`, as a fleet without `rateLimitPerMinute`
+  // makes it: its limit is the dev default, which the platform's stated 10 replaces. Until
+  // 2026-11-29 its fallback then took all 10 instead of its half (docs/fleet.md, Limits):
+  // 1-2 platform 429s in 8 runs of 8 under CPU burners, and this test was retried.
+  it("what the fallback sent counts in the shared window once the instance is back", { timeout: 120_000 }, async () => {
     const { port, redis, emulator, prefix } = await setUp();
     const b = fleetAt(redis.server.url, prefix);
     const clientB = clientOn(emulator, b.rateBudget);

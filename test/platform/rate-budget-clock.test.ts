@@ -89,7 +89,7 @@ describe("rate budget bookkeeping", () => {
 describe("a fallback budget that takes the window to be full (its shared window went out of reach)", () => {
   it("sends one probe at a time until the platform reports a Remaining, then that share of it", async () => {
     const clock = { t: 1_000_000 };
-    const budget = createFallbackRateBudget({ limit: 10, windowMs: 60_000, now: () => clock.t, remainingShare: 0.5 });
+    const budget = createFallbackRateBudget({ limit: 10, windowMs: 60_000, now: () => clock.t, platformShare: 0.5 });
     budget.assumeFull();
     const probe = await acquire(budget);
     const second = acquire(budget);
