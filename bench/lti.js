@@ -70,7 +70,7 @@ export async function launchOnce(agent, lms, userId, linkId) {
   t = performance.now();
   const launch = await call(agent, "POST", post.action, { form: post.fields, cookie });
   const launchMs = performance.now() - t;
-  return { launch, launchUrl: post.action, loginMs, launchMs };
+  return { launch, launchUrl: post.action, loginMs, launchMs, cookie };
 }
 
 /** The instructor's Deep Linking placement; answers the placed link's id, or undefined when the tool offers no picker. */
@@ -96,12 +96,12 @@ const text = (html, id) => decode(new RegExp(`id="${id}">([^<]*)<`).exec(html)?.
  * learner's token is ready or failed. Answers the learners prepared and the last progress.
  */
 async function prepareThroughNrps(agent, lms, linkId, startAt, log) {
-  const { launch, launchUrl } = await launchOnce(agent, lms, "instructor-1", linkId);
+  const { launch, launchUrl, cookie } = await launchOnce(agent, lms, "instructor-1", linkId);
   const action = decode(/<form id="prepare-course" method="post" action="([^"]+)"/.exec(launch.body)?.[1] ?? "");
   const form = /name="form" value="([^"]+)"/.exec(launch.body)?.[1];
   if (!action || !form) throw new Error(`ltiRoster: the instructor's page offers no Prepare this exam for the course (${launch.status})`);
   const t = performance.now();
-  const posted = await call(agent, "POST", new URL(action, launchUrl).href, { form: { form, startAt, tzOffsetMin: "0" } });
+  const posted = await call(agent, "POST", new URL(action, launchUrl).href, { form: { form, startAt, tzOffsetMin: "0" }, cookie }); // from the launch's browser, as the form is bound to it
   const postMs = performance.now() - t;
   if (posted.status !== 200) throw new Error(`ltiRoster: the form post answered ${posted.status}: ${decode(posted.body.replace(/<style[\s\S]*?<\/style>|<[^>]+>/g, " ")).replace(/\s+/g, " ").slice(0, 600)}`);
   const prepared = Number(text(posted.body, "p-roster"));
