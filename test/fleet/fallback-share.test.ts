@@ -15,10 +15,10 @@ import { keyHash } from "../../src/platform/key-hash.js";
 import { TEST_KEY } from "../support/keys.js";
 import { freePort, randomPrefix, SECRET } from "../support/redis.js";
 import { maxInAnyWindow } from "../../bench/lib/windows.js";
+import { silentLogger } from "../../src/core/logger.js";
 
 const WINDOW_MS = 1000;
 const INSTANCES = 2;
-const quiet = { info() {}, warn() {}, error() {}, debug() {} };
 
 describe("a fallback's share of the limit the platform states (rateLimitPerMinute unset)", () => {
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -26,7 +26,7 @@ describe("a fallback's share of the limit the platform states (rateLimitPerMinut
 
   /** One instance whose Redis never answers, on an emulator that states `stated` per window. */
   async function instance(stated: number) {
-    const fleet = redisFleet({ url: `redis://127.0.0.1:${await freePort()}`, secret: SECRET, prefix: randomPrefix("share"), rateWindowMs: WINDOW_MS, expectedInstances: INSTANCES, commandTimeoutMs: 200, logger: quiet });
+    const fleet = redisFleet({ url: `redis://127.0.0.1:${await freePort()}`, secret: SECRET, prefix: randomPrefix("share"), rateWindowMs: WINDOW_MS, expectedInstances: INSTANCES, commandTimeoutMs: 200, logger: silentLogger });
     const emulator = await startEmulator({ testKeys: [TEST_KEY], rateLimits: { dev: stated, windowMs: WINDOW_MS } });
     const platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, rateBudget: fleet.rateBudget, maxRetries: 0, deadlineMs: 30_000 });
     cleanups.push(() => fleet.close(), () => emulator.close(), () => platform.close());

@@ -10,11 +10,11 @@ import { fleetReady, redisFleet } from "../../src/fleet/index.js";
 import type { AttemptOutcome } from "../../src/fleet/launch-attempts.js";
 import { LaunchAttempts } from "../../src/router/launch/attempts.js";
 import { dropPrefix, randomPrefix, REDIS_URL, redisOrSkip, SECRET } from "../support/redis.js";
+import { silentLogger } from "../../src/core/logger.js";
 
 const available = await redisOrSkip("the lost-attempt test");
 const LEASE_MS = 1500;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const quiet = { info() {}, warn() {}, error() {}, debug() {} };
 
 describe.runIf(available)("an attempt Redis lost while its call runs", () => {
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -22,7 +22,7 @@ describe.runIf(available)("an attempt Redis lost while its call runs", () => {
 
   it("is put back under its wait id and joined by the student's return to the launch URL: one sign-in call, and the token", async () => {
     const prefix = randomPrefix("lost");
-    const fleet = redisFleet({ url: REDIS_URL, secret: SECRET, prefix, attemptLeaseMs: LEASE_MS, commandTimeoutMs: 500, logger: quiet });
+    const fleet = redisFleet({ url: REDIS_URL, secret: SECRET, prefix, attemptLeaseMs: LEASE_MS, commandTimeoutMs: 500, logger: silentLogger });
     cleanups.push(() => fleet.close(), () => dropPrefix(prefix));
     expect(await fleetReady(fleet)).toBe(true);
     const attempts = new LaunchAttempts(fleet.attempts, { abandonMs: 60_000, leaseMs: LEASE_MS });

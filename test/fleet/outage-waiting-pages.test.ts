@@ -21,6 +21,7 @@ import { TEST_KEY } from "../support/keys.js";
 import { freePort, randomPrefix, redisOrSkip, SECRET, startRedisServer } from "../support/redis.js";
 import { tcpProxy } from "../support/tcp-proxy.js";
 import { USERS, type TestUser } from "../support/users.js";
+import { silentLogger } from "../../src/core/logger.js";
 
 const available = await redisOrSkip("the waiting pages through a Redis outage");
 const SIGN_IN = "/students/sign-in-token";
@@ -28,7 +29,6 @@ const LIMIT = 4;
 const WINDOW_MS = 1_000;
 const STUDENTS = 16;
 const OUTAGE_MS = 5_000;
-const quiet = { info() {}, warn() {}, error() {}, debug() {} };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Walk { status: number; location: string | null; startedOver: number; waitingPages: number }
@@ -62,13 +62,13 @@ describe.runIf(available)("waiting pages through a 5 s Redis outage, two instanc
       cleanups.push(() => proxy.close());
       const fleet = redisFleet({
         url: `redis://127.0.0.1:${proxy.port}`, secret: SECRET, prefix, rateLimitPerMinute: LIMIT, rateWindowMs: WINDOW_MS,
-        expectedInstances: 2, commandTimeoutMs: 300, logger: quiet,
+        expectedInstances: 2, commandTimeoutMs: 300, logger: silentLogger,
       });
       cleanups.push(() => fleet.close());
       expect(await fleetReady(fleet)).toBe(true);
       const platform = createPlatformClient({ apiKey: TEST_KEY, baseUrl: emulator.url, rateBudget: fleet.rateBudget, maxRetries: 5, deadlineMs: 60_000 });
       const router = oralAssessments({
-        platform, fleet, store: memoryStore(), examHost: emulator.examHost, canLaunch: () => true, waitingPageAfterMs: 1_000, logger: quiet,
+        platform, fleet, store: memoryStore(), examHost: emulator.examHost, canLaunch: () => true, waitingPageAfterMs: 1_000, logger: silentLogger,
         resolveClassId: (examId) => (examId === exam.examId ? { classId: exam.classId, courseId: exam.courseId } : undefined),
       });
       cleanups.push(() => router.close(), () => platform.close());

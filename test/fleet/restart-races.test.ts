@@ -26,12 +26,12 @@ import { createPlatformClient, type PlatformClient, type RateBudget } from "../.
 import { keyHash } from "../../src/platform/key-hash.js";
 import { TEST_KEY } from "../support/keys.js";
 import { freePort, randomPrefix, redisOrSkip, SECRET, startRedisServer } from "../support/redis.js";
+import { silentLogger } from "../../src/core/logger.js";
 
 const available = await redisOrSkip("the Redis restart race tests");
 const LIMIT = 10;
 const WINDOW_MS = 6000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const quiet = { info() {}, warn() {}, error() {}, debug() {} };
 
 /** Forwards TCP to `target` once `open()` is called; until then the port refuses. */
 function relay(port: number, target: number): { open(): Promise<void>; close(): Promise<void> } {
@@ -66,7 +66,7 @@ describe.runIf(available)("right after Redis comes back empty", () => {
     return { port, redis, emulator, prefix: randomPrefix("races") };
   }
   function fleetAt(url: string, prefix: string): RedisFleet {
-    const fleet = redisFleet({ url, secret: SECRET, prefix, rateLimitPerMinute: LIMIT, rateWindowMs: WINDOW_MS, expectedInstances: 2, commandTimeoutMs: 200, logger: quiet });
+    const fleet = redisFleet({ url, secret: SECRET, prefix, rateLimitPerMinute: LIMIT, rateWindowMs: WINDOW_MS, expectedInstances: 2, commandTimeoutMs: 200, logger: silentLogger });
     cleanups.push(() => fleet.close());
     return fleet;
   }
@@ -126,7 +126,7 @@ describe.runIf(available)("right after Redis comes back empty", () => {
     expect(await fleetReady(b)).toBe(true);
 
     // A: the fleet's budget on a connection to the same Redis whose `up` the test holds.
-    const real = connect(redis.server.url, 200, quiet, (r) => defineBudgetScripts((name, lua, keys) => r.defineCommand(name, { numberOfKeys: keys, lua })));
+    const real = connect(redis.server.url, 200, silentLogger, (r) => defineBudgetScripts((name, lua, keys) => r.defineCommand(name, { numberOfKeys: keys, lua })));
     cleanups.push(() => real.close());
     const gate = gatedConnection(real);
     const root = new SharedRateBudget(gate, {
